@@ -1,0 +1,91 @@
+/**
+ * @module store/database
+ * Opening a store file: pragmas (WAL, foreign keys, busy timeout), identity and version checks, migrations.
+ */
+import { existsSync } from "node:fs";
+import Database from "better-sqlite3";
+import { StoreVersionError } from "../core/errors.js";
+import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+
+export type Db = Database.Database;
+
+export interface OpenDatabaseOptions {
+  /** Create the file when it does not exist. @default true */
+  create?: boolean;
+  /** Open read-only (no migrations). @default false */
+  readonly?: boolean;
+}
+
+/**
+ * Open (and migrate) a lotwise SQLite file, or `":memory:"`.
+ * @throws {StoreVersionError} when the file is not a lotwise store or was written by a newer lotwise.
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
+  const memory = path === ":memory:";
+  if (!memory && options.create === false && !existsSync(path)) {
+    throw new StoreVersionError(
+      `No lotwise store at ${path}. Create one with \`lotwise init --store ${path}\`.`,
+    );
+  }
+  let db: Db;
+  try {
+    db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.create === false });
+  } catch (err) {
+    throw new StoreVersionError(`Cannot open store ${path}: ${(err as Error).message}`);
+  }
+  try {
+    checkIdentity(db, path);
+    if (!memory && !options.readonly) db.pragma("journal_mode = WAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("synchronous = NORMAL");
+    if (!options.readonly) migrate(db, path);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function checkIdentity(db: Db, path: string): void {
+  let appId: number;
+  try {
+    appId = db.pragma("application_id", { simple: true }) as number;
+  } catch (err) {
+    throw new StoreVersionError(`${path} is not a SQLite database (${(err as Error).message}).`);
+  }
+  const version = db.pragma("user_version", { simple: true }) as number;
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {
+    n: number;
+  };
+  if (appId === 0 && tables.n === 0) return; // brand-new file
+  if (appId !== APPLICATION_ID) {
+    throw new StoreVersionError(
+      `${path} is a SQLite database but not a lotwise store; refusing to modify it.`,
+    );
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new StoreVersionError(
+      `${path} has store schema version ${version}, written by a newer lotwise; this lotwise knows versions up to ${SCHEMA_VERSION}. Upgrade lotwise to open it (the file was not modified).`,
+    );
+  }
+}
+
+function migrate(db: Db, path: string): void {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    const run = db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`user_version = ${m.version}`);
+    });
+    try {
+      run.immediate();
+    } catch (err) {
+      throw new StoreVersionError(
+        `Migrating ${path} to schema version ${m.version} failed: ${(err as Error).message}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * @module store
+ * SQLite persistence (better-sqlite3). The only module of lotwise that speaks SQL.
+ */
+export { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+export type {
+  AccountRecord,
+  ApiKeyRecord,
+  AssetClassRecord,
+  AssetClassSettingRecord,
+  BacktestJobRecord,
+  BacktestProgress,
+  BacktestStatus,
+  ClientRecord,
+  CostBasisUnit,
+  MarketImportRecord,
+  OrganizationRecord,
+  PortfolioConfigRecord,
+  ProposalRecord,
+  TaxLotInput,
+  TaxLotRecord,
+  ThemeRecord,
+  ThemeRevisionRecord,
+  ThemeSnapshotRecord,
+} from "./records.js";
+export type { BacktestJobRepository } from "./repositories/backtest-jobs.js";
+export type {
+  AccountCreate,
+  AccountPatch,
+  AccountRepository,
+  ClientCreate,
+  ClientPatch,
+  ClientRepository,
+} from "./repositories/clients.js";
+export type { MarketRepository, MarketSummary, PriceMatrix } from "./repositories/market.js";
+export type { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
+export type { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
+export type { ProposalRepository } from "./repositories/proposals.js";
+export type { ThemeRepository } from "./repositories/themes.js";
+export { openStore, Store, type StoreOptions } from "./store.js";

@@ -1,0 +1,277 @@
+/**
+ * @module store/migrations
+ * Versioned schema migrations. `PRAGMA user_version` holds the schema version of a store file; each migration
+ * runs in its own transaction and moves the version by exactly one. A file with a version above
+ * {@link SCHEMA_VERSION} was written by a newer lotwise and is refused (never "downgraded" or corrupted).
+ *
+ * Decimal quantities and money are stored as TEXT (exact decimal strings); prices, rates and weights as REAL.
+ * Market data is shared by all organizations of a store file; everything else is scoped to one organization.
+ */
+
+/** `PRAGMA application_id` of lotwise store files ("LWS1" as a 32-bit integer). */
+export const APPLICATION_ID = 0x4c575331;
+
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description:
+      "organizations, keys, clients, accounts, lots, configurations, asset classes, themes, proposals, jobs, market data",
+    sql: `
+CREATE TABLE organizations (
+  uuid TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  created TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  prefix TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  label TEXT,
+  created TEXT NOT NULL,
+  last_used_at TEXT,
+  revoked_at TEXT
+);
+CREATE INDEX api_keys_org ON api_keys(organization_uuid);
+
+CREATE TABLE clients (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  external_id TEXT,
+  metadata TEXT,
+  created TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+CREATE INDEX clients_org ON clients(organization_uuid, created);
+
+CREATE TABLE portfolio_configs (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  document TEXT NOT NULL,
+  created TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+CREATE INDEX portfolio_configs_org ON portfolio_configs(organization_uuid, created);
+
+CREATE TABLE asset_classes (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  document TEXT NOT NULL,
+  archived_at TEXT,
+  created TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+CREATE INDEX asset_classes_org ON asset_classes(organization_uuid, created);
+
+CREATE TABLE accounts (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  client_uuid TEXT NOT NULL REFERENCES clients(uuid) ON DELETE CASCADE,
+  external_id TEXT,
+  name TEXT,
+  cash_value_usd TEXT NOT NULL DEFAULT '0',
+  non_tradable_assets_value TEXT NOT NULL DEFAULT '0',
+  liabilities_value TEXT NOT NULL DEFAULT '0',
+  portfolio_config_uuid TEXT REFERENCES portfolio_configs(uuid) ON DELETE SET NULL,
+  customization_config TEXT,
+  metadata TEXT,
+  is_read_only INTEGER NOT NULL DEFAULT 0,
+  created TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+CREATE INDEX accounts_client ON accounts(client_uuid, created);
+CREATE INDEX accounts_org ON accounts(organization_uuid);
+
+CREATE TABLE account_asset_class_settings (
+  account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  asset_class_uuid TEXT NOT NULL REFERENCES asset_classes(uuid),
+  direct_indexing_enabled INTEGER NOT NULL DEFAULT 0,
+  implementation_sleeve_uuid TEXT REFERENCES asset_classes(uuid),
+  PRIMARY KEY (account_uuid, position)
+);
+
+CREATE TABLE tax_lots (
+  uuid TEXT PRIMARY KEY,
+  account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  theme_asset_id TEXT NOT NULL,
+  quantity TEXT NOT NULL,
+  cost_basis TEXT NOT NULL,
+  cost_basis_unit TEXT NOT NULL DEFAULT 'per_share',
+  cost_basis_currency TEXT NOT NULL DEFAULT 'USD',
+  fx_rate TEXT NOT NULL DEFAULT '1',
+  trade_date TEXT NOT NULL,
+  wash_sale_date TEXT,
+  last_sold_for_loss_date TEXT
+);
+CREATE INDEX tax_lots_account ON tax_lots(account_uuid, position);
+
+CREATE TABLE themes (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  created TEXT NOT NULL,
+  modified TEXT NOT NULL
+);
+CREATE INDEX themes_org ON themes(organization_uuid, created);
+
+CREATE TABLE theme_revisions (
+  theme_uuid TEXT NOT NULL REFERENCES themes(uuid) ON DELETE CASCADE,
+  revision TEXT NOT NULL,
+  methodology TEXT NOT NULL,
+  published_at TEXT,
+  PRIMARY KEY (theme_uuid, revision)
+);
+
+CREATE TABLE theme_snapshots (
+  theme_uuid TEXT NOT NULL,
+  revision TEXT NOT NULL,
+  as_of_date TEXT NOT NULL,
+  total_weight REAL NOT NULL,
+  constituents TEXT NOT NULL,
+  created TEXT NOT NULL,
+  PRIMARY KEY (theme_uuid, revision, as_of_date),
+  FOREIGN KEY (theme_uuid, revision) REFERENCES theme_revisions(theme_uuid, revision) ON DELETE CASCADE
+);
+
+CREATE TABLE proposals (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  request TEXT NOT NULL,
+  response TEXT NOT NULL,
+  created TEXT NOT NULL
+);
+CREATE INDEX proposals_account ON proposals(account_uuid, created);
+
+CREATE TABLE backtest_jobs (
+  id TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  status TEXT NOT NULL CHECK (status IN ('PENDING', 'RUNNING', 'SUCCESS', 'FAILURE')),
+  params TEXT NOT NULL,
+  resolved_params TEXT NOT NULL,
+  progress TEXT,
+  result TEXT,
+  error_message TEXT,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT,
+  heartbeat_at TEXT,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT
+);
+CREATE INDEX backtest_jobs_account ON backtest_jobs(account_uuid, created_at);
+CREATE INDEX backtest_jobs_status ON backtest_jobs(status, created_at);
+
+-- Market data (shared by every organization of the store file)
+CREATE TABLE securities (
+  theme_asset_id TEXT PRIMARY KEY,
+  symbol TEXT NOT NULL,
+  mic TEXT NOT NULL,
+  name TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  country TEXT NOT NULL,
+  asset_type TEXT NOT NULL,
+  sector INTEGER,
+  industry_group INTEGER,
+  industry INTEGER,
+  sub_industry INTEGER,
+  sic_code INTEGER,
+  shares_outstanding REAL,
+  description TEXT,
+  listed_from TEXT,
+  delisted_on TEXT
+);
+CREATE INDEX securities_symbol ON securities(symbol);
+
+CREATE TABLE prices (
+  theme_asset_id TEXT NOT NULL,
+  date TEXT NOT NULL,
+  open REAL, high REAL, low REAL,
+  close REAL NOT NULL,
+  adj_close REAL,
+  volume REAL,
+  PRIMARY KEY (theme_asset_id, date)
+) WITHOUT ROWID;
+CREATE INDEX prices_date ON prices(date);
+
+CREATE TABLE splits (
+  theme_asset_id TEXT NOT NULL,
+  date TEXT NOT NULL,
+  ratio REAL NOT NULL,
+  PRIMARY KEY (theme_asset_id, date)
+) WITHOUT ROWID;
+
+CREATE TABLE dividends (
+  theme_asset_id TEXT NOT NULL,
+  ex_date TEXT NOT NULL,
+  amount REAL NOT NULL,
+  PRIMARY KEY (theme_asset_id, ex_date)
+) WITHOUT ROWID;
+
+CREATE TABLE fx_rates (
+  currency TEXT NOT NULL,
+  date TEXT NOT NULL,
+  per_usd REAL NOT NULL,
+  PRIMARY KEY (currency, date)
+) WITHOUT ROWID;
+
+CREATE TABLE characteristics (
+  name TEXT NOT NULL,
+  theme_asset_id TEXT NOT NULL,
+  date TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (name, theme_asset_id, date)
+) WITHOUT ROWID;
+CREATE INDEX characteristics_date ON characteristics(name, date);
+
+CREATE TABLE indexes (
+  identifier TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  description TEXT
+);
+
+CREATE TABLE index_levels (
+  identifier TEXT NOT NULL REFERENCES indexes(identifier) ON DELETE CASCADE,
+  date TEXT NOT NULL,
+  level REAL NOT NULL,
+  PRIMARY KEY (identifier, date)
+) WITHOUT ROWID;
+
+CREATE TABLE index_weights (
+  identifier TEXT NOT NULL REFERENCES indexes(identifier) ON DELETE CASCADE,
+  date TEXT NOT NULL,
+  theme_asset_id TEXT NOT NULL,
+  weight REAL NOT NULL,
+  PRIMARY KEY (identifier, date, theme_asset_id)
+) WITHOUT ROWID;
+
+CREATE TABLE market_imports (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  source TEXT NOT NULL,
+  rows INTEGER NOT NULL,
+  summary TEXT NOT NULL,
+  created TEXT NOT NULL
+);
+`,
+  },
+];
+
+/** The schema version this build of lotwise writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,238 @@
+/**
+ * @module store/repositories/backtest-jobs
+ * Durable backtest jobs. A worker claims a PENDING job atomically (PENDING -> RUNNING with a lease owner),
+ * heartbeats while it runs, and finishes it as SUCCESS or FAILURE. {@link BacktestJobRepository.recoverOrphans}
+ * runs at start-up so that no job is left RUNNING after a crash: it is re-queued (resumed) or failed.
+ */
+import { randomUUID } from "node:crypto";
+import { NotFoundError } from "../../core/errors.js";
+import type { Db } from "../database.js";
+import type { BacktestJobRecord, BacktestProgress, BacktestStatus } from "../records.js";
+import { fromJson } from "./util.js";
+
+interface JobRow {
+  id: string;
+  organization_uuid: string;
+  account_uuid: string;
+  status: string;
+  params: string;
+  resolved_params: string;
+  progress: string | null;
+  result: string | null;
+  error_message: string | null;
+  cancel_requested: number;
+  attempts: number;
+  lease_owner: string | null;
+  heartbeat_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const toJob = (r: JobRow): BacktestJobRecord => ({
+  id: r.id,
+  organizationUuid: r.organization_uuid,
+  accountUuid: r.account_uuid,
+  status: r.status as BacktestStatus,
+  params: JSON.parse(r.params) as Record<string, unknown>,
+  resolvedParams: JSON.parse(r.resolved_params) as Record<string, unknown>,
+  progress: fromJson<BacktestProgress>(r.progress),
+  result: fromJson<Record<string, unknown>>(r.result),
+  errorMessage: r.error_message,
+  cancelRequested: r.cancel_requested === 1,
+  attempts: r.attempts,
+  leaseOwner: r.lease_owner,
+  heartbeatAt: r.heartbeat_at,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
+
+export class BacktestJobRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => string,
+  ) {}
+
+  create(
+    organizationUuid: string,
+    accountUuid: string,
+    params: Record<string, unknown>,
+    resolvedParams: Record<string, unknown>,
+    progress: BacktestProgress,
+  ): BacktestJobRecord {
+    const row: JobRow = {
+      id: randomUUID(),
+      organization_uuid: organizationUuid,
+      account_uuid: accountUuid,
+      status: "PENDING",
+      params: JSON.stringify(params),
+      resolved_params: JSON.stringify(resolvedParams),
+      progress: JSON.stringify(progress),
+      result: null,
+      error_message: null,
+      cancel_requested: 0,
+      attempts: 0,
+      lease_owner: null,
+      heartbeat_at: null,
+      created_at: this.now(),
+      started_at: null,
+      finished_at: null,
+    };
+    this.db
+      .prepare(
+        `INSERT INTO backtest_jobs (id, organization_uuid, account_uuid, status, params, resolved_params, progress, result,
+          error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at)
+         VALUES (@id, @organization_uuid, @account_uuid, @status, @params, @resolved_params, @progress, @result,
+          @error_message, @cancel_requested, @attempts, @lease_owner, @heartbeat_at, @created_at, @started_at, @finished_at)`,
+      )
+      .run(row);
+    return toJob(row);
+  }
+
+  /** A job by id, scoped to organization (and account when given). */
+  get(organizationUuid: string, id: string, accountUuid?: string): BacktestJobRecord | undefined {
+    const r = this.db
+      .prepare("SELECT * FROM backtest_jobs WHERE id = ? AND organization_uuid = ?")
+      .get(id, organizationUuid) as JobRow | undefined;
+    if (!r || (accountUuid !== undefined && r.account_uuid !== accountUuid)) return undefined;
+    return toJob(r);
+  }
+
+  /** @throws {NotFoundError} */
+  require(organizationUuid: string, id: string, accountUuid?: string): BacktestJobRecord {
+    const j = this.get(organizationUuid, id, accountUuid);
+    if (!j) throw new NotFoundError(`Backtest job ${id} not found.`, "backtest_not_found");
+    return j;
+  }
+
+  /** Unscoped read, for workers that only know the id. */
+  getById(id: string): BacktestJobRecord | undefined {
+    const r = this.db.prepare("SELECT * FROM backtest_jobs WHERE id = ?").get(id) as JobRow | undefined;
+    return r && toJob(r);
+  }
+
+  list(
+    organizationUuid: string,
+    filter: { accountUuid?: string; status?: BacktestStatus } = {},
+  ): BacktestJobRecord[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM backtest_jobs WHERE organization_uuid = @org
+           AND (@account IS NULL OR account_uuid = @account) AND (@status IS NULL OR status = @status)
+         ORDER BY created_at, id`,
+      )
+      .all({
+        org: organizationUuid,
+        account: filter.accountUuid ?? null,
+        status: filter.status ?? null,
+      }) as JobRow[];
+    return rows.map(toJob);
+  }
+
+  /** Atomically move the oldest PENDING job to RUNNING for `leaseOwner`; undefined when none waits. */
+  claimNext(leaseOwner: string): BacktestJobRecord | undefined {
+    const claim = this.db.transaction(() => {
+      const r = this.db
+        .prepare(
+          "SELECT id FROM backtest_jobs WHERE status = 'PENDING' AND cancel_requested = 0 ORDER BY created_at, id LIMIT 1",
+        )
+        .get() as { id: string } | undefined;
+      if (!r) return undefined;
+      const t = this.now();
+      this.db
+        .prepare(
+          `UPDATE backtest_jobs SET status = 'RUNNING', lease_owner = ?, heartbeat_at = ?, attempts = attempts + 1,
+             started_at = coalesce(started_at, ?) WHERE id = ? AND status = 'PENDING'`,
+        )
+        .run(leaseOwner, t, t, r.id);
+      return this.getById(r.id);
+    });
+    return claim.immediate();
+  }
+
+  /** Record progress (and the heartbeat) of a running job owned by `leaseOwner`. Returns false if the lease was lost. */
+  progress(id: string, leaseOwner: string, progress: BacktestProgress): boolean {
+    const r = this.db
+      .prepare(
+        "UPDATE backtest_jobs SET progress = ?, heartbeat_at = ? WHERE id = ? AND status = 'RUNNING' AND lease_owner = ?",
+      )
+      .run(JSON.stringify(progress), this.now(), id, leaseOwner);
+    return r.changes === 1;
+  }
+
+  succeed(
+    id: string,
+    leaseOwner: string,
+    result: Record<string, unknown>,
+    progress: BacktestProgress,
+  ): boolean {
+    const t = this.now();
+    const r = this.db
+      .prepare(
+        `UPDATE backtest_jobs SET status = 'SUCCESS', result = ?, progress = ?, finished_at = ?, heartbeat_at = ?, lease_owner = NULL
+         WHERE id = ? AND status = 'RUNNING' AND lease_owner = ?`,
+      )
+      .run(JSON.stringify(result), JSON.stringify(progress), t, t, id, leaseOwner);
+    return r.changes === 1;
+  }
+
+  /** Fail a job that is PENDING or RUNNING (any owner when `leaseOwner` is null). */
+  fail(id: string, message: string, leaseOwner: string | null = null): boolean {
+    const t = this.now();
+    const r = this.db
+      .prepare(
+        `UPDATE backtest_jobs SET status = 'FAILURE', error_message = ?, finished_at = ?, lease_owner = NULL
+         WHERE id = ? AND status IN ('PENDING', 'RUNNING') AND (? IS NULL OR lease_owner = ?)`,
+      )
+      .run(message, t, id, leaseOwner, leaseOwner);
+    return r.changes === 1;
+  }
+
+  /** Ask a job to stop: a PENDING job fails at once, a RUNNING one at its next period. */
+  requestCancel(organizationUuid: string, id: string): BacktestJobRecord {
+    const job = this.require(organizationUuid, id);
+    if (job.status === "PENDING") this.fail(id, "Cancelled before it started.");
+    else if (job.status === "RUNNING")
+      this.db.prepare("UPDATE backtest_jobs SET cancel_requested = 1 WHERE id = ?").run(id);
+    return this.require(organizationUuid, id);
+  }
+
+  /**
+   * Make sure no job stays RUNNING after its worker died. Jobs RUNNING under another lease owner whose heartbeat
+   * is older than `staleBefore` (or any owner not in `liveOwners`) are re-queued as PENDING while they have had
+   * fewer than `maxAttempts` attempts, and otherwise failed with a message saying why. Returns what it did.
+   */
+  recoverOrphans(options: { liveOwners: readonly string[]; staleBefore: string; maxAttempts: number }): {
+    requeued: string[];
+    failed: string[];
+  } {
+    const run = this.db.transaction(() => {
+      const rows = this.db.prepare("SELECT * FROM backtest_jobs WHERE status = 'RUNNING'").all() as JobRow[];
+      const requeued: string[] = [];
+      const failed: string[] = [];
+      for (const r of rows) {
+        const live = r.lease_owner !== null && options.liveOwners.includes(r.lease_owner);
+        const stale = r.heartbeat_at === null || r.heartbeat_at < options.staleBefore;
+        if (live && !stale) continue;
+        if (r.cancel_requested === 1) {
+          this.fail(r.id, "Cancelled; its worker stopped before finishing.");
+          failed.push(r.id);
+        } else if (r.attempts < options.maxAttempts) {
+          this.db
+            .prepare("UPDATE backtest_jobs SET status = 'PENDING', lease_owner = NULL WHERE id = ?")
+            .run(r.id);
+          requeued.push(r.id);
+        } else {
+          this.fail(
+            r.id,
+            `The worker running this job stopped unexpectedly ${r.attempts} time(s) (last heartbeat ${r.heartbeat_at ?? "never"}); giving up. Start the backtest again.`,
+          );
+          failed.push(r.id);
+        }
+      }
+      return { requeued, failed };
+    });
+    return run.immediate();
+  }
+}

@@ -1,0 +1,371 @@
+/** @module store/repositories/clients Clients, their accounts, tax lots and asset-class settings. */
+import { randomUUID } from "node:crypto";
+import { NotFoundError } from "../../core/errors.js";
+import type { Db } from "../database.js";
+import type {
+  AccountRecord,
+  AssetClassSettingRecord,
+  ClientRecord,
+  CostBasisUnit,
+  TaxLotInput,
+  TaxLotRecord,
+} from "../records.js";
+import { fromJson, toJson } from "./util.js";
+
+interface ClientRow {
+  uuid: string;
+  organization_uuid: string;
+  external_id: string | null;
+  metadata: string | null;
+  created: string;
+  modified: string;
+}
+
+interface AccountRow {
+  uuid: string;
+  organization_uuid: string;
+  client_uuid: string;
+  external_id: string | null;
+  name: string | null;
+  cash_value_usd: string;
+  non_tradable_assets_value: string;
+  liabilities_value: string;
+  portfolio_config_uuid: string | null;
+  customization_config: string | null;
+  metadata: string | null;
+  is_read_only: number;
+  created: string;
+  modified: string;
+}
+
+interface LotRow {
+  uuid: string;
+  account_uuid: string;
+  position: number;
+  theme_asset_id: string;
+  quantity: string;
+  cost_basis: string;
+  cost_basis_unit: string;
+  cost_basis_currency: string;
+  fx_rate: string;
+  trade_date: string;
+  wash_sale_date: string | null;
+  last_sold_for_loss_date: string | null;
+}
+
+const toClient = (r: ClientRow): ClientRecord => ({
+  uuid: r.uuid,
+  organizationUuid: r.organization_uuid,
+  externalId: r.external_id,
+  metadata: fromJson(r.metadata),
+  created: r.created,
+  modified: r.modified,
+});
+
+const toAccount = (r: AccountRow): AccountRecord => ({
+  uuid: r.uuid,
+  organizationUuid: r.organization_uuid,
+  clientUuid: r.client_uuid,
+  externalId: r.external_id,
+  name: r.name,
+  cashValueUsd: r.cash_value_usd,
+  nonTradableAssetsValue: r.non_tradable_assets_value,
+  liabilitiesValue: r.liabilities_value,
+  portfolioConfigUuid: r.portfolio_config_uuid,
+  customizationConfig: fromJson(r.customization_config),
+  metadata: fromJson(r.metadata),
+  isReadOnly: r.is_read_only === 1,
+  created: r.created,
+  modified: r.modified,
+});
+
+const toLot = (r: LotRow): TaxLotRecord => ({
+  uuid: r.uuid,
+  accountUuid: r.account_uuid,
+  themeAssetId: r.theme_asset_id,
+  quantity: r.quantity,
+  costBasis: r.cost_basis,
+  costBasisUnit: r.cost_basis_unit as CostBasisUnit,
+  costBasisCurrency: r.cost_basis_currency,
+  fxRate: r.fx_rate,
+  tradeDate: r.trade_date,
+  washSaleDate: r.wash_sale_date,
+  lastSoldForLossDate: r.last_sold_for_loss_date,
+});
+
+export interface ClientCreate {
+  externalId?: string | null;
+  metadata?: unknown;
+}
+
+export interface ClientPatch {
+  externalId?: string | null;
+  metadata?: unknown;
+}
+
+export class ClientRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => string,
+  ) {}
+
+  create(organizationUuid: string, input: ClientCreate = {}): ClientRecord {
+    const t = this.now();
+    const row: ClientRow = {
+      uuid: randomUUID(),
+      organization_uuid: organizationUuid,
+      external_id: input.externalId ?? null,
+      metadata: toJson(input.metadata),
+      created: t,
+      modified: t,
+    };
+    this.db
+      .prepare(
+        "INSERT INTO clients (uuid, organization_uuid, external_id, metadata, created, modified) VALUES (@uuid, @organization_uuid, @external_id, @metadata, @created, @modified)",
+      )
+      .run(row);
+    return toClient(row);
+  }
+
+  /** The client, or undefined when it does not exist in this organization. */
+  get(organizationUuid: string, uuid: string): ClientRecord | undefined {
+    const r = this.db
+      .prepare("SELECT * FROM clients WHERE uuid = ? AND organization_uuid = ?")
+      .get(uuid, organizationUuid) as ClientRow | undefined;
+    return r && toClient(r);
+  }
+
+  /** @throws {NotFoundError} */
+  require(organizationUuid: string, uuid: string): ClientRecord {
+    const c = this.get(organizationUuid, uuid);
+    if (!c) throw new NotFoundError(`Client ${uuid} not found.`, "client_not_found");
+    return c;
+  }
+
+  list(organizationUuid: string, options: { limit?: number; offset?: number } = {}): ClientRecord[] {
+    const rows = this.db
+      .prepare("SELECT * FROM clients WHERE organization_uuid = ? ORDER BY created, uuid LIMIT ? OFFSET ?")
+      .all(organizationUuid, options.limit ?? -1, options.offset ?? 0) as ClientRow[];
+    return rows.map(toClient);
+  }
+
+  update(organizationUuid: string, uuid: string, patch: ClientPatch): ClientRecord {
+    const cur = this.require(organizationUuid, uuid);
+    const next = {
+      uuid,
+      external_id: patch.externalId !== undefined ? patch.externalId : cur.externalId,
+      metadata: patch.metadata !== undefined ? toJson(patch.metadata) : toJson(cur.metadata),
+      modified: this.now(),
+    };
+    this.db
+      .prepare(
+        "UPDATE clients SET external_id = @external_id, metadata = @metadata, modified = @modified WHERE uuid = @uuid",
+      )
+      .run(next);
+    return this.require(organizationUuid, uuid);
+  }
+
+  /** Delete a client with its accounts, lots, proposals and jobs. @throws {NotFoundError} */
+  delete(organizationUuid: string, uuid: string): void {
+    const r = this.db
+      .prepare("DELETE FROM clients WHERE uuid = ? AND organization_uuid = ?")
+      .run(uuid, organizationUuid);
+    if (r.changes === 0) throw new NotFoundError(`Client ${uuid} not found.`, "client_not_found");
+  }
+}
+
+export interface AccountCreate {
+  externalId?: string | null;
+  name?: string | null;
+  cashValueUsd?: string;
+  nonTradableAssetsValue?: string;
+  liabilitiesValue?: string;
+  portfolioConfigUuid?: string | null;
+  customizationConfig?: unknown;
+  metadata?: unknown;
+  isReadOnly?: boolean;
+}
+
+export type AccountPatch = AccountCreate;
+
+export class AccountRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => string,
+  ) {}
+
+  create(organizationUuid: string, clientUuid: string, input: AccountCreate = {}): AccountRecord {
+    const t = this.now();
+    const row: AccountRow = {
+      uuid: randomUUID(),
+      organization_uuid: organizationUuid,
+      client_uuid: clientUuid,
+      external_id: input.externalId ?? null,
+      name: input.name ?? null,
+      cash_value_usd: input.cashValueUsd ?? "0",
+      non_tradable_assets_value: input.nonTradableAssetsValue ?? "0",
+      liabilities_value: input.liabilitiesValue ?? "0",
+      portfolio_config_uuid: input.portfolioConfigUuid ?? null,
+      customization_config: toJson(input.customizationConfig),
+      metadata: toJson(input.metadata),
+      is_read_only: input.isReadOnly ? 1 : 0,
+      created: t,
+      modified: t,
+    };
+    this.db
+      .prepare(
+        `INSERT INTO accounts (uuid, organization_uuid, client_uuid, external_id, name, cash_value_usd, non_tradable_assets_value,
+          liabilities_value, portfolio_config_uuid, customization_config, metadata, is_read_only, created, modified)
+         VALUES (@uuid, @organization_uuid, @client_uuid, @external_id, @name, @cash_value_usd, @non_tradable_assets_value,
+          @liabilities_value, @portfolio_config_uuid, @customization_config, @metadata, @is_read_only, @created, @modified)`,
+      )
+      .run(row);
+    return toAccount(row);
+  }
+
+  /** The account when it belongs to this client of this organization. */
+  get(organizationUuid: string, clientUuid: string, uuid: string): AccountRecord | undefined {
+    const r = this.db
+      .prepare("SELECT * FROM accounts WHERE uuid = ? AND client_uuid = ? AND organization_uuid = ?")
+      .get(uuid, clientUuid, organizationUuid) as AccountRow | undefined;
+    return r && toAccount(r);
+  }
+
+  /** The account by uuid within an organization (any client). */
+  getInOrganization(organizationUuid: string, uuid: string): AccountRecord | undefined {
+    const r = this.db
+      .prepare("SELECT * FROM accounts WHERE uuid = ? AND organization_uuid = ?")
+      .get(uuid, organizationUuid) as AccountRow | undefined;
+    return r && toAccount(r);
+  }
+
+  /** @throws {NotFoundError} */
+  require(organizationUuid: string, clientUuid: string, uuid: string): AccountRecord {
+    const a = this.get(organizationUuid, clientUuid, uuid);
+    if (!a)
+      throw new NotFoundError(`Account ${uuid} not found for client ${clientUuid}.`, "account_not_found");
+    return a;
+  }
+
+  listByClient(organizationUuid: string, clientUuid: string): AccountRecord[] {
+    const rows = this.db
+      .prepare(
+        "SELECT * FROM accounts WHERE client_uuid = ? AND organization_uuid = ? ORDER BY created, uuid",
+      )
+      .all(clientUuid, organizationUuid) as AccountRow[];
+    return rows.map(toAccount);
+  }
+
+  listByOrganization(organizationUuid: string): AccountRecord[] {
+    const rows = this.db
+      .prepare("SELECT * FROM accounts WHERE organization_uuid = ? ORDER BY created, uuid")
+      .all(organizationUuid) as AccountRow[];
+    return rows.map(toAccount);
+  }
+
+  update(organizationUuid: string, clientUuid: string, uuid: string, patch: AccountPatch): AccountRecord {
+    const cur = this.require(organizationUuid, clientUuid, uuid);
+    const pick = <T>(v: T | undefined, old: T): T => (v !== undefined ? v : old);
+    this.db
+      .prepare(
+        `UPDATE accounts SET external_id = @external_id, name = @name, cash_value_usd = @cash_value_usd,
+          non_tradable_assets_value = @non_tradable_assets_value, liabilities_value = @liabilities_value,
+          portfolio_config_uuid = @portfolio_config_uuid, customization_config = @customization_config,
+          metadata = @metadata, is_read_only = @is_read_only, modified = @modified WHERE uuid = @uuid`,
+      )
+      .run({
+        uuid,
+        external_id: pick(patch.externalId, cur.externalId),
+        name: pick(patch.name, cur.name),
+        cash_value_usd: pick(patch.cashValueUsd, cur.cashValueUsd),
+        non_tradable_assets_value: pick(patch.nonTradableAssetsValue, cur.nonTradableAssetsValue),
+        liabilities_value: pick(patch.liabilitiesValue, cur.liabilitiesValue),
+        portfolio_config_uuid: pick(patch.portfolioConfigUuid, cur.portfolioConfigUuid),
+        customization_config: toJson(pick(patch.customizationConfig, cur.customizationConfig)),
+        metadata: toJson(pick(patch.metadata, cur.metadata)),
+        is_read_only: pick(patch.isReadOnly, cur.isReadOnly) ? 1 : 0,
+        modified: this.now(),
+      });
+    return this.require(organizationUuid, clientUuid, uuid);
+  }
+
+  /** The account's tax lots in stored order. */
+  lots(accountUuid: string): TaxLotRecord[] {
+    const rows = this.db
+      .prepare("SELECT * FROM tax_lots WHERE account_uuid = ? ORDER BY position")
+      .all(accountUuid) as LotRow[];
+    return rows.map(toLot);
+  }
+
+  /** Replace every lot of the account (the spec's "holdings replace tax lots"). Returns the stored lots. */
+  replaceLots(accountUuid: string, lots: readonly TaxLotInput[]): TaxLotRecord[] {
+    this.db.prepare("DELETE FROM tax_lots WHERE account_uuid = ?").run(accountUuid);
+    this.appendLots(accountUuid, lots);
+    return this.lots(accountUuid);
+  }
+
+  /** Add lots after the existing ones (used by `lots import --append`). */
+  appendLots(accountUuid: string, lots: readonly TaxLotInput[]): void {
+    const start = (
+      this.db
+        .prepare("SELECT coalesce(max(position), -1) + 1 AS p FROM tax_lots WHERE account_uuid = ?")
+        .get(accountUuid) as {
+        p: number;
+      }
+    ).p;
+    const insert = this.db.prepare(
+      `INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, cost_basis_unit,
+        cost_basis_currency, fx_rate, trade_date, wash_sale_date, last_sold_for_loss_date)
+       VALUES (@uuid, @account_uuid, @position, @theme_asset_id, @quantity, @cost_basis, @cost_basis_unit,
+        @cost_basis_currency, @fx_rate, @trade_date, @wash_sale_date, @last_sold_for_loss_date)`,
+    );
+    lots.forEach((l, i) => {
+      insert.run({
+        uuid: randomUUID(),
+        account_uuid: accountUuid,
+        position: start + i,
+        theme_asset_id: l.themeAssetId,
+        quantity: l.quantity,
+        cost_basis: l.costBasis,
+        cost_basis_unit: l.costBasisUnit,
+        cost_basis_currency: l.costBasisCurrency,
+        fx_rate: l.fxRate,
+        trade_date: l.tradeDate,
+        wash_sale_date: l.washSaleDate,
+        last_sold_for_loss_date: l.lastSoldForLossDate,
+      });
+    });
+  }
+
+  assetClassSettings(accountUuid: string): AssetClassSettingRecord[] {
+    const rows = this.db
+      .prepare("SELECT * FROM account_asset_class_settings WHERE account_uuid = ? ORDER BY position")
+      .all(accountUuid) as {
+      asset_class_uuid: string;
+      direct_indexing_enabled: number;
+      implementation_sleeve_uuid: string | null;
+    }[];
+    return rows.map((r) => ({
+      assetClassUuid: r.asset_class_uuid,
+      directIndexingEnabled: r.direct_indexing_enabled === 1,
+      implementationSleeveUuid: r.implementation_sleeve_uuid,
+    }));
+  }
+
+  replaceAssetClassSettings(accountUuid: string, settings: readonly AssetClassSettingRecord[]): void {
+    this.db.prepare("DELETE FROM account_asset_class_settings WHERE account_uuid = ?").run(accountUuid);
+    const insert = this.db.prepare(
+      `INSERT INTO account_asset_class_settings (account_uuid, position, asset_class_uuid, direct_indexing_enabled, implementation_sleeve_uuid)
+       VALUES (?, ?, ?, ?, ?)`,
+    );
+    settings.forEach((s, i) => {
+      insert.run(
+        accountUuid,
+        i,
+        s.assetClassUuid,
+        s.directIndexingEnabled ? 1 : 0,
+        s.implementationSleeveUuid,
+      );
+    });
+  }
+}

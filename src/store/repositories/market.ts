@@ -1,0 +1,461 @@
+/**
+ * @module store/repositories/market
+ * Market data: security master, daily prices, splits, dividends, FX, characteristics, indexes. Shared by every
+ * organization of a store. Writes are upserts (re-importing a file updates its rows); reads are point-in-time
+ * (`...AsOf(date)` never returns a value dated after `date`).
+ */
+import type {
+  CharacteristicValue,
+  Currency,
+  Dividend,
+  FxRate,
+  IndexInfo,
+  IndexLevel,
+  IndexWeight,
+  PriceBar,
+  Security,
+  Split,
+} from "../../core/data/types.js";
+import type { Db } from "../database.js";
+import type { MarketImportRecord } from "../records.js";
+
+interface SecurityRow {
+  theme_asset_id: string;
+  symbol: string;
+  mic: string;
+  name: string;
+  currency: string;
+  country: string;
+  asset_type: string;
+  sector: number | null;
+  industry_group: number | null;
+  industry: number | null;
+  sub_industry: number | null;
+  sic_code: number | null;
+  shares_outstanding: number | null;
+  description: string | null;
+  listed_from: string | null;
+  delisted_on: string | null;
+}
+
+const toSecurity = (r: SecurityRow): Security => ({
+  themeAssetId: r.theme_asset_id,
+  symbol: r.symbol,
+  mic: r.mic,
+  name: r.name,
+  currency: r.currency as Currency,
+  country: r.country,
+  assetType: r.asset_type as Security["assetType"],
+  sector: r.sector,
+  industryGroup: r.industry_group,
+  industry: r.industry,
+  subIndustry: r.sub_industry,
+  sicCode: r.sic_code,
+  sharesOutstanding: r.shares_outstanding,
+  description: r.description,
+  listedFrom: r.listed_from,
+  delistedOn: r.delisted_on,
+});
+
+/** Columnar prices for a set of securities over a window (see src/core/data/types.ts). */
+export interface PriceMatrix {
+  dates: string[];
+  ids: string[];
+  /** close[t * ids.length + i]; NaN where the security has no price that day. */
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+/** What a store holds, for `lotwise market list`. */
+export interface MarketSummary {
+  securities: number;
+  byCurrency: Record<string, number>;
+  priceRows: number;
+  firstDate: string | null;
+  lastDate: string | null;
+  splits: number;
+  dividends: number;
+  fxCurrencies: string[];
+  characteristics: string[];
+  indexes: {
+    identifier: string;
+    name: string;
+    levels: number;
+    firstDate: string | null;
+    lastDate: string | null;
+  }[];
+}
+
+export class MarketRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => string,
+  ) {}
+
+  /** Run `fn` in one transaction (all-or-nothing imports). Nested calls join the outer transaction. */
+  transaction<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    return this.db.transaction(fn).immediate();
+  }
+
+  // ---- writes -------------------------------------------------------------------------------------------
+
+  upsertSecurities(securities: readonly Security[]): void {
+    const stmt = this.db.prepare(
+      `INSERT INTO securities (theme_asset_id, symbol, mic, name, currency, country, asset_type, sector, industry_group,
+         industry, sub_industry, sic_code, shares_outstanding, description, listed_from, delisted_on)
+       VALUES (@themeAssetId, @symbol, @mic, @name, @currency, @country, @assetType, @sector, @industryGroup,
+         @industry, @subIndustry, @sicCode, @sharesOutstanding, @description, @listedFrom, @delistedOn)
+       ON CONFLICT (theme_asset_id) DO UPDATE SET symbol = excluded.symbol, mic = excluded.mic, name = excluded.name,
+         currency = excluded.currency, country = excluded.country, asset_type = excluded.asset_type,
+         sector = excluded.sector, industry_group = excluded.industry_group, industry = excluded.industry,
+         sub_industry = excluded.sub_industry, sic_code = excluded.sic_code,
+         shares_outstanding = excluded.shares_outstanding, description = excluded.description,
+         listed_from = excluded.listed_from, delisted_on = excluded.delisted_on`,
+    );
+    this.transaction(() => {
+      for (const s of securities) stmt.run(s);
+    });
+  }
+
+  insertPrices(bars: readonly PriceBar[]): void {
+    const stmt = this.db.prepare(
+      `INSERT INTO prices (theme_asset_id, date, open, high, low, close, adj_close, volume) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (theme_asset_id, date) DO UPDATE SET open = excluded.open, high = excluded.high, low = excluded.low,
+         close = excluded.close, adj_close = excluded.adj_close, volume = excluded.volume`,
+    );
+    this.transaction(() => {
+      for (const b of bars)
+        stmt.run(b.themeAssetId, b.date, b.open, b.high, b.low, b.close, b.adjClose, b.volume);
+    });
+  }
+
+  /** Bulk insert of a columnar panel (the synthetic generator's output); NaN closes are skipped. */
+  insertPriceMatrix(m: PriceMatrix): number {
+    const stmt = this.db.prepare(
+      `INSERT INTO prices (theme_asset_id, date, close, volume) VALUES (?, ?, ?, ?)
+       ON CONFLICT (theme_asset_id, date) DO UPDATE SET close = excluded.close, volume = excluded.volume`,
+    );
+    const n = m.ids.length;
+    let rows = 0;
+    this.transaction(() => {
+      // Asset-major order matches the primary key, which keeps the B-tree inserts sequential.
+      for (let i = 0; i < n; i++) {
+        const id = m.ids[i]!;
+        for (let t = 0; t < m.dates.length; t++) {
+          const c = m.close[t * n + i]!;
+          if (Number.isNaN(c)) continue;
+          const v = m.volume[t * n + i]!;
+          stmt.run(id, m.dates[t]!, c, Number.isNaN(v) ? null : v);
+          rows++;
+        }
+      }
+    });
+    return rows;
+  }
+
+  insertSplits(splits: readonly Split[]): void {
+    const stmt = this.db.prepare(
+      "INSERT INTO splits (theme_asset_id, date, ratio) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET ratio = excluded.ratio",
+    );
+    this.transaction(() => {
+      for (const s of splits) stmt.run(s.themeAssetId, s.date, s.ratio);
+    });
+  }
+
+  insertDividends(dividends: readonly Dividend[]): void {
+    const stmt = this.db.prepare(
+      "INSERT INTO dividends (theme_asset_id, ex_date, amount) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET amount = excluded.amount",
+    );
+    this.transaction(() => {
+      for (const d of dividends) stmt.run(d.themeAssetId, d.exDate, d.amount);
+    });
+  }
+
+  insertFx(rates: readonly FxRate[]): void {
+    const stmt = this.db.prepare(
+      "INSERT INTO fx_rates (currency, date, per_usd) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET per_usd = excluded.per_usd",
+    );
+    this.transaction(() => {
+      for (const r of rates) stmt.run(r.currency, r.date, r.perUsd);
+    });
+  }
+
+  insertCharacteristics(values: readonly CharacteristicValue[]): void {
+    const stmt = this.db.prepare(
+      "INSERT INTO characteristics (name, theme_asset_id, date, value) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value",
+    );
+    this.transaction(() => {
+      for (const c of values) stmt.run(c.name, c.themeAssetId, c.date, c.value);
+    });
+  }
+
+  upsertIndex(info: IndexInfo): void {
+    this.db
+      .prepare(
+        `INSERT INTO indexes (identifier, name, currency, description) VALUES (@identifier, @name, @currency, @description)
+         ON CONFLICT (identifier) DO UPDATE SET name = excluded.name, currency = excluded.currency, description = excluded.description`,
+      )
+      .run(info);
+  }
+
+  insertIndexLevels(levels: readonly IndexLevel[]): void {
+    const stmt = this.db.prepare(
+      "INSERT INTO index_levels (identifier, date, level) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET level = excluded.level",
+    );
+    this.transaction(() => {
+      for (const l of levels) stmt.run(l.identifier, l.date, l.level);
+    });
+  }
+
+  insertIndexWeights(weights: readonly IndexWeight[]): void {
+    const stmt = this.db.prepare(
+      "INSERT INTO index_weights (identifier, date, theme_asset_id, weight) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET weight = excluded.weight",
+    );
+    this.transaction(() => {
+      for (const w of weights) stmt.run(w.identifier, w.date, w.themeAssetId, w.weight);
+    });
+  }
+
+  recordImport(kind: string, source: string, rows: number, summary: unknown): MarketImportRecord {
+    const created = this.now();
+    const r = this.db
+      .prepare("INSERT INTO market_imports (kind, source, rows, summary, created) VALUES (?, ?, ?, ?, ?)")
+      .run(kind, source, rows, JSON.stringify(summary), created);
+    return { id: Number(r.lastInsertRowid), kind, source, rows, summary, created };
+  }
+
+  imports(): MarketImportRecord[] {
+    const rows = this.db.prepare("SELECT * FROM market_imports ORDER BY id").all() as (Omit<
+      MarketImportRecord,
+      "summary"
+    > & {
+      summary: string;
+    })[];
+    return rows.map((r) => ({ ...r, summary: JSON.parse(r.summary) }));
+  }
+
+  // ---- reads --------------------------------------------------------------------------------------------
+
+  security(themeAssetId: string): Security | undefined {
+    const r = this.db.prepare("SELECT * FROM securities WHERE theme_asset_id = ?").get(themeAssetId) as
+      | SecurityRow
+      | undefined;
+    return r && toSecurity(r);
+  }
+
+  securities(filter: { currency?: string; themeAssetIds?: readonly string[] } = {}): Security[] {
+    let rows: SecurityRow[];
+    if (filter.themeAssetIds) {
+      const want = new Set(filter.themeAssetIds);
+      rows = (
+        this.db.prepare("SELECT * FROM securities ORDER BY theme_asset_id").all() as SecurityRow[]
+      ).filter((r) => want.has(r.theme_asset_id));
+    } else {
+      rows = this.db
+        .prepare("SELECT * FROM securities WHERE (@c IS NULL OR currency = @c) ORDER BY theme_asset_id")
+        .all({ c: filter.currency ?? null }) as SecurityRow[];
+    }
+    return rows.map(toSecurity);
+  }
+
+  /** Listings whose symbol is `symbol` (case-insensitive); more than one means the symbol is ambiguous. */
+  findSecuritiesBySymbol(symbol: string): Security[] {
+    const rows = this.db
+      .prepare("SELECT * FROM securities WHERE symbol = ? ORDER BY theme_asset_id")
+      .all(symbol.toUpperCase()) as SecurityRow[];
+    return rows.map(toSecurity);
+  }
+
+  /** All trading dates with at least one price, ascending, optionally within [from, to]. */
+  tradingDates(from?: string, to?: string): string[] {
+    const rows = this.db
+      .prepare("SELECT DISTINCT date FROM prices WHERE date >= ? AND date <= ? ORDER BY date")
+      .pluck()
+      .all(from ?? "0000-00-00", to ?? "9999-99-99") as string[];
+    return rows;
+  }
+
+  /** Latest date with any price (the "as of" of a store), or null for an empty store. */
+  latestPriceDate(): string | null {
+    return (this.db.prepare("SELECT max(date) FROM prices").pluck().get() as string | null) ?? null;
+  }
+
+  /**
+   * Last close on or before `asOf` for each requested security (absent from the map when none exists).
+   * Returns the date of that close too, so callers can flag stale prices.
+   */
+  latestPrices(
+    themeAssetIds: readonly string[],
+    asOf: string,
+  ): Map<string, { date: string; close: number; volume: number | null }> {
+    const stmt = this.db.prepare(
+      "SELECT date, close, volume FROM prices WHERE theme_asset_id = ? AND date <= ? ORDER BY date DESC LIMIT 1",
+    );
+    const out = new Map<string, { date: string; close: number; volume: number | null }>();
+    for (const id of themeAssetIds) {
+      const r = stmt.get(id, asOf) as { date: string; close: number; volume: number | null } | undefined;
+      if (r) out.set(id, r);
+    }
+    return out;
+  }
+
+  /** Closes and volumes of `themeAssetIds` (all securities when omitted) on every trading date in [from, to]. */
+  priceMatrix(from: string, to: string, themeAssetIds?: readonly string[]): PriceMatrix {
+    const dates = this.tradingDates(from, to);
+    const ids = themeAssetIds
+      ? [...themeAssetIds]
+      : (this.db
+          .prepare("SELECT theme_asset_id FROM securities ORDER BY theme_asset_id")
+          .pluck()
+          .all() as string[]);
+    const n = ids.length;
+    const close = new Float64Array(dates.length * n).fill(Number.NaN);
+    const volume = new Float64Array(dates.length * n).fill(Number.NaN);
+    const col = new Map(ids.map((id, i) => [id, i]));
+    const row = new Map(dates.map((d, t) => [d, t]));
+    const stmt = this.db
+      .prepare("SELECT theme_asset_id, date, close, volume FROM prices WHERE date >= ? AND date <= ?")
+      .raw();
+    for (const r of stmt.iterate(from, to) as IterableIterator<[string, string, number, number | null]>) {
+      const i = col.get(r[0]);
+      if (i === undefined) continue;
+      const t = row.get(r[1])!;
+      close[t * n + i] = r[2];
+      volume[t * n + i] = r[3] ?? Number.NaN;
+    }
+    return { dates, ids, close, volume };
+  }
+
+  splits(from: string, to: string): Split[] {
+    return this.db
+      .prepare(
+        "SELECT theme_asset_id AS themeAssetId, date, ratio FROM splits WHERE date >= ? AND date <= ? ORDER BY date, theme_asset_id",
+      )
+      .all(from, to) as Split[];
+  }
+
+  dividends(from: string, to: string): Dividend[] {
+    return this.db
+      .prepare(
+        "SELECT theme_asset_id AS themeAssetId, ex_date AS exDate, amount FROM dividends WHERE ex_date >= ? AND ex_date <= ? ORDER BY ex_date, theme_asset_id",
+      )
+      .all(from, to) as Dividend[];
+  }
+
+  /** Units of `currency` per USD on the last date on or before `asOf` (1 for USD); undefined when unknown. */
+  fxRateAsOf(currency: string, asOf: string): { date: string; perUsd: number } | undefined {
+    if (currency === "USD") return { date: asOf, perUsd: 1 };
+    return this.db
+      .prepare(
+        "SELECT date, per_usd AS perUsd FROM fx_rates WHERE currency = ? AND date <= ? ORDER BY date DESC LIMIT 1",
+      )
+      .get(currency, asOf) as { date: string; perUsd: number } | undefined;
+  }
+
+  fxSeries(currency: string, from: string, to: string): FxRate[] {
+    return this.db
+      .prepare(
+        "SELECT date, currency, per_usd AS perUsd FROM fx_rates WHERE currency = ? AND date >= ? AND date <= ? ORDER BY date",
+      )
+      .all(currency, from, to) as FxRate[];
+  }
+
+  /** Names of the characteristics present in the store. */
+  characteristicNames(): string[] {
+    return this.db
+      .prepare("SELECT DISTINCT name FROM characteristics ORDER BY name")
+      .pluck()
+      .all() as string[];
+  }
+
+  /** Point-in-time values: for each security, the latest value of `name` dated on or before `asOf`. */
+  characteristicsAsOf(name: string, asOf: string): Map<string, number> {
+    // SQLite returns the bare columns of the row holding max(date).
+    const rows = this.db
+      .prepare(
+        "SELECT theme_asset_id, value, max(date) FROM characteristics WHERE name = ? AND date <= ? GROUP BY theme_asset_id",
+      )
+      .raw()
+      .all(name, asOf) as [string, number, string][];
+    return new Map(rows.map((r) => [r[0], r[1]]));
+  }
+
+  /** Dates on which `name` was observed, ascending. */
+  characteristicDates(name: string): string[] {
+    return this.db
+      .prepare("SELECT DISTINCT date FROM characteristics WHERE name = ? ORDER BY date")
+      .pluck()
+      .all(name) as string[];
+  }
+
+  indexes(): IndexInfo[] {
+    return this.db
+      .prepare("SELECT identifier, name, currency, description FROM indexes ORDER BY identifier")
+      .all() as IndexInfo[];
+  }
+
+  index(identifier: string): IndexInfo | undefined {
+    return this.db
+      .prepare("SELECT identifier, name, currency, description FROM indexes WHERE identifier = ?")
+      .get(identifier) as IndexInfo | undefined;
+  }
+
+  indexLevels(identifier: string, from: string, to: string): IndexLevel[] {
+    return this.db
+      .prepare(
+        "SELECT identifier, date, level FROM index_levels WHERE identifier = ? AND date >= ? AND date <= ? ORDER BY date",
+      )
+      .all(identifier, from, to) as IndexLevel[];
+  }
+
+  /** Constituent weights of the index on the last weighting date on or before `asOf`. */
+  indexWeightsAsOf(identifier: string, asOf: string): IndexWeight[] {
+    const date = this.db
+      .prepare("SELECT max(date) FROM index_weights WHERE identifier = ? AND date <= ?")
+      .pluck()
+      .get(identifier, asOf) as string | null;
+    if (date === null) return [];
+    return this.db
+      .prepare(
+        "SELECT identifier, date, theme_asset_id AS themeAssetId, weight FROM index_weights WHERE identifier = ? AND date = ? ORDER BY weight DESC, theme_asset_id",
+      )
+      .all(identifier, date) as IndexWeight[];
+  }
+
+  summary(): MarketSummary {
+    const byCur = this.db
+      .prepare("SELECT currency, count(*) AS n FROM securities GROUP BY currency")
+      .all() as {
+      currency: string;
+      n: number;
+    }[];
+    const p = this.db.prepare("SELECT count(*) AS n, min(date) AS f, max(date) AS l FROM prices").get() as {
+      n: number;
+      f: string | null;
+      l: string | null;
+    };
+    const count = (t: string) => (this.db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number) ?? 0;
+    const idx = this.db
+      .prepare(
+        `SELECT i.identifier, i.name, count(l.date) AS levels, min(l.date) AS firstDate, max(l.date) AS lastDate
+         FROM indexes i LEFT JOIN index_levels l ON l.identifier = i.identifier GROUP BY i.identifier ORDER BY i.identifier`,
+      )
+      .all() as MarketSummary["indexes"];
+    return {
+      securities: byCur.reduce((a, r) => a + r.n, 0),
+      byCurrency: Object.fromEntries(byCur.map((r) => [r.currency, r.n])),
+      priceRows: p.n,
+      firstDate: p.f,
+      lastDate: p.l,
+      splits: count("splits"),
+      dividends: count("dividends"),
+      fxCurrencies: this.db
+        .prepare("SELECT DISTINCT currency FROM fx_rates ORDER BY currency")
+        .pluck()
+        .all() as string[],
+      characteristics: this.characteristicNames(),
+      indexes: idx,
+    };
+  }
+}

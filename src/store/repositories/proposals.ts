@@ -1,0 +1,77 @@
+/** @module store/repositories/proposals Stored rebalance proposals (request + response, immutable). */
+import { NotFoundError } from "../../core/errors.js";
+import type { Db } from "../database.js";
+import type { ProposalRecord } from "../records.js";
+
+interface ProposalRow {
+  uuid: string;
+  organization_uuid: string;
+  account_uuid: string;
+  request: string;
+  response: string;
+  created: string;
+}
+
+const toProposal = (r: ProposalRow): ProposalRecord => ({
+  uuid: r.uuid,
+  organizationUuid: r.organization_uuid,
+  accountUuid: r.account_uuid,
+  request: JSON.parse(r.request),
+  response: JSON.parse(r.response),
+  created: r.created,
+});
+
+export class ProposalRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => string,
+  ) {}
+
+  /** Store a proposal under the uuid it already carries in its response. */
+  create(
+    organizationUuid: string,
+    accountUuid: string,
+    uuid: string,
+    request: unknown,
+    response: unknown,
+  ): ProposalRecord {
+    const row: ProposalRow = {
+      uuid,
+      organization_uuid: organizationUuid,
+      account_uuid: accountUuid,
+      request: JSON.stringify(request),
+      response: JSON.stringify(response),
+      created: this.now(),
+    };
+    this.db
+      .prepare(
+        "INSERT INTO proposals (uuid, organization_uuid, account_uuid, request, response, created) VALUES (@uuid, @organization_uuid, @account_uuid, @request, @response, @created)",
+      )
+      .run(row);
+    return toProposal(row);
+  }
+
+  get(organizationUuid: string, accountUuid: string, uuid: string): ProposalRecord | undefined {
+    const r = this.db
+      .prepare("SELECT * FROM proposals WHERE uuid = ? AND account_uuid = ? AND organization_uuid = ?")
+      .get(uuid, accountUuid, organizationUuid) as ProposalRow | undefined;
+    return r && toProposal(r);
+  }
+
+  /** @throws {NotFoundError} */
+  require(organizationUuid: string, accountUuid: string, uuid: string): ProposalRecord {
+    const p = this.get(organizationUuid, accountUuid, uuid);
+    if (!p)
+      throw new NotFoundError(`Proposal ${uuid} not found for account ${accountUuid}.`, "proposal_not_found");
+    return p;
+  }
+
+  list(organizationUuid: string, accountUuid: string): ProposalRecord[] {
+    const rows = this.db
+      .prepare(
+        "SELECT * FROM proposals WHERE account_uuid = ? AND organization_uuid = ? ORDER BY created, uuid",
+      )
+      .all(accountUuid, organizationUuid) as ProposalRow[];
+    return rows.map(toProposal);
+  }
+}

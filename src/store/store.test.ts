@@ -1,0 +1,378 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Security } from "../core/data/types.js";
+import { NotFoundError, StoreVersionError } from "../core/errors.js";
+import { SCHEMA_VERSION } from "./migrations.js";
+import type { TaxLotInput } from "./records.js";
+import { openStore, type Store } from "./store.js";
+
+function clock(start = Date.UTC(2026, 0, 2, 9, 30)) {
+  let t = start;
+  return () => new Date((t += 1000)).toISOString();
+}
+
+const lot = (over: Partial<TaxLotInput> = {}): TaxLotInput => ({
+  themeAssetId: "AAPL:XNAS",
+  quantity: "10",
+  costBasis: "150.25",
+  costBasisUnit: "per_share",
+  costBasisCurrency: "USD",
+  fxRate: "1",
+  tradeDate: "2024-03-01",
+  washSaleDate: null,
+  lastSoldForLossDate: null,
+  ...over,
+});
+
+const security = (id: string, over: Partial<Security> = {}): Security => {
+  const [symbol, mic] = id.split(":") as [string, string];
+  return {
+    themeAssetId: id,
+    symbol,
+    mic,
+    name: `${symbol} Inc.`,
+    currency: mic === "XTSE" ? "CAD" : "USD",
+    country: mic === "XTSE" ? "CA" : "US",
+    assetType: "equity",
+    sector: 45,
+    industryGroup: 4510,
+    industry: 451020,
+    subIndustry: 45102010,
+    sicCode: null,
+    sharesOutstanding: 1e9,
+    description: null,
+    listedFrom: null,
+    delistedOn: null,
+    ...over,
+  };
+};
+
+describe("store", () => {
+  let store: Store;
+  let orgA: string;
+  let orgB: string;
+
+  beforeEach(() => {
+    store = openStore(":memory:", { now: clock() });
+    orgA = store.organizations.create("Alpha Advisors").uuid;
+    orgB = store.organizations.create("Beta Wealth").uuid;
+  });
+  afterEach(() => store.close());
+
+  it("creates, reads and renames organizations", () => {
+    expect(store.organizations.list().map((o) => o.name)).toEqual(["Alpha Advisors", "Beta Wealth"]);
+    const renamed = store.organizations.rename(orgA, "Alpha Partners");
+    expect(renamed.name).toBe("Alpha Partners");
+    expect(renamed.modified > renamed.created).toBe(true);
+  });
+
+  it("stores only a hash of each API key and authenticates the plaintext once issued", () => {
+    const { key, record } = store.apiKeys.create(orgA, "ci");
+    expect(key).toMatch(/^lw_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    expect(store.apiKeys.authenticate(key)).toEqual({ organizationUuid: orgA, keyId: record.id });
+    expect(JSON.stringify(store.apiKeys.list(orgA))).not.toContain(key.slice(16));
+    // A wrong secret with a valid id, a malformed key and an unknown id are all rejected.
+    expect(store.apiKeys.authenticate(`${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`)).toBeUndefined();
+    expect(store.apiKeys.authenticate("not-a-key")).toBeUndefined();
+    expect(store.apiKeys.authenticate(`lw_000000000000_${key.slice(16)}`)).toBeUndefined();
+  });
+
+  it("refuses a revoked key and scopes revocation to the owning organization", () => {
+    const { key, record } = store.apiKeys.create(orgA);
+    expect(() => store.apiKeys.revoke(orgB, record.id)).toThrow(NotFoundError);
+    expect(store.apiKeys.authenticate(key)).toBeDefined();
+    expect(store.apiKeys.revoke(orgA, record.id).revokedAt).not.toBeNull();
+    expect(store.apiKeys.authenticate(key)).toBeUndefined();
+  });
+
+  it("creates, reads, updates and deletes clients within one organization only", () => {
+    const c = store.clients.create(orgA, { externalId: "C-1", metadata: { tier: "gold" } });
+    expect(store.clients.get(orgA, c.uuid)).toEqual(c);
+    expect(store.clients.get(orgB, c.uuid)).toBeUndefined();
+    const u = store.clients.update(orgA, c.uuid, { metadata: { tier: "platinum" } });
+    expect(u.externalId).toBe("C-1");
+    expect(u.metadata).toEqual({ tier: "platinum" });
+    expect(() => store.clients.update(orgB, c.uuid, { externalId: "x" })).toThrow(NotFoundError);
+    expect(() => store.clients.delete(orgB, c.uuid)).toThrow(NotFoundError);
+    store.clients.delete(orgA, c.uuid);
+    expect(store.clients.list(orgA)).toEqual([]);
+  });
+
+  it("keeps accounts under their client and replaces tax lots as a whole", () => {
+    const c = store.clients.create(orgA);
+    const a = store.accounts.create(orgA, c.uuid, { name: "Taxable", cashValueUsd: "1000.50" });
+    expect(store.accounts.get(orgA, c.uuid, a.uuid)?.cashValueUsd).toBe("1000.50");
+    expect(store.accounts.get(orgB, c.uuid, a.uuid)).toBeUndefined();
+    store.accounts.replaceLots(a.uuid, [
+      lot(),
+      lot({ themeAssetId: "RY:XTSE", costBasisCurrency: "CAD", fxRate: "1.35" }),
+    ]);
+    expect(store.accounts.lots(a.uuid).map((l) => l.themeAssetId)).toEqual(["AAPL:XNAS", "RY:XTSE"]);
+    const replaced = store.accounts.replaceLots(a.uuid, [lot({ quantity: "3.5" })]);
+    expect(replaced).toHaveLength(1);
+    expect(replaced[0]!.quantity).toBe("3.5");
+    store.accounts.appendLots(a.uuid, [lot({ tradeDate: "2025-01-02" })]);
+    expect(store.accounts.lots(a.uuid).map((l) => l.tradeDate)).toEqual(["2024-03-01", "2025-01-02"]);
+    const upd = store.accounts.update(orgA, c.uuid, a.uuid, { customizationConfig: { min_weight: "0.01" } });
+    expect(upd.customizationConfig).toEqual({ min_weight: "0.01" });
+    expect(upd.name).toBe("Taxable");
+  });
+
+  it("stores portfolio configurations as documents scoped to the organization", () => {
+    const cfg = store.portfolioConfigs.create(orgA, "Core", "draft", {
+      risk_aversion: "1.0",
+      no_hold_tickers: [],
+    });
+    expect(store.portfolioConfigs.list(orgA)).toHaveLength(1);
+    expect(store.portfolioConfigs.list(orgB)).toHaveLength(0);
+    const u = store.portfolioConfigs.update(orgA, cfg.uuid, {
+      name: "Core 2",
+      status: "deployed",
+      document: { risk_aversion: "2" },
+    });
+    expect(u).toMatchObject({ name: "Core 2", status: "deployed", document: { risk_aversion: "2" } });
+    expect(() =>
+      store.portfolioConfigs.update(orgB, cfg.uuid, { name: "x", status: "draft", document: {} }),
+    ).toThrow(NotFoundError);
+  });
+
+  it("keeps archived asset classes readable but out of the default list", () => {
+    const ac = store.assetClasses.create(orgA, "US Equity", { description: "Large caps" });
+    store.assetClasses.archive(orgA, ac.uuid);
+    expect(store.assetClasses.get(orgA, ac.uuid)?.archivedAt).not.toBeNull();
+    expect(store.assetClasses.list(orgA)).toHaveLength(0);
+    expect(store.assetClasses.list(orgA, { includeArchived: true })).toHaveLength(1);
+    const c = store.clients.create(orgA);
+    const a = store.accounts.create(orgA, c.uuid);
+    store.accounts.replaceAssetClassSettings(a.uuid, [
+      { assetClassUuid: ac.uuid, directIndexingEnabled: true, implementationSleeveUuid: null },
+    ]);
+    expect(store.accounts.assetClassSettings(a.uuid)).toEqual([
+      { assetClassUuid: ac.uuid, directIndexingEnabled: true, implementationSleeveUuid: null },
+    ]);
+  });
+
+  it("keeps theme revisions in order and snapshots per revision", () => {
+    const { theme, revision } = store.themes.create(orgA, "Dividend tech", {
+      universe: { preset: "us_all" },
+    });
+    const r2 = store.themes.revise(orgA, theme.uuid, "Dividend tech", {
+      universe: { preset: "us_large_cap" },
+    });
+    expect(r2.revision > revision.revision).toBe(true);
+    expect(store.themes.latestRevision(theme.uuid)?.methodology).toEqual({
+      universe: { preset: "us_large_cap" },
+    });
+    expect(store.themes.latestSnapshot(theme.uuid, r2.revision)).toBeUndefined();
+    store.themes.saveSnapshot({
+      themeUuid: theme.uuid,
+      revision: r2.revision,
+      asOfDate: "2025-06-30",
+      totalWeight: 1,
+      constituents: [{ s: "A" }],
+    });
+    store.themes.saveSnapshot({
+      themeUuid: theme.uuid,
+      revision: r2.revision,
+      asOfDate: "2025-12-31",
+      totalWeight: 1,
+      constituents: [{ s: "B" }],
+    });
+    expect(store.themes.latestSnapshot(theme.uuid, r2.revision)?.constituents).toEqual([{ s: "B" }]);
+    expect(store.themes.get(orgB, theme.uuid)).toBeUndefined();
+  });
+
+  it("stores proposals immutably under their account", () => {
+    const c = store.clients.create(orgA);
+    const a = store.accounts.create(orgA, c.uuid);
+    const p = store.proposals.create(
+      orgA,
+      a.uuid,
+      "11111111-1111-4111-8111-111111111111",
+      { w: 1 },
+      { orders: [] },
+    );
+    expect(store.proposals.get(orgA, a.uuid, p.uuid)?.response).toEqual({ orders: [] });
+    expect(store.proposals.get(orgB, a.uuid, p.uuid)).toBeUndefined();
+  });
+
+  it("moves a backtest job through PENDING, RUNNING and SUCCESS under one lease", () => {
+    const c = store.clients.create(orgA);
+    const a = store.accounts.create(orgA, c.uuid);
+    const progress = {
+      planned_periods: 12,
+      completed_periods: 0,
+      last_completed_period: null,
+      last_progress_at: null,
+    };
+    const job = store.backtestJobs.create(orgA, a.uuid, { tax_gamma: 1 }, { tax_gamma: 1 }, progress);
+    expect(job.status).toBe("PENDING");
+    const claimed = store.backtestJobs.claimNext("worker-1")!;
+    expect(claimed).toMatchObject({ id: job.id, status: "RUNNING", attempts: 1, leaseOwner: "worker-1" });
+    expect(store.backtestJobs.claimNext("worker-2")).toBeUndefined();
+    expect(store.backtestJobs.progress(job.id, "worker-2", { ...progress, completed_periods: 1 })).toBe(
+      false,
+    );
+    expect(store.backtestJobs.progress(job.id, "worker-1", { ...progress, completed_periods: 1 })).toBe(true);
+    expect(
+      store.backtestJobs.succeed(
+        job.id,
+        "worker-1",
+        { tax_managed: {} },
+        { ...progress, completed_periods: 12 },
+      ),
+    ).toBe(true);
+    const done = store.backtestJobs.require(orgA, job.id);
+    expect(done.status).toBe("SUCCESS");
+    expect(done.finishedAt).not.toBeNull();
+    expect(store.backtestJobs.get(orgB, job.id)).toBeUndefined();
+  });
+
+  it("never leaves a job RUNNING after its worker died: re-queues it, then fails it after max attempts", () => {
+    const c = store.clients.create(orgA);
+    const a = store.accounts.create(orgA, c.uuid);
+    const progress = {
+      planned_periods: 1,
+      completed_periods: 0,
+      last_completed_period: null,
+      last_progress_at: null,
+    };
+    const job = store.backtestJobs.create(orgA, a.uuid, {}, {}, progress);
+    store.backtestJobs.claimNext("dead-worker");
+    const r1 = store.backtestJobs.recoverOrphans({ liveOwners: [], staleBefore: "9999", maxAttempts: 2 });
+    expect(r1).toEqual({ requeued: [job.id], failed: [] });
+    expect(store.backtestJobs.require(orgA, job.id).status).toBe("PENDING");
+    store.backtestJobs.claimNext("dead-again");
+    const r2 = store.backtestJobs.recoverOrphans({ liveOwners: [], staleBefore: "9999", maxAttempts: 2 });
+    expect(r2).toEqual({ requeued: [], failed: [job.id] });
+    const failed = store.backtestJobs.require(orgA, job.id);
+    expect(failed.status).toBe("FAILURE");
+    expect(failed.errorMessage).toMatch(/stopped unexpectedly 2 time/);
+  });
+
+  it("rolls back every write of a failed transaction", () => {
+    expect(() =>
+      store.transaction(() => {
+        store.clients.create(orgA, { externalId: "doomed" });
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(store.clients.list(orgA)).toEqual([]);
+  });
+
+  it("serves market data point in time", () => {
+    store.market.upsertSecurities([security("AAA:XNYS"), security("BBB:XTSE")]);
+    store.market.insertPrices([
+      {
+        themeAssetId: "AAA:XNYS",
+        date: "2025-01-02",
+        open: null,
+        high: null,
+        low: null,
+        close: 10,
+        adjClose: null,
+        volume: 100,
+      },
+      {
+        themeAssetId: "AAA:XNYS",
+        date: "2025-01-03",
+        open: null,
+        high: null,
+        low: null,
+        close: 11,
+        adjClose: null,
+        volume: null,
+      },
+      {
+        themeAssetId: "BBB:XTSE",
+        date: "2025-01-03",
+        open: null,
+        high: null,
+        low: null,
+        close: 50,
+        adjClose: null,
+        volume: 5,
+      },
+    ]);
+    store.market.insertCharacteristics([
+      { themeAssetId: "AAA:XNYS", date: "2024-12-31", name: "pe", value: 20 },
+      { themeAssetId: "AAA:XNYS", date: "2025-01-31", name: "pe", value: 25 },
+    ]);
+    store.market.insertFx([
+      { date: "2025-01-02", currency: "CAD", perUsd: 1.44 },
+      { date: "2025-01-06", currency: "CAD", perUsd: 1.43 },
+    ]);
+    expect(store.market.tradingDates()).toEqual(["2025-01-02", "2025-01-03"]);
+    expect(store.market.latestPrices(["AAA:XNYS", "BBB:XTSE"], "2025-01-02").get("AAA:XNYS")?.close).toBe(10);
+    expect(store.market.latestPrices(["BBB:XTSE"], "2025-01-02").has("BBB:XTSE")).toBe(false);
+    expect(store.market.characteristicsAsOf("pe", "2025-01-15").get("AAA:XNYS")).toBe(20);
+    expect(store.market.characteristicsAsOf("pe", "2025-02-01").get("AAA:XNYS")).toBe(25);
+    expect(store.market.fxRateAsOf("CAD", "2025-01-05")).toEqual({ date: "2025-01-02", perUsd: 1.44 });
+    const m = store.market.priceMatrix("2025-01-01", "2025-01-31", ["AAA:XNYS", "BBB:XTSE"]);
+    expect(m.dates).toEqual(["2025-01-02", "2025-01-03"]);
+    expect(Array.from(m.close)).toEqual([10, Number.NaN, 11, 50]);
+    expect(store.market.findSecuritiesBySymbol("bbb").map((s) => s.themeAssetId)).toEqual(["BBB:XTSE"]);
+    expect(store.market.summary()).toMatchObject({
+      securities: 2,
+      byCurrency: { USD: 1, CAD: 1 },
+      priceRows: 3,
+    });
+  });
+});
+
+describe("store files", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "lotwise-store-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("persists across reopen and uses WAL", () => {
+    const path = join(dir, "a.db");
+    const s1 = openStore(path);
+    const org = s1.organizations.create("Persisted");
+    s1.close();
+    const s2 = openStore(path);
+    expect(s2.organizations.get(org.uuid)?.name).toBe("Persisted");
+    expect(s2.schemaVersion).toBe(SCHEMA_VERSION);
+    s2.close();
+    const raw = new Database(path);
+    expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+    raw.close();
+  });
+
+  it("refuses a store written by a newer lotwise without modifying it", () => {
+    const path = join(dir, "future.db");
+    openStore(path).close();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => openStore(path)).toThrow(StoreVersionError);
+    expect(() => openStore(path)).toThrow(/newer lotwise/);
+    const check = new Database(path);
+    expect(check.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION + 1);
+    check.close();
+  });
+
+  it("refuses a SQLite file that is not a lotwise store", () => {
+    const path = join(dir, "other.db");
+    const raw = new Database(path);
+    raw.exec("CREATE TABLE t (x)");
+    raw.close();
+    expect(() => openStore(path)).toThrow(/not a lotwise store/);
+  });
+
+  it("refuses a file that is not SQLite at all", async () => {
+    const path = join(dir, "junk.db");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(path, "this is not a database, just text ".repeat(200));
+    expect(() => openStore(path)).toThrow(StoreVersionError);
+  });
+
+  it("does not create a file when create is false", () => {
+    expect(() => openStore(join(dir, "missing.db"), { create: false })).toThrow(/No lotwise store/);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * @module store/store
+ * The lotwise store: one SQLite file (or `:memory:`) with one repository per entity. Each repository write is
+ * one statement or one transaction; `store.transaction(fn)` groups several writes into one all-or-nothing
+ * operation (the service layer uses it for every operation that writes more than one row).
+ */
+import { type Db, openDatabase } from "./database.js";
+import { SCHEMA_VERSION } from "./migrations.js";
+import { BacktestJobRepository } from "./repositories/backtest-jobs.js";
+import { AccountRepository, ClientRepository } from "./repositories/clients.js";
+import { MarketRepository } from "./repositories/market.js";
+import { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
+import { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
+import { ProposalRepository } from "./repositories/proposals.js";
+import { ThemeRepository } from "./repositories/themes.js";
+
+export interface StoreOptions {
+  /** Create the file when missing. @default true */
+  create?: boolean;
+  /** Clock for created/modified timestamps (ISO 8601 UTC). @default () => new Date().toISOString() */
+  now?: () => string;
+}
+
+export class Store {
+  readonly path: string;
+  readonly organizations: OrganizationRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly clients: ClientRepository;
+  readonly accounts: AccountRepository;
+  readonly portfolioConfigs: PortfolioConfigRepository;
+  readonly assetClasses: AssetClassRepository;
+  readonly themes: ThemeRepository;
+  readonly proposals: ProposalRepository;
+  readonly backtestJobs: BacktestJobRepository;
+  readonly market: MarketRepository;
+  readonly now: () => string;
+  private readonly db: Db;
+
+  constructor(path: string, options: StoreOptions = {}) {
+    this.path = path;
+    this.db = openDatabase(path, options.create === undefined ? {} : { create: options.create });
+    this.now = options.now ?? (() => new Date().toISOString());
+    this.organizations = new OrganizationRepository(this.db, this.now);
+    this.apiKeys = new ApiKeyRepository(this.db, this.now);
+    this.clients = new ClientRepository(this.db, this.now);
+    this.accounts = new AccountRepository(this.db, this.now);
+    this.portfolioConfigs = new PortfolioConfigRepository(this.db, this.now);
+    this.assetClasses = new AssetClassRepository(this.db, this.now);
+    this.themes = new ThemeRepository(this.db, this.now);
+    this.proposals = new ProposalRepository(this.db, this.now);
+    this.backtestJobs = new BacktestJobRepository(this.db, this.now);
+    this.market = new MarketRepository(this.db, this.now);
+  }
+
+  /** Run `fn` as one transaction (nested calls join the outer one). Throwing rolls everything back. */
+  transaction<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Schema version of the open file. */
+  get schemaVersion(): number {
+    return this.db.pragma("user_version", { simple: true }) as number;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * Open or create a store.
+ * @throws {StoreVersionError} for a file that is not a lotwise store or comes from a newer version.
+ * @example const store = openStore("lotwise.db"); store.organizations.create("Acme Advisors");
+ */
+export function openStore(path: string, options: StoreOptions = {}): Store {
+  return new Store(path, options);
+}
+
+export { SCHEMA_VERSION };
