@@ -11,7 +11,10 @@ import { openStore, type Store } from "./store.js";
 
 function clock(start = Date.UTC(2026, 0, 2, 9, 30)) {
   let t = start;
-  return () => new Date((t += 1000)).toISOString();
+  return () => {
+    t += 1000;
+    return new Date(t).toISOString();
+  };
 }
 
 const lot = (over: Partial<TaxLotInput> = {}): TaxLotInput => ({
