@@ -1,0 +1,200 @@
+/**
+ * @module core/tax/wash-sale
+ * Matching loss sales to replacement shares (IRC §1091; Treas. Reg. §1.1091-1; Publication 550 "Wash Sales").
+ *
+ * Rules implemented:
+ * - A loss sale is a wash sale to the extent substantially identical shares (same `themeAssetId`) are
+ *   acquired within `washSaleThresholdDays` days before or after the sale date (inclusive: 61 days by default).
+ * - Matching order: loss sales in the order given (chronological), each matched to replacement shares in
+ *   the order of their acquisition, first acquired first matched (§1.1091-1(b)-(d)).
+ * - A replacement share is used at most once (§1.1091-1(e)): once a lot received a wash-sale adjustment
+ *   (`washSaleDate` set) it is not matched again; a partially used lot is carved so only the matched shares
+ *   carry the adjustment.
+ * - Disallowance is pro rata: matching m of the n shares of a loss sale disallows |loss| x m / n.
+ * - The disallowed loss is added to the replacement shares' basis (§1091(d)); converted to the replacement
+ *   lot's currency at that lot's purchase FX so its USD basis rises by exactly the disallowed USD.
+ * - The sold shares' holding period is tacked on (§1223(3)): the replacement's holding-period start moves
+ *   back so that it gains exactly the days the sold shares were held, counted in the configured convention
+ *   (brokers report this as an "adjusted acquisition date").
+ * - The unsold remainder of the very lot sold is not a replacement for it (same acquisition).
+ */
+
+import type { Decimal } from "decimal.js";
+import { addDays, daysBetween } from "../dates.js";
+import { proRata } from "./decimal.js";
+import { holdingDays } from "./holding-period.js";
+import type { TaxLot } from "./lot.js";
+import type { RealizedGain, WashSaleMatch } from "./realized-gain.js";
+import { isLossSale } from "./realized-gain.js";
+import type { HoldingPeriodConvention } from "./tax-rules.js";
+
+/**
+ * One wash-sale adjustment made to a replacement lot, as reported by applySale and applyPurchase.
+ */
+export interface WashSaleAdjustment {
+  /** Lot (id after carving) whose basis and holding period were adjusted. */
+  readonly replacementLotId: string;
+  /** The loss sale: sold lot id and sale date. */
+  readonly soldLotId: string;
+  readonly saleDate: string;
+  readonly themeAssetId: string;
+  /** Shares matched. */
+  readonly quantity: Decimal;
+  /** Loss disallowed and added to the replacement basis, USD. */
+  readonly disallowedLossUsd: Decimal;
+  /** Holding-period days (in the configured convention) tacked onto the replacement. */
+  readonly tackedDays: number;
+  /** New holding-period start of the replacement shares. */
+  readonly holdingPeriodStart: string;
+  /** Adjustment date (the later of the sale and the replacement purchase); becomes the lot's washSaleDate. */
+  readonly date: string;
+}
+
+/**
+ * True when an acquisition on `acquisitionDate` falls in the wash-sale window of a sale on `saleDate`:
+ * `|acquisition - sale| <= thresholdDays` calendar days.
+ * @example inWashSaleWindow("2024-05-20", "2024-06-19", 30) // true (30 days before)
+ */
+export function inWashSaleWindow(acquisitionDate: string, saleDate: string, thresholdDays: number): boolean {
+  return Math.abs(daysBetween(saleDate, acquisitionDate)) <= thresholdDays;
+}
+
+/** Smallest `${base}.w${k}` not in `taken`. */
+function freshId(base: string, taken: Set<string>): string {
+  for (let k = 1; ; k++) {
+    const id = `${base}.w${k}`;
+    if (!taken.has(id)) return id;
+  }
+}
+
+/** Inputs of {@link matchWashSales}. */
+export interface WashMatchInput {
+  /** Current lot set (not mutated). */
+  lots: readonly TaxLot[];
+  /** Realized records (not mutated); only the indices in `lossOrder` are matched. */
+  records: readonly RealizedGain[];
+  /** Indices into `records` of the loss sales to match, in matching order. */
+  lossOrder: readonly number[];
+  /** Ids of candidate replacement lots, first acquired first. */
+  candidateIds: readonly string[];
+  /** Whether `lot` may replace shares of the loss `record` (window, asset, not the same lot...). */
+  eligible: (record: RealizedGain, lot: TaxLot) => boolean;
+  /** Day-count convention of holding periods. */
+  convention: HoldingPeriodConvention;
+}
+
+/** Output of {@link matchWashSales}: new lots and records, plus the adjustments made. */
+export interface WashMatchResult {
+  lots: TaxLot[];
+  records: RealizedGain[];
+  adjustments: WashSaleAdjustment[];
+}
+
+/**
+ * Matches the loss sales `lossOrder` to candidate replacement lots and applies the adjustments.
+ * A lot is eligible while its `washSaleDate` is null (never used as a replacement). Internal to the tax engine.
+ */
+export function matchWashSales(input: WashMatchInput): WashMatchResult {
+  const lots = [...input.lots];
+  const records = [...input.records];
+  const adjustments: WashSaleAdjustment[] = [];
+  const taken = new Set(lots.map((l) => l.id));
+  const indexOf = (id: string): number => lots.findIndex((l) => l.id === id);
+
+  for (const ri of input.lossOrder) {
+    let rec = records[ri]!;
+    if (!isLossSale(rec)) continue;
+    const totalLoss = rec.gainUsd.negated();
+    const tackedDays = holdingDays(rec.holdingPeriodStart, rec.saleDate, input.convention);
+    for (const cid of input.candidateIds) {
+      const unwashed = rec.quantity.minus(rec.washedQuantity);
+      if (unwashed.lte(0)) break;
+      const li = indexOf(cid);
+      if (li < 0) continue;
+      const cand = lots[li]!;
+      if (cand.washSaleDate !== null || !input.eligible(rec, cand)) continue;
+
+      const m = minDecimal(unwashed, cand.quantity);
+      const washed = rec.washedQuantity.plus(m);
+      // Cumulative pro-rata total, so several matches of one sale add up to exactly |loss| when fully washed.
+      const disallowedTotal = proRata(totalLoss, washed, rec.quantity);
+      const increment = disallowedTotal.minus(rec.disallowedLossUsd);
+      const date = laterDate(cand.tradeDate, rec.saleDate);
+
+      // Carve the matched shares off the candidate; the rest keeps the id and stays a candidate.
+      let piece: TaxLot;
+      if (m.eq(cand.quantity)) {
+        piece = cand;
+        lots.splice(li, 1);
+      } else {
+        const pieceBasis = proRata(cand.totalCostBasis, m, cand.quantity);
+        const id = freshId(cand.id, taken);
+        taken.add(id);
+        piece = { ...cand, id, quantity: m, totalCostBasis: pieceBasis };
+        lots[li] = {
+          ...cand,
+          quantity: cand.quantity.minus(m),
+          totalCostBasis: cand.totalCostBasis.minus(pieceBasis),
+        };
+      }
+      const holdingPeriodStart = tackHoldingPeriod(piece.holdingPeriodStart, tackedDays, input.convention);
+      const adjusted: TaxLot = {
+        ...piece,
+        totalCostBasis: piece.totalCostBasis.plus(increment.times(piece.fxRate)),
+        holdingPeriodStart,
+        washSaleDate: date,
+      };
+      // Adjusted piece goes just before the remainder (or where the whole lot was).
+      lots.splice(li, 0, adjusted);
+
+      const match: WashSaleMatch = {
+        replacementLotId: adjusted.id,
+        quantity: m,
+        disallowedLossUsd: increment,
+        date,
+      };
+      rec = {
+        ...rec,
+        washedQuantity: washed,
+        disallowedLossUsd: disallowedTotal,
+        recognizedGainUsd: rec.gainUsd.plus(disallowedTotal),
+        washSaleMatches: [...rec.washSaleMatches, match],
+      };
+      records[ri] = rec;
+      adjustments.push({
+        replacementLotId: adjusted.id,
+        soldLotId: rec.lotId,
+        saleDate: rec.saleDate,
+        themeAssetId: rec.themeAssetId,
+        quantity: m,
+        disallowedLossUsd: increment,
+        tackedDays,
+        holdingPeriodStart,
+        date,
+      });
+    }
+  }
+  return { lots, records, adjustments };
+}
+
+function minDecimal(a: Decimal, b: Decimal): Decimal {
+  return a.lte(b) ? a : b;
+}
+
+/** The later of two ISO dates (they compare as strings). */
+function laterDate(a: string, b: string): string {
+  if (a > b) return a;
+  return b;
+}
+
+/**
+ * The latest start `s` such that `holdingDays(s, start) = holdingDays(original) + days`, i.e. `start` moved back
+ * so the position gains exactly `days` holding-period days under `convention` (periods add: (s, start] and
+ * (start, sale] are disjoint).
+ * @example tackHoldingPeriod("2024-07-04", 149, "calendar") // "2024-02-06"
+ */
+export function tackHoldingPeriod(start: string, days: number, convention: HoldingPeriodConvention): string {
+  let s = addDays(start, -days);
+  while (holdingDays(s, start, convention) < days) s = addDays(s, -1);
+  return s;
+}
