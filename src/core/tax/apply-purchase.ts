@@ -91,7 +91,6 @@ export function applyPurchase(
     records,
     lossOrder,
     candidateIds: [lot.id],
-    convention: rules.holdingPeriodConvention,
     eligible: () => true,
   });
   return { lots: matched.lots, realized: matched.records, washSales: matched.adjustments };

@@ -123,7 +123,6 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
     records,
     lossOrder: records.map((_, i) => i),
     candidateIds,
-    convention: rules.holdingPeriodConvention,
     eligible: (rec, lot) =>
       lot.id !== rec.lotId && inWashSaleWindow(lot.tradeDate, rec.saleDate, rules.washSaleThresholdDays),
   });

@@ -8,7 +8,7 @@
  */
 
 import { addDays, daysBetween, isIsoDate, yearOf } from "../dates.js";
-import type { HoldingPeriodConvention, TaxRulesOptions } from "./tax-rules.js";
+import type { TaxRules, TaxRulesOptions } from "./tax-rules.js";
 import { resolveTaxRules } from "./tax-rules.js";
 
 /** Character of a gain or loss. */
@@ -30,48 +30,66 @@ function leapDaysBetween(from: string, to: string): number {
 }
 
 /**
- * Days a position started on `start` has been held on `date` under `convention`.
- * `"actual_days"`: calendar days `date - start`. `"calendar"` (default): the same, not counting February 29,
- * so that "more than 365 days" equals "more than one calendar year" (Publication 550) in every year.
+ * Calendar days a position started on `start` has been held on `date` (`date - start`; Publication 550:
+ * counting starts the day after acquisition and the disposal day counts).
  * @throws {RangeError} when a date is not `YYYY-MM-DD` or `date` is before `start`.
- * @example holdingDays("2023-03-01", "2024-03-01") // 365 (exactly one year)
- * @example holdingDays("2023-03-01", "2024-03-01", "actual_days") // 366
+ * @example holdingDays("2023-03-01", "2024-03-01") // 366
  */
-export function holdingDays(
-  start: string,
-  date: string,
-  convention: HoldingPeriodConvention = "calendar",
-): number {
+export function holdingDays(start: string, date: string): number {
   if (!isIsoDate(start) || !isIsoDate(date))
     throw new RangeError(`holdingDays: dates must be YYYY-MM-DD, got "${start}" and "${date}"`);
   const days = daysBetween(start, date);
   if (days < 0) throw new RangeError(`holdingDays: ${date} is before the holding-period start ${start}`);
-  return convention === "actual_days" ? days : days - leapDaysBetween(start, date);
+  return days;
+}
+
+/**
+ * Days a position started on `start` must be held to exceed the threshold, under the rules' convention:
+ * `"actual_days"`: the threshold itself; `"calendar"`: the threshold plus each February 29 that falls within
+ * the period, so that with 365 the period is exactly one calendar year (2023-03-01 needs 366 days, as the
+ * year to 2024-03-01 contains 2024-02-29). Internal helper of the term rules.
+ */
+export function longTermRequiredDays(start: string, rules: TaxRules): number {
+  const n = rules.longTermThresholdDays;
+  if (rules.holdingPeriodConvention === "actual_days") return n;
+  // Fixed point: extending the period by a leap day can (for multi-year thresholds) reach another one.
+  let required = n;
+  for (;;) {
+    const next = n + leapDaysBetween(start, addDays(start, required));
+    if (next === required) return required;
+    required = next;
+  }
+}
+
+/**
+ * Term of a disposal on `date` of a position whose holding period began on `start`, for resolved rules.
+ * Internal form of {@link holdingTerm} (no option parsing).
+ */
+export function termOf(start: string, date: string, rules: TaxRules): HoldingTerm {
+  return holdingDays(start, date) > longTermRequiredDays(start, rules) ? "long_term" : "short_term";
 }
 
 /**
  * Short- or long-term character of a disposal on `date` of a position whose holding period began on `start`:
- * long-term when {@link holdingDays} > `longTermThresholdDays` (default 365).
- * @throws {RangeError} as {@link holdingDays}, or for a bad threshold.
+ * long-term when held more than `longTermThresholdDays` (default 365) days. With the default `"calendar"`
+ * convention a February 29 inside the period does not count toward the threshold, which makes 365 days
+ * exactly the IRS "more than 1 year" (Publication 550) in leap years too.
+ * @throws {RangeError} as {@link holdingDays}, or for bad options.
  * @example holdingTerm("2023-01-05", "2024-01-05") // "short_term" (365 days)
  * @example holdingTerm("2023-01-05", "2024-01-06") // "long_term" (366 days)
+ * @example holdingTerm("2023-03-01", "2024-03-01") // "short_term" (366 days, but exactly one year)
  */
 export function holdingTerm(start: string, date: string, options: TaxRulesOptions = {}): HoldingTerm {
-  const rules = resolveTaxRules(options, "holdingTerm");
-  return holdingDays(start, date, rules.holdingPeriodConvention) > rules.longTermThresholdDays
-    ? "long_term"
-    : "short_term";
+  return termOf(start, date, resolveTaxRules(options, "holdingTerm"));
 }
 
 /**
- * First date on which a position started on `start` is long-term (the day after the threshold is reached).
+ * First date on which a position started on `start` is long-term.
+ * @throws {RangeError} for a bad date or options.
  * @example longTermDate("2023-01-05") // "2024-01-06"
  */
 export function longTermDate(start: string, options: TaxRulesOptions = {}): string {
   const rules = resolveTaxRules(options, "longTermDate");
-  // Start from the plain day count and step forward over any February 29ths the convention skips.
-  let date = addDays(start, rules.longTermThresholdDays + 1);
-  while (holdingDays(start, date, rules.holdingPeriodConvention) <= rules.longTermThresholdDays)
-    date = addDays(date, 1);
-  return date;
+  if (!isIsoDate(start)) throw new RangeError(`longTermDate: "${start}" is not a YYYY-MM-DD date`);
+  return addDays(start, longTermRequiredDays(start, rules) + 1);
 }

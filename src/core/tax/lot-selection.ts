@@ -13,7 +13,7 @@ import type { Decimal } from "decimal.js";
 import { isIsoDate } from "../dates.js";
 import { InsufficientLotsError, TaxLotError } from "../errors.js";
 import { proRata, sumDecimals, toNonNegativeDecimal, toPositiveDecimal, ZERO } from "./decimal.js";
-import { type HoldingTerm, holdingDays } from "./holding-period.js";
+import { type HoldingTerm, termOf } from "./holding-period.js";
 import { prepareLots, type TaxLot } from "./lot.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
 import { inWashSaleWindow } from "./wash-sale.js";
@@ -241,12 +241,11 @@ export function selectLots(
   const hasPlanned = ctx.purchases.length > 0;
   const ranked: Ranked[] = eligible.map((lot) => {
     const basisPerShareUsd = lot.totalCostBasis.dividedBy(lot.fxRate).dividedBy(lot.quantity);
-    const days = holdingDays(lot.holdingPeriodStart, context.saleDate, rules.holdingPeriodConvention);
     return {
       lot,
       basisPerShareUsd,
       gainPerShareUsd: priceUsd.minus(basisPerShareUsd),
-      term: days > rules.longTermThresholdDays ? "long_term" : "short_term",
+      term: termOf(lot.holdingPeriodStart, context.saleDate, rules),
       exposed: hasPlanned || windowLots.some((w) => w.id !== lot.id),
     };
   });

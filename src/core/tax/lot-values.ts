@@ -9,7 +9,7 @@
 
 import type { Decimal } from "decimal.js";
 import { toPositiveDecimal } from "./decimal.js";
-import { type HoldingTerm, holdingDays } from "./holding-period.js";
+import { type HoldingTerm, holdingDays, termOf } from "./holding-period.js";
 import { assertValidLot, normalizeLot, type TaxLot } from "./lot.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
 
@@ -75,7 +75,7 @@ export interface UnrealizedGain {
   gainUsd: Decimal;
   /** Character the gain would have if the lot were sold on `asOf`. */
   term: HoldingTerm;
-  /** Holding-period days on `asOf` (see {@link holdingDays}). */
+  /** Calendar days held on `asOf` (see {@link holdingDays}). */
   holdingDays: number;
 }
 
@@ -103,13 +103,13 @@ export function unrealizedGain(
   const { price: p, fxRate: fx } = checkPriceAndFx(l, price, options.fxRate, `unrealizedGain(${lot.id})`);
   const mv = l.quantity.times(p).dividedBy(fx);
   const basis = l.totalCostBasis.dividedBy(l.fxRate);
-  const days = holdingDays(l.holdingPeriodStart, asOf, rules.holdingPeriodConvention);
+  const days = holdingDays(l.holdingPeriodStart, asOf);
   return {
     lotId: l.id,
     marketValueUsd: mv,
     costBasisUsd: basis,
     gainUsd: mv.minus(basis),
-    term: days > rules.longTermThresholdDays ? "long_term" : "short_term",
+    term: termOf(l.holdingPeriodStart, asOf, rules),
     holdingDays: days,
   };
 }

@@ -11,7 +11,7 @@
 import type { Decimal } from "decimal.js";
 import type { Currency } from "../data/types.js";
 import { proRata, TaxDecimal, ZERO } from "./decimal.js";
-import { type HoldingTerm, holdingDays } from "./holding-period.js";
+import { type HoldingTerm, holdingDays, termOf } from "./holding-period.js";
 import type { TaxLot } from "./lot.js";
 import type { TaxRules } from "./tax-rules.js";
 
@@ -37,6 +37,7 @@ export interface RealizedGain {
   readonly tradeDate: string;
   /** Holding-period start of the sold shares (tacked periods included). */
   readonly holdingPeriodStart: string;
+  /** Calendar days held (sale date - holding-period start). */
   readonly holdingDays: number;
   readonly term: HoldingTerm;
   readonly currency: Currency;
@@ -86,7 +87,7 @@ export function realizeLot(
   const proceedsUsd = proceeds.dividedBy(saleFxRate);
   const costBasisUsd = costBasis.dividedBy(lot.fxRate);
   const gainUsd = proceedsUsd.minus(costBasisUsd);
-  const days = holdingDays(lot.holdingPeriodStart, saleDate, rules.holdingPeriodConvention);
+  const days = holdingDays(lot.holdingPeriodStart, saleDate);
   const loss = gainUsd.isNegative() && !gainUsd.isZero();
   const record: RealizedGain = {
     lotId: lot.id,
@@ -97,7 +98,7 @@ export function realizeLot(
     tradeDate: lot.tradeDate,
     holdingPeriodStart: lot.holdingPeriodStart,
     holdingDays: days,
-    term: days > rules.longTermThresholdDays ? "long_term" : "short_term",
+    term: termOf(lot.holdingPeriodStart, saleDate, rules),
     currency: lot.currency,
     price,
     lotFxRate: lot.fxRate,

@@ -22,12 +22,12 @@ export const WASH_SALE_THRESHOLD_DAYS = 30;
 export const CAPITAL_LOSS_DEDUCTION_LIMIT = 3000;
 
 /**
- * How holding-period days are counted.
- * - `"calendar"` (default): days from the holding-period start to the sale date, not counting February 29.
- *   With the 365-day threshold this is exactly the IRS rule "held more than 1 year, counting from the day
- *   after acquisition; the disposal day counts" (Publication 550), also across leap years:
- *   2023-03-01 -> 2024-03-01 is 366 calendar days but exactly one year, hence short-term.
- * - `"actual_days"`: plain calendar-day difference (2023-03-01 -> 2024-03-01 = 366 days -> long-term).
+ * How the long-term threshold is applied to the calendar days held (sale date - holding-period start).
+ * - `"calendar"` (default): a February 29 falling within the threshold period does not count toward it, so
+ *   365 days is exactly the IRS "more than 1 year, counting from the day after acquisition; the disposal day
+ *   counts" (Publication 550), also across leap years: 2023-03-01 -> 2024-03-01 is 366 days but exactly one
+ *   year, hence short-term; 2024-03-02 is long-term.
+ * - `"actual_days"`: plain day count (2023-03-01 -> 2024-03-01 = 366 days > 365 -> long-term).
  */
 export type HoldingPeriodConvention = "calendar" | "actual_days";
 
@@ -37,7 +37,7 @@ export interface TaxRulesOptions {
   longTermThresholdDays?: number;
   /** Wash-sale window, days before and after a loss sale. @default 30 ({@link WASH_SALE_THRESHOLD_DAYS}) */
   washSaleThresholdDays?: number;
-  /** Day-count convention of the holding period. @default "calendar" */
+  /** How the long-term threshold treats February 29. @default "calendar" */
   holdingPeriodConvention?: HoldingPeriodConvention;
 }
 

@@ -14,8 +14,8 @@
  * - The disallowed loss is added to the replacement shares' basis (§1091(d)); converted to the replacement
  *   lot's currency at that lot's purchase FX so its USD basis rises by exactly the disallowed USD.
  * - The sold shares' holding period is tacked on (§1223(3)): the replacement's holding-period start moves
- *   back so that it gains exactly the days the sold shares were held, counted in the configured convention
- *   (brokers report this as an "adjusted acquisition date").
+ *   back by the calendar days the sold shares were held (brokers report this as an "adjusted acquisition
+ *   date"); the periods add even when the replacement was bought before the sale.
  * - The unsold remainder of the very lot sold is not a replacement for it (same acquisition).
  */
 
@@ -26,7 +26,6 @@ import { holdingDays } from "./holding-period.js";
 import type { TaxLot } from "./lot.js";
 import type { RealizedGain, WashSaleMatch } from "./realized-gain.js";
 import { isLossSale } from "./realized-gain.js";
-import type { HoldingPeriodConvention } from "./tax-rules.js";
 
 /**
  * One wash-sale adjustment made to a replacement lot, as reported by applySale and applyPurchase.
@@ -42,7 +41,7 @@ export interface WashSaleAdjustment {
   readonly quantity: Decimal;
   /** Loss disallowed and added to the replacement basis, USD. */
   readonly disallowedLossUsd: Decimal;
-  /** Holding-period days (in the configured convention) tacked onto the replacement. */
+  /** Calendar days of holding period tacked onto the replacement (days the sold shares were held). */
   readonly tackedDays: number;
   /** New holding-period start of the replacement shares. */
   readonly holdingPeriodStart: string;
@@ -79,8 +78,6 @@ export interface WashMatchInput {
   candidateIds: readonly string[];
   /** Whether `lot` may replace shares of the loss `record` (window, asset, not the same lot...). */
   eligible: (record: RealizedGain, lot: TaxLot) => boolean;
-  /** Day-count convention of holding periods. */
-  convention: HoldingPeriodConvention;
 }
 
 /** Output of {@link matchWashSales}: new lots and records, plus the adjustments made. */
@@ -105,7 +102,7 @@ export function matchWashSales(input: WashMatchInput): WashMatchResult {
     let rec = records[ri]!;
     if (!isLossSale(rec)) continue;
     const totalLoss = rec.gainUsd.negated();
-    const tackedDays = holdingDays(rec.holdingPeriodStart, rec.saleDate, input.convention);
+    const tackedDays = holdingDays(rec.holdingPeriodStart, rec.saleDate);
     for (const cid of input.candidateIds) {
       const unwashed = rec.quantity.minus(rec.washedQuantity);
       if (unwashed.lte(0)) break;
@@ -137,7 +134,7 @@ export function matchWashSales(input: WashMatchInput): WashMatchResult {
           totalCostBasis: cand.totalCostBasis.minus(pieceBasis),
         };
       }
-      const holdingPeriodStart = tackHoldingPeriod(piece.holdingPeriodStart, tackedDays, input.convention);
+      const holdingPeriodStart = addDays(piece.holdingPeriodStart, -tackedDays);
       const adjusted: TaxLot = {
         ...piece,
         totalCostBasis: piece.totalCostBasis.plus(increment.times(piece.fxRate)),
@@ -185,16 +182,4 @@ function minDecimal(a: Decimal, b: Decimal): Decimal {
 function laterDate(a: string, b: string): string {
   if (a > b) return a;
   return b;
-}
-
-/**
- * The latest start `s` such that `holdingDays(s, start) = holdingDays(original) + days`, i.e. `start` moved back
- * so the position gains exactly `days` holding-period days under `convention` (periods add: (s, start] and
- * (start, sale] are disjoint).
- * @example tackHoldingPeriod("2024-07-04", 149, "calendar") // "2024-02-06"
- */
-export function tackHoldingPeriod(start: string, days: number, convention: HoldingPeriodConvention): string {
-  let s = addDays(start, -days);
-  while (holdingDays(s, start, convention) < days) s = addDays(s, -1);
-  return s;
 }
