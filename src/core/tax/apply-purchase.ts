@@ -6,7 +6,7 @@
 
 import type { Decimal } from "decimal.js";
 import type { Currency } from "../data/types.js";
-import { createLot, prepareLots, type TaxLot } from "./lot.js";
+import { createLot, type TaxLot } from "./lot.js";
 import { isLossSale, normalizeRecord, type RealizedGain } from "./realized-gain.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
 import { inWashSaleWindow, matchWashSales, type WashSaleAdjustment } from "./wash-sale.js";
@@ -44,8 +44,8 @@ export interface PurchaseResult {
  * are booked out of order) and not yet fully matched is matched — earliest sale first — to the new shares;
  * the disallowed loss (pro rata to the matched shares) is added to the matched shares' basis, their holding
  * period starts earlier by the days the sold shares were held, and `washSaleDate` is set to the purchase
- * date. Give `realized` the loss sales of the wash-sale scope (the account, or the household). Inputs are
- * not mutated.
+ * date. Give `realized` the loss sales of the wash-sale scope (the account, or the household). The existing
+ * lots are returned as they are, followed by the new lot (or its pieces). Inputs are not mutated.
  * @throws {RangeError} / {TypeError} for invalid lots, purchase fields or a lot id already in use.
  * @example applyPurchase(lots, { id: "L9", themeAssetId: "AAPL:XNAS", quantity: "10", price: "101", date: "2024-07-18" }, realized)
  */
@@ -56,11 +56,10 @@ export function applyPurchase(
   options: TaxRulesOptions = {},
 ): PurchaseResult {
   const where = "applyPurchase";
-  const all = prepareLots(lots, where);
+  if (!Array.isArray(lots)) throw new TypeError(`${where}: lots must be an array`);
   const rules = resolveTaxRules(options, where);
   if (!Array.isArray(realized)) throw new TypeError(`${where}: realized must be an array`);
-  const records = realized.map((r) => normalizeRecord(r, where));
-  if (all.some((l) => l.id === purchase.id))
+  if (lots.some((l) => l.id === purchase.id))
     throw new RangeError(`${where}: lot id ${purchase.id} is already in use`);
   const lot = createLot({
     id: purchase.id,
@@ -73,6 +72,8 @@ export function applyPurchase(
     tradeDate: purchase.date,
   });
 
+  // Records of other assets are passed through as they are; only the asset's are checked and matched.
+  const records = realized.map((r) => (r.themeAssetId === lot.themeAssetId ? normalizeRecord(r, where) : r));
   // Loss sales in the window, earliest first (then in the given order).
   const lossOrder = records
     .map((r, i) => ({ r, i }))
@@ -86,12 +87,15 @@ export function applyPurchase(
     .sort((a, b) => (a.r.saleDate < b.r.saleDate ? -1 : a.r.saleDate > b.r.saleDate ? 1 : a.i - b.i))
     .map(({ i }) => i);
 
+  // Only the new lot can be a replacement here, so matching runs on it alone; the others pass through.
+  let ids: Set<string> | null = null;
   const matched = matchWashSales({
-    lots: [...all, lot],
+    lots: [lot],
     records,
     lossOrder,
     candidateIds: [lot.id],
+    isReserved: (id) => (ids ??= new Set(lots.map((l) => l.id))).has(id),
     eligible: () => true,
   });
-  return { lots: matched.lots, realized: matched.records, washSales: matched.adjustments };
+  return { lots: [...lots, ...matched.lots], realized: matched.records, washSales: matched.adjustments };
 }

@@ -186,6 +186,28 @@ describe("applySale", () => {
     ]);
   });
 
+  it("leaves other assets' lots untouched and in place, and never reuses their ids", () => {
+    const other = createLot({
+      id: "NEW.w1",
+      themeAssetId: "ABC:XNYS",
+      quantity: 1,
+      costBasisPerShare: 1,
+      tradeDate: "2020-01-02",
+    });
+    const lots = [other, usdLot("OLD", 30, 50, "2024-01-16"), usdLot("NEW", 100, 42, "2024-06-04")];
+    const r = applySale(lots, {
+      themeAssetId: ASSET,
+      quantity: 30,
+      price: 40,
+      date: "2024-06-14",
+      policy: "SPECIFIC",
+      specificLots: [{ lotId: "OLD", quantity: 30 }],
+    });
+    expect(r.lots[0]).toBe(other);
+    // "NEW.w1" is taken by the other asset's lot: the carved piece is "NEW.w2".
+    expect(r.lots.map((l) => l.id)).toEqual(["NEW.w1", "NEW.w2", "NEW"]);
+  });
+
   it("matches replacement lots first acquired first, each share once", () => {
     // Loss sale of 100 shares; R1 50 shares bought 2024-06-01, R2 80 shares bought 2024-06-10.
     const lots = [

@@ -76,7 +76,14 @@ export interface SaleResult {
  */
 export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySaleOptions = {}): SaleResult {
   const where = "applySale";
-  const all = prepareLots(lots, where);
+  if (!Array.isArray(lots)) throw new TypeError(`${where}: lots must be an array`);
+  if (typeof sale.themeAssetId !== "string" || sale.themeAssetId.length === 0)
+    throw new TypeError(`${where}: sale.themeAssetId must be a non-empty string`);
+  // Only the asset's lots take part (and are validated); the others pass through untouched.
+  const all = prepareLots(
+    lots.filter((l) => l.themeAssetId === sale.themeAssetId),
+    where,
+  );
   const rules = resolveTaxRules(options, where);
   if (!isIsoDate(sale.date)) throw new RangeError(`${where}: sale.date "${sale.date}" is not YYYY-MM-DD`);
   const quantity = toPositiveDecimal(sale.quantity, `${where}: sale.quantity`);
@@ -112,19 +119,35 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   const rank = new Map(selection.picks.map((p, i) => [p.lotId, i]));
   records.sort((a, b) => rank.get(a.lotId)! - rank.get(b.lotId)!);
 
+  // Replacement candidates: never-adjusted lots of the asset acquired within the window, first acquired first.
   const candidateIds = after
-    .filter((l) => l.themeAssetId === sale.themeAssetId)
+    .filter(
+      (l) => l.washSaleDate === null && inWashSaleWindow(l.tradeDate, sale.date, rules.washSaleThresholdDays),
+    )
     .sort((a, b) =>
       a.tradeDate < b.tradeDate ? -1 : a.tradeDate > b.tradeDate ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     )
     .map((l) => l.id);
+  let otherIds: Set<string> | null = null;
   const matched = matchWashSales({
     lots: after,
+    // Carved lots need ids unused in the whole lot set; built only when a carve happens.
+    isReserved: (id) => (otherIds ??= new Set(lots.map((l) => l.id))).has(id),
     records,
     lossOrder: records.map((_, i) => i),
     candidateIds,
     eligible: (rec, lot) =>
       lot.id !== rec.lotId && inWashSaleWindow(lot.tradeDate, rec.saleDate, rules.washSaleThresholdDays),
   });
-  return { lots: matched.lots, realized: matched.records, washSales: matched.adjustments, selection };
+  // The asset's new lots take the place of its first lot; other lots keep their order.
+  const out: TaxLot[] = [];
+  let placed = false;
+  for (const l of lots) {
+    if (l.themeAssetId !== sale.themeAssetId) out.push(l);
+    else if (!placed) {
+      out.push(...matched.lots);
+      placed = true;
+    }
+  }
+  return { lots: out, realized: matched.records, washSales: matched.adjustments, selection };
 }

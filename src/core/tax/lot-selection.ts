@@ -189,8 +189,8 @@ interface Replacement {
 /**
  * Chooses the lots (and quantities) that a sale of `quantity` shares of `context.themeAssetId` consumes.
  * Picks never exceed a lot's quantity, never repeat a lot, and sum exactly to `quantity` (fractional shares
- * allowed). Lots of other assets, other accounts (when `context.accountId` is set) or acquired after the sale
- * date are not sold. Inputs are not mutated.
+ * allowed). Lots of other assets are ignored (and not validated); lots of other accounts (when
+ * `context.accountId` is set) or acquired after the sale date are not sold. Inputs are not mutated.
  * @throws {InsufficientLotsError} when the eligible lots hold fewer than `quantity` shares.
  * @throws {TaxLotError} for a SPECIFIC request that names an unknown or ineligible lot, repeats a lot, asks
  *   for more than a lot holds or does not add up to `quantity`; or for lots of one asset in several currencies.
@@ -204,7 +204,7 @@ export function selectLots(
   context: LotSelectionContext,
 ): LotSelection {
   const where = "selectLots";
-  const all = prepareLots(lots, where);
+  if (!Array.isArray(lots)) throw new TypeError(`${where}: lots must be an array`);
   const requested = toNonNegativeDecimal(quantity, `${where}: quantity`);
   if (!LOT_SELECTION_POLICIES.includes(policy))
     throw new RangeError(
@@ -214,7 +214,11 @@ export function selectLots(
   const { rules, price, fxRate } = ctx;
   const asset = context.themeAssetId;
 
-  const sameAsset = all.filter((l) => l.themeAssetId === asset);
+  // Only the asset's lots are validated and used: selection cost does not grow with the rest of the account.
+  const sameAsset = prepareLots(
+    lots.filter((l) => l.themeAssetId === asset),
+    where,
+  );
   const eligible = sameAsset.filter(
     (l) =>
       l.tradeDate <= context.saleDate &&
@@ -239,6 +243,7 @@ export function selectLots(
       l.washSaleDate === null && inWashSaleWindow(l.tradeDate, context.saleDate, rules.washSaleThresholdDays),
   );
   const hasPlanned = ctx.purchases.length > 0;
+  const windowIds = new Set(windowLots.map((l) => l.id));
   const ranked: Ranked[] = eligible.map((lot) => {
     const basisPerShareUsd = lot.totalCostBasis.dividedBy(lot.fxRate).dividedBy(lot.quantity);
     return {
@@ -246,7 +251,8 @@ export function selectLots(
       basisPerShareUsd,
       gainPerShareUsd: priceUsd.minus(basisPerShareUsd),
       term: termOf(lot.holdingPeriodStart, context.saleDate, rules),
-      exposed: hasPlanned || windowLots.some((w) => w.id !== lot.id),
+      // Exposed when some other share was (or will be) bought in the window.
+      exposed: hasPlanned || windowLots.length > (windowIds.has(lot.id) ? 1 : 0),
     };
   });
 
@@ -368,10 +374,13 @@ function estimateWash(
       if (a.lotId === null || b.lotId === null) return a.lotId === null ? (b.lotId === null ? 0 : 1) : -1;
       return a.lotId < b.lotId ? -1 : a.lotId > b.lotId ? 1 : 0;
     });
+  let head = 0;
   for (const r of losses) {
     let left = picksQty.get(r.lot.id)!;
     let washed = ZERO;
-    for (const p of pool) {
+    while (head < pool.length && pool[head]!.capacity.lte(0)) head++;
+    for (let k = head; k < pool.length; k++) {
+      const p = pool[k]!;
       if (left.lte(0)) break;
       if (p.lotId === r.lot.id || p.capacity.lte(0)) continue;
       const m = p.capacity.lte(left) ? p.capacity : left;

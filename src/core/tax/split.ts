@@ -6,7 +6,7 @@
 
 import type { Decimal } from "decimal.js";
 import { toPositiveDecimal } from "./decimal.js";
-import { prepareLots, type TaxLot } from "./lot.js";
+import { normalizeLot, prepareLots, type TaxLot } from "./lot.js";
 
 /**
  * A split ratio: new shares per old share, as a decimal (2 for 2-for-1, 1.5 for 3-for-2, 0.1 for 1-for-10) or
@@ -26,7 +26,7 @@ export type SplitRatio = Decimal.Value | { numerator: Decimal.Value; denominator
  */
 export function applySplit(lots: readonly TaxLot[], themeAssetId: string, ratio: SplitRatio): TaxLot[] {
   const where = "applySplit";
-  const all = prepareLots(lots, where);
+  if (!Array.isArray(lots)) throw new TypeError(`${where}: lots must be an array`);
   const isFraction =
     typeof ratio === "object" && ratio !== null && "numerator" in ratio && "denominator" in ratio;
   const numerator = toPositiveDecimal(
@@ -34,8 +34,14 @@ export function applySplit(lots: readonly TaxLot[], themeAssetId: string, ratio:
     `${where}: ratio`,
   );
   const denominator = isFraction ? toPositiveDecimal(ratio.denominator, `${where}: ratio.denominator`) : null;
-  return all.map((lot, i) => {
-    if (lot.themeAssetId !== themeAssetId) return lots[i]!;
+  // Only the asset's lots are validated and changed.
+  prepareLots(
+    lots.filter((l) => l.themeAssetId === themeAssetId),
+    where,
+  );
+  return lots.map((raw) => {
+    if (raw.themeAssetId !== themeAssetId) return raw;
+    const lot = normalizeLot(raw);
     const q = lot.quantity.times(numerator);
     return { ...lot, quantity: denominator === null ? q : q.dividedBy(denominator) };
   });

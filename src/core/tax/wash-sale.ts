@@ -58,11 +58,11 @@ export function inWashSaleWindow(acquisitionDate: string, saleDate: string, thre
   return Math.abs(daysBetween(saleDate, acquisitionDate)) <= thresholdDays;
 }
 
-/** Smallest `${base}.w${k}` not in `taken`. */
-function freshId(base: string, taken: Set<string>): string {
+/** Smallest `${base}.w${k}` not taken. */
+function freshId(base: string, taken: (id: string) => boolean): string {
   for (let k = 1; ; k++) {
     const id = `${base}.w${k}`;
-    if (!taken.has(id)) return id;
+    if (!taken(id)) return id;
   }
 }
 
@@ -76,6 +76,8 @@ export interface WashMatchInput {
   lossOrder: readonly number[];
   /** Ids of candidate replacement lots, first acquired first. */
   candidateIds: readonly string[];
+  /** True for ids used outside `lots` (carved lots get ids unused everywhere). @default none */
+  isReserved?: (id: string) => boolean;
   /** Whether `lot` may replace shares of the loss `record` (window, asset, not the same lot...). */
   eligible: (record: RealizedGain, lot: TaxLot) => boolean;
 }
@@ -92,24 +94,35 @@ export interface WashMatchResult {
  * A lot is eligible while its `washSaleDate` is null (never used as a replacement). Internal to the tax engine.
  */
 export function matchWashSales(input: WashMatchInput): WashMatchResult {
-  const lots = [...input.lots];
+  // One slot per input lot: the adjusted pieces carved from it, then what is left of it (null when used up).
+  // Slots keep positions stable, so the work is linear in lots + candidates + matches.
+  const slots = input.lots.map((lot) => ({ pieces: [] as TaxLot[], rest: lot as TaxLot | null }));
+  const slotOf = new Map(input.lots.map((l, i) => [l.id, i]));
   const records = [...input.records];
   const adjustments: WashSaleAdjustment[] = [];
-  const taken = new Set(lots.map((l) => l.id));
-  const indexOf = (id: string): number => lots.findIndex((l) => l.id === id);
+  const carved = new Set<string>();
+  const taken = (id: string): boolean =>
+    slotOf.has(id) || carved.has(id) || (input.isReserved?.(id) ?? false);
+  const queue: number[] = [];
+  for (const id of input.candidateIds) {
+    const i = slotOf.get(id);
+    if (i !== undefined && slots[i]!.rest!.washSaleDate === null) queue.push(i);
+  }
+  let head = 0;
 
   for (const ri of input.lossOrder) {
     let rec = records[ri]!;
     if (!isLossSale(rec)) continue;
     const totalLoss = rec.gainUsd.negated();
     const tackedDays = holdingDays(rec.holdingPeriodStart, rec.saleDate);
-    for (const cid of input.candidateIds) {
+    // Candidates used up by earlier matches are never eligible again.
+    while (head < queue.length && slots[queue[head]!]!.rest === null) head++;
+    for (let k = head; k < queue.length; k++) {
       const unwashed = rec.quantity.minus(rec.washedQuantity);
       if (unwashed.lte(0)) break;
-      const li = indexOf(cid);
-      if (li < 0) continue;
-      const cand = lots[li]!;
-      if (cand.washSaleDate !== null || !input.eligible(rec, cand)) continue;
+      const slot = slots[queue[k]!]!;
+      const cand = slot.rest;
+      if (cand === null || !input.eligible(rec, cand)) continue;
 
       const m = minDecimal(unwashed, cand.quantity);
       const washed = rec.washedQuantity.plus(m);
@@ -122,13 +135,13 @@ export function matchWashSales(input: WashMatchInput): WashMatchResult {
       let piece: TaxLot;
       if (m.eq(cand.quantity)) {
         piece = cand;
-        lots.splice(li, 1);
+        slot.rest = null;
       } else {
         const pieceBasis = proRata(cand.totalCostBasis, m, cand.quantity);
         const id = freshId(cand.id, taken);
-        taken.add(id);
+        carved.add(id);
         piece = { ...cand, id, quantity: m, totalCostBasis: pieceBasis };
-        lots[li] = {
+        slot.rest = {
           ...cand,
           quantity: cand.quantity.minus(m),
           totalCostBasis: cand.totalCostBasis.minus(pieceBasis),
@@ -141,8 +154,7 @@ export function matchWashSales(input: WashMatchInput): WashMatchResult {
         holdingPeriodStart,
         washSaleDate: date,
       };
-      // Adjusted piece goes just before the remainder (or where the whole lot was).
-      lots.splice(li, 0, adjusted);
+      slot.pieces.push(adjusted);
 
       const match: WashSaleMatch = {
         replacementLotId: adjusted.id,
@@ -171,6 +183,8 @@ export function matchWashSales(input: WashMatchInput): WashMatchResult {
       });
     }
   }
+  // Adjusted pieces sit just before what is left of the lot they came from.
+  const lots = slots.flatMap((s) => (s.rest === null ? s.pieces : [...s.pieces, s.rest]));
   return { lots, records, adjustments };
 }
 
