@@ -9,7 +9,7 @@ import type { Currency } from "../data/types.js";
 import { createLot, type TaxLot } from "./lot.js";
 import { isLossSale, normalizeRecord, type RealizedGain } from "./realized-gain.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
-import { inWashSaleWindow, matchWashSales, type WashSaleAdjustment } from "./wash-sale.js";
+import { inWashSaleWindow, lazyIdSet, matchWashSales, type WashSaleAdjustment } from "./wash-sale.js";
 
 /** A buy order to book. */
 export interface Purchase {
@@ -88,13 +88,12 @@ export function applyPurchase(
     .map(({ i }) => i);
 
   // Only the new lot can be a replacement here, so matching runs on it alone; the others pass through.
-  let ids: Set<string> | null = null;
   const matched = matchWashSales({
     lots: [lot],
     records,
     lossOrder,
     candidateIds: [lot.id],
-    isReserved: (id) => (ids ??= new Set(lots.map((l) => l.id))).has(id),
+    isReserved: lazyIdSet(lots),
     eligible: () => true,
   });
   return { lots: [...lots, ...matched.lots], realized: matched.records, washSales: matched.adjustments };

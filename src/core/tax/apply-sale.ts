@@ -19,7 +19,7 @@ import {
 } from "./lot-selection.js";
 import { type RealizedGain, realizeLot } from "./realized-gain.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
-import { inWashSaleWindow, matchWashSales, type WashSaleAdjustment } from "./wash-sale.js";
+import { inWashSaleWindow, lazyIdSet, matchWashSales, type WashSaleAdjustment } from "./wash-sale.js";
 
 /** A sell order to book. */
 export interface Sale {
@@ -128,11 +128,10 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
       a.tradeDate < b.tradeDate ? -1 : a.tradeDate > b.tradeDate ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     )
     .map((l) => l.id);
-  let otherIds: Set<string> | null = null;
   const matched = matchWashSales({
     lots: after,
     // Carved lots need ids unused in the whole lot set; built only when a carve happens.
-    isReserved: (id) => (otherIds ??= new Set(lots.map((l) => l.id))).has(id),
+    isReserved: lazyIdSet(lots),
     records,
     lossOrder: records.map((_, i) => i),
     candidateIds,

@@ -66,6 +66,18 @@ function freshId(base: string, taken: (id: string) => boolean): string {
   }
 }
 
+/**
+ * A membership test over the ids of `lots`, building the id set only on first use (carving is rare, the
+ * lot set can be large).
+ */
+export function lazyIdSet(lots: readonly TaxLot[]): (id: string) => boolean {
+  let ids: Set<string> | null = null;
+  return (id) => {
+    if (ids === null) ids = new Set(lots.map((l) => l.id));
+    return ids.has(id);
+  };
+}
+
 /** Inputs of {@link matchWashSales}. */
 export interface WashMatchInput {
   /** Current lot set (not mutated). */
