@@ -35,6 +35,25 @@ describe("applyPurchase", () => {
     expect(r.washSales).toEqual([]);
   });
 
+  it("reproduces the IRS VITA wash-sale case study (basis 800 + 250 = 1,050)", () => {
+    // IRS VITA "Capital Gain or Loss Workout", Holding Period, Case Study 1: buy 100 shares for $1,000, sell
+    // them for $750, buy 100 shares within 30 days for $800: the $250 loss is disallowed, new basis $1,050.
+    const sold = applySale([usdLot("X1", 100, 10, "2024-02-01")], {
+      themeAssetId: ASSET,
+      quantity: 100,
+      price: "7.5",
+      date: "2024-05-01",
+    });
+    expect(sold.realized[0]!.gainUsd.toString()).toBe("-250");
+    const p = applyPurchase(
+      sold.lots,
+      { id: "X2", themeAssetId: ASSET, quantity: 100, price: 8, date: "2024-05-15" },
+      sold.realized,
+    );
+    expect(p.lots[0]!.totalCostBasis.toString()).toBe("1050");
+    expect(p.realized[0]!.recognizedGainUsd.toString()).toBe("0");
+  });
+
   it("washes a loss sold 20 days before the purchase: basis +1000, holding period tacked", () => {
     const sale = lossSale();
     expect(sale.realized[0]!.gainUsd.toString()).toBe("-1000");
@@ -213,6 +232,19 @@ describe("applyPurchase", () => {
     );
     expect(p.washSales).toEqual([]);
     expect(p.lots[0]!.totalCostBasis.toString()).toBe("410");
+  });
+
+  it("does not mutate the lots or the records it is given", () => {
+    const sale = lossSale();
+    const lots = [usdLot("K", 5, 10, "2023-01-03"), ...sale.lots];
+    const before = JSON.stringify([lots, sale.realized]);
+    const r = applyPurchase(
+      lots,
+      { id: "N", themeAssetId: ASSET, quantity: 30, price: 45, date: "2024-07-04" },
+      sale.realized,
+    );
+    expect(JSON.stringify([lots, sale.realized])).toBe(before);
+    expect(r.lots[0]).toBe(lots[0]);
   });
 
   it("rejects a lot id already in use", () => {

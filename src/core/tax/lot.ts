@@ -16,7 +16,7 @@ import { ONE, TaxDecimal, toNonNegativeDecimal, toPositiveDecimal } from "./deci
 /**
  * One tax lot. Values are immutable: every operation of the tax engine returns new lots.
  * `holdingPeriodStart` equals `tradeDate` unless a wash sale tacked the holding period of sold shares on
- * (IRC §1223(3)); it is then earlier than `tradeDate` by the days the sold shares had been held.
+ * (IRC §1223, wash-sale paragraph); it is then earlier than `tradeDate` by the days the sold shares had been held.
  */
 export interface TaxLot {
   readonly id: string;

@@ -13,7 +13,7 @@
  * - Disallowance is pro rata: matching m of the n shares of a loss sale disallows |loss| x m / n.
  * - The disallowed loss is added to the replacement shares' basis (§1091(d)); converted to the replacement
  *   lot's currency at that lot's purchase FX so its USD basis rises by exactly the disallowed USD.
- * - The sold shares' holding period is tacked on (§1223(3)): the replacement's holding-period start moves
+ * - The sold shares' holding period is tacked on (IRC §1223, wash-sale paragraph): the replacement's holding-period start moves
  *   back by the calendar days the sold shares were held (brokers report this as an "adjusted acquisition
  *   date"); the periods add even when the replacement was bought before the sale.
  * - The unsold remainder of the very lot sold is not a replacement for it (same acquisition).
