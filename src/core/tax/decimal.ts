@@ -1,0 +1,73 @@
+/**
+ * @module core/tax/decimal
+ * The decimal arithmetic of the tax engine: a private decimal.js constructor with 64 significant digits and
+ * banker's rounding, so that every sum and product of lot quantities (decimal(10,10)) and money
+ * (decimal(30,10)) is exact and only divisions (per-share values, FX conversion, pro-rata splits) round.
+ * The global `Decimal` is never reconfigured: importing lotwise has no side effects.
+ */
+
+import { Decimal } from "decimal.js";
+
+/**
+ * Decimal constructor used by the tax engine: precision 64 significant digits, ROUND_HALF_EVEN.
+ * Values it creates are ordinary `Decimal` instances (they interoperate with any other `Decimal`).
+ */
+export const TaxDecimal: Decimal.Constructor = Decimal.clone({
+  precision: 64,
+  rounding: Decimal.ROUND_HALF_EVEN,
+  toExpNeg: -40,
+  toExpPos: 60,
+});
+
+/** Exact zero of {@link TaxDecimal}. */
+export const ZERO: Decimal = new TaxDecimal(0);
+/** Exact one of {@link TaxDecimal}. */
+export const ONE: Decimal = new TaxDecimal(1);
+
+/**
+ * Converts a number, string, bigint or Decimal to a finite {@link TaxDecimal}.
+ * @param where names the function and field for the error message, e.g. `"applySale: sale.price"`.
+ * @throws {TypeError} when the value is not a number, string, bigint or Decimal, or does not parse.
+ * @throws {RangeError} when the value is NaN or infinite.
+ * @example toTaxDecimal("12.50", "createLot: costBasisPerShare").toString() // "12.5"
+ */
+export function toTaxDecimal(value: Decimal.Value, where: string): Decimal {
+  let d: Decimal;
+  try {
+    d = new TaxDecimal(value);
+  } catch (cause) {
+    throw new TypeError(`${where}: ${String(value)} is not a decimal number`, { cause });
+  }
+  if (!d.isFinite()) throw new RangeError(`${where}: ${String(value)} is not finite`);
+  return d;
+}
+
+/** Like {@link toTaxDecimal}, and also requires value > 0. @throws {RangeError} when value <= 0. */
+export function toPositiveDecimal(value: Decimal.Value, where: string): Decimal {
+  const d = toTaxDecimal(value, where);
+  if (!d.isPositive() || d.isZero()) throw new RangeError(`${where}: must be > 0, got ${d.toString()}`);
+  return d;
+}
+
+/** Like {@link toTaxDecimal}, and also requires value >= 0. @throws {RangeError} when value < 0. */
+export function toNonNegativeDecimal(value: Decimal.Value, where: string): Decimal {
+  const d = toTaxDecimal(value, where);
+  if (d.isNegative() && !d.isZero()) throw new RangeError(`${where}: must be >= 0, got ${d.toString()}`);
+  return d;
+}
+
+/** Exact sum of decimals (decimal addition is exact at this precision, so no compensation is needed). */
+export function sumDecimals(values: Iterable<Decimal>): Decimal {
+  let s = ZERO;
+  for (const v of values) s = s.plus(v);
+  return s;
+}
+
+/**
+ * `total x part / whole`, the pro-rata share of `total` for `part` of `whole`; exact (no division) when
+ * `part` equals `whole`, so consuming a whole lot moves its basis to the cent with no rounding at all.
+ */
+export function proRata(total: Decimal, part: Decimal, whole: Decimal): Decimal {
+  if (part.eq(whole)) return new TaxDecimal(total);
+  return new TaxDecimal(total).times(part).dividedBy(whole);
+}

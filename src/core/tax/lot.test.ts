@@ -1,0 +1,125 @@
+import { Decimal } from "decimal.js";
+import { describe, expect, it } from "vitest";
+import { createLot } from "./lot.js";
+import {
+  costBasisPerShare,
+  costBasisPerShareUsd,
+  marketValue,
+  marketValueUsd,
+  totalCostBasisUsd,
+  unrealizedGain,
+} from "./lot-values.js";
+
+describe("tax lot", () => {
+  it("multiplies a per-share basis out exactly and derives per-share values", () => {
+    const lot = createLot({
+      id: "L1",
+      themeAssetId: "AAPL:XNAS",
+      quantity: "12.5",
+      costBasisPerShare: "150.2",
+      tradeDate: "2024-01-02",
+    });
+    // 12.5 x 150.2 = 1877.5
+    expect(lot.totalCostBasis.toString()).toBe("1877.5");
+    expect(costBasisPerShare(lot).toString()).toBe("150.2");
+    expect(totalCostBasisUsd(lot).toString()).toBe("1877.5");
+    expect(lot.holdingPeriodStart).toBe("2024-01-02");
+    expect(lot.washSaleDate).toBeNull();
+    expect(lot.lastSoldForLossDate).toBeNull();
+    // Market value at 160: 12.5 x 160 = 2000
+    expect(marketValue(lot, "160").toString()).toBe("2000");
+  });
+
+  it("converts a CAD lot's basis to USD at its purchase FX rate", () => {
+    // 100 RY @ CAD 130 = CAD 13,000; fx 1.35 CAD per USD -> USD 13000 / 1.35 = 9,629.63
+    const lot = createLot({
+      id: "RY1",
+      themeAssetId: "RY:XTSE",
+      quantity: 100,
+      totalCostBasis: "13000",
+      currency: "CAD",
+      fxRate: "1.35",
+      tradeDate: "2023-01-10",
+    });
+    expect(totalCostBasisUsd(lot).toFixed(2)).toBe("9629.63");
+    expect(costBasisPerShareUsd(lot).toFixed(4)).toBe("96.2963");
+    // Value at CAD 135 with 1.36 CAD/USD: 13,500 / 1.36 = 9,926.47
+    expect(marketValueUsd(lot, 135, "1.36").toFixed(2)).toBe("9926.47");
+  });
+
+  it("reports unrealized gain and the term it would have on a date", () => {
+    const lot = createLot({
+      id: "L",
+      themeAssetId: "X:XNYS",
+      quantity: 10,
+      costBasisPerShare: 90,
+      tradeDate: "2023-06-01",
+    });
+    // 10 x (100 - 90) = 100; 2023-06-01 -> 2024-06-01 spans 2024-02-29: 366 days, exactly one year -> short
+    const u = unrealizedGain(lot, 100, "2024-06-01");
+    expect(u.gainUsd.toString()).toBe("100");
+    expect(u.term).toBe("short_term");
+    expect(u.holdingDays).toBe(366);
+    expect(unrealizedGain(lot, 100, "2024-06-02").term).toBe("long_term");
+    // Loss: 10 x (80 - 90) = -100
+    expect(unrealizedGain(lot, 80, "2024-06-02").gainUsd.toString()).toBe("-100");
+  });
+
+  it("keeps full precision when the caller's Decimal is the low-precision default", () => {
+    // 1/3-like divisions at 20 digits would lose cents on large totals; the engine works at 64 digits.
+    const lot = createLot({
+      id: "L",
+      themeAssetId: "X:XNYS",
+      quantity: new Decimal("3"),
+      totalCostBasis: new Decimal("1000000000000.01"),
+      tradeDate: "2024-01-02",
+    });
+    expect(costBasisPerShare(lot).times(3).toDecimalPlaces(10).toString()).toBe("1000000000000.01");
+  });
+
+  it("rejects invalid lots with messages that name the lot and the field", () => {
+    const base = { id: "B", themeAssetId: "X:XNYS", tradeDate: "2024-01-02" };
+    expect(() => createLot({ ...base, quantity: 0, costBasisPerShare: 1 })).toThrow(
+      /createLot\(B\): quantity: must be > 0, got 0/,
+    );
+    expect(() => createLot({ ...base, quantity: 1, costBasisPerShare: -1 })).toThrow(
+      /costBasisPerShare: must be >= 0/,
+    );
+    expect(() => createLot({ ...base, quantity: 1 })).toThrow(
+      /exactly one of costBasisPerShare and totalCostBasis/,
+    );
+    expect(() => createLot({ ...base, quantity: 1, costBasisPerShare: 1, totalCostBasis: 1 })).toThrow(
+      TypeError,
+    );
+    expect(() => createLot({ ...base, quantity: "abc", costBasisPerShare: 1 })).toThrow(
+      /is not a decimal number/,
+    );
+    expect(() => createLot({ ...base, quantity: Number.NaN, costBasisPerShare: 1 })).toThrow(/not finite/);
+    expect(() => createLot({ ...base, quantity: 1, costBasisPerShare: 1, fxRate: "1.3" })).toThrow(
+      /a USD lot has fxRate 1/,
+    );
+    expect(() =>
+      createLot({ ...base, quantity: 1, costBasisPerShare: 1, currency: "CAD", fxRate: 0 }),
+    ).toThrow(/fxRate: must be > 0/);
+    expect(() => createLot({ ...base, quantity: 1, costBasisPerShare: 1, tradeDate: "2024-13-01" })).toThrow(
+      /tradeDate: "2024-13-01" is not a YYYY-MM-DD date/,
+    );
+    expect(() =>
+      createLot({ ...base, quantity: 1, costBasisPerShare: 1, holdingPeriodStart: "2024-02-01" }),
+    ).toThrow(/holdingPeriodStart 2024-02-01 is after tradeDate 2024-01-02/);
+    expect(() => createLot({ ...base, quantity: 1, costBasisPerShare: 1, currency: "XYZ" as "USD" })).toThrow(
+      /unknown currency "XYZ"/,
+    );
+  });
+
+  it("rejects valuing a USD lot at an FX rate other than 1", () => {
+    const lot = createLot({
+      id: "L",
+      themeAssetId: "X:XNYS",
+      quantity: 1,
+      costBasisPerShare: 1,
+      tradeDate: "2024-01-02",
+    });
+    expect(() => marketValueUsd(lot, 1, "1.2")).toThrow(/USD asset, its fxRate is 1/);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * @module core/tax/lot
+ * The tax lot: shares of one asset bought together, with their cost basis, FX rate and dates.
+ *
+ * A lot stores its TOTAL cost basis in the lot currency, not the per-share basis: splits and partial sales
+ * then conserve basis exactly (the remainder is `total - consumed`, a subtraction, never a re-multiplied
+ * rounded per-share figure). Per-share and USD values are derived. FX follows the shared convention:
+ * `fxRate` = units of the lot currency per 1 USD on the purchase date, so `basis_usd = basis / fxRate`.
+ */
+
+import type { Decimal } from "decimal.js";
+import { CURRENCIES, type Currency } from "../data/types.js";
+import { isIsoDate } from "../dates.js";
+import { ONE, TaxDecimal, toNonNegativeDecimal, toPositiveDecimal } from "./decimal.js";
+
+/**
+ * One tax lot. Values are immutable: every operation of the tax engine returns new lots.
+ * `holdingPeriodStart` equals `tradeDate` unless a wash sale tacked the holding period of sold shares on
+ * (IRC §1223, wash-sale paragraph); it is then earlier than `tradeDate` by the days the sold shares had been held.
+ */
+export interface TaxLot {
+  readonly id: string;
+  /** Owning account; lots of several accounts of one client may be mixed (household wash sales). */
+  readonly accountId?: string;
+  /** `SYMBOL:MIC`. */
+  readonly themeAssetId: string;
+  /** Shares held, > 0; fractional shares allowed. */
+  readonly quantity: Decimal;
+  /** Total cost basis in the lot currency, >= 0, including any wash-sale adjustment. */
+  readonly totalCostBasis: Decimal;
+  /** Currency of the cost basis (the listing currency of the asset). */
+  readonly currency: Currency;
+  /** Units of `currency` per 1 USD at purchase (1 for USD lots). */
+  readonly fxRate: Decimal;
+  /** Acquisition date (`YYYY-MM-DD`). */
+  readonly tradeDate: string;
+  /** Date the holding period counts from; <= tradeDate. */
+  readonly holdingPeriodStart: string;
+  /** Date the basis and holding period were last adjusted by a wash sale; null when never. */
+  readonly washSaleDate: string | null;
+  /** Last date shares of this lot were sold at a loss; null when never. */
+  readonly lastSoldForLossDate: string | null;
+}
+
+/** Input of {@link createLot}: decimals may be given as strings or numbers; give exactly one basis form. */
+export interface TaxLotInput {
+  id: string;
+  accountId?: string;
+  themeAssetId: string;
+  quantity: Decimal.Value;
+  /** Cost basis per share in the lot currency (the spec's `cost_basis` with `cost_basis_unit: per_share`). */
+  costBasisPerShare?: Decimal.Value;
+  /** Total cost basis in the lot currency (`cost_basis_unit: total`). */
+  totalCostBasis?: Decimal.Value;
+  /** @default "USD" */
+  currency?: Currency;
+  /** Units of currency per USD at purchase. @default 1 */
+  fxRate?: Decimal.Value;
+  tradeDate: string;
+  /** @default tradeDate */
+  holdingPeriodStart?: string;
+  /** @default null */
+  washSaleDate?: string | null;
+  /** @default null */
+  lastSoldForLossDate?: string | null;
+}
+
+function checkDate(value: string | null, where: string): void {
+  if (value !== null && !isIsoDate(value))
+    throw new RangeError(`${where}: "${value}" is not a YYYY-MM-DD date`);
+}
+
+/**
+ * Builds a validated {@link TaxLot}. A per-share basis is multiplied out exactly (`total = per_share x quantity`).
+ * @throws {TypeError} when neither or both of `costBasisPerShare` / `totalCostBasis` are given, or a decimal
+ *   does not parse.
+ * @throws {RangeError} for quantity <= 0, negative basis, fxRate <= 0, a USD lot with fxRate != 1, an unknown
+ *   currency, a bad date, or a holding-period start after the trade date.
+ * @example createLot({ id: "L1", themeAssetId: "AAPL:XNAS", quantity: "10", costBasisPerShare: "150.25",
+ *   tradeDate: "2024-01-02" }).totalCostBasis.toString() // "1502.5"
+ */
+export function createLot(input: TaxLotInput): TaxLot {
+  const where = `createLot(${input.id})`;
+  if (typeof input.id !== "string" || input.id.length === 0)
+    throw new TypeError("createLot: id must be a non-empty string");
+  if (typeof input.themeAssetId !== "string" || input.themeAssetId.length === 0)
+    throw new TypeError(`${where}: themeAssetId must be a non-empty string`);
+  const quantity = toPositiveDecimal(input.quantity, `${where}: quantity`);
+  const hasPerShare = input.costBasisPerShare !== undefined;
+  const hasTotal = input.totalCostBasis !== undefined;
+  if (hasPerShare === hasTotal)
+    throw new TypeError(`${where}: give exactly one of costBasisPerShare and totalCostBasis`);
+  const totalCostBasis = hasPerShare
+    ? toNonNegativeDecimal(input.costBasisPerShare!, `${where}: costBasisPerShare`).times(quantity)
+    : toNonNegativeDecimal(input.totalCostBasis!, `${where}: totalCostBasis`);
+  const currency = input.currency ?? "USD";
+  const fxRate = input.fxRate === undefined ? ONE : toPositiveDecimal(input.fxRate, `${where}: fxRate`);
+  const lot: TaxLot = {
+    id: input.id,
+    ...(input.accountId === undefined ? {} : { accountId: input.accountId }),
+    themeAssetId: input.themeAssetId,
+    quantity,
+    totalCostBasis,
+    currency,
+    fxRate,
+    tradeDate: input.tradeDate,
+    holdingPeriodStart: input.holdingPeriodStart ?? input.tradeDate,
+    washSaleDate: input.washSaleDate ?? null,
+    lastSoldForLossDate: input.lastSoldForLossDate ?? null,
+  };
+  assertValidLot(lot, "createLot");
+  return lot;
+}
+
+/**
+ * Checks one lot's invariants (used at the entry of every public tax function).
+ * @throws {TypeError} for missing identifiers or non-Decimal fields.
+ * @throws {RangeError} for an invariant violation, naming `where`, the lot id and the field.
+ */
+export function assertValidLot(lot: TaxLot, where: string): void {
+  const at = `${where}: lot ${lot.id}`;
+  if (typeof lot.id !== "string" || lot.id.length === 0) throw new TypeError(`${where}: a lot has no id`);
+  if (typeof lot.themeAssetId !== "string" || lot.themeAssetId.length === 0)
+    throw new TypeError(`${at}: themeAssetId must be a non-empty string`);
+  for (const field of ["quantity", "totalCostBasis", "fxRate"] as const) {
+    const v = lot[field] as unknown;
+    if (v === null || typeof v !== "object" || typeof (v as Decimal).isFinite !== "function")
+      throw new TypeError(`${at}: ${field} must be a Decimal`);
+    if (!(v as Decimal).isFinite()) throw new RangeError(`${at}: ${field} is not finite`);
+  }
+  if (lot.quantity.lte(0))
+    throw new RangeError(`${at}: quantity must be > 0, got ${lot.quantity.toString()}`);
+  if (lot.totalCostBasis.lt(0))
+    throw new RangeError(`${at}: totalCostBasis must be >= 0, got ${lot.totalCostBasis.toString()}`);
+  if (lot.fxRate.lte(0)) throw new RangeError(`${at}: fxRate must be > 0, got ${lot.fxRate.toString()}`);
+  if (!(CURRENCIES as readonly string[]).includes(lot.currency))
+    throw new RangeError(`${at}: unknown currency "${lot.currency}" (known: ${CURRENCIES.join(", ")})`);
+  if (lot.currency === "USD" && !lot.fxRate.eq(1))
+    throw new RangeError(`${at}: a USD lot has fxRate 1, got ${lot.fxRate.toString()}`);
+  checkDate(lot.tradeDate, `${at}: tradeDate`);
+  checkDate(lot.holdingPeriodStart, `${at}: holdingPeriodStart`);
+  checkDate(lot.washSaleDate, `${at}: washSaleDate`);
+  checkDate(lot.lastSoldForLossDate, `${at}: lastSoldForLossDate`);
+  if (lot.holdingPeriodStart > lot.tradeDate)
+    throw new RangeError(
+      `${at}: holdingPeriodStart ${lot.holdingPeriodStart} is after tradeDate ${lot.tradeDate}`,
+    );
+}
+
+/**
+ * Checks every lot and that ids are unique.
+ * @throws {RangeError} on the first invalid lot or a duplicate id.
+ */
+export function assertValidLots(lots: readonly TaxLot[], where: string): void {
+  if (!Array.isArray(lots)) throw new TypeError(`${where}: lots must be an array`);
+  const seen = new Set<string>();
+  for (const lot of lots) {
+    assertValidLot(lot, where);
+    if (seen.has(lot.id)) throw new RangeError(`${where}: duplicate lot id ${lot.id}`);
+    seen.add(lot.id);
+  }
+}
+
+function isTaxDecimal(d: Decimal): boolean {
+  return (d as unknown as { constructor: unknown }).constructor === TaxDecimal;
+}
+
+/**
+ * The same lot with its decimals as {@link TaxDecimal} instances (64 digits), so that arithmetic started from
+ * them never falls back to a caller's lower-precision Decimal configuration. Returns `lot` itself when
+ * nothing needs converting.
+ */
+export function normalizeLot(lot: TaxLot): TaxLot {
+  if (isTaxDecimal(lot.quantity) && isTaxDecimal(lot.totalCostBasis) && isTaxDecimal(lot.fxRate)) return lot;
+  return {
+    ...lot,
+    quantity: new TaxDecimal(lot.quantity),
+    totalCostBasis: new TaxDecimal(lot.totalCostBasis),
+    fxRate: new TaxDecimal(lot.fxRate),
+  };
+}
+
+/** Validates `lots` ({@link assertValidLots}) and returns them normalized ({@link normalizeLot}). */
+export function prepareLots(lots: readonly TaxLot[], where: string): TaxLot[] {
+  assertValidLots(lots, where);
+  return lots.map(normalizeLot);
+}
