@@ -26,7 +26,11 @@ export interface TableColumn<Row> {
 }
 
 /** Render rows as a bordered table with right-aligned numbers. */
-export function renderTable<Row>(rows: readonly Row[], columns: readonly TableColumn<Row>[], title?: string): string {
+export function renderTable<Row>(
+  rows: readonly Row[],
+  columns: readonly TableColumn<Row>[],
+  title?: string,
+): string {
   const table = new Table({
     head: columns.map((c) => c.header),
     style: { head: [], border: [] },
@@ -37,7 +41,10 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly TableCo
 }
 
 /** Render key/value pairs as a two-column table. */
-export function renderKeyValues(pairs: readonly [string, string | number | null | undefined][], title?: string): string {
+export function renderKeyValues(
+  pairs: readonly [string, string | number | null | undefined][],
+  title?: string,
+): string {
   const table = new Table({ style: { head: [], border: [] } });
   for (const [k, v] of pairs) table.push({ [k]: format(v) });
   return title ? `${title}\n${table.toString()}` : table.toString();

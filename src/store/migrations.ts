@@ -113,6 +113,7 @@ CREATE TABLE tax_lots (
   cost_basis_currency TEXT NOT NULL DEFAULT 'USD',
   fx_rate TEXT NOT NULL DEFAULT '1',
   trade_date TEXT NOT NULL,
+  holding_period_start TEXT,
   wash_sale_date TEXT,
   last_sold_for_loss_date TEXT
 );

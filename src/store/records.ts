@@ -67,6 +67,8 @@ export interface TaxLotRecord {
   costBasisCurrency: string;
   fxRate: string;
   tradeDate: string;
+  /** Start of the holding period when a wash sale carried one over (earlier than tradeDate); null = tradeDate. */
+  holdingPeriodStart: string | null;
   washSaleDate: string | null;
   lastSoldForLossDate: string | null;
 }

@@ -25,6 +25,7 @@ const lot = (over: Partial<TaxLotInput> = {}): TaxLotInput => ({
   costBasisCurrency: "USD",
   fxRate: "1",
   tradeDate: "2024-03-01",
+  holdingPeriodStart: null,
   washSaleDate: null,
   lastSoldForLossDate: null,
   ...over,

@@ -49,6 +49,7 @@ interface LotRow {
   cost_basis_currency: string;
   fx_rate: string;
   trade_date: string;
+  holding_period_start: string | null;
   wash_sale_date: string | null;
   last_sold_for_loss_date: string | null;
 }
@@ -89,6 +90,7 @@ const toLot = (r: LotRow): TaxLotRecord => ({
   costBasisCurrency: r.cost_basis_currency,
   fxRate: r.fx_rate,
   tradeDate: r.trade_date,
+  holdingPeriodStart: r.holding_period_start,
   washSaleDate: r.wash_sale_date,
   lastSoldForLossDate: r.last_sold_for_loss_date,
 });
@@ -315,9 +317,9 @@ export class AccountRepository {
     ).p;
     const insert = this.db.prepare(
       `INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, cost_basis_unit,
-        cost_basis_currency, fx_rate, trade_date, wash_sale_date, last_sold_for_loss_date)
+        cost_basis_currency, fx_rate, trade_date, holding_period_start, wash_sale_date, last_sold_for_loss_date)
        VALUES (@uuid, @account_uuid, @position, @theme_asset_id, @quantity, @cost_basis, @cost_basis_unit,
-        @cost_basis_currency, @fx_rate, @trade_date, @wash_sale_date, @last_sold_for_loss_date)`,
+        @cost_basis_currency, @fx_rate, @trade_date, @holding_period_start, @wash_sale_date, @last_sold_for_loss_date)`,
     );
     lots.forEach((l, i) => {
       insert.run({
@@ -331,6 +333,7 @@ export class AccountRepository {
         cost_basis_currency: l.costBasisCurrency,
         fx_rate: l.fxRate,
         trade_date: l.tradeDate,
+        holding_period_start: l.holdingPeriodStart,
         wash_sale_date: l.washSaleDate,
         last_sold_for_loss_date: l.lastSoldForLossDate,
       });
