@@ -4,26 +4,26 @@
  * client response and the account read extension) and the account create extension.
  */
 import * as z from "zod";
-import { assetClass } from "./asset-class.js";
-import { portfolioConfigRead } from "./portfolio-config.js";
+import { assetClassSchema } from "./asset-class.js";
+import { portfolioConfigReadSchema } from "./portfolio-config.js";
 import {
   bool,
   expectedMessage,
   isoDatetime,
-  jsonValue,
+  jsonValueSchema,
   nonEmptyString,
   numericString,
   uuid,
 } from "./primitives.js";
 import { describe, named } from "./registry.js";
-import { taxLotRead, taxLotWrite } from "./tax-lot.js";
+import { taxLotReadSchema, taxLotWriteSchema } from "./tax-lot.js";
 
 /** Holdings in a write: the lots (replacing the stored lots) and the value of non-tradable assets. */
-export const holdingsWrite = named(
+export const holdingsWriteSchema = named(
   z.strictObject(
     {
       tax_lots: describe(
-        z.array(taxLotWrite, { error: expectedMessage("an array of tax lots") }),
+        z.array(taxLotWriteSchema, { error: expectedMessage("an array of tax lots") }),
         "the account's lots; replaces the stored lots",
       ).optional(),
       non_tradable_assets_value: describe(
@@ -37,12 +37,12 @@ export const holdingsWrite = named(
   "Holdings as written: tax lots and the value of non-tradable assets.",
 );
 /** Holdings in a write. */
-export type HoldingsWrite = z.infer<typeof holdingsWrite>;
+export type HoldingsWrite = z.infer<typeof holdingsWriteSchema>;
 
 /** Holdings in a read. */
-export const holdingsRead = named(
+export const holdingsReadSchema = named(
   z.strictObject({
-    tax_lots: z.array(taxLotRead),
+    tax_lots: z.array(taxLotReadSchema),
     cash_value_usd: numericString(),
     non_tradable_assets_value: numericString(),
     liabilities_value: numericString(),
@@ -51,10 +51,10 @@ export const holdingsRead = named(
   "Holdings of an account: lots, cash, non-tradable assets and liabilities (USD).",
 );
 /** Holdings in a read. */
-export type HoldingsRead = z.infer<typeof holdingsRead>;
+export type HoldingsRead = z.infer<typeof holdingsReadSchema>;
 
 /** Per-account asset-class setting, write item. */
-export const assetClassSettingWrite = named(
+export const assetClassSettingWriteSchema = named(
   z.strictObject({
     asset_class_uuid: uuid(),
     direct_indexing_enabled: bool().optional(),
@@ -66,12 +66,12 @@ export const assetClassSettingWrite = named(
   "How an account implements one asset class, in a write.",
 );
 /** Per-account asset-class setting, write item. */
-export type AssetClassSettingWrite = z.infer<typeof assetClassSettingWrite>;
+export type AssetClassSettingWrite = z.infer<typeof assetClassSettingWriteSchema>;
 
 /** Schema of a list of asset-class settings in a write: each asset class at most once. */
-export function assetClassSettingListWrite() {
+export function assetClassSettingListWriteSchema() {
   return z
-    .array(assetClassSettingWrite, { error: expectedMessage("an array of asset-class settings") })
+    .array(assetClassSettingWriteSchema, { error: expectedMessage("an array of asset-class settings") })
     .superRefine((items, ctx) => {
       const seen = new Map<string, number>();
       items.forEach((item, i) => {
@@ -89,39 +89,39 @@ export function assetClassSettingListWrite() {
 }
 
 /** Per-account asset-class setting, read item. */
-export const assetClassSettingRead = named(
+export const assetClassSettingReadSchema = named(
   z.strictObject({
-    asset_class: assetClass,
+    asset_class: assetClassSchema,
     direct_indexing_enabled: z.boolean(),
-    implementation_sleeve: assetClass.nullable(),
+    implementation_sleeve: assetClassSchema.nullable(),
   }),
   "AssetClassSettingRead",
   "How an account implements one asset class, in a read.",
 );
 /** Per-account asset-class setting, read item. */
-export type AssetClassSettingRead = z.infer<typeof assetClassSettingRead>;
+export type AssetClassSettingRead = z.infer<typeof assetClassSettingReadSchema>;
 
 /** A lot (of this or another account of the household) that constrains wash sales. */
-export const washSaleLot = named(
-  z.strictObject({ tax_lot: taxLotRead, account_uuid: uuid(), account_name: z.string().nullable() }),
+export const washSaleLotSchema = named(
+  z.strictObject({ tax_lot: taxLotReadSchema, account_uuid: uuid(), account_name: z.string().nullable() }),
   "WashSaleLot",
   "A lot relevant to wash-sale rules, with the account holding it.",
 );
 /** A wash-sale lot item. */
-export type WashSaleLot = z.infer<typeof washSaleLot>;
+export type WashSaleLot = z.infer<typeof washSaleLotSchema>;
 
 /** Account, read shape. `name` and `portfolio_config_uuid` are extensions. */
-export const account = named(
+export const accountSchema = named(
   z.strictObject({
     uuid: uuid(),
     external_id: z.string().nullable(),
     name: z.string().nullable(),
-    holdings: holdingsRead,
+    holdings: holdingsReadSchema,
     created: isoDatetime(),
     modified: isoDatetime(),
-    asset_class_settings: z.array(assetClassSettingRead),
-    wash_sale_lots: z.array(washSaleLot),
-    household_wash_sale_lots: z.array(washSaleLot),
+    asset_class_settings: z.array(assetClassSettingReadSchema),
+    wash_sale_lots: z.array(washSaleLotSchema),
+    household_wash_sale_lots: z.array(washSaleLotSchema),
     aum: describe(numericString(), "assets under management: positions at market + cash, USD"),
     net_worth: describe(numericString(), "aum + non-tradable assets - liabilities, USD"),
     holdings_risk_annualized_percentage: describe(
@@ -134,9 +134,9 @@ export const account = named(
     source_brokerage_connection_account_uuid: uuid().nullable(),
     source_brokerage_is_paper: z.boolean().nullable(),
     source_brokerage_account_type: z.string().nullable(),
-    metadata: jsonValue,
+    metadata: jsonValueSchema,
     customization_config: describe(
-      portfolioConfigRead.nullable(),
+      portfolioConfigReadSchema.nullable(),
       "the account's overrides of its portfolio configuration, null when none",
     ),
     portfolio_config_uuid: describe(uuid(), "portfolio configuration the account follows").nullable(),
@@ -145,22 +145,22 @@ export const account = named(
   "An account of a client.",
 );
 /** Account, read shape. */
-export type Account = z.infer<typeof account>;
+export type Account = z.infer<typeof accountSchema>;
 
 /** Response of the account list extension. */
-export const accountList = named(z.array(account), "AccountList", "Accounts of a client.");
+export const accountListSchema = named(z.array(accountSchema), "AccountList", "Accounts of a client.");
 /** Response of the account list extension. */
-export type AccountList = z.infer<typeof accountList>;
+export type AccountList = z.infer<typeof accountListSchema>;
 
 /** Body of account creation (extension). */
-export const accountCreate = named(
+export const accountCreateSchema = named(
   z.strictObject(
     {
       external_id: describe(nonEmptyString(255), "your identifier of the account").optional(),
       name: describe(nonEmptyString(255), "display name").optional(),
       cash_value_usd: describe(numericString({ min: "0" }), "cash held, USD; default 0").optional(),
-      holdings: holdingsWrite.optional(),
-      metadata: jsonValue.optional(),
+      holdings: holdingsWriteSchema.optional(),
+      metadata: jsonValueSchema.optional(),
       portfolio_config_uuid: uuid().optional(),
     },
     { error: expectedMessage("an object") },
@@ -169,4 +169,4 @@ export const accountCreate = named(
   "Body of account creation (extension).",
 );
 /** Body of account creation. */
-export type AccountCreate = z.infer<typeof accountCreate>;
+export type AccountCreate = z.infer<typeof accountCreateSchema>;

@@ -5,7 +5,7 @@
  * sleeve twice.
  */
 import * as z from "zod";
-import { ContractDecimal } from "./decimal.js";
+import { ContractDecimal, plainDecimalOrUndefined } from "./decimal.js";
 import { bool, expectedMessage, isoDatetime, numericString, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
@@ -13,7 +13,7 @@ import { describe, named } from "./registry.js";
 export const ALLOCATION_TOTAL_TOLERANCE = "0.0001";
 
 /** A tilt in a write: a weight adjustment toward exactly one theme or one index. */
-export const tiltWrite = named(
+export const tiltWriteSchema = named(
   z
     .strictObject({
       weight_adjustment: describe(numericString(), "weight adjustment, fraction (negative tilts away)"),
@@ -28,10 +28,10 @@ export const tiltWrite = named(
   "A tilt toward a theme or an index, in a write.",
 );
 /** A tilt in a write. */
-export type TiltWrite = z.infer<typeof tiltWrite>;
+export type TiltWrite = z.infer<typeof tiltWriteSchema>;
 
 /** A tilt in a read: the theme or index object it points to (the other is null). */
-export const tiltRead = named(
+export const tiltReadSchema = named(
   z.strictObject({
     weight_adjustment: numericString(),
     theme: z
@@ -43,26 +43,26 @@ export const tiltRead = named(
   "A tilt toward a theme or an index, in a read.",
 );
 /** A tilt in a read. */
-export type TiltRead = z.infer<typeof tiltRead>;
+export type TiltRead = z.infer<typeof tiltReadSchema>;
 
 /** An asset allocation, write item. */
-export const assetAllocationWrite = named(
+export const assetAllocationWriteSchema = named(
   z.strictObject({
     asset_class_uuid: uuid(),
     target_allocation: describe(numericString({ min: "0", max: "1" }), "fraction of the portfolio, 0..1"),
     direct_indexing_enabled: describe(bool(), "hold the sleeve's constituents directly").optional(),
-    tilts: z.array(tiltWrite, { error: expectedMessage("an array of tilts") }).optional(),
+    tilts: z.array(tiltWriteSchema, { error: expectedMessage("an array of tilts") }).optional(),
   }),
   "AssetAllocationWrite",
   "One sleeve and its target allocation, in a write.",
 );
 /** An asset allocation, write item. */
-export type AssetAllocationWrite = z.infer<typeof assetAllocationWrite>;
+export type AssetAllocationWrite = z.infer<typeof assetAllocationWriteSchema>;
 
 /** Schema of a list of asset allocations in a write: no sleeve twice, total at most 1 (+ tolerance). */
-export function assetAllocationListWrite() {
+export function assetAllocationListWriteSchema() {
   return z
-    .array(assetAllocationWrite, { error: expectedMessage("an array of asset allocations") })
+    .array(assetAllocationWriteSchema, { error: expectedMessage("an array of asset allocations") })
     .superRefine((items, ctx) => {
       const seen = new Map<string, number>();
       let total = new ContractDecimal(0);
@@ -75,7 +75,7 @@ export function assetAllocationListWrite() {
             message: `asset class ${item.asset_class_uuid} is already allocated at index ${first}`,
           });
         else seen.set(item.asset_class_uuid.toLowerCase(), i);
-        total = total.plus(item.target_allocation);
+        total = total.plus(plainDecimalOrUndefined(item.target_allocation) ?? 0);
       });
       if (total.minus(ALLOCATION_TOTAL_TOLERANCE).greaterThan(1))
         ctx.addIssue({
@@ -87,7 +87,7 @@ export function assetAllocationListWrite() {
 }
 
 /** An asset allocation, read item; `child_asset_allocations` nests the allocations of a composite sleeve. */
-export const assetAllocationRead = named(
+export const assetAllocationReadSchema = named(
   z.strictObject({
     asset_class_uuid: uuid(),
     asset_class_name: z.string(),
@@ -98,16 +98,16 @@ export const assetAllocationRead = named(
     single_security_theme_asset_id: z.string().nullable(),
     single_security_symbol: z.string().nullable(),
     is_composite: bool(),
-    get child_asset_allocations(): z.ZodArray<typeof assetAllocationRead> {
-      return z.array(assetAllocationRead);
+    get child_asset_allocations(): z.ZodArray<typeof assetAllocationReadSchema> {
+      return z.array(assetAllocationReadSchema);
     },
     archived_at: isoDatetime().nullable(),
     target_allocation: numericString({ min: "0", max: "1" }),
     direct_indexing_enabled: bool(),
-    tilts: z.array(tiltRead),
+    tilts: z.array(tiltReadSchema),
   }),
   "AssetAllocationRead",
   "One sleeve with its details and target allocation, in a read; composite sleeves nest their children.",
 );
 /** An asset allocation, read item. */
-export type AssetAllocationRead = z.infer<typeof assetAllocationRead>;
+export type AssetAllocationRead = z.infer<typeof assetAllocationReadSchema>;

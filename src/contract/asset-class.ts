@@ -4,7 +4,7 @@
  * (`archived_at` set) stays resolvable by existing references but cannot be newly assigned.
  */
 import * as z from "zod";
-import { assetAllocationListWrite, assetAllocationRead } from "./asset-allocation.js";
+import { assetAllocationListWriteSchema, assetAllocationReadSchema } from "./asset-allocation.js";
 import { bool, displayName, expectedMessage, isoDatetime, themeAssetId, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
@@ -12,7 +12,7 @@ import { describe, named } from "./registry.js";
 export const EVENT_CONTRACT_SIDES = ["yes", "no"] as const;
 
 /** Asset class, read shape. */
-export const assetClass = named(
+export const assetClassSchema = named(
   z.strictObject({
     uuid: uuid(),
     name: z.string().max(255),
@@ -34,7 +34,7 @@ export const assetClass = named(
     alternative_etf_theme_asset_ids: z.array(z.string()),
     permitted_implementation_uuids: z.array(uuid()),
     is_composite: describe(z.boolean(), "true when the sleeve contains child sleeve allocations"),
-    asset_allocations: z.array(assetAllocationRead),
+    asset_allocations: z.array(assetAllocationReadSchema),
     archived_at: describe(
       isoDatetime(),
       "set when archived; archived sleeves cannot be newly assigned",
@@ -46,22 +46,22 @@ export const assetClass = named(
   "An asset class (sleeve).",
 );
 /** Asset class, read shape. */
-export type AssetClass = z.infer<typeof assetClass>;
+export type AssetClass = z.infer<typeof assetClassSchema>;
 
 /** Response of the asset-class list extension. */
-export const assetClassList = named(
-  z.array(assetClass),
+export const assetClassListSchema = named(
+  z.array(assetClassSchema),
   "AssetClassList",
   "Asset classes of an organization.",
 );
 /** Response of the asset-class list extension. */
-export type AssetClassList = z.infer<typeof assetClassList>;
+export type AssetClassList = z.infer<typeof assetClassListSchema>;
 
 /**
  * Body of asset-class creation (extension). A composite sleeve lists child allocations and nothing else to
  * invest in; a simple sleeve names what it invests in (benchmark index, single security or theme).
  */
-export const assetClassCreate = named(
+export const assetClassCreateSchema = named(
   z
     .strictObject(
       {
@@ -81,7 +81,7 @@ export const assetClassCreate = named(
         permitted_implementation_uuids: z.array(uuid()).optional(),
         is_composite: describe(bool(), "true when the sleeve holds child sleeves; default false").optional(),
         asset_allocations: describe(
-          assetAllocationListWrite(),
+          assetAllocationListWriteSchema(),
           "child sleeves of a composite sleeve",
         ).optional(),
         archived: describe(bool(), "create the sleeve already archived; default false").optional(),
@@ -118,4 +118,4 @@ export const assetClassCreate = named(
   "Body of asset-class creation (extension).",
 );
 /** Body of asset-class creation. */
-export type AssetClassCreate = z.infer<typeof assetClassCreate>;
+export type AssetClassCreate = z.infer<typeof assetClassCreateSchema>;

@@ -36,7 +36,7 @@ function rangedNumber(field: keyof typeof BACKTEST_LIMITS, description: string) 
  * Backtest request parameters. Every field is optional (the service resolves defaults and reports them in
  * `resolved_params`); when both dates are given `start_date` must be before `end_date`.
  */
-export const backtestRequest = named(
+export const backtestRequestSchema = named(
   z
     .strictObject(
       {
@@ -64,10 +64,10 @@ export const backtestRequest = named(
   "Parameters of an account backtest (body of endpoint 2); all optional, defaults resolved by the service.",
 );
 /** Backtest request parameters. */
-export type BacktestRequest = z.infer<typeof backtestRequest>;
+export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
 
 /** Parameters after defaults were applied. */
-export const backtestResolvedParams = named(
+export const backtestResolvedParamsSchema = named(
   z.strictObject({
     start_date: isoDate(),
     end_date: isoDate(),
@@ -80,10 +80,10 @@ export const backtestResolvedParams = named(
   "Backtest parameters after the service applied its defaults.",
 );
 /** Parameters after defaults were applied. */
-export type BacktestResolvedParams = z.infer<typeof backtestResolvedParams>;
+export type BacktestResolvedParams = z.infer<typeof backtestResolvedParamsSchema>;
 
 /** Progress of a job: periods planned and done, last period done and when progress was last recorded. */
-export const backtestProgress = named(
+export const backtestProgressSchema = named(
   z
     .strictObject({
       planned_periods: z.int().min(0),
@@ -99,7 +99,7 @@ export const backtestProgress = named(
   "Progress record of a backtest job.",
 );
 /** Progress of a backtest job. */
-export type BacktestProgress = z.infer<typeof backtestProgress>;
+export type BacktestProgress = z.infer<typeof backtestProgressSchema>;
 
 /** Case names the service uses in `result` (the long-short case only when ls_tlh_factor was requested). */
 export const BACKTEST_CASE_NAMES = ["tax_managed", "not_tax_managed", "benchmark", "long_short_tlh"] as const;
@@ -107,18 +107,20 @@ export const BACKTEST_CASE_NAMES = ["tax_managed", "not_tax_managed", "benchmark
 const nonNegative = () => finiteNumber().min(0);
 
 /** One point of a value series. */
-export const backtestValuePoint = named(
+export const backtestValuePointSchema = named(
   z.strictObject({ date: isoDate(), value: describe(finiteNumber(), "portfolio value, USD") }),
   "BacktestValuePoint",
   "Portfolio value on one date.",
 );
+/** One point of a value series. */
+export type BacktestValuePoint = z.infer<typeof backtestValuePointSchema>;
 
 /**
  * Result of one backtest case (designed by lotwise). Money in USD; returns, turnover and tracking error as
  * fractions; realized losses as non-negative magnitudes. `tax_alpha_bps` compares with the not-tax-managed
  * case; it and `tracking_error` are null where they have no meaning (reference cases).
  */
-export const backtestCaseResult = named(
+export const backtestCaseResultSchema = named(
   z.strictObject({
     description: describe(z.string(), "what the case simulates"),
     tax_managed: describe(
@@ -131,7 +133,7 @@ export const backtestCaseResult = named(
     starting_value: describe(finiteNumber(), "value at start_date, USD"),
     ending_value: describe(finiteNumber(), "pre-liquidation value at end_date, USD"),
     values: describe(
-      z.array(backtestValuePoint),
+      z.array(backtestValuePointSchema),
       "value at start_date and at each period end, ascending dates",
     ),
     pre_tax_return: describe(finiteNumber(), "cumulative return before taxes, fraction"),
@@ -172,19 +174,19 @@ export const backtestCaseResult = named(
   "Result of one backtest case.",
 );
 /** Result of one backtest case. */
-export type BacktestCaseResult = z.infer<typeof backtestCaseResult>;
+export type BacktestCaseResult = z.infer<typeof backtestCaseResultSchema>;
 
 /** A backtest job. `result` is set on SUCCESS, `error_message` on FAILURE. */
-export const backtestJob = named(
+export const backtestJobSchema = named(
   z
     .strictObject({
       id: uuid(),
       status: z.enum(BACKTEST_STATUSES),
-      params: backtestRequest,
-      resolved_params: backtestResolvedParams,
-      progress: backtestProgress,
+      params: backtestRequestSchema,
+      resolved_params: backtestResolvedParamsSchema,
+      progress: backtestProgressSchema,
       result: describe(
-        z.record(z.string().min(1), backtestCaseResult),
+        z.record(z.string().min(1), backtestCaseResultSchema),
         "case name -> case result (tax_managed, not_tax_managed, benchmark, long_short_tlh)",
       ).nullable(),
       error_message: z.string().nullable(),
@@ -206,9 +208,13 @@ export const backtestJob = named(
   "An account backtest job with status, progress and, when done, results or an error message.",
 );
 /** A backtest job. */
-export type BacktestJob = z.infer<typeof backtestJob>;
+export type BacktestJob = z.infer<typeof backtestJobSchema>;
 
 /** Response of the job-list extension. */
-export const backtestJobList = named(z.array(backtestJob), "BacktestJobList", "Backtest jobs of an account.");
+export const backtestJobListSchema = named(
+  z.array(backtestJobSchema),
+  "BacktestJobList",
+  "Backtest jobs of an account.",
+);
 /** Response of the job-list extension. */
-export type BacktestJobList = z.infer<typeof backtestJobList>;
+export type BacktestJobList = z.infer<typeof backtestJobListSchema>;

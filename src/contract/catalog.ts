@@ -12,7 +12,7 @@ export const INDUSTRY_LEVELS = ["L1", "L2", "L3", "L4"] as const;
 export const MAX_INDUSTRY_QUERY_LENGTH = 200;
 
 /** Body of the industry search: the words to look for. */
-export const industrySearchRequest = named(
+export const industrySearchRequestSchema = named(
   z.strictObject(
     {
       query: describe(
@@ -32,10 +32,10 @@ export const industrySearchRequest = named(
   "Body of the industry classification search (endpoint 9).",
 );
 /** Body of the industry search. */
-export type IndustrySearchRequest = z.infer<typeof industrySearchRequest>;
+export type IndustrySearchRequest = z.infer<typeof industrySearchRequestSchema>;
 
 /** One industry classification match with its ready-to-use filter expression. */
-export const industryMatch = named(
+export const industryMatchSchema = named(
   z.strictObject({
     level: describe(z.enum(INDUSTRY_LEVELS), "L1 sector, L2 industry group, L3 industry, L4 sub-industry"),
     id: describe(z.int().min(0), "classification code, e.g. 45 or 45102010"),
@@ -54,24 +54,24 @@ export const industryMatch = named(
   "An industry classification matching a search.",
 );
 /** One industry classification match. */
-export type IndustryMatch = z.infer<typeof industryMatch>;
+export type IndustryMatch = z.infer<typeof industryMatchSchema>;
 
 /** Response of the industry search. */
-export const industrySearchResponse = named(
+export const industrySearchResponseSchema = named(
   z.strictObject({
     success: z.boolean(),
     query: z.string(),
-    matches: z.array(industryMatch),
+    matches: z.array(industryMatchSchema),
     hint: describe(z.string(), "how to use the matches, or how to broaden a search without matches"),
   }),
   "IndustrySearchResponse",
   "Response of the industry classification search (endpoint 9).",
 );
 /** Response of the industry search. */
-export type IndustrySearchResponse = z.infer<typeof industrySearchResponse>;
+export type IndustrySearchResponse = z.infer<typeof industrySearchResponseSchema>;
 
 /** A universe preset. */
-export const universePreset = named(
+export const universePresetSchema = named(
   z.strictObject({
     id: z.string(),
     name: z.string(),
@@ -85,13 +85,13 @@ export const universePreset = named(
   "A candidate-universe preset for themes.",
 );
 /** A universe preset. */
-export type UniversePreset = z.infer<typeof universePreset>;
+export type UniversePreset = z.infer<typeof universePresetSchema>;
 
 /** Response of the universe preset list (endpoint 10). */
-export const universePresetsResponse = named(
-  z.strictObject({ success: z.boolean(), presets: z.array(universePreset) }),
+export const universePresetsResponseSchema = named(
+  z.strictObject({ success: z.boolean(), presets: z.array(universePresetSchema) }),
   "UniversePresetsResponse",
   "Response of the universe preset list (endpoint 10).",
 );
 /** Response of the universe preset list. */
-export type UniversePresetsResponse = z.infer<typeof universePresetsResponse>;
+export type UniversePresetsResponse = z.infer<typeof universePresetsResponseSchema>;

@@ -3,25 +3,25 @@
  * Clients: the update body of endpoint 6, the client response, and the create extension.
  */
 import * as z from "zod";
-import { account, assetClassSettingListWrite, holdingsWrite } from "./account.js";
-import { customizationConfigWrite } from "./portfolio-config.js";
-import { expectedMessage, isoDatetime, jsonValue, nonEmptyString, uuid } from "./primitives.js";
+import { accountSchema, assetClassSettingListWriteSchema, holdingsWriteSchema } from "./account.js";
+import { customizationConfigWriteSchema } from "./portfolio-config.js";
+import { expectedMessage, isoDatetime, jsonValueSchema, nonEmptyString, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** Body of a client update (endpoint 6). Every field optional; null clears external_id, customization_config and portfolio_config_uuid. */
-export const clientUpdate = named(
+export const clientUpdateSchema = named(
   z.strictObject(
     {
       external_id: describe(nonEmptyString(255), "your identifier of the client").nullable().optional(),
-      holdings: holdingsWrite.optional(),
-      metadata: jsonValue.optional(),
+      holdings: holdingsWriteSchema.optional(),
+      metadata: jsonValueSchema.optional(),
       customization_config: describe(
-        customizationConfigWrite.nullable(),
+        customizationConfigWriteSchema.nullable(),
         "configuration overrides (write shape without status); null removes them",
       ).optional(),
       portfolio_config_uuid: describe(uuid(), "portfolio configuration to follow").nullable().optional(),
       asset_class_settings: describe(
-        assetClassSettingListWrite(),
+        assetClassSettingListWriteSchema(),
         "per asset class implementation; replaces the list",
       ).optional(),
     },
@@ -31,35 +31,35 @@ export const clientUpdate = named(
   "Body of a client update (endpoint 6).",
 );
 /** Body of a client update. */
-export type ClientUpdate = z.infer<typeof clientUpdate>;
+export type ClientUpdate = z.infer<typeof clientUpdateSchema>;
 
 /** Client response. `metadata` (after `accounts`) is an extension. */
-export const client = named(
+export const clientSchema = named(
   z.strictObject({
     uuid: uuid(),
     external_id: z.string().nullable(),
     created: isoDatetime(),
     modified: isoDatetime(),
-    accounts: z.array(account),
-    metadata: jsonValue,
+    accounts: z.array(accountSchema),
+    metadata: jsonValueSchema,
   }),
   "Client",
   "A client with its accounts.",
 );
 /** Client response. */
-export type Client = z.infer<typeof client>;
+export type Client = z.infer<typeof clientSchema>;
 
 /** Response of the client list extension. */
-export const clientList = named(z.array(client), "ClientList", "Clients of an organization.");
+export const clientListSchema = named(z.array(clientSchema), "ClientList", "Clients of an organization.");
 /** Response of the client list extension. */
-export type ClientList = z.infer<typeof clientList>;
+export type ClientList = z.infer<typeof clientListSchema>;
 
 /** Body of client creation (extension). */
-export const clientCreate = named(
+export const clientCreateSchema = named(
   z.strictObject(
     {
       external_id: describe(nonEmptyString(255), "your identifier of the client").optional(),
-      metadata: jsonValue.optional(),
+      metadata: jsonValueSchema.optional(),
     },
     { error: expectedMessage("an object") },
   ),
@@ -67,4 +67,4 @@ export const clientCreate = named(
   "Body of client creation (extension).",
 );
 /** Body of client creation. */
-export type ClientCreate = z.infer<typeof clientCreate>;
+export type ClientCreate = z.infer<typeof clientCreateSchema>;

@@ -106,7 +106,9 @@ function rangeText(range: DecimalRange): string {
   return [lower, upper].filter((s) => s !== undefined).join(" and ");
 }
 
-function inRange(value: string, range: DecimalRange): boolean {
+function inRange(value: string, range: DecimalRange, pattern: RegExp): boolean {
+  // A malformed string already has its own issue; the range says nothing about it.
+  if (!pattern.test(value)) return true;
   const d = new ContractDecimal(value);
   if (range.min !== undefined) {
     const c = d.comparedTo(range.min);
@@ -133,7 +135,7 @@ export function decimalString(integerDigits: number, fractionDigits: number, ran
     .regex(pattern, { error: (issue) => explain(issue.input) });
   if (range.min !== undefined || range.max !== undefined) {
     const text = rangeText(range);
-    schema = schema.refine((s) => inRange(s, range), {
+    schema = schema.refine((s) => inRange(s, range, pattern), {
       error: (issue) => `must be ${text}, got ${String(issue.input)}`,
     });
   }
@@ -206,10 +208,34 @@ export function formatDecimal(
   return text;
 }
 
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
+
 /**
- * Exact comparison of two numeric strings: -1, 0 or 1.
+ * Exact comparison of two plain decimal strings: -1, 0 or 1.
+ * @throws {RangeError} when either string is not a plain decimal (digits, optional '-' and '.').
  * @example compareDecimalStrings("0.10", "0.1") // 0
  */
 export function compareDecimalStrings(a: string, b: string): number {
+  for (const s of [a, b])
+    if (!PLAIN_DECIMAL.test(s))
+      throw new RangeError(`compareDecimalStrings: "${s}" is not a plain decimal string`);
   return new ContractDecimal(a).comparedTo(b);
+}
+
+/**
+ * True unless both bounds are plain decimal strings and `low > high`. Cross-field rules use it: a bound that
+ * is absent or malformed (already reported by its own field) does not make a second issue.
+ * @example orderedDecimalStrings("0.1", "0.05") // false
+ */
+export function orderedDecimalStrings(
+  low: string | null | undefined,
+  high: string | null | undefined,
+): boolean {
+  if (low == null || high == null || !PLAIN_DECIMAL.test(low) || !PLAIN_DECIMAL.test(high)) return true;
+  return new ContractDecimal(low).lte(high);
+}
+
+/** The Decimal of a plain decimal string, or undefined when the string is malformed. */
+export function plainDecimalOrUndefined(value: string): Decimal | undefined {
+  return PLAIN_DECIMAL.test(value) ? new ContractDecimal(value) : undefined;
 }

@@ -9,28 +9,28 @@ import { ValidationError } from "../core/errors.js";
 import { named } from "./registry.js";
 
 /** One offending field of a validation error. */
-export const errorDetail = named(
+export const errorDetailSchema = named(
   z.strictObject({ path: z.string(), message: z.string() }),
   "ErrorDetail",
   "One offending field: its path (e.g. optimized_weights[2].weight) and what is wrong.",
 );
 /** One offending field. */
-export type ErrorDetail = z.infer<typeof errorDetail>;
+export type ErrorDetail = z.infer<typeof errorDetailSchema>;
 
 /** The error envelope. */
-export const errorEnvelope = named(
+export const errorEnvelopeSchema = named(
   z.strictObject({
     error: z.strictObject({
       code: z.string().min(1),
       message: z.string(),
-      details: z.array(errorDetail).optional(),
+      details: z.array(errorDetailSchema).optional(),
     }),
   }),
   "ErrorEnvelope",
   "Error body: a stable code, a message and, for validation errors, the offending fields.",
 );
 /** The error envelope. */
-export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
 
 /**
  * The envelope of a lotwise error: its `code` and message, plus `details` for a {@link ValidationError}.

@@ -5,7 +5,7 @@
  * `status`) and the read shape (every field present; unset fields null; library defaults filled in).
  */
 import * as z from "zod";
-import { assetAllocationListWrite, assetAllocationRead } from "./asset-allocation.js";
+import { assetAllocationListWriteSchema, assetAllocationReadSchema } from "./asset-allocation.js";
 import {
   capitalGainsReductionUnitsSchema,
   configBoolean,
@@ -15,22 +15,22 @@ import {
   riskBoundMaxIterationsSchema,
   riskModelNameSchema,
 } from "./config-fields.js";
-import { compareDecimalStrings } from "./decimal.js";
+import { orderedDecimalStrings } from "./decimal.js";
 import { displayName, expectedMessage, numericString, themeAssetId, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
-import { dynamicRule, evaluationRuleRead, evaluationRuleWrite } from "./rules.js";
-import { taxPreferencesRead, taxPreferencesWrite } from "./tax-preferences.js";
+import { dynamicRuleSchema, evaluationRuleReadSchema, evaluationRuleWriteSchema } from "./rules.js";
+import { taxPreferencesReadSchema, taxPreferencesWriteSchema } from "./tax-preferences.js";
 import {
-  factorExposureBoundRead,
-  factorExposureBoundWrite,
-  targetTickerWeightRead,
-  targetTickerWeightWrite,
-  tickerReferenceRead,
-  tickerReferenceWrite,
+  factorExposureBoundReadSchema,
+  factorExposureBoundWriteSchema,
+  targetTickerWeightReadSchema,
+  targetTickerWeightWriteSchema,
+  tickerReferenceReadSchema,
+  tickerReferenceWriteSchema,
 } from "./ticker.js";
 
 /** A substitution group: assets of which at most one may be held; at least 2 distinct assets. */
-export const substitutionGroup = describe(
+export const substitutionGroupSchema = describe(
   z
     .array(themeAssetId(), { error: expectedMessage("an array of theme_asset_ids") })
     .refine((group) => new Set(group).size >= 2, {
@@ -41,7 +41,7 @@ export const substitutionGroup = describe(
 );
 
 /** `capital_gains_reductions`: theme_asset_id -> non-negative reduction (units: capital_gains_reductions_units). */
-export const capitalGainsReductions = describe(
+export const capitalGainsReductionsSchema = describe(
   z.record(themeAssetId(), numericString({ min: "0" }), {
     error: expectedMessage("an object mapping theme_asset_id to a decimal string"),
   }),
@@ -68,7 +68,7 @@ function uniqueAssets(
 
 function tickerReferenceList() {
   return z
-    .array(tickerReferenceWrite, { error: expectedMessage("an array of ticker references") })
+    .array(tickerReferenceWriteSchema, { error: expectedMessage("an array of ticker references") })
     .superRefine(uniqueAssets);
 }
 
@@ -90,7 +90,7 @@ function writeFields() {
     ).optional(),
     target_ticker_weights: describe(
       z
-        .array(targetTickerWeightWrite, { error: expectedMessage("an array of target ticker weights") })
+        .array(targetTickerWeightWriteSchema, { error: expectedMessage("an array of target ticker weights") })
         .superRefine(uniqueAssets),
       "per-asset targets and bounds; replaces the list",
     ).optional(),
@@ -103,11 +103,11 @@ function writeFields() {
     scaling_factor: configDecimal("scaling_factor").nullable().optional(),
     use_mean_variance: configBoolean("use_mean_variance").nullable().optional(),
     factor_exposure_bounds: z
-      .array(factorExposureBoundWrite, { error: expectedMessage("an array of factor exposure bounds") })
+      .array(factorExposureBoundWriteSchema, { error: expectedMessage("an array of factor exposure bounds") })
       .optional(),
-    tax_preferences: taxPreferencesWrite.optional(),
+    tax_preferences: taxPreferencesWriteSchema.optional(),
     asset_allocations: describe(
-      assetAllocationListWrite(),
+      assetAllocationListWriteSchema(),
       "sleeves and target allocations; replaces the list",
     ).optional(),
     bid_ask_spread_ref_volume: configDecimal("bid_ask_spread_ref_volume").nullable().optional(),
@@ -122,11 +122,11 @@ function writeFields() {
     drift_breach_threshold: configDecimal("drift_breach_threshold").nullable().optional(),
     asset_drift_breach_threshold: configDecimal("asset_drift_breach_threshold").nullable().optional(),
     dynamic_rules: describe(
-      z.array(dynamicRule, { error: expectedMessage("an array of dynamic rules") }),
+      z.array(dynamicRuleSchema, { error: expectedMessage("an array of dynamic rules") }),
       "time-varying overrides; replaces the list",
     ).optional(),
     evaluation_rules: z
-      .array(evaluationRuleWrite, { error: expectedMessage("an array of evaluation rules") })
+      .array(evaluationRuleWriteSchema, { error: expectedMessage("an array of evaluation rules") })
       .optional(),
     risk_aversion: configDecimal("risk_aversion").nullable().optional(),
     risk_free_rate_pct: configDecimal("risk_free_rate_pct").nullable().optional(),
@@ -144,10 +144,10 @@ function writeFields() {
       .nullable()
       .optional(),
     substitution_pairs: describe(
-      z.array(substitutionGroup, { error: expectedMessage("an array of arrays of theme_asset_ids") }),
+      z.array(substitutionGroupSchema, { error: expectedMessage("an array of arrays of theme_asset_ids") }),
       "mutually exclusive groups",
     ).optional(),
-    capital_gains_reductions: capitalGainsReductions.optional(),
+    capital_gains_reductions: capitalGainsReductionsSchema.optional(),
     capital_gains_reductions_units: capitalGainsReductionUnitsSchema().nullable().optional(),
     use_cash_benchmark: configBoolean("use_cash_benchmark").nullable().optional(),
     linear_tcaf: configDecimal("linear_tcaf").nullable().optional(),
@@ -169,7 +169,7 @@ function checkOrderedPairs(value: OrderedFields, ctx: z.core.$RefinementCtx<unkn
   for (const [low, high] of ORDERED_PAIRS) {
     const a = value[low];
     const b = value[high];
-    if (a != null && b != null && compareDecimalStrings(a, b) > 0)
+    if (!orderedDecimalStrings(a, b))
       ctx.addIssue({ code: "custom", path: [high], message: `${high} (${b}) is below ${low} (${a})` });
   }
 }
@@ -180,7 +180,7 @@ const statusWrite = describe(z.enum(PORTFOLIO_CONFIG_STATUSES), "draft, deployed
  * Portfolio configuration, write shape (body of the PATCH). Every field is optional; provided lists replace
  * the stored lists; null resets a scalar field (to its default, or unset).
  */
-export const portfolioConfigWrite = named(
+export const portfolioConfigWriteSchema = named(
   z
     .strictObject(
       { ...writeFields(), status: statusWrite.optional() },
@@ -191,10 +191,10 @@ export const portfolioConfigWrite = named(
   "Portfolio configuration update (PATCH body); lists provided replace the stored lists.",
 );
 /** Portfolio configuration, write shape. */
-export type PortfolioConfigWrite = z.infer<typeof portfolioConfigWrite>;
+export type PortfolioConfigWrite = z.infer<typeof portfolioConfigWriteSchema>;
 
 /** Portfolio configuration, create shape (extension): the write shape with `name` required. */
-export const portfolioConfigCreate = named(
+export const portfolioConfigCreateSchema = named(
   z
     .strictObject(
       {
@@ -209,19 +209,19 @@ export const portfolioConfigCreate = named(
   "Body of configuration creation (extension): the write shape with name required; status defaults to draft.",
 );
 /** Portfolio configuration, create shape. */
-export type PortfolioConfigCreate = z.infer<typeof portfolioConfigCreate>;
+export type PortfolioConfigCreate = z.infer<typeof portfolioConfigCreateSchema>;
 
 /** An account's customization_config in a write: the configuration write shape without status. */
-export const customizationConfigWrite = named(
+export const customizationConfigWriteSchema = named(
   z.strictObject(writeFields(), { error: expectedMessage("an object") }).superRefine(checkOrderedPairs),
   "CustomizationConfigWrite",
   "An account's configuration overrides: the configuration write shape without status.",
 );
 /** customization_config in a write. */
-export type CustomizationConfigWrite = z.infer<typeof customizationConfigWrite>;
+export type CustomizationConfigWrite = z.infer<typeof customizationConfigWriteSchema>;
 
 /** Portfolio configuration, read shape (responses of list, read, create and update). */
-export const portfolioConfigRead = named(
+export const portfolioConfigReadSchema = named(
   z.strictObject({
     uuid: uuid(),
     name: z.string().max(255),
@@ -230,9 +230,9 @@ export const portfolioConfigRead = named(
     long_weight_sum: configDecimal("long_weight_sum").nullable(),
     short_weight_sum: configDecimal("short_weight_sum").nullable(),
     risk_model_name: riskModelNameSchema().nullable(),
-    no_hold_tickers: z.array(tickerReferenceRead),
-    no_trade_tickers: z.array(tickerReferenceRead),
-    target_ticker_weights: z.array(targetTickerWeightRead),
+    no_hold_tickers: z.array(tickerReferenceReadSchema),
+    no_trade_tickers: z.array(tickerReferenceReadSchema),
+    target_ticker_weights: z.array(targetTickerWeightReadSchema),
     min_weight: configDecimal("min_weight").nullable(),
     max_weight: configDecimal("max_weight").nullable(),
     min_active_weight: configDecimal("min_active_weight").nullable(),
@@ -241,9 +241,9 @@ export const portfolioConfigRead = named(
     max_active_risk_pct: configDecimal("max_active_risk_pct").nullable(),
     scaling_factor: configDecimal("scaling_factor").nullable(),
     use_mean_variance: configBoolean("use_mean_variance"),
-    factor_exposure_bounds: z.array(factorExposureBoundRead),
-    tax_preferences: taxPreferencesRead,
-    asset_allocations: z.array(assetAllocationRead),
+    factor_exposure_bounds: z.array(factorExposureBoundReadSchema),
+    tax_preferences: taxPreferencesReadSchema,
+    asset_allocations: z.array(assetAllocationReadSchema),
     bid_ask_spread_ref_volume: configDecimal("bid_ask_spread_ref_volume").nullable(),
     market_impact_parameter: configDecimal("market_impact_parameter").nullable(),
     bid_ask_spread_parameter: configDecimal("bid_ask_spread_parameter").nullable(),
@@ -255,8 +255,8 @@ export const portfolioConfigRead = named(
     drift_warning_threshold: configDecimal("drift_warning_threshold").nullable(),
     drift_breach_threshold: configDecimal("drift_breach_threshold").nullable(),
     asset_drift_breach_threshold: configDecimal("asset_drift_breach_threshold").nullable(),
-    dynamic_rules: z.array(dynamicRule),
-    evaluation_rules: z.array(evaluationRuleRead),
+    dynamic_rules: z.array(dynamicRuleSchema),
+    evaluation_rules: z.array(evaluationRuleReadSchema),
     risk_aversion: configDecimal("risk_aversion"),
     risk_free_rate_pct: configDecimal("risk_free_rate_pct"),
     spectral_shift: configDecimal("spectral_shift"),
@@ -267,8 +267,8 @@ export const portfolioConfigRead = named(
     max_turnover_pct: configDecimal("max_turnover_pct"),
     require_whole_shares: configBoolean("require_whole_shares"),
     whole_share_assets: z.array(themeAssetId()).nullable(),
-    substitution_pairs: z.array(substitutionGroup),
-    capital_gains_reductions: capitalGainsReductions,
+    substitution_pairs: z.array(substitutionGroupSchema),
+    capital_gains_reductions: capitalGainsReductionsSchema,
     capital_gains_reductions_units: capitalGainsReductionUnitsSchema(),
     use_cash_benchmark: configBoolean("use_cash_benchmark"),
     linear_tcaf: configDecimal("linear_tcaf"),
@@ -280,13 +280,13 @@ export const portfolioConfigRead = named(
   "Portfolio configuration as returned by the service; unset fields are null, library defaults filled in.",
 );
 /** Portfolio configuration, read shape. */
-export type PortfolioConfigRead = z.infer<typeof portfolioConfigRead>;
+export type PortfolioConfigRead = z.infer<typeof portfolioConfigReadSchema>;
 
 /** Response of endpoint 3: an array of configurations (read shape). */
-export const portfolioConfigList = named(
-  z.array(portfolioConfigRead),
+export const portfolioConfigListSchema = named(
+  z.array(portfolioConfigReadSchema),
   "PortfolioConfigList",
   "Response of the list endpoint: configurations in read shape.",
 );
 /** Response of endpoint 3. */
-export type PortfolioConfigList = z.infer<typeof portfolioConfigList>;
+export type PortfolioConfigList = z.infer<typeof portfolioConfigListSchema>;

@@ -94,7 +94,7 @@ export function bool() {
  * Any JSON value (string, number, boolean, null, array, object); a missing key is rejected as "Required".
  * One shared named instance, so that JSON Schema refers to its recursive definition by the id `JsonValue`.
  */
-export const jsonValue = named(z.json(), "JsonValue", "Any JSON value.");
+export const jsonValueSchema = named(z.json(), "JsonValue", "Any JSON value.");
 
 /** A finite JSON number. */
 export function finiteNumber() {

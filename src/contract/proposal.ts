@@ -10,7 +10,7 @@ import { expectedMessage, isoDate, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** One optimized target weight: a ticker (theme_asset_id or plain symbol) and its weight, decimal(1,10). */
-export const optimizedWeight = named(
+export const optimizedWeightSchema = named(
   z.strictObject({
     ticker: describe(
       z.string({ error: expectedMessage("a ticker") }).min(1, { error: "must not be empty" }),
@@ -22,13 +22,13 @@ export const optimizedWeight = named(
   "One target weight of a proposal request.",
 );
 /** One optimized target weight. */
-export type OptimizedWeight = z.infer<typeof optimizedWeight>;
+export type OptimizedWeight = z.infer<typeof optimizedWeightSchema>;
 
 /** Body of proposal creation: at least one weight; a ticker may appear once. */
-export const proposalRequest = named(
+export const proposalRequestSchema = named(
   z.strictObject({
     optimized_weights: z
-      .array(optimizedWeight, { error: expectedMessage("an array of {ticker, weight}") })
+      .array(optimizedWeightSchema, { error: expectedMessage("an array of {ticker, weight}") })
       .min(1, { error: "at least one optimized weight is required" })
       .superRefine((items, ctx) => {
         const seen = new Map<string, number>();
@@ -49,7 +49,7 @@ export const proposalRequest = named(
   "Body of rebalance proposal creation (endpoint 1).",
 );
 /** Body of proposal creation. */
-export type ProposalRequest = z.infer<typeof proposalRequest>;
+export type ProposalRequest = z.infer<typeof proposalRequestSchema>;
 
 /** Order types. */
 export const ORDER_TYPES = ["qty", "notional"] as const;
@@ -66,7 +66,7 @@ export const ORDER_REASONS = [
 export const FX_CURRENCIES = ["USD", "EUR", "GBP", "JPY", "CAD"] as const;
 
 /** A lot consumed by a sell: cost basis, quantity, trade date and realized gain (negative = loss). */
-export const proposalTaxLot = named(
+export const proposalTaxLotSchema = named(
   z.strictObject({
     cost_basis: describe(decimalString(30, 10), "cost basis of the quantity sold"),
     quantity: describe(decimalString(10, 10), "shares sold from this lot"),
@@ -77,10 +77,10 @@ export const proposalTaxLot = named(
   "A tax lot consumed by a sell order.",
 );
 /** A lot consumed by a sell. */
-export type ProposalTaxLot = z.infer<typeof proposalTaxLot>;
+export type ProposalTaxLot = z.infer<typeof proposalTaxLotSchema>;
 
 /** FX cost breakdown of a non-USD order; fx_rate in units of the currency per USD. */
-export const fxCostBreakdown = named(
+export const fxCostBreakdownSchema = named(
   z.strictObject({
     base_amount_usd: decimalString(10, 10),
     fx_rate: describe(decimalString(10, 10), "units of currency per 1 USD (FRED H.10 convention)"),
@@ -93,10 +93,10 @@ export const fxCostBreakdown = named(
   "Cost of converting USD for a non-USD order.",
 );
 /** FX cost breakdown. */
-export type FxCostBreakdown = z.infer<typeof fxCostBreakdown>;
+export type FxCostBreakdown = z.infer<typeof fxCostBreakdownSchema>;
 
 /** One order of a proposal. */
-export const proposalOrder = named(
+export const proposalOrderSchema = named(
   z.strictObject({
     ticker: describe(z.string(), "theme_asset_id of the asset"),
     ticker_symbol: z.string().nullable(),
@@ -118,25 +118,25 @@ export const proposalOrder = named(
     existing_weight: decimalString(10, 10).nullable().optional(),
     existing_market_value: decimalString(10, 10).nullable().optional(),
     target_weight: decimalString(10, 10).nullable().optional(),
-    tax_lots: z.array(proposalTaxLot).nullable(),
-    fx_cost_breakdown: fxCostBreakdown.nullable(),
+    tax_lots: z.array(proposalTaxLotSchema).nullable(),
+    fx_cost_breakdown: fxCostBreakdownSchema.nullable(),
   }),
   "ProposalOrder",
   "One order of a rebalance proposal.",
 );
 /** One order of a proposal. */
-export type ProposalOrder = z.infer<typeof proposalOrder>;
+export type ProposalOrder = z.infer<typeof proposalOrderSchema>;
 
 /** Response of proposal creation (and of the proposal read extension). */
-export const proposalResponse = named(
+export const proposalResponseSchema = named(
   z.strictObject({
     proposal_uuid: uuid(),
     cash_buffer_cad_amount: decimalString(12, 8).nullable(),
     cash_buffer_usd_amount: decimalString(12, 8).nullable(),
-    orders: z.array(proposalOrder),
+    orders: z.array(proposalOrderSchema),
   }),
   "ProposalResponse",
   "A rebalance proposal: orders plus cash-buffer amounts.",
 );
 /** Response of proposal creation. */
-export type ProposalResponse = z.infer<typeof proposalResponse>;
+export type ProposalResponse = z.infer<typeof proposalResponseSchema>;

@@ -5,17 +5,17 @@
  */
 import * as z from "zod";
 import { dynamicRuleFieldSchemas } from "./config-fields.js";
-import { bool, expectedMessage, isoDate, jsonValue } from "./primitives.js";
+import { bool, expectedMessage, isoDate, jsonValueSchema } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /**
  * One rule: `value` (any JSON value) applies from `starts_from` to `expires_at` (dates, inclusive), optionally
  * on a `cron` schedule and a `condition`; higher `priority` wins when rules overlap. Only `value` is required.
  */
-export const rule = named(
+export const ruleSchema = named(
   z
     .strictObject({
-      value: jsonValue,
+      value: jsonValueSchema,
       cron: describe(z.string({ error: expectedMessage("a cron expression") }), "cron schedule").optional(),
       condition: describe(
         z.string({ error: expectedMessage("a string") }),
@@ -39,7 +39,7 @@ export const rule = named(
   "Element of `rules` in dynamic_rules and evaluation_rules.",
 );
 /** A rule (element of dynamic_rules[].rules and evaluation_rules[].rules). */
-export type Rule = z.infer<typeof rule>;
+export type Rule = z.infer<typeof ruleSchema>;
 
 const DYNAMIC_FIELDS = dynamicRuleFieldSchemas();
 
@@ -50,14 +50,14 @@ export const DYNAMIC_RULE_FIELD_NAMES: readonly string[] = [...DYNAMIC_FIELDS.ke
  * A dynamic rule: `rules` override the configuration field `field_name` over time. The field must be a scalar
  * field of the configuration and every rule's `value` must be valid for that field.
  */
-export const dynamicRule = named(
+export const dynamicRuleSchema = named(
   z
     .strictObject({
       field_name: describe(
         z.string({ error: expectedMessage("a field name") }),
         "scalar configuration field",
       ),
-      rules: z.array(rule, { error: expectedMessage("an array of rules") }),
+      rules: z.array(ruleSchema, { error: expectedMessage("an array of rules") }),
     })
     .superRefine((item, ctx) => {
       const schema = DYNAMIC_FIELDS.get(item.field_name);
@@ -84,7 +84,7 @@ export const dynamicRule = named(
   "Time-varying override of one configuration field.",
 );
 /** A dynamic rule item. */
-export type DynamicRule = z.infer<typeof dynamicRule>;
+export type DynamicRule = z.infer<typeof dynamicRuleSchema>;
 
 /** Rule type given to evaluation rules written through the configuration endpoint. */
 export const DEFAULT_EVALUATION_RULE_TYPE = "model_drift";
@@ -92,22 +92,22 @@ export const DEFAULT_EVALUATION_RULE_TYPE = "model_drift";
 export const DEFAULT_EVALUATION_RULE_VERSION = "1";
 
 /** Evaluation rule, write item: rules and enabled. */
-export const evaluationRuleWrite = named(
+export const evaluationRuleWriteSchema = named(
   z.strictObject({
-    rules: z.array(rule, { error: expectedMessage("an array of rules") }),
+    rules: z.array(ruleSchema, { error: expectedMessage("an array of rules") }),
     enabled: describe(bool(), "whether the policy is active"),
   }),
   "EvaluationRuleWrite",
   "Advisor attention policy as written with a configuration.",
 );
 /** Evaluation rule, write item. */
-export type EvaluationRuleWrite = z.infer<typeof evaluationRuleWrite>;
+export type EvaluationRuleWrite = z.infer<typeof evaluationRuleWriteSchema>;
 
 /** Evaluation rule, read item: rule_type (e.g. model_drift), rules, version, enabled. */
-export const evaluationRuleRead = named(
+export const evaluationRuleReadSchema = named(
   z.strictObject({
     rule_type: describe(z.string(), "kind of policy, e.g. model_drift"),
-    rules: z.array(rule),
+    rules: z.array(ruleSchema),
     version: describe(z.string(), "policy version"),
     enabled: bool(),
   }),
@@ -115,4 +115,4 @@ export const evaluationRuleRead = named(
   "Advisor attention policy as returned with a configuration.",
 );
 /** Evaluation rule, read item. */
-export type EvaluationRuleRead = z.infer<typeof evaluationRuleRead>;
+export type EvaluationRuleRead = z.infer<typeof evaluationRuleReadSchema>;

@@ -7,7 +7,7 @@
  */
 import * as z from "zod";
 import { CURRENCIES } from "../core/data/types.js";
-import { compareDecimalStrings, ContractDecimal, formatDecimal } from "./decimal.js";
+import { ContractDecimal, formatDecimal, plainDecimalOrUndefined } from "./decimal.js";
 import { expectedMessage, isoDate, NUMERIC_STRING_WIDTH, numericString, themeAssetId } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
@@ -23,7 +23,7 @@ export const TAX_LOT_DEFAULTS = {
 } as const;
 
 /** Tax lot, write shape. `cost_basis_unit` is an extension (default per_share). */
-export const taxLotWrite = named(
+export const taxLotWriteSchema = named(
   z
     .strictObject(
       {
@@ -54,17 +54,17 @@ export const taxLotWrite = named(
       (lot) =>
         (lot.cost_basis_currency ?? "USD") !== "USD" ||
         lot.fx_rate === undefined ||
-        compareDecimalStrings(lot.fx_rate, "1") === 0,
+        plainDecimalOrUndefined(lot.fx_rate)?.eq(1) !== false,
       { error: "a USD lot has fx_rate 1", path: ["fx_rate"] },
     ),
   "TaxLotWrite",
   "A tax lot as sent by a client update, an account creation or an import.",
 );
 /** Tax lot, write shape. */
-export type TaxLotWrite = z.infer<typeof taxLotWrite>;
+export type TaxLotWrite = z.infer<typeof taxLotWriteSchema>;
 
 /** Tax lot, read shape: stored fields plus derived per-share, total and USD figures and the current value. */
-export const taxLotRead = named(
+export const taxLotReadSchema = named(
   z.strictObject({
     theme_asset_id: themeAssetId(),
     ticker_symbol: z.string().nullable(),
@@ -91,7 +91,7 @@ export const taxLotRead = named(
   "A tax lot as returned in account holdings.",
 );
 /** Tax lot, read shape. */
-export type TaxLotRead = z.infer<typeof taxLotRead>;
+export type TaxLotRead = z.infer<typeof taxLotReadSchema>;
 
 /** What a read needs beyond the written lot: names of the asset and its latest USD price (null if unknown). */
 export interface TaxLotReadContext {

@@ -5,7 +5,7 @@
  * null when unset, plus `tax_region` and `tax_algorithm`.
  */
 import * as z from "zod";
-import { compareDecimalStrings } from "./decimal.js";
+import { orderedDecimalStrings } from "./decimal.js";
 import { bool, boundedInt, expectedMessage, numericString } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
@@ -79,8 +79,7 @@ function orderedGammaRange(t: {
   tax_gamma_min?: string | null | undefined;
   tax_gamma_max?: string | null | undefined;
 }): boolean {
-  if (t.tax_gamma_min == null || t.tax_gamma_max == null) return true;
-  return compareDecimalStrings(t.tax_gamma_min, t.tax_gamma_max) <= 0;
+  return orderedDecimalStrings(t.tax_gamma_min, t.tax_gamma_max);
 }
 
 const GAMMA_ORDER = { error: "tax_gamma_max is below tax_gamma_min", path: ["tax_gamma_max"] };
@@ -103,7 +102,7 @@ function readShape(): { [K in keyof Shape]: z.ZodNullable<Shape[K]> } {
 export const TAX_PREFERENCE_FIELDS = Object.keys(taxPreferenceShape()) as (keyof Shape)[];
 
 /** Tax preferences, write shape: every field optional; null clears a stored value. */
-export const taxPreferencesWrite = named(
+export const taxPreferencesWriteSchema = named(
   z
     .strictObject(writeShape(), { error: expectedMessage("an object of tax preferences") })
     .refine(orderedGammaRange, GAMMA_ORDER),
@@ -111,13 +110,13 @@ export const taxPreferencesWrite = named(
   "Tax preferences of a configuration write; every field optional, null clears it. Rates are fractions.",
 );
 /** Tax preferences, write shape. */
-export type TaxPreferencesWrite = z.infer<typeof taxPreferencesWrite>;
+export type TaxPreferencesWrite = z.infer<typeof taxPreferencesWriteSchema>;
 
 /** Region and algorithm a read reports when none is stored. */
 export const TAX_PREFERENCES_READ_DEFAULTS = { tax_region: "US", tax_algorithm: "tax_aware_qp" } as const;
 
 /** Tax preferences, read shape: every field present (null when unset), plus tax_region and tax_algorithm. */
-export const taxPreferencesRead = named(
+export const taxPreferencesReadSchema = named(
   z.strictObject({
     ...readShape(),
     tax_region: describe(
@@ -130,4 +129,4 @@ export const taxPreferencesRead = named(
   "Tax preferences as returned with a configuration; unset fields are null.",
 );
 /** Tax preferences, read shape. */
-export type TaxPreferencesRead = z.infer<typeof taxPreferencesRead>;
+export type TaxPreferencesRead = z.infer<typeof taxPreferencesReadSchema>;

@@ -31,7 +31,7 @@ export const MAX_EXPRESSION_LENGTH = 4000;
 const expression = () => nonEmptyString(MAX_EXPRESSION_LENGTH);
 
 /** Candidate universe: exactly one of a preset id or a filter expression. */
-export const themeUniverse = named(
+export const themeUniverseSchema = named(
   z
     .strictObject(
       {
@@ -47,13 +47,13 @@ export const themeUniverse = named(
   "Candidate universe of a theme: a preset or a filter expression.",
 );
 /** Candidate universe of a theme. */
-export type ThemeUniverse = z.infer<typeof themeUniverse>;
+export type ThemeUniverse = z.infer<typeof themeUniverseSchema>;
 
 /**
  * Selection: `all` candidates, the `top_n` by score (value = integer n >= 1) or the `top_percent` by score
  * (value in (0, 100]); `min_count` keeps at least that many when the rule selects fewer.
  */
-export const themeSelection = named(
+export const themeSelectionSchema = named(
   z
     .strictObject({
       mode: z.enum(THEME_SELECTION_MODES),
@@ -76,10 +76,10 @@ export const themeSelection = named(
   "How constituents are selected from the filtered universe.",
 );
 /** Selection rule of a theme. */
-export type ThemeSelection = z.infer<typeof themeSelection>;
+export type ThemeSelection = z.infer<typeof themeSelectionSchema>;
 
 /** Weighting: equal, market-cap or score weights, each capped at `max_weight` (a fraction in (0, 1]). */
-export const themeWeighting = named(
+export const themeWeightingSchema = named(
   z.strictObject({
     scheme: z.enum(THEME_WEIGHTING_SCHEMES),
     max_weight: describe(
@@ -93,32 +93,32 @@ export const themeWeighting = named(
   "How selected constituents are weighted.",
 );
 /** Weighting rule of a theme. */
-export type ThemeWeighting = z.infer<typeof themeWeighting>;
+export type ThemeWeighting = z.infer<typeof themeWeightingSchema>;
 
 /** Rules of a theme: the rebalancing cadence used by its backtest. */
-export const themeRules = named(
+export const themeRulesSchema = named(
   z.strictObject({ rebalancing_period: z.enum(THEME_REBALANCING_PERIODS) }),
   "ThemeRules",
   "Rebalancing cadence of a theme.",
 );
 /** Rules of a theme. */
-export type ThemeRules = z.infer<typeof themeRules>;
+export type ThemeRules = z.infer<typeof themeRulesSchema>;
 
 function methodologyFields() {
   return {
     name: displayName(),
     description: z.string().max(10_000).optional(),
-    universe: themeUniverse,
+    universe: themeUniverseSchema,
     filters: describe(z.array(expression()), "filter expressions, ANDed"),
     score: describe(expression(), "numeric expression ranking candidates"),
-    selection: themeSelection,
-    weighting: themeWeighting,
-    rules: themeRules,
+    selection: themeSelectionSchema,
+    weighting: themeWeightingSchema,
+    rules: themeRulesSchema,
   };
 }
 
 /** Theme methodology (body of theme creation); `filters` defaults to [] and `score` to market_cap. */
-export const themeMethodology = named(
+export const themeMethodologySchema = named(
   z.strictObject(
     (() => {
       const f = methodologyFields();
@@ -130,12 +130,12 @@ export const themeMethodology = named(
   "A theme's saved selection methodology (body of theme creation).",
 );
 /** Theme methodology after defaults. */
-export type ThemeMethodology = z.infer<typeof themeMethodology>;
+export type ThemeMethodology = z.infer<typeof themeMethodologySchema>;
 /** Theme methodology as sent (filters and score optional). */
-export type ThemeMethodologyInput = z.input<typeof themeMethodology>;
+export type ThemeMethodologyInput = z.input<typeof themeMethodologySchema>;
 
 /** Body of a theme revision (PATCH): any top-level methodology fields; each given field replaces the stored one. */
-export const themeRevision = named(
+export const themeRevisionSchema = named(
   z
     .strictObject(
       (() => {
@@ -158,16 +158,16 @@ export const themeRevision = named(
   "Body of a new theme revision: top-level methodology fields to replace.",
 );
 /** Body of a theme revision. */
-export type ThemeRevision = z.infer<typeof themeRevision>;
+export type ThemeRevision = z.infer<typeof themeRevisionSchema>;
 
 /** Theme, read shape (extension). `revision` is the datetime of the latest revision. */
-export const theme = named(
+export const themeSchema = named(
   z.strictObject({
     uuid: uuid(),
     name: z.string(),
     description: z.string().nullable(),
     revision: describe(isoDatetime(), "datetime of the latest revision"),
-    methodology: themeMethodology,
+    methodology: themeMethodologySchema,
     created: isoDatetime(),
     modified: isoDatetime(),
   }),
@@ -175,24 +175,24 @@ export const theme = named(
   "A saved theme with its latest methodology.",
 );
 /** Theme, read shape. */
-export type Theme = z.infer<typeof theme>;
+export type Theme = z.infer<typeof themeSchema>;
 
 /** Response of the theme list extension. */
-export const themeList = named(z.array(theme), "ThemeList", "Themes of an organization.");
+export const themeListSchema = named(z.array(themeSchema), "ThemeList", "Themes of an organization.");
 /** Response of the theme list extension. */
-export type ThemeList = z.infer<typeof themeList>;
+export type ThemeList = z.infer<typeof themeListSchema>;
 
 /** Body of the evaluate extension: the as-of date (default: latest date with prices). */
-export const themeEvaluateRequest = named(
+export const themeEvaluateRequestSchema = named(
   z.strictObject({ as_of_date: describe(isoDate(), "evaluate with data up to this date").optional() }),
   "ThemeEvaluateRequest",
   "Body of theme evaluation (extension).",
 );
 /** Body of the evaluate extension. */
-export type ThemeEvaluateRequest = z.infer<typeof themeEvaluateRequest>;
+export type ThemeEvaluateRequest = z.infer<typeof themeEvaluateRequestSchema>;
 
 /** A constituent of a snapshot. */
-export const themeConstituent = named(
+export const themeConstituentSchema = named(
   z.strictObject({
     theme_asset_id: themeAssetId(),
     symbol: z.string(),
@@ -205,10 +205,10 @@ export const themeConstituent = named(
   "One constituent of an evaluated theme.",
 );
 /** A constituent of a snapshot. */
-export type ThemeConstituent = z.infer<typeof themeConstituent>;
+export type ThemeConstituent = z.infer<typeof themeConstituentSchema>;
 
 /** Theme constituent snapshot (endpoint 7): the complete saved result, by weight descending. */
-export const themeConstituentSnapshot = named(
+export const themeConstituentSnapshotSchema = named(
   z
     .strictObject({
       theme_uuid: uuid(),
@@ -216,7 +216,7 @@ export const themeConstituentSnapshot = named(
       as_of_date: isoDate(),
       total_constituents: z.int().min(0),
       total_weight: describe(finiteNumber(), "sum of weights; about 1 for a nonempty result"),
-      constituents: z.array(themeConstituent),
+      constituents: z.array(themeConstituentSchema),
     })
     .superRefine((s, ctx) => {
       if (s.total_constituents !== s.constituents.length)
@@ -239,10 +239,10 @@ export const themeConstituentSnapshot = named(
   "Evaluated constituents of a theme revision.",
 );
 /** Theme constituent snapshot. */
-export type ThemeConstituentSnapshot = z.infer<typeof themeConstituentSnapshot>;
+export type ThemeConstituentSnapshot = z.infer<typeof themeConstituentSnapshotSchema>;
 
 /** Query of the theme backtest (endpoint 8); default window: 365 days before today to today. */
-export const themeBacktestQuery = named(
+export const themeBacktestQuerySchema = named(
   z
     .strictObject({
       start_date: describe(isoDate(), "first day of the window; default 365 days before end_date").optional(),
@@ -262,14 +262,14 @@ export const themeBacktestQuery = named(
   "Query parameters of a theme backtest.",
 );
 /** Query of the theme backtest. */
-export type ThemeBacktestQuery = z.infer<typeof themeBacktestQuery>;
+export type ThemeBacktestQuery = z.infer<typeof themeBacktestQuerySchema>;
 
 const dateSeries = (what: string) => describe(z.record(isoDate(), finiteNumber()), what);
 
 const assetRef = z.strictObject({ symbol: z.string(), theme_asset_id: themeAssetId() });
 
 /** A scheduled membership change of a theme backtest. */
-export const themeRebalanceEvent = named(
+export const themeRebalanceEventSchema = named(
   z.strictObject({
     date: isoDate(),
     added: z.array(assetRef),
@@ -280,10 +280,10 @@ export const themeRebalanceEvent = named(
   "Scheduled membership change at one rebalance date (not a realized transaction history).",
 );
 /** A rebalance event. */
-export type ThemeRebalanceEvent = z.infer<typeof themeRebalanceEvent>;
+export type ThemeRebalanceEvent = z.infer<typeof themeRebalanceEventSchema>;
 
 /** Theme backtest result (endpoint 8). `benchmark` and `summary` are present only when a benchmark was asked. */
-export const themeBacktestResult = named(
+export const themeBacktestResultSchema = named(
   z
     .strictObject({
       theme: z.strictObject({
@@ -315,7 +315,7 @@ export const themeBacktestResult = named(
           ),
         })
         .optional(),
-      rebalance_events: z.array(themeRebalanceEvent),
+      rebalance_events: z.array(themeRebalanceEventSchema),
     })
     .refine((r) => (r.benchmark === undefined) === (r.summary === undefined), {
       error: "benchmark and summary come together",
@@ -325,4 +325,4 @@ export const themeBacktestResult = named(
   "Backtest of a theme over a window, optionally against a benchmark.",
 );
 /** Theme backtest result. */
-export type ThemeBacktestResult = z.infer<typeof themeBacktestResult>;
+export type ThemeBacktestResult = z.infer<typeof themeBacktestResultSchema>;

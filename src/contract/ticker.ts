@@ -5,12 +5,12 @@
  * asset by `theme_asset_id`; a read expands it into the `ticker` object.
  */
 import * as z from "zod";
-import { compareDecimalStrings } from "./decimal.js";
+import { orderedDecimalStrings } from "./decimal.js";
 import { isoDatetime, nonEmptyString, numericString, themeAssetId } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** The ticker object of read shapes. */
-export const ticker = named(
+export const tickerSchema = named(
   z.strictObject({
     theme_asset_id: themeAssetId(),
     symbol: describe(z.string(), "exchange symbol, e.g. AAPL"),
@@ -27,7 +27,7 @@ export const ticker = named(
   "A tradable asset as shown in read shapes.",
 );
 /** The ticker object of read shapes. */
-export type Ticker = z.infer<typeof ticker>;
+export type Ticker = z.infer<typeof tickerSchema>;
 
 function validityWindow(r: {
   starts_from?: string | null | undefined;
@@ -40,7 +40,7 @@ function validityWindow(r: {
 const WINDOW_ORDER = { error: "expires_at must be after starts_from", path: ["expires_at"] };
 
 /** Item of no_hold_tickers / no_trade_tickers in a write. */
-export const tickerReferenceWrite = named(
+export const tickerReferenceWriteSchema = named(
   z
     .strictObject({
       theme_asset_id: themeAssetId(),
@@ -55,12 +55,12 @@ export const tickerReferenceWrite = named(
   "A restricted asset (no_hold_tickers / no_trade_tickers item) in a configuration write.",
 );
 /** Item of no_hold_tickers / no_trade_tickers in a write. */
-export type TickerReferenceWrite = z.infer<typeof tickerReferenceWrite>;
+export type TickerReferenceWrite = z.infer<typeof tickerReferenceWriteSchema>;
 
 /** Item of no_hold_tickers / no_trade_tickers in a read. */
-export const tickerReferenceRead = named(
+export const tickerReferenceReadSchema = named(
   z.strictObject({
-    ticker,
+    ticker: tickerSchema,
     starts_from: isoDatetime().nullable(),
     expires_at: isoDatetime().nullable(),
     condition: z.string().nullable(),
@@ -69,11 +69,7 @@ export const tickerReferenceRead = named(
   "A restricted asset (no_hold_tickers / no_trade_tickers item) in a configuration read.",
 );
 /** Item of no_hold_tickers / no_trade_tickers in a read. */
-export type TickerReferenceRead = z.infer<typeof tickerReferenceRead>;
-
-function ordered(low: string | null | undefined, high: string | null | undefined): boolean {
-  return low == null || high == null || compareDecimalStrings(low, high) <= 0;
-}
+export type TickerReferenceRead = z.infer<typeof tickerReferenceReadSchema>;
 
 /** Numeric fields of a target_ticker_weights item (weights as fractions; decimal strings). */
 export const TARGET_TICKER_WEIGHT_FIELDS = [
@@ -85,7 +81,7 @@ export const TARGET_TICKER_WEIGHT_FIELDS = [
 ] as const;
 
 /** Item of target_ticker_weights in a write; every bound optional (null = no bound). */
-export const targetTickerWeightWrite = named(
+export const targetTickerWeightWriteSchema = named(
   z
     .strictObject({
       theme_asset_id: themeAssetId(),
@@ -96,11 +92,11 @@ export const targetTickerWeightWrite = named(
       max_active: describe(numericString(), "upper bound of the active weight").nullable().optional(),
       condition: z.string().nullable().optional(),
     })
-    .refine((t) => ordered(t.lower_bound, t.upper_bound), {
+    .refine((t) => orderedDecimalStrings(t.lower_bound, t.upper_bound), {
       error: "upper_bound is below lower_bound",
       path: ["upper_bound"],
     })
-    .refine((t) => ordered(t.min_active, t.max_active), {
+    .refine((t) => orderedDecimalStrings(t.min_active, t.max_active), {
       error: "max_active is below min_active",
       path: ["max_active"],
     }),
@@ -108,12 +104,12 @@ export const targetTickerWeightWrite = named(
   "Per-asset target and bounds in a configuration write.",
 );
 /** Item of target_ticker_weights in a write. */
-export type TargetTickerWeightWrite = z.infer<typeof targetTickerWeightWrite>;
+export type TargetTickerWeightWrite = z.infer<typeof targetTickerWeightWriteSchema>;
 
 /** Item of target_ticker_weights in a read. */
-export const targetTickerWeightRead = named(
+export const targetTickerWeightReadSchema = named(
   z.strictObject({
-    ticker,
+    ticker: tickerSchema,
     target_weight: numericString().nullable(),
     lower_bound: numericString().nullable(),
     upper_bound: numericString().nullable(),
@@ -125,10 +121,10 @@ export const targetTickerWeightRead = named(
   "Per-asset target and bounds in a configuration read.",
 );
 /** Item of target_ticker_weights in a read. */
-export type TargetTickerWeightRead = z.infer<typeof targetTickerWeightRead>;
+export type TargetTickerWeightRead = z.infer<typeof targetTickerWeightReadSchema>;
 
 /** Item of factor_exposure_bounds in a write: a factor name and optional bounds (null = no bound). */
-export const factorExposureBoundWrite = named(
+export const factorExposureBoundWriteSchema = named(
   z
     .strictObject({
       factor: describe(nonEmptyString(), "factor name, e.g. momentum or a characteristic name"),
@@ -137,11 +133,11 @@ export const factorExposureBoundWrite = named(
       min_active_bound: numericString().nullable().optional(),
       max_active_bound: numericString().nullable().optional(),
     })
-    .refine((b) => ordered(b.min_bound, b.max_bound), {
+    .refine((b) => orderedDecimalStrings(b.min_bound, b.max_bound), {
       error: "max_bound is below min_bound",
       path: ["max_bound"],
     })
-    .refine((b) => ordered(b.min_active_bound, b.max_active_bound), {
+    .refine((b) => orderedDecimalStrings(b.min_active_bound, b.max_active_bound), {
       error: "max_active_bound is below min_active_bound",
       path: ["max_active_bound"],
     }),
@@ -149,10 +145,10 @@ export const factorExposureBoundWrite = named(
   "Bounds on the portfolio's exposure to one factor, in a configuration write.",
 );
 /** Item of factor_exposure_bounds in a write. */
-export type FactorExposureBoundWrite = z.infer<typeof factorExposureBoundWrite>;
+export type FactorExposureBoundWrite = z.infer<typeof factorExposureBoundWriteSchema>;
 
 /** Item of factor_exposure_bounds in a read: every bound present, null when unset. */
-export const factorExposureBoundRead = named(
+export const factorExposureBoundReadSchema = named(
   z.strictObject({
     factor: z.string(),
     min_bound: numericString().nullable(),
@@ -164,4 +160,4 @@ export const factorExposureBoundRead = named(
   "Bounds on the portfolio's exposure to one factor, in a configuration read.",
 );
 /** Item of factor_exposure_bounds in a read. */
-export type FactorExposureBoundRead = z.infer<typeof factorExposureBoundRead>;
+export type FactorExposureBoundRead = z.infer<typeof factorExposureBoundReadSchema>;
