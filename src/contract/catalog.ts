@@ -22,7 +22,7 @@ export const industrySearchRequestSchema = named(
           .max(MAX_INDUSTRY_QUERY_LENGTH, {
             error: `query must be at most ${MAX_INDUSTRY_QUERY_LENGTH} characters`,
           })
-          .refine((q) => q.trim().length > 0, { error: "query must not be blank" }),
+          .refine((q) => q.length === 0 || q.trim().length > 0, { error: "query must not be blank" }),
         "words to search for in industry names, keywords and descriptions",
       ),
     },

@@ -69,7 +69,7 @@ export function nonEmptyString(max = 255) {
     .string({ error: expectedMessage("a string") })
     .min(1, { error: "must not be empty" })
     .max(max, { error: `must be at most ${max} characters` })
-    .refine((s) => s.trim().length > 0, { error: "must not be blank" });
+    .refine((s) => s.length === 0 || s.trim().length > 0, { error: "must not be blank" });
 }
 
 /** A display name: 1 to 255 characters (the spec's configuration and asset-class name limit). */

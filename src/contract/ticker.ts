@@ -32,10 +32,11 @@ export type Ticker = z.infer<typeof tickerSchema>;
 function validityWindow(r: {
   starts_from?: string | null | undefined;
   expires_at?: string | null | undefined;
-}) {
-  return (
-    r.starts_from == null || r.expires_at == null || Date.parse(r.starts_from) < Date.parse(r.expires_at)
-  );
+}): boolean {
+  const start = r.starts_from == null ? Number.NaN : Date.parse(r.starts_from);
+  const end = r.expires_at == null ? Number.NaN : Date.parse(r.expires_at);
+  // An absent or malformed bound has its own issue (or none); only two real instants can be out of order.
+  return !(Number.isFinite(start) && Number.isFinite(end)) || start < end;
 }
 const WINDOW_ORDER = { error: "expires_at must be after starts_from", path: ["expires_at"] };
 
