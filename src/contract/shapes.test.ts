@@ -101,8 +101,11 @@ describe("examples", () => {
       const example = CONTRACT_EXAMPLES[id] as Json;
       const objectPaths: Path[] = [];
       const walk = (v: Json, p: Path) => {
-        if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...p, i]));
-        else if (v !== null && typeof v === "object") {
+        if (Array.isArray(v)) {
+          v.forEach((x, i) => {
+            walk(x, [...p, i]);
+          });
+        } else if (v !== null && typeof v === "object") {
           // Free-form JSON (metadata, rule values) and date-keyed series are open by design.
           const last = p[p.length - 1];
           const open = ["metadata", "value", "capital_gains_reductions", "result"].includes(String(last));
