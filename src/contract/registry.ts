@@ -93,11 +93,18 @@ export function contractJsonSchema(schema: z.ZodType, options: ContractJsonSchem
 export function contractJsonSchemaComponents(
   uri: (id: string) => string,
   options: ContractJsonSchemaOptions = {},
-) {
-  return z.toJSONSchema(contractRegistry, {
+): { schemas: Record<string, z.core.JSONSchema.BaseSchema> } {
+  const { schemas } = z.toJSONSchema(contractRegistry, {
     target: options.target ?? "draft-2020-12",
     io: options.io ?? "output",
     uri,
     override: addFieldDescription,
   });
+  // The components live in one document: a per-schema $schema or fragment $id would be invalid there.
+  const out: Record<string, z.core.JSONSchema.BaseSchema> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _dialect, $id: _id, ...rest } = schema;
+    out[id] = rest;
+  }
+  return { schemas: out };
 }
