@@ -66,6 +66,25 @@ export const backtestRequestSchema = named(
 /** Backtest request parameters. */
 export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
 
+/** Request fields that are JSON numbers (they arrive as strings in form-urlencoded and multipart bodies). */
+export const BACKTEST_NUMERIC_FIELDS = ["tax_gamma", "tax_loss_threshold_bps", "starting_nav"] as const;
+
+/**
+ * Turns the string fields of a form-urlencoded or multipart backtest body into the JSON shape: a numeric
+ * field written as a plain decimal ("37.5", "-1", "1000000") becomes a number; anything else is left as is,
+ * so that {@link backtestRequestSchema} reports it with its field name. Other fields pass through unchanged.
+ * @example backtestRequestFromForm({ tax_gamma: "1.5", start_date: "2020-01-02" })
+ *   // { tax_gamma: 1.5, start_date: "2020-01-02" }
+ */
+export function backtestRequestFromForm(fields: Readonly<Record<string, string>>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fields };
+  for (const name of BACKTEST_NUMERIC_FIELDS) {
+    const value = fields[name];
+    if (value !== undefined && /^-?\d+(\.\d+)?$/.test(value)) out[name] = Number(value);
+  }
+  return out;
+}
+
 /** Parameters after defaults were applied. */
 export const backtestResolvedParamsSchema = named(
   z.strictObject({

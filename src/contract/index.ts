@@ -48,6 +48,7 @@ export {
 export {
   BACKTEST_CASE_NAMES,
   BACKTEST_LIMITS,
+  BACKTEST_NUMERIC_FIELDS,
   BACKTEST_REBALANCE_PERIODS,
   BACKTEST_STATUSES,
   type BacktestCaseResult,
@@ -61,6 +62,7 @@ export {
   backtestJobListSchema,
   backtestJobSchema,
   backtestProgressSchema,
+  backtestRequestFromForm,
   backtestRequestSchema,
   backtestResolvedParamsSchema,
   backtestValuePointSchema,
@@ -123,6 +125,7 @@ export {
   errorEnvelopeSchema,
   toErrorEnvelope,
 } from "./error-envelope.js";
+export { CONTRACT_EXAMPLES, type ContractExampleId } from "./examples.js";
 export {
   type CustomizationConfigWrite,
   capitalGainsReductionsSchema,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type * as z from "zod";
-import { backtestRequestSchema } from "./backtest.js";
+import { backtestRequestFromForm, backtestRequestSchema } from "./backtest.js";
 import { PORTFOLIO_CONFIG_DECIMAL_FIELDS, type PortfolioConfigDecimalField } from "./config-fields.js";
 import { CONTRACT_EXAMPLES } from "./examples.js";
 import { portfolioConfigCreateSchema, portfolioConfigWriteSchema } from "./portfolio-config.js";
@@ -43,6 +43,22 @@ describe("Limits table of the spec", () => {
     for (const v of bad) expect(pathsOf(backtestRequestSchema, { [field]: v })).toEqual([field]);
     for (const v of [Number.NaN, Number.POSITIVE_INFINITY, "50"])
       expect(pathsOf(backtestRequestSchema, { [field]: v })).toEqual([field]);
+  });
+
+  it("backtest form fields become numbers only when written as plain decimals", () => {
+    const body = backtestRequestFromForm({
+      tax_gamma: "1.5",
+      starting_nav: "1e6",
+      tax_loss_threshold_bps: "",
+    });
+    expect(body).toEqual({ tax_gamma: 1.5, starting_nav: "1e6", tax_loss_threshold_bps: "" });
+    expect(pathsOf(backtestRequestSchema, body)).toEqual(["tax_loss_threshold_bps", "starting_nav"]);
+    expect(
+      pathsOf(
+        backtestRequestSchema,
+        backtestRequestFromForm({ starting_nav: "100", end_date: "2024-01-31" }),
+      ),
+    ).toEqual([]);
   });
 
   it("backtest enums: rebalance_period MONTHLY only, ls_tlh_factor quality/value/growth", () => {
