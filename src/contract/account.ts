@@ -1,0 +1,172 @@
+/**
+ * @module contract/account
+ * Accounts: holdings (write and read), per-account asset-class settings, the account read shape (inside the
+ * client response and the account read extension) and the account create extension.
+ */
+import * as z from "zod";
+import { assetClassSchema } from "./asset-class.js";
+import { portfolioConfigReadSchema } from "./portfolio-config.js";
+import {
+  bool,
+  expectedMessage,
+  isoDatetime,
+  jsonValueSchema,
+  nonEmptyString,
+  numericString,
+  uuid,
+} from "./primitives.js";
+import { describe, named } from "./registry.js";
+import { taxLotReadSchema, taxLotWriteSchema } from "./tax-lot.js";
+
+/** Holdings in a write: the lots (replacing the stored lots) and the value of non-tradable assets. */
+export const holdingsWriteSchema = named(
+  z.strictObject(
+    {
+      tax_lots: describe(
+        z.array(taxLotWriteSchema, { error: expectedMessage("an array of tax lots") }),
+        "the account's lots; replaces the stored lots",
+      ).optional(),
+      non_tradable_assets_value: describe(
+        numericString({ min: "0" }),
+        "value of assets that cannot be traded, USD",
+      ).optional(),
+    },
+    { error: expectedMessage("an object") },
+  ),
+  "HoldingsWrite",
+  "Holdings as written: tax lots and the value of non-tradable assets.",
+);
+/** Holdings in a write. */
+export type HoldingsWrite = z.infer<typeof holdingsWriteSchema>;
+
+/** Holdings in a read. */
+export const holdingsReadSchema = named(
+  z.strictObject({
+    tax_lots: z.array(taxLotReadSchema),
+    cash_value_usd: numericString(),
+    non_tradable_assets_value: numericString(),
+    liabilities_value: numericString(),
+  }),
+  "HoldingsRead",
+  "Holdings of an account: lots, cash, non-tradable assets and liabilities (USD).",
+);
+/** Holdings in a read. */
+export type HoldingsRead = z.infer<typeof holdingsReadSchema>;
+
+/** Per-account asset-class setting, write item. */
+export const assetClassSettingWriteSchema = named(
+  z.strictObject({
+    asset_class_uuid: uuid(),
+    direct_indexing_enabled: bool().optional(),
+    implementation_sleeve_uuid: describe(uuid(), "sleeve that implements this asset class")
+      .nullable()
+      .optional(),
+  }),
+  "AssetClassSettingWrite",
+  "How an account implements one asset class, in a write.",
+);
+/** Per-account asset-class setting, write item. */
+export type AssetClassSettingWrite = z.infer<typeof assetClassSettingWriteSchema>;
+
+/** Schema of a list of asset-class settings in a write: each asset class at most once. */
+export function assetClassSettingListWriteSchema() {
+  return z
+    .array(assetClassSettingWriteSchema, { error: expectedMessage("an array of asset-class settings") })
+    .superRefine((items, ctx) => {
+      const seen = new Map<string, number>();
+      items.forEach((item, i) => {
+        const key = item.asset_class_uuid.toLowerCase();
+        const first = seen.get(key);
+        if (first === undefined) seen.set(key, i);
+        else
+          ctx.addIssue({
+            code: "custom",
+            path: [i, "asset_class_uuid"],
+            message: `asset class ${item.asset_class_uuid} already has a setting at index ${first}`,
+          });
+      });
+    });
+}
+
+/** Per-account asset-class setting, read item. */
+export const assetClassSettingReadSchema = named(
+  z.strictObject({
+    asset_class: assetClassSchema,
+    direct_indexing_enabled: z.boolean(),
+    implementation_sleeve: assetClassSchema.nullable(),
+  }),
+  "AssetClassSettingRead",
+  "How an account implements one asset class, in a read.",
+);
+/** Per-account asset-class setting, read item. */
+export type AssetClassSettingRead = z.infer<typeof assetClassSettingReadSchema>;
+
+/** A lot (of this or another account of the household) that constrains wash sales. */
+export const washSaleLotSchema = named(
+  z.strictObject({ tax_lot: taxLotReadSchema, account_uuid: uuid(), account_name: z.string().nullable() }),
+  "WashSaleLot",
+  "A lot relevant to wash-sale rules, with the account holding it.",
+);
+/** A wash-sale lot item. */
+export type WashSaleLot = z.infer<typeof washSaleLotSchema>;
+
+/** Account, read shape. `name` and `portfolio_config_uuid` are extensions. */
+export const accountSchema = named(
+  z.strictObject({
+    uuid: uuid(),
+    external_id: z.string().nullable(),
+    name: z.string().nullable(),
+    holdings: holdingsReadSchema,
+    created: isoDatetime(),
+    modified: isoDatetime(),
+    asset_class_settings: z.array(assetClassSettingReadSchema),
+    wash_sale_lots: z.array(washSaleLotSchema),
+    household_wash_sale_lots: z.array(washSaleLotSchema),
+    aum: describe(numericString(), "assets under management: positions at market + cash, USD"),
+    net_worth: describe(numericString(), "aum + non-tradable assets - liabilities, USD"),
+    holdings_risk_annualized_percentage: describe(
+      numericString(),
+      "annualized volatility of the holdings in percent; null when it cannot be estimated",
+    ).nullable(),
+    is_read_only: z.boolean(),
+    is_brokerage_backed: z.boolean(),
+    is_externally_owned: z.boolean(),
+    source_brokerage_connection_account_uuid: uuid().nullable(),
+    source_brokerage_is_paper: z.boolean().nullable(),
+    source_brokerage_account_type: z.string().nullable(),
+    metadata: jsonValueSchema,
+    customization_config: describe(
+      portfolioConfigReadSchema.nullable(),
+      "the account's overrides of its portfolio configuration, null when none",
+    ),
+    portfolio_config_uuid: describe(uuid(), "portfolio configuration the account follows").nullable(),
+  }),
+  "Account",
+  "An account of a client.",
+);
+/** Account, read shape. */
+export type Account = z.infer<typeof accountSchema>;
+
+/** Response of the account list extension. */
+export const accountListSchema = named(z.array(accountSchema), "AccountList", "Accounts of a client.");
+/** Response of the account list extension. */
+export type AccountList = z.infer<typeof accountListSchema>;
+
+/** Body of account creation (extension). */
+export const accountCreateSchema = named(
+  z.strictObject(
+    {
+      external_id: describe(nonEmptyString(255), "your identifier of the account").optional(),
+      name: describe(nonEmptyString(255), "display name").optional(),
+      cash_value_usd: describe(numericString({ min: "0" }), "cash held, USD; default 0").optional(),
+      holdings: holdingsWriteSchema.optional(),
+      metadata: jsonValueSchema.optional(),
+      portfolio_config_uuid: uuid().optional(),
+    },
+    { error: expectedMessage("an object") },
+  ),
+  "AccountCreate",
+  "Body of account creation (extension).",
+);
+/** Body of account creation. */
+export type AccountCreate = z.infer<typeof accountCreateSchema>;

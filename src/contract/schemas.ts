@@ -1,0 +1,179 @@
+/**
+ * @module contract/schemas
+ * Every named wire schema by its id, for the OpenAPI document and for tests that walk all of them.
+ * Ids equal the keys; each schema carries `{ id, description }` in {@link contractRegistry}.
+ */
+import {
+  accountCreateSchema,
+  accountListSchema,
+  accountSchema,
+  assetClassSettingReadSchema,
+  assetClassSettingWriteSchema,
+  holdingsReadSchema,
+  holdingsWriteSchema,
+  washSaleLotSchema,
+} from "./account.js";
+import {
+  assetAllocationReadSchema,
+  assetAllocationWriteSchema,
+  tiltReadSchema,
+  tiltWriteSchema,
+} from "./asset-allocation.js";
+import { assetClassCreateSchema, assetClassListSchema, assetClassSchema } from "./asset-class.js";
+import {
+  backtestCaseResultSchema,
+  backtestJobListSchema,
+  backtestJobSchema,
+  backtestProgressSchema,
+  backtestRequestSchema,
+  backtestResolvedParamsSchema,
+  backtestValuePointSchema,
+} from "./backtest.js";
+import {
+  industryMatchSchema,
+  industrySearchRequestSchema,
+  industrySearchResponseSchema,
+  universePresetSchema,
+  universePresetsResponseSchema,
+} from "./catalog.js";
+import { clientCreateSchema, clientListSchema, clientSchema, clientUpdateSchema } from "./client.js";
+import { errorDetailSchema, errorEnvelopeSchema } from "./error-envelope.js";
+import {
+  customizationConfigWriteSchema,
+  portfolioConfigCreateSchema,
+  portfolioConfigListSchema,
+  portfolioConfigReadSchema,
+  portfolioConfigWriteSchema,
+} from "./portfolio-config.js";
+import { jsonValueSchema } from "./primitives.js";
+import {
+  fxCostBreakdownSchema,
+  optimizedWeightSchema,
+  proposalOrderSchema,
+  proposalRequestSchema,
+  proposalResponseSchema,
+  proposalTaxLotSchema,
+} from "./proposal.js";
+import {
+  dynamicRuleSchema,
+  evaluationRuleReadSchema,
+  evaluationRuleWriteSchema,
+  ruleSchema,
+} from "./rules.js";
+import { taxLotReadSchema, taxLotWriteSchema } from "./tax-lot.js";
+import { taxPreferencesReadSchema, taxPreferencesWriteSchema } from "./tax-preferences.js";
+import {
+  themeBacktestQuerySchema,
+  themeBacktestResultSchema,
+  themeConstituentSchema,
+  themeConstituentSnapshotSchema,
+  themeEvaluateRequestSchema,
+  themeListSchema,
+  themeMethodologySchema,
+  themeRebalanceEventSchema,
+  themeRevisionSchema,
+  themeRulesSchema,
+  themeSchema,
+  themeSelectionSchema,
+  themeUniverseSchema,
+  themeWeightingSchema,
+} from "./theme.js";
+import {
+  factorExposureBoundReadSchema,
+  factorExposureBoundWriteSchema,
+  targetTickerWeightReadSchema,
+  targetTickerWeightWriteSchema,
+  tickerReferenceReadSchema,
+  tickerReferenceWriteSchema,
+  tickerSchema,
+} from "./ticker.js";
+
+/** Named wire schemas, keyed by id. */
+export const CONTRACT_SCHEMAS = {
+  // Proposal (endpoint 1)
+  ProposalRequest: proposalRequestSchema,
+  OptimizedWeight: optimizedWeightSchema,
+  ProposalResponse: proposalResponseSchema,
+  ProposalOrder: proposalOrderSchema,
+  ProposalTaxLot: proposalTaxLotSchema,
+  FxCostBreakdown: fxCostBreakdownSchema,
+  // Backtest (endpoint 2 and extensions)
+  BacktestRequest: backtestRequestSchema,
+  BacktestResolvedParams: backtestResolvedParamsSchema,
+  BacktestProgress: backtestProgressSchema,
+  BacktestValuePoint: backtestValuePointSchema,
+  BacktestCaseResult: backtestCaseResultSchema,
+  BacktestJob: backtestJobSchema,
+  BacktestJobList: backtestJobListSchema,
+  // Portfolio configuration (endpoints 3, 4 and extensions)
+  PortfolioConfigRead: portfolioConfigReadSchema,
+  PortfolioConfigWrite: portfolioConfigWriteSchema,
+  PortfolioConfigCreate: portfolioConfigCreateSchema,
+  PortfolioConfigList: portfolioConfigListSchema,
+  CustomizationConfigWrite: customizationConfigWriteSchema,
+  Rule: ruleSchema,
+  DynamicRule: dynamicRuleSchema,
+  EvaluationRuleWrite: evaluationRuleWriteSchema,
+  EvaluationRuleRead: evaluationRuleReadSchema,
+  TaxPreferencesWrite: taxPreferencesWriteSchema,
+  TaxPreferencesRead: taxPreferencesReadSchema,
+  Ticker: tickerSchema,
+  TickerReferenceWrite: tickerReferenceWriteSchema,
+  TickerReferenceRead: tickerReferenceReadSchema,
+  TargetTickerWeightWrite: targetTickerWeightWriteSchema,
+  TargetTickerWeightRead: targetTickerWeightReadSchema,
+  FactorExposureBoundWrite: factorExposureBoundWriteSchema,
+  FactorExposureBoundRead: factorExposureBoundReadSchema,
+  AssetAllocationWrite: assetAllocationWriteSchema,
+  AssetAllocationRead: assetAllocationReadSchema,
+  TiltWrite: tiltWriteSchema,
+  TiltRead: tiltReadSchema,
+  // Asset classes (endpoint 5 and extensions)
+  AssetClass: assetClassSchema,
+  AssetClassList: assetClassListSchema,
+  AssetClassCreate: assetClassCreateSchema,
+  // Clients and accounts (endpoint 6 and extensions)
+  ClientUpdate: clientUpdateSchema,
+  Client: clientSchema,
+  ClientList: clientListSchema,
+  ClientCreate: clientCreateSchema,
+  Account: accountSchema,
+  AccountList: accountListSchema,
+  AccountCreate: accountCreateSchema,
+  HoldingsWrite: holdingsWriteSchema,
+  HoldingsRead: holdingsReadSchema,
+  AssetClassSettingWrite: assetClassSettingWriteSchema,
+  AssetClassSettingRead: assetClassSettingReadSchema,
+  WashSaleLot: washSaleLotSchema,
+  TaxLotWrite: taxLotWriteSchema,
+  TaxLotRead: taxLotReadSchema,
+  // Themes (endpoints 7, 8 and extensions)
+  ThemeMethodology: themeMethodologySchema,
+  ThemeRevision: themeRevisionSchema,
+  ThemeUniverse: themeUniverseSchema,
+  ThemeSelection: themeSelectionSchema,
+  ThemeWeighting: themeWeightingSchema,
+  ThemeRules: themeRulesSchema,
+  Theme: themeSchema,
+  ThemeList: themeListSchema,
+  ThemeEvaluateRequest: themeEvaluateRequestSchema,
+  ThemeConstituent: themeConstituentSchema,
+  ThemeConstituentSnapshot: themeConstituentSnapshotSchema,
+  ThemeBacktestQuery: themeBacktestQuerySchema,
+  ThemeRebalanceEvent: themeRebalanceEventSchema,
+  ThemeBacktestResult: themeBacktestResultSchema,
+  // Catalog (endpoints 9, 10)
+  IndustrySearchRequest: industrySearchRequestSchema,
+  IndustryMatch: industryMatchSchema,
+  IndustrySearchResponse: industrySearchResponseSchema,
+  UniversePreset: universePresetSchema,
+  UniversePresetsResponse: universePresetsResponseSchema,
+  // Shared
+  JsonValue: jsonValueSchema,
+  // Errors
+  ErrorEnvelope: errorEnvelopeSchema,
+  ErrorDetail: errorDetailSchema,
+} as const;
+
+/** Id of a named wire schema. */
+export type ContractSchemaId = keyof typeof CONTRACT_SCHEMAS;
