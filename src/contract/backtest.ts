@@ -121,7 +121,7 @@ export const backtestProgressSchema = named(
 export type BacktestProgress = z.infer<typeof backtestProgressSchema>;
 
 /** Case names the service uses in `result` (the long-short case only when ls_tlh_factor was requested). */
-export const BACKTEST_CASE_NAMES = ["tax_managed", "not_tax_managed", "benchmark", "long_short_tlh"] as const;
+export const BACKTEST_CASE_NAMES = ["tax_managed", "pre_tax", "benchmark", "long_short_tlh"] as const;
 
 const nonNegative = () => finiteNumber().min(0);
 
@@ -177,7 +177,7 @@ export const backtestCaseResultSchema = named(
     ),
     tax_alpha_bps: describe(
       finiteNumber(),
-      "annualized after-tax return minus that of not_tax_managed, bps",
+      "annualized after-tax return minus that of pre_tax, bps",
     ).nullable(),
     turnover: describe(nonNegative(), "annualized one-way turnover, fraction of average value"),
     tracking_error: describe(
@@ -206,7 +206,7 @@ export const backtestJobSchema = named(
       progress: backtestProgressSchema,
       result: describe(
         z.record(z.string().min(1), backtestCaseResultSchema),
-        "case name -> case result (tax_managed, not_tax_managed, benchmark, long_short_tlh)",
+        "case name -> case result (tax_managed, pre_tax, benchmark, long_short_tlh)",
       ).nullable(),
       error_message: z.string().nullable(),
       created_at: isoDatetime(),

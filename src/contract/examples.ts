@@ -339,7 +339,7 @@ const backtestJob: BacktestJob = {
   },
   result: {
     tax_managed: caseResult({}),
-    not_tax_managed: caseResult({
+    pre_tax: caseResult({
       description: "Same portfolio without tax management",
       tax_managed: false,
       realized_short_term_losses: 0,
