@@ -21,7 +21,7 @@ function where(loc: CsvLocation): string {
  * Malformed CSV: wrong number of fields, an unparseable number or date in a field that must hold one, a
  * missing required header, a broken quote. The whole file is rejected.
  * @example
- * // CsvFormatError: prices.csv, line 7, column "close": "12,5x" is not a number.
+ * // CsvFormatError: prices.csv, line 7, column "close": "12.5x" is not a number.
  */
 export class CsvFormatError extends ValidationError {
   readonly file: string;

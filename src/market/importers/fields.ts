@@ -79,3 +79,8 @@ export function headerKey(name: string): string {
     .replace(/[\s_\-/.]+/g, "_")
     .replace(/^_+|_+$/g, "");
 }
+
+/** Message for a field that should hold a number and does not. */
+export function notANumberMessage(raw: string): string {
+  return `${JSON.stringify(raw)} is not a number${raw.includes(",") ? " (remove thousands separators)" : ""}.`;
+}

@@ -15,7 +15,7 @@ import { CURRENCIES, type Currency, type FxRate } from "../../core/data/types.js
 import type { MarketDataWriter } from "../writer.js";
 import type { CsvInput } from "./csv-input.js";
 import { type CsvHeader, readCsvTable } from "./csv-table.js";
-import { DateCache, isMissing, parseNumber } from "./fields.js";
+import { DateCache, isMissing, notANumberMessage, parseNumber } from "./fields.js";
 import { importFile, type ParseOptions } from "./import-support.js";
 import { FlawLog, type ImportSummary } from "./summary.js";
 
@@ -280,7 +280,7 @@ export async function parseFx(input: CsvInput, options: FxParseOptions = {}): Pr
 
 function positive(h: CsvHeader, fields: string[], i: number, line: number): number {
   const v = parseNumber(fields[i]!);
-  if (Number.isNaN(v)) throw h.error(line, i, `${JSON.stringify(fields[i])} is not a number.`);
+  if (Number.isNaN(v)) throw h.error(line, i, notANumberMessage(fields[i]!));
   if (!(v > 0)) throw h.error(line, i, `an exchange rate must be positive, found ${v}.`);
   return v;
 }

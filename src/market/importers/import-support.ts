@@ -7,7 +7,7 @@ import type { MarketDataWriter } from "../writer.js";
 import { readCsvFile } from "./csv-input.js";
 import type { CsvHeader } from "./csv-table.js";
 import { UnresolvedSymbolError } from "./errors.js";
-import { type DateCache, parseNumber } from "./fields.js";
+import { type DateCache, notANumberMessage, parseNumber } from "./fields.js";
 import type { FlawLog } from "./summary.js";
 import {
   resolverForMic,
@@ -165,6 +165,6 @@ export function dateField(
  */
 export function numberField(h: CsvHeader, fields: readonly string[], i: number, line: number): number {
   const v = parseNumber(fields[i]!);
-  if (Number.isNaN(v)) throw h.error(line, i, `${JSON.stringify(fields[i])} is not a number.`);
+  if (Number.isNaN(v)) throw h.error(line, i, notANumberMessage(fields[i]!));
   return v;
 }

@@ -44,6 +44,7 @@ export {
 } from "./index-weights.js";
 export { InMemoryMarketDataWriter, type MemoryTables } from "./memory-writer.js";
 export { MIC_DEFAULTS } from "./mic-defaults.js";
+export { minimalSecurity } from "./minimal-security.js";
 export {
   DEFAULT_JUMP_THRESHOLD,
   type ImportPricesOptions,

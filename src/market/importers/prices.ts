@@ -9,12 +9,11 @@
  * `YYYY-MM-DD` or `M/D/YYYY`. Known data flaws are reported in the summary, never thrown (see `FlawKind`).
  */
 import type { PriceBar, Security } from "../../core/data/types.js";
-import { DataError } from "../../core/errors.js";
 import type { MarketDataWriter } from "../writer.js";
 import { type CsvInput, fileStem } from "./csv-input.js";
 import { readCsvTable } from "./csv-table.js";
 import { UnresolvedSymbolError } from "./errors.js";
-import { DateCache, isMissing, parseNumber } from "./fields.js";
+import { DateCache, isMissing, notANumberMessage, parseNumber } from "./fields.js";
 import {
   chooseResolver,
   importFile,
@@ -22,9 +21,9 @@ import {
   type SymbolImportOptions,
   type SymbolParseOptions,
 } from "./import-support.js";
-import { MIC_DEFAULTS } from "./mic-defaults.js";
+import { minimalSecurity } from "./minimal-security.js";
 import { FlawLog, type ImportSummary } from "./summary.js";
-import { parseThemeAssetId, themeAssetIdsOnly } from "./symbol-resolver.js";
+import { themeAssetIdsOnly } from "./symbol-resolver.js";
 
 /** Default |log return| above which a day is reported as a `jump`. */
 export const DEFAULT_JUMP_THRESHOLD = 0.35;
@@ -111,7 +110,7 @@ export async function parsePrices(
 
     const num = (fields: string[], i: number, line: number): number => {
       const v = parseNumber(fields[i]!);
-      if (Number.isNaN(v)) throw h.error(line, i, `${JSON.stringify(fields[i])} is not a number.`);
+      if (Number.isNaN(v)) throw h.error(line, i, notANumberMessage(fields[i]!));
       return v;
     };
 
@@ -230,6 +229,10 @@ interface SeriesAnalysis {
   lastDate: string | null;
 }
 
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 function formatRuns(runs: [string, string, number][]): string {
   const shown = runs.slice(0, 12).map(([a, b]) => (a === b ? a : `${a}..${b}`));
   return shown.join(", ") + (runs.length > 12 ? `, ... (${runs.length} runs)` : "");
@@ -319,7 +322,7 @@ function analyzeSeries(
         id,
         first.date,
         lines[g[0]!]!,
-        `series starts ${first.date}, ${p0} trading days after the calendar's first date ${calFirst}; rows kept.`,
+        `series starts ${first.date}, ${plural(p0, "trading day")} after the calendar's first date ${calFirst}; rows kept.`,
       );
     const pEnd = position.get(last.date);
     if (calLast !== undefined && pEnd !== undefined && last.date < calLast)
@@ -329,7 +332,7 @@ function analyzeSeries(
         id,
         last.date,
         lines[g[g.length - 1]!]!,
-        `series ends ${last.date}, ${calendar.length - 1 - pEnd} trading days before the calendar's last date ${calLast}; rows kept.`,
+        `series ends ${last.date}, ${plural(calendar.length - 1 - pEnd, "trading day")} before the calendar's last date ${calLast}; rows kept.`,
       );
 
     const runs: [string, string, number][] = [];
@@ -367,7 +370,7 @@ function analyzeSeries(
         id,
         runs[0]![0],
         firstGapLine,
-        `${missing} trading day${missing > 1 ? "s" : ""} of the calendar missing inside the series: ${formatRuns(runs)}; nothing filled in.`,
+        `${plural(missing, "trading day")} of the calendar missing inside the series: ${formatRuns(runs)}; nothing filled in.`,
       );
   }
   return { keep, symbols: groups.size, firstDate, lastDate };
@@ -433,32 +436,15 @@ function missingSecurities(writer: MarketDataWriter, bars: readonly PriceBar[]):
   }
   const out: Security[] = [];
   for (const [id, from] of firstDate) {
-    const parsed = parseThemeAssetId(id)!;
-    if (writer.findSecuritiesBySymbol(parsed.symbol).some((s) => s.themeAssetId === id)) continue;
-    const defaults = MIC_DEFAULTS[parsed.mic];
-    if (defaults === undefined)
-      throw new DataError(
-        `Cannot create a security for ${id}: MIC ${parsed.mic} has no known currency and country. Import the security master for it first.`,
-      );
-    out.push({
-      themeAssetId: id,
-      symbol: parsed.symbol,
-      mic: parsed.mic,
-      name: parsed.symbol,
-      currency: defaults.currency,
-      country: defaults.country,
-      assetType: "equity",
-      sector: null,
-      industryGroup: null,
-      industry: null,
-      subIndustry: null,
-      sicCode: null,
-      sharesOutstanding: null,
-      description:
-        "Created by the price importer (createMissingSecurities); import the security master to complete it.",
-      listedFrom: from,
-      delistedOn: null,
-    });
+    const symbol = id.slice(0, id.lastIndexOf(":"));
+    if (writer.findSecuritiesBySymbol(symbol).some((s) => s.themeAssetId === id)) continue;
+    out.push(
+      minimalSecurity(id, {
+        listedFrom: from,
+        description:
+          "Created by the price importer (createMissingSecurities); import the security master to complete it.",
+      }),
+    );
   }
   return out;
 }
