@@ -75,8 +75,8 @@ export async function parsePrices(
   const { header, rowsRead } = await readCsvTable(input, file, EXPECTED, (h) => {
     const iSym = h.find("name", "symbol", "ticker", "theme_asset_id");
     layout = iSym === -1 ? "yahoo" : "long";
-    const iDate = h.require(["date", "timestamp"], layout);
-    const iClose = h.require(["close"], layout);
+    const iDate = h.require(["date", "timestamp"], `${layout} price`);
+    const iClose = h.require(["close"], `${layout} price`);
     const iOpen = h.find("open");
     const iHigh = h.find("high");
     const iLow = h.find("low");
