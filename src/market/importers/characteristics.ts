@@ -24,6 +24,7 @@ import {
 } from "./import-support.js";
 import { dateRange, FlawLog, type ImportSummary } from "./summary.js";
 
+/** Result of {@link parseCharacteristics}: values in file order (skipped cells removed) and the summary. */
 export interface CharacteristicParseResult {
   values: CharacteristicValue[];
   summary: ImportSummary;

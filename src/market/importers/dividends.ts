@@ -20,6 +20,7 @@ import {
 } from "./import-support.js";
 import { dateRange, FlawLog, type ImportSummary } from "./summary.js";
 
+/** Result of {@link parseDividends}: dividends in file order (skipped rows removed) and the summary. */
 export interface DividendParseResult {
   dividends: Dividend[];
   summary: ImportSummary;

@@ -28,6 +28,7 @@ export interface FxParseOptions extends ParseOptions {
   currencies?: readonly Currency[];
 }
 
+/** Result of {@link parseFx}: per-USD rates and the summary. */
 export interface FxParseResult {
   /** Sorted by date, then currency. */
   rates: FxRate[];
@@ -172,8 +173,7 @@ export async function parseFx(input: CsvInput, options: FxParseOptions = {}): Pr
         usdPerEur = positive(h, fields, iUsd, line);
         if (wanted.has("EUR")) {
           const g = gaps.get("EUR")!;
-          g.first ??= date;
-          if (date < g.first) g.first = date;
+          if (g.first === null || date < g.first) g.first = date;
           if (g.last === null || date > g.last) g.last = date;
           if (keep("EUR", date, 1 / usdPerEur, line)) made++;
         }

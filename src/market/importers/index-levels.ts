@@ -27,6 +27,7 @@ export interface IndexLevelParseOptions extends ParseOptions {
   description?: string;
 }
 
+/** Result of {@link parseIndexLevels}: the index definition, its levels (ascending dates) and the summary. */
 export interface IndexLevelParseResult {
   index: IndexInfo;
   levels: IndexLevel[];

@@ -22,6 +22,7 @@ import {
 } from "./import-support.js";
 import { dateRange, FlawLog, type ImportSummary } from "./summary.js";
 
+/** Result of {@link parseIndexWeights}: weights in file order and the summary. */
 export interface IndexWeightParseResult {
   weights: IndexWeight[];
   summary: ImportSummary;

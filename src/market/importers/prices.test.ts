@@ -264,6 +264,27 @@ describe("importPrices", () => {
     expect({ size: w.size(), calls: w.calls, commits: w.commits }).toEqual(before);
   });
 
+  it.each([
+    "prices-wrong-column-count.csv",
+    "prices-extra-field.csv",
+    "prices-bad-number.csv",
+    "prices-bad-date.csv",
+    "prices-no-header.csv",
+    "prices-unterminated-quote.csv",
+    "prices-empty.csv",
+  ])("leaves the writer untouched when %s is rejected", async (name) => {
+    const w = new InMemoryMarketDataWriter();
+    w.transaction(() => w.upsertSecurities([security("AAA:XNYS")]));
+    const before = { tables: structuredClone(w.tables), calls: w.calls, commits: w.commits };
+    const path = fx(`broken/${name}`);
+    const err = (await importPrices(path, w, { defaultMic: "XNYS" }).catch(
+      (e: unknown) => e,
+    )) as CsvFormatError;
+    expect(err).toBeInstanceOf(CsvFormatError);
+    expect(err.message.startsWith(`${path}, line `)).toBe(true);
+    expect({ tables: w.tables, calls: w.calls, commits: w.commits }).toEqual(before);
+  });
+
   it("fails on an unknown symbol, naming it with file, line and column, and writes nothing", async () => {
     const w = new InMemoryMarketDataWriter();
     w.upsertSecurities([security("AAA:XNYS"), security("BBB:XNYS")]);

@@ -39,6 +39,7 @@ export interface SecurityParseOptions extends ParseOptions {
   defaultMic?: string;
 }
 
+/** Result of {@link parseSecurities}: securities in file order (duplicates removed) and the summary. */
 export interface SecurityParseResult {
   securities: Security[];
   summary: ImportSummary;

@@ -24,6 +24,7 @@ import {
 import { dateRange, FlawLog, type ImportSummary } from "./summary.js";
 import { micOfExchangeName } from "./symbol-resolver.js";
 
+/** Result of {@link parseSplits}: splits in file order (skipped rows removed) and the summary. */
 export interface SplitParseResult {
   splits: Split[];
   summary: ImportSummary;

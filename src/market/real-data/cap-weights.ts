@@ -21,6 +21,7 @@ export interface CapWeightOptions {
   maxStaleDays?: number;
 }
 
+/** Result of {@link monthEndCapWeights}. */
 export interface MonthEndCaps {
   /** The month ends (last trading day of each month of the bars' calendar, including the last, partial one). */
   dates: string[];

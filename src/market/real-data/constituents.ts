@@ -41,6 +41,7 @@ export interface ConstituentsParseOptions extends SymbolParseOptions {
   moneyScale?: number;
 }
 
+/** Result of {@link parseConstituentsFinancials}: resolved rows, characteristics and the summary. */
 export interface ConstituentsParseResult {
   rows: ConstituentRow[];
   values: CharacteristicValue[];

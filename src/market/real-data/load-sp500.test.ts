@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DataError } from "../../core/errors.js";
+import { readCsvFile } from "../importers/csv-input.js";
+import { parseFx } from "../importers/fx.js";
 import { InMemoryMarketDataWriter } from "../importers/memory-writer.js";
+import { parseSplits } from "../importers/splits.js";
+import { resolverFromListings } from "../importers/symbol-resolver.js";
 import { loadSp500Dataset, type Sp500LoadSummary } from "./load-sp500.js";
 import { SP500_2018_NASDAQ_SYMBOLS } from "./nasdaq-listings.js";
 
@@ -220,5 +224,52 @@ describe.skipIf(!HAVE_DATA)(`loadSp500Dataset on ${DATA_DIR}`, () => {
     expect(w.tables.fx.get("GBP|2013-02-08")!.perUsd).toBeCloseTo(0.84635 / 1.3374, 12);
     expect(w.tables.fx.get("EUR|2013-02-08")!.perUsd).toBeCloseTo(1 / 1.3374, 12);
     expect(s.files.fx).toMatchObject({ layout: "ecb", rowsRead: 6983, records: 6983 * 4 });
+  });
+
+  it("finds the 49 US-holiday gaps per currency of the FRED daily file inside the window", async () => {
+    const { summary } = await parseFx(
+      await readCsvFile(join(DATA_DIR, "fx/fred_fx_daily_wide_1971-2017.csv.gz")),
+    );
+    expect(summary.layout).toBe("fred_wide");
+    const inWindow = summary.flaws.filter(
+      (f) => f.kind === "empty_value" && f.date! >= "2013-02-08" && f.date! <= "2018-02-07",
+    );
+    const per: Record<string, number> = {};
+    for (const f of inWindow) per[f.symbol!] = (per[f.symbol!] ?? 0) + 1;
+    expect(per).toEqual({ CAD: 49, EUR: 49, GBP: 49, JPY: 49 });
+    expect(summary.flaws.find((f) => f.kind === "late_start")).toMatchObject({
+      symbol: "EUR",
+      date: "1999-01-04",
+    });
+  });
+
+  it("resolves the community split list against the loaded listings: 14 events in the window", async () => {
+    const resolver = resolverFromListings((symbol) => w.findSecuritiesBySymbol(symbol));
+    const { splits, summary } = await parseSplits(
+      await readCsvFile(
+        join(DATA_DIR, "corporate_actions/stock_splits_community/stock_splits_2015-2026.csv"),
+      ),
+      { resolver, onUnresolvedSymbol: "skip" },
+    );
+    expect(summary.rowsRead).toBe(136);
+    const inWindow = splits
+      .filter((x) => x.date >= "2013-02-08" && x.date <= "2018-02-07")
+      .map((x) => x.themeAssetId.split(":")[0]);
+    expect(inWindow.sort()).toEqual([
+      "CF",
+      "EW",
+      "GPN",
+      "HBI",
+      "HRL",
+      "HSIC",
+      "ISRG",
+      "KR",
+      "MNST",
+      "NKE",
+      "PPG",
+      "SBUX",
+      "UAA",
+      "V",
+    ]);
   });
 });
