@@ -16,6 +16,7 @@ import type {
   Security,
   Split,
 } from "../../core/data/types.js";
+import type { MarketDataWriter } from "../../market/writer.js";
 import type { Db } from "../database.js";
 import type { MarketImportRecord } from "../records.js";
 
@@ -86,7 +87,7 @@ export interface MarketSummary {
   }[];
 }
 
-export class MarketRepository {
+export class MarketRepository implements MarketDataWriter {
   constructor(
     private readonly db: Db,
     private readonly now: () => string,
