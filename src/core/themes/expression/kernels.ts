@@ -288,8 +288,8 @@ export function codeDigits(c: number): number {
 /**
  * Hierarchical code membership: a row's code `c` matches a literal code `n` of `d` digits when `c` has at
  * least `d` digits and its first `d` digits are `n` (so sub-industry 45102010 matches 45, 4510, 451020 and
- * 45102010). `byDigits` maps a digit count to the literals of that length. False for missing codes, also
- * when `negated`.
+ * 45102010). `byDigits` maps a digit count to the literals of that length. False for missing codes and for
+ * malformed ones (not 2, 4, 6 or 8 digits), also when `negated`.
  */
 export function codeInSet(
   column: Float64Array,
@@ -307,7 +307,8 @@ export function codeInSet(
   for (let i = 0; i < size; i++) {
     const c = column[i]!;
     const dc = codeDigits(c);
-    if (dc === 0) continue;
+    // Only well-formed codes (2, 4, 6 or 8 digits) match anything.
+    if (dc === 0 || dc > 8 || (dc & 1) === 1) continue;
     let hit = false;
     for (let g = 0; g < m; g++) {
       const d = digits[g]!;
