@@ -267,10 +267,22 @@ export function stringInSet(
 ): BoolVector {
   if (typeof x === "string") return set.has(x) !== negated;
   const out = new Uint8Array(size);
+  // A short list is scanned (cheaper than hashing); values usually match without case folding.
+  const items = set.size <= 8 ? [...set] : undefined;
   for (let i = 0; i < size; i++) {
     const v = x[i];
     if (v == null) continue;
-    out[i] = set.has(upperCased(v)) !== negated ? 1 : 0;
+    let hit: boolean;
+    if (items === undefined) {
+      hit = set.has(upperCased(v));
+    } else {
+      hit = items.includes(v);
+      if (!hit) {
+        const u = upperCased(v);
+        hit = u !== v && items.includes(u);
+      }
+    }
+    out[i] = hit !== negated ? 1 : 0;
   }
   return out;
 }
@@ -297,11 +309,64 @@ export function codeInSet(
   negated: boolean,
   size: number,
 ): Uint8Array {
+  let literals = 0;
+  for (const set of byDigits.values()) literals += set.size;
+  return literals <= 4
+    ? codeInRanges(column, byDigits, negated, size)
+    : codeInHashedSets(column, byDigits, negated, size);
+}
+
+/**
+ * Few literals: the codes below `n` (d digits) at level d + k are exactly the integers in
+ * [n * 10^k, (n + 1) * 10^k), and those have d + k digits; so a match is a few range tests per row
+ * (k = 0, 2, 4... up to 8 digits in all).
+ */
+function codeInRanges(
+  column: Float64Array,
+  byDigits: ReadonlyMap<number, ReadonlySet<number>>,
+  negated: boolean,
+  size: number,
+): Uint8Array {
+  const lows: number[] = [];
+  const highs: number[] = [];
+  for (const [d, set] of byDigits) {
+    for (const n of set) {
+      for (let k = 0; d + k <= 8; k += 2) {
+        lows.push(n * POW10[k]!);
+        highs.push((n + 1) * POW10[k]!);
+      }
+    }
+  }
+  const lo = Float64Array.from(lows);
+  const hi = Float64Array.from(highs);
+  const m = lo.length;
+  const out = new Uint8Array(size);
+  for (let i = 0; i < size; i++) {
+    const c = column[i]!;
+    // Missing (NaN) and malformed codes stay 0, also when negated.
+    if (!(c >= 10 && c < 1e8) || Math.floor(c) !== c || (codeDigits(c) & 1) === 1) continue;
+    let hit = false;
+    for (let r = 0; r < m; r++) {
+      if (c >= lo[r]! && c < hi[r]!) {
+        hit = true;
+        break;
+      }
+    }
+    out[i] = hit !== negated ? 1 : 0;
+  }
+  return out;
+}
+
+/** Many literals: the prefix of each length is looked up in a hash set. */
+function codeInHashedSets(
+  column: Float64Array,
+  byDigits: ReadonlyMap<number, ReadonlySet<number>>,
+  negated: boolean,
+  size: number,
+): Uint8Array {
   const groups = [...byDigits].sort((p, q) => p[0] - q[0]);
   const digits = groups.map((g) => g[0]);
   const sets = groups.map((g) => g[1]);
-  // A group of one literal is compared directly (the usual `sector = 45`), NaN marks "use the set".
-  const single = groups.map((g) => (g[1].size === 1 ? [...g[1]][0]! : Number.NaN));
   const m = groups.length;
   const out = new Uint8Array(size);
   for (let i = 0; i < size; i++) {
@@ -313,9 +378,7 @@ export function codeInSet(
     for (let g = 0; g < m; g++) {
       const d = digits[g]!;
       if (d > dc) break;
-      const prefix = d === dc ? c : Math.floor(c / POW10[dc - d]!);
-      const one = single[g]!;
-      if (Number.isNaN(one) ? sets[g]!.has(prefix) : prefix === one) {
+      if (sets[g]!.has(d === dc ? c : Math.floor(c / POW10[dc - d]!))) {
         hit = true;
         break;
       }
