@@ -147,6 +147,11 @@ describe("evaluateFilter strings", () => {
     const t = createTable(3, { symbol: ["été", "ÉTÉ", "ete"] });
     expect([...evaluateFilter(compileExpression("symbol = 'Été'", { fields }), t)]).toEqual([1, 1, 0]);
     expect([...evaluateFilter(compileExpression("symbol in ('éTé')", { fields }), t)]).toEqual([1, 1, 0]);
+    // Case mappings that change length or land in ASCII: ß -> SS, dotless ı -> I.
+    const u = createTable(4, { symbol: ["straße", "STRASSE", "ıd", "id"] });
+    expect([...evaluateFilter(compileExpression("symbol = 'strasse'", { fields }), u)]).toEqual([1, 1, 0, 0]);
+    expect([...evaluateFilter(compileExpression("symbol = 'ID'", { fields }), u)]).toEqual([0, 0, 1, 1]);
+    expect([...evaluateFilter(compileExpression("symbol != 'Straße'", { fields }), u)]).toEqual([0, 0, 1, 1]);
   });
 
   it("compares string literals with each other", () => {

@@ -36,6 +36,14 @@ describe("hostile input", () => {
     expect(e.position).toBe(MAX_SOURCE_LENGTH);
   });
 
+  it("accepts a source of exactly the maximum length and rejects one character more", () => {
+    const base = "pe > 1";
+    const padded = `${" ".repeat(MAX_SOURCE_LENGTH - base.length)}${base}`;
+    expect(padded.length).toBe(MAX_SOURCE_LENGTH);
+    expect(compileExpression(padded, { fields }).fields).toEqual(["pe"]);
+    expect(rejection(` ${padded}`).position).toBe(MAX_SOURCE_LENGTH);
+  });
+
   it("rejects nesting deeper than the limit even within the length limit", () => {
     const depth = MAX_NESTING_DEPTH + 1;
     const e = rejection(`${"(".repeat(depth)}pe > 1${")".repeat(depth)}`);

@@ -234,6 +234,27 @@ function upperCased(s: string): string {
   return s;
 }
 
+/**
+ * Whether `v` upper-cased equals `upper` (already upper case), without allocating in the ASCII case:
+ * ASCII characters upper-case one to one, so the first ASCII mismatch decides; a non-ASCII character
+ * (which may change length or map to ASCII, like dotless i) falls back to `toUpperCase`.
+ */
+function equalsUpper(v: string, upper: string): boolean {
+  if (v === upper) return true;
+  const n = v.length;
+  if (n !== upper.length) {
+    for (let k = 0; k < n; k++) if (v.charCodeAt(k) >= 128) return v.toUpperCase() === upper;
+    return false;
+  }
+  for (let k = 0; k < n; k++) {
+    const a = v.charCodeAt(k);
+    const b = upper.charCodeAt(k);
+    if (a === b || (a >= 97 && a <= 122 && a - 32 === b)) continue;
+    return a >= 128 ? v.toUpperCase() === upper : false;
+  }
+  return true;
+}
+
 /** Case-insensitive `=` / `!=` between text values; false when either side is missing. */
 export function compareStrings(op: "=" | "!=", a: StringVector, b: StringVector, size: number): BoolVector {
   const want = op === "=";
@@ -245,7 +266,7 @@ export function compareStrings(op: "=" | "!=", a: StringVector, b: StringVector,
     for (let i = 0; i < size; i++) {
       const v = column[i];
       if (v == null) continue;
-      out[i] = (v === literal || upperCased(v) === literal) === want ? 1 : 0;
+      out[i] = equalsUpper(v, literal) === want ? 1 : 0;
     }
     return out;
   }
@@ -343,8 +364,8 @@ function codeInRanges(
   const out = new Uint8Array(size);
   for (let i = 0; i < size; i++) {
     const c = column[i]!;
-    // Missing (NaN) and malformed codes stay 0, also when negated.
-    if (!(c >= 10 && c < 1e8) || Math.floor(c) !== c || (codeDigits(c) & 1) === 1) continue;
+    // Missing (NaN) and out-of-range codes stay 0, also when negated.
+    if (!(c >= 10 && c < 1e8)) continue;
     let hit = false;
     for (let r = 0; r < m; r++) {
       if (c >= lo[r]! && c < hi[r]!) {
@@ -352,7 +373,9 @@ function codeInRanges(
         break;
       }
     }
-    out[i] = hit !== negated ? 1 : 0;
+    // Malformed codes (fractional, odd length) match nothing, negated or not; odd lengths are never in range.
+    if (hit) out[i] = !negated && Math.floor(c) === c ? 1 : 0;
+    else if (negated) out[i] = Math.floor(c) === c && (codeDigits(c) & 1) === 0 ? 1 : 0;
   }
   return out;
 }
