@@ -96,6 +96,9 @@ describe("compileExpression", () => {
     expect(() => compileExpression("x", { fields: null as unknown as Record<string, FieldType> })).toThrow(
       TypeError,
     );
+    expect(() =>
+      compileExpression("x", undefined as unknown as { fields: Record<string, FieldType> }),
+    ).toThrow("compileExpression: options must be an object with a fields catalog");
     expect(() => compileExpression("x", { fields, kind: "rank" as "score" })).toThrow(
       "compileExpression: kind must be 'filter' or 'score', got 'rank'",
     );

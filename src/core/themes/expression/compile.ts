@@ -94,6 +94,9 @@ export function programOf(compiled: CompiledExpression, caller: string): Program
  * e.fields // ["country", "dividend_yield", "sector"]
  */
 export function compileExpression(source: string, options: CompileOptions): CompiledExpression {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("compileExpression: options must be an object with a fields catalog");
+  }
   const kind = options.kind ?? "filter";
   if (kind !== "filter" && kind !== "score") {
     throw new TypeError(`compileExpression: kind must be 'filter' or 'score', got '${String(kind)}'`);
