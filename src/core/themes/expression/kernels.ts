@@ -366,13 +366,10 @@ function codeInRanges(
     const c = column[i]!;
     // Missing (NaN) and out-of-range codes stay 0, also when negated.
     if (!(c >= 10 && c < 1e8)) continue;
-    let hit = false;
-    for (let r = 0; r < m; r++) {
-      if (c >= lo[r]! && c < hi[r]!) {
-        hit = true;
-        break;
-      }
-    }
+    // Branch-free: industry codes arrive in no particular order, so a branch per range mispredicts.
+    let inside = 0;
+    for (let r = 0; r < m; r++) inside |= Number(c >= lo[r]!) & Number(c < hi[r]!);
+    const hit = inside === 1;
     // Malformed codes (fractional, odd length) match nothing, negated or not; odd lengths are never in range.
     if (hit) out[i] = !negated && Math.floor(c) === c ? 1 : 0;
     else if (negated) out[i] = Math.floor(c) === c && (codeDigits(c) & 1) === 0 ? 1 : 0;
