@@ -9,6 +9,7 @@ import { portfolioConfigReadSchema } from "./portfolio-config.js";
 import {
   bool,
   expectedMessage,
+  isoDate,
   isoDatetime,
   jsonValueSchema,
   nonEmptyString,
@@ -110,6 +111,29 @@ export const washSaleLotSchema = named(
 /** A wash-sale lot item. */
 export type WashSaleLot = z.infer<typeof washSaleLotSchema>;
 
+/** One position of an account, valued at the as-of date (extension of the account read shape). */
+export const positionSchema = named(
+  z.strictObject({
+    theme_asset_id: z.string(),
+    symbol: z.string().nullable(),
+    name: z.string().nullable(),
+    currency: z.string(),
+    quantity: numericString(),
+    lots: z.int().nonnegative(),
+    price: describe(numericString(), "latest close in the listing currency; null when unknown").nullable(),
+    price_date: isoDate().nullable(),
+    market_value_usd: numericString().nullable(),
+    cost_basis_usd: numericString(),
+    unrealized_short_term_gain_usd: numericString().nullable(),
+    unrealized_long_term_gain_usd: numericString().nullable(),
+    weight: describe(numericString(), "market value / aum").nullable(),
+  }),
+  "Position",
+  "A position (all lots of one asset) of an account, valued at the as-of date.",
+);
+/** A valued position. */
+export type Position = z.infer<typeof positionSchema>;
+
 /** Account, read shape. `name` and `portfolio_config_uuid` are extensions. */
 export const accountSchema = named(
   z.strictObject({
@@ -140,6 +164,10 @@ export const accountSchema = named(
       "the account's overrides of its portfolio configuration, null when none",
     ),
     portfolio_config_uuid: describe(uuid(), "portfolio configuration the account follows").nullable(),
+    as_of_date: describe(isoDate(), "extension: date of the prices used for values").nullable(),
+    positions: describe(z.array(positionSchema), "extension: lots aggregated by asset and valued"),
+    unrealized_short_term_gain_usd: describe(numericString(), "extension: sum over positions"),
+    unrealized_long_term_gain_usd: describe(numericString(), "extension: sum over positions"),
   }),
   "Account",
   "An account of a client.",

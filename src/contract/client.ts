@@ -24,6 +24,10 @@ export const clientUpdateSchema = named(
         assetClassSettingListWriteSchema(),
         "per asset class implementation; replaces the list",
       ).optional(),
+      account_uuid: describe(
+        uuid(),
+        "extension: the account that holdings, customization_config, portfolio_config_uuid and asset_class_settings apply to; default the client's first account (created when the client has none)",
+      ).optional(),
     },
     { error: expectedMessage("an object") },
   ),

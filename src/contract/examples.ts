@@ -276,6 +276,26 @@ const account: Account = {
   metadata: { advisor: "J. Doe" },
   customization_config: null,
   portfolio_config_uuid: ORG_CONFIG_UUID,
+  as_of_date: "2025-02-03",
+  positions: [
+    {
+      theme_asset_id: "AAPL:XNAS",
+      symbol: "AAPL",
+      name: "Apple Inc.",
+      currency: "USD",
+      quantity: "25",
+      lots: 1,
+      price: "229.26",
+      price_date: "2025-02-03",
+      market_value_usd: "5731.5",
+      cost_basis_usd: "3756.25",
+      unrealized_short_term_gain_usd: "0",
+      unrealized_long_term_gain_usd: "1975.25",
+      weight: "0.8209083487",
+    },
+  ],
+  unrealized_short_term_gain_usd: "0",
+  unrealized_long_term_gain_usd: "1975.25",
 };
 
 const caseResult = (over: Partial<BacktestCaseResult>): BacktestCaseResult => ({

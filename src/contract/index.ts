@@ -21,6 +21,8 @@ export {
   type HoldingsWrite,
   holdingsReadSchema,
   holdingsWriteSchema,
+  type Position,
+  positionSchema,
   type WashSaleLot,
   washSaleLotSchema,
 } from "./account.js";

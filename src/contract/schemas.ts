@@ -7,6 +7,7 @@ import {
   accountCreateSchema,
   accountListSchema,
   accountSchema,
+  positionSchema,
   assetClassSettingReadSchema,
   assetClassSettingWriteSchema,
   holdingsReadSchema,
@@ -96,6 +97,7 @@ export const CONTRACT_SCHEMAS = {
   ProposalResponse: proposalResponseSchema,
   ProposalOrder: proposalOrderSchema,
   ProposalTaxLot: proposalTaxLotSchema,
+  Position: positionSchema,
   FxCostBreakdown: fxCostBreakdownSchema,
   // Backtest (endpoint 2 and extensions)
   BacktestRequest: backtestRequestSchema,

@@ -1,0 +1,32 @@
+/**
+ * @module service/context
+ * What every operation needs: the store and a clock. The service's "as-of" date is the latest trading date in the
+ * store that is not after the clock's date, so valuations, holding periods and proposals agree with the prices used.
+ */
+import type { Store } from "../store/index.js";
+
+export interface ServiceContext {
+  readonly store: Store;
+  /** Wall clock (timestamps of records). */
+  readonly clock: () => Date;
+}
+
+/** ISO 8601 UTC timestamp of now. */
+export function nowIso(ctx: ServiceContext): string {
+  return ctx.clock().toISOString();
+}
+
+/** Calendar date of now (UTC). */
+export function clockDate(ctx: ServiceContext): string {
+  return nowIso(ctx).slice(0, 10);
+}
+
+/**
+ * The as-of date of valuations: the last trading date with prices on or before today, or today when the store
+ * holds no prices yet.
+ */
+export function marketAsOf(ctx: ServiceContext): string {
+  const today = clockDate(ctx);
+  const dates = ctx.store.market.tradingDates(undefined, today);
+  return dates.length > 0 ? dates[dates.length - 1]! : today;
+}
