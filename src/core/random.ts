@@ -218,7 +218,8 @@ export class SeededRandom {
       const v = this.uint32() / 2_147_483_648 - 1;
       w = u * u + v * v;
     } while (w >= 1 || w === 0);
-    return u * Math.sqrt((nu * (w ** (-2 / nu) - 1)) / w);
+    // exp(log) rather than ** : V8's Math.pow is about twice as slow on this hot path.
+    return u * Math.sqrt((nu * (Math.exp((-2 / nu) * Math.log(w)) - 1)) / w);
   }
 
   /**
