@@ -37,17 +37,17 @@ export interface SectorProfile {
 
 // biome-ignore format: a table reads best as one row per sector
 export const SECTOR_PROFILES: readonly SectorProfile[] = Object.freeze([
-  { sector: 10, weightUs: 5, weightCa: 18, beta: 1.0, sectorVolatility: 0.2, idioVolatility: 0.28, netMargin: 0.08, growth: 0.03, roe: 0.11, payerTilt: 1.15, dividendYield: 0.035, nasdaqShare: 0.2 },
-  { sector: 15, weightUs: 5, weightCa: 18, beta: 1.05, sectorVolatility: 0.12, idioVolatility: 0.27, netMargin: 0.08, growth: 0.03, roe: 0.11, payerTilt: 1.05, dividendYield: 0.025, nasdaqShare: 0.15 },
-  { sector: 20, weightUs: 15, weightCa: 10, beta: 1.05, sectorVolatility: 0.08, idioVolatility: 0.23, netMargin: 0.08, growth: 0.05, roe: 0.15, payerTilt: 1.05, dividendYield: 0.017, nasdaqShare: 0.3 },
-  { sector: 25, weightUs: 12, weightCa: 5, beta: 1.15, sectorVolatility: 0.09, idioVolatility: 0.29, netMargin: 0.06, growth: 0.07, roe: 0.16, payerTilt: 0.8, dividendYield: 0.016, nasdaqShare: 0.45 },
-  { sector: 30, weightUs: 6, weightCa: 5, beta: 0.6, sectorVolatility: 0.07, idioVolatility: 0.18, netMargin: 0.06, growth: 0.03, roe: 0.18, payerTilt: 1.3, dividendYield: 0.027, nasdaqShare: 0.25 },
-  { sector: 35, weightUs: 13, weightCa: 3, beta: 0.85, sectorVolatility: 0.09, idioVolatility: 0.32, netMargin: 0.1, growth: 0.07, roe: 0.14, payerTilt: 0.7, dividendYield: 0.016, nasdaqShare: 0.6 },
-  { sector: 40, weightUs: 14, weightCa: 22, beta: 1.05, sectorVolatility: 0.1, idioVolatility: 0.19, netMargin: 0.18, growth: 0.05, roe: 0.11, payerTilt: 1.25, dividendYield: 0.03, nasdaqShare: 0.3 },
-  { sector: 45, weightUs: 15, weightCa: 6, beta: 1.25, sectorVolatility: 0.11, idioVolatility: 0.3, netMargin: 0.15, growth: 0.12, roe: 0.2, payerTilt: 0.6, dividendYield: 0.011, nasdaqShare: 0.75 },
-  { sector: 50, weightUs: 5, weightCa: 4, beta: 1.0, sectorVolatility: 0.08, idioVolatility: 0.27, netMargin: 0.12, growth: 0.06, roe: 0.13, payerTilt: 0.8, dividendYield: 0.022, nasdaqShare: 0.6 },
-  { sector: 55, weightUs: 5, weightCa: 6, beta: 0.5, sectorVolatility: 0.08, idioVolatility: 0.14, netMargin: 0.11, growth: 0.03, roe: 0.09, payerTilt: 1.5, dividendYield: 0.037, nasdaqShare: 0.1 },
-  { sector: 60, weightUs: 5, weightCa: 3, beta: 0.85, sectorVolatility: 0.09, idioVolatility: 0.18, netMargin: 0.25, growth: 0.03, roe: 0.07, payerTilt: 1.5, dividendYield: 0.04, nasdaqShare: 0.15 },
+  { sector: 10, weightUs: 5, weightCa: 18, beta: 1.0, sectorVolatility: 0.2, idioVolatility: 0.24, netMargin: 0.08, growth: 0.03, roe: 0.11, payerTilt: 1.15, dividendYield: 0.035, nasdaqShare: 0.2 },
+  { sector: 15, weightUs: 5, weightCa: 18, beta: 1.05, sectorVolatility: 0.12, idioVolatility: 0.23, netMargin: 0.08, growth: 0.03, roe: 0.11, payerTilt: 1.05, dividendYield: 0.025, nasdaqShare: 0.15 },
+  { sector: 20, weightUs: 15, weightCa: 10, beta: 1.05, sectorVolatility: 0.08, idioVolatility: 0.2, netMargin: 0.08, growth: 0.05, roe: 0.15, payerTilt: 1.05, dividendYield: 0.017, nasdaqShare: 0.3 },
+  { sector: 25, weightUs: 12, weightCa: 5, beta: 1.15, sectorVolatility: 0.09, idioVolatility: 0.25, netMargin: 0.06, growth: 0.07, roe: 0.16, payerTilt: 0.8, dividendYield: 0.016, nasdaqShare: 0.45 },
+  { sector: 30, weightUs: 6, weightCa: 5, beta: 0.6, sectorVolatility: 0.07, idioVolatility: 0.15, netMargin: 0.06, growth: 0.03, roe: 0.18, payerTilt: 1.3, dividendYield: 0.027, nasdaqShare: 0.25 },
+  { sector: 35, weightUs: 13, weightCa: 3, beta: 0.85, sectorVolatility: 0.09, idioVolatility: 0.28, netMargin: 0.1, growth: 0.07, roe: 0.14, payerTilt: 0.7, dividendYield: 0.016, nasdaqShare: 0.6 },
+  { sector: 40, weightUs: 14, weightCa: 22, beta: 1.05, sectorVolatility: 0.1, idioVolatility: 0.16, netMargin: 0.18, growth: 0.05, roe: 0.11, payerTilt: 1.25, dividendYield: 0.03, nasdaqShare: 0.3 },
+  { sector: 45, weightUs: 15, weightCa: 6, beta: 1.25, sectorVolatility: 0.11, idioVolatility: 0.26, netMargin: 0.15, growth: 0.12, roe: 0.2, payerTilt: 0.6, dividendYield: 0.011, nasdaqShare: 0.75 },
+  { sector: 50, weightUs: 5, weightCa: 4, beta: 1.0, sectorVolatility: 0.08, idioVolatility: 0.23, netMargin: 0.12, growth: 0.06, roe: 0.13, payerTilt: 0.8, dividendYield: 0.022, nasdaqShare: 0.6 },
+  { sector: 55, weightUs: 5, weightCa: 6, beta: 0.5, sectorVolatility: 0.08, idioVolatility: 0.12, netMargin: 0.11, growth: 0.03, roe: 0.09, payerTilt: 1.5, dividendYield: 0.037, nasdaqShare: 0.1 },
+  { sector: 60, weightUs: 5, weightCa: 3, beta: 0.85, sectorVolatility: 0.09, idioVolatility: 0.15, netMargin: 0.25, growth: 0.03, roe: 0.07, payerTilt: 1.5, dividendYield: 0.04, nasdaqShare: 0.15 },
 ]);
 
 /** Company-name nouns per industry group (the first four digits of the code). */
