@@ -204,6 +204,18 @@ describe("computeCharacteristics", () => {
       fxRates: [],
     };
     expect(() => computeCharacteristics({ ...base, currencies: [] })).toThrow(/one entry per id/);
+    const f: FundamentalsPanel = {
+      quarterEnds: ["2022-12-31"],
+      ids: ["A:XNYS"],
+      reportLagDays: Int32Array.of(30),
+      sales: new Float64Array(2),
+      netIncome: new Float64Array(1),
+      bookEquity: new Float64Array(1),
+    };
+    expect(() => computeCharacteristics({ ...base, fundamentals: f })).toThrow(/quarters x ids = 1 x 1/);
+    expect(() => computeCharacteristics({ ...base, fundamentals: { ...f, ids: ["B:XNYS"] } })).toThrow(
+      /fundamentals.ids must equal prices.ids/,
+    );
     expect(() => computeCharacteristics({ ...base, benchmarkLevels: new Float64Array(3) })).toThrow(
       /benchmarkLevels has 3 values/,
     );

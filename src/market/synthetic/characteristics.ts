@@ -64,6 +64,18 @@ export function computeCharacteristics(input: CharacteristicsInput): Characteris
   const f = input.fundamentals;
   if (f && (f.ids.length !== N || f.ids.some((id, i) => id !== prices.ids[i])))
     throw new RangeError("computeCharacteristics: fundamentals.ids must equal prices.ids, in the same order");
+  if (f) {
+    const cells = f.quarterEnds.length * N;
+    if (
+      f.sales.length !== cells ||
+      f.netIncome.length !== cells ||
+      f.bookEquity.length !== cells ||
+      f.reportLagDays.length !== N
+    )
+      throw new RangeError(
+        `computeCharacteristics: fundamentals arrays must hold quarters x ids = ${f.quarterEnds.length} x ${N} values and one report lag per id`,
+      );
+  }
 
   // Observation rows: the last trading row of each month.
   const obsRows: number[] = [];

@@ -552,6 +552,12 @@ describe("generateMarket options", () => {
     );
   });
 
+  it("rejects a missing options object", () => {
+    expect(() => generateMarket(undefined as unknown as { seed: number })).toThrow(
+      /options must be an object/,
+    );
+  });
+
   it("lists every offending option in a ValidationError", () => {
     try {
       generateMarket({ seed: 1.5, securities: 1, years: 99, endDate: "2025-02-30", canadianShare: 0.9 });

@@ -67,7 +67,6 @@ export function generateMarket(options: SyntheticMarketOptions): SyntheticMarket
       idio: stream(STREAM.idio),
       events: stream(STREAM.events),
       fundamentals: stream(STREAM.fundamentals),
-      fx: stream(STREAM.fx),
     },
     fxSim,
   );

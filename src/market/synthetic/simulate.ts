@@ -144,7 +144,6 @@ export interface SimulationStreams {
   idio: SeededRandom;
   events: SeededRandom;
   fundamentals: SeededRandom;
-  fx: SeededRandom;
 }
 
 /**
@@ -524,7 +523,7 @@ export function simulateMarket(
       if (quarterCloseRow[t]! >= 0) quarterStep(i, quarterCloseRow[t]!, true);
     }
 
-    // Annual dividend policy, at each payer's first ex-date of the year (see resetDividend).
+    // Month end: momentum ring, style exposures and valuation drift for the next month, from data up to today.
     if (isMonthEnd[t]) {
       monthCount++;
       const slot = monthCount % 13;
@@ -572,10 +571,10 @@ export function simulateMarket(
       for (let i = 0; i < N; i++) updateDrift(i);
     }
 
-    // Dividend resets happen on the ex-date of the first quarter of the policy year (checked after the day).
+    // Annual dividend policy: reset the amount the day before every fourth ex-date (not before the first payment).
     for (let i = 0; i < N; i++) {
       if (nextExRow[i] !== t + 1 || specs[i]!.targetYield === 0 || t < listRow[i]!) continue;
-      if (exCount[i]! % 4 !== 0) continue;
+      if (exCount[i] === 0 || exCount[i]! % 4 !== 0) continue;
       resetDividend(i);
     }
   }
