@@ -133,6 +133,11 @@ function checkNumber(
 export function resolveSyntheticMarketOptions(
   options: SyntheticMarketOptions,
 ): ResolvedSyntheticMarketOptions {
+  if (typeof options !== "object" || options === null)
+    throw new ValidationError(
+      "generateMarket: options must be an object with at least a seed, e.g. { seed: 42 }",
+      [{ path: "", message: "options must be an object" }],
+    );
   const o = {
     ...SYNTHETIC_MARKET_DEFAULTS,
     ...stripUndefined(options),
