@@ -5,6 +5,7 @@ import {
   INDUSTRY_LEVEL_NAMES,
   industryChildren,
   industryCodesOf,
+  industryDescendants,
   industryLevelOfCode,
   industryNodesAtLevel,
   industryParentChain,
@@ -131,6 +132,18 @@ describe("taxonomy lookups", () => {
     expect(industryChildren(4530).map((n) => n.id)).toEqual([453010, 453020]);
     expect(industryChildren(45301010)).toEqual([]);
     expect(industryChildren(12345)).toEqual([]);
+  });
+
+  it("lists all descendants depth-first, which all share the code prefix", () => {
+    expect(industryDescendants(4530).map((n) => n.id)).toEqual([
+      453010, 45301010, 45301020, 45301030, 45301040, 453020, 45302010,
+    ]);
+    const underEnergy = industryDescendants(10);
+    expect(underEnergy.every((n) => String(n.id).startsWith("10"))).toBe(true);
+    expect(underEnergy.length).toBe(
+      INDUSTRY_TAXONOMY.filter((n) => n.id !== 10 && sectorCodeOf(n.id) === 10).length,
+    );
+    expect(industryDescendants(45301010)).toEqual([]);
   });
 
   it("returns the parent chain nearest first", () => {

@@ -96,6 +96,22 @@ export function industrySiblings(code: number): IndustryNode[] {
   return pool.filter((m) => m.id !== code);
 }
 
+/**
+ * Every node below a code (children, grandchildren...), depth-first in code order; empty for unknown codes.
+ * @example industryDescendants(4530).filter((n) => n.level === 4).length // the sub-industries of 4530
+ */
+export function industryDescendants(code: number): IndustryNode[] {
+  const out: IndustryNode[] = [];
+  const walk = (c: number) => {
+    for (const child of CHILDREN.get(c) ?? []) {
+      out.push(child);
+      walk(child.id);
+    }
+  };
+  walk(code);
+  return out;
+}
+
 /** All nodes of a level, in code order. */
 export function industryNodesAtLevel(level: IndustryLevel): IndustryNode[] {
   return INDUSTRY_TAXONOMY.filter((n) => n.level === level);

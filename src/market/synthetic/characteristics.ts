@@ -132,7 +132,21 @@ export function computeCharacteristics(input: CharacteristicsInput): Characteris
   const quarterDays = f ? Int32Array.from(f.quarterEnds, (d) => toDayNumber(d)) : new Int32Array(0);
   const Q = quarterDays.length;
 
+  // The panel is row-major; walking one column at a time would miss the cache on every row. Copy blocks of
+  // columns into a column-major buffer first (rows of a block are contiguous in the panel).
+  const BLOCK = 64;
+  const block = new Float64Array(Math.min(BLOCK, N) * T);
+  let blockStart = -BLOCK;
   for (let i = 0; i < N; i++) {
+    if (i >= blockStart + BLOCK) {
+      blockStart = i;
+      const width = Math.min(BLOCK, N - i);
+      for (let t = 0; t < T; t++) {
+        const row = t * N + i;
+        for (let j = 0; j < width; j++) block[j * T + t] = prices.close[row + j]!;
+      }
+    }
+    const colOffset = (i - blockStart) * T;
     const cur = currencies[i]!;
     const fxSeries = cur === "USD" ? null : (fx.get(cur) ?? null);
     const splitEv = splitsBy[i]!;
@@ -160,7 +174,7 @@ export function computeCharacteristics(input: CharacteristicsInput): Characteris
         dIdx++;
       }
       splitCum[t] = cum;
-      const c = prices.close[t * N + i]!;
+      const c = block[colOffset + t]!;
       let r = Number.NaN;
       if (!Number.isNaN(c)) {
         if (Number.isNaN(shares)) shares = initialShares[i]!;
@@ -192,7 +206,7 @@ export function computeCharacteristics(input: CharacteristicsInput): Characteris
     let pubQ = -1; // latest published quarter
     for (let m = 0; m < M; m++) {
       const t = obsRows[m]!;
-      const c = prices.close[t * N + i]!;
+      const c = block[colOffset + t]!;
       if (Number.isNaN(c)) continue;
       const k = m * N + i;
       const S = sharesAt[t]!;
