@@ -115,20 +115,23 @@ export function symmetricEigen(
   const e = new Float64Array(n);
   const beta = new Float64Array(n);
   reduceToTridiagonal(a, n, d, e, beta);
+  let norm = 0;
+  for (let i = 0; i < n; i++)
+    norm = Math.max(norm, Math.abs(d[i]!) + Math.abs(e[i]!) + (i > 0 ? Math.abs(e[i - 1]!) : 0));
 
   const method = options.vectorMethod ?? "auto";
   const useInverseIteration =
     wantVectors && (method === "inverse-iteration" || (method === "auto" && 4 * count <= n));
 
   if (!wantVectors || useInverseIteration) {
-    const blocks = splitBlocks(d, e, n);
+    const blocks = splitBlocks(d, e, n, norm);
     const lambda = new Float64Array(n);
     const blockOf = new Int32Array(n);
     for (const [lo, hi] of blocks) {
       const dd = d.slice(lo, hi + 1);
       const ee = new Float64Array(hi - lo + 1);
       for (let i = lo; i < hi; i++) ee[i - lo] = e[i]!;
-      tridiagonalQl(dd, ee, hi - lo + 1, null);
+      tridiagonalQl(dd, ee, hi - lo + 1, null, norm);
       for (let i = lo; i <= hi; i++) {
         lambda[i] = dd[i - lo]!;
         blockOf[i] = lo;
@@ -149,7 +152,7 @@ export function symmetricEigen(
   for (let i = 0; i < n; i++) zt[i * n + i] = 1;
   const ee = new Float64Array(n);
   for (let i = 0; i + 1 < n; i++) ee[i] = e[i]!;
-  tridiagonalQl(d, ee, n, zt);
+  tridiagonalQl(d, ee, n, zt, norm);
   const picked = pickOrder(d, order, count);
   const values = new Float64Array(count);
   const z = new Float64Array(n * count);
@@ -377,17 +380,27 @@ function updateRowTail(
 /**
  * Implicit QL with shifts on the symmetric tridiagonal (d, e) of order m, e[i] = T(i+1, i), e[m-1] unused.
  * Overwrites d with the eigenvalues (unordered). When `zt` is given (m x m, rows = vectors), the plane
- * rotations are applied to its rows so that row i ends as the eigenvector of d[i].
+ * rotations are applied to its rows so that row i ends as the eigenvector of d[i]. `norm` is max_i |d_i| + |e_i|
+ * of the whole tridiagonal (the scale of the absolute deflation test, as in EISPACK `tql2`).
  */
-function tridiagonalQl(d: Float64Array, e: Float64Array, m: number, zt: Float64Array | null): void {
+function tridiagonalQl(
+  d: Float64Array,
+  e: Float64Array,
+  m: number,
+  zt: Float64Array | null,
+  norm: number,
+): void {
   if (m > 0) e[m - 1] = 0;
+  // Off-diagonals below eps ||T|| are negligible in absolute terms too: without this, a block of eigenvalues
+  // at the rounding level of a larger matrix (a rank-deficient covariance) never meets the relative test.
+  const absolute = EPS * norm;
   for (let l = 0; l < m; l++) {
     let iterations = 0;
     for (;;) {
       let end = l;
       while (end < m - 1) {
         const dd = Math.abs(d[end]!) + Math.abs(d[end + 1]!);
-        if (Math.abs(e[end]!) <= EPS * dd) break;
+        if (Math.abs(e[end]!) <= Math.max(EPS * dd, absolute)) break;
         end++;
       }
       if (end === l) break;
@@ -443,13 +456,14 @@ function tridiagonalQl(d: Float64Array, e: Float64Array, m: number, zt: Float64A
   }
 }
 
-/** Unreduced blocks [lo, hi] of the tridiagonal; negligible off-diagonals are set to zero. */
-function splitBlocks(d: Float64Array, e: Float64Array, n: number): Array<[number, number]> {
+/** Unreduced blocks [lo, hi] of the tridiagonal; negligible off-diagonals (same test as the QL) are set to zero. */
+function splitBlocks(d: Float64Array, e: Float64Array, n: number, norm: number): Array<[number, number]> {
   const blocks: Array<[number, number]> = [];
   let lo = 0;
   for (let i = 0; i < n; i++) {
     const last = i === n - 1;
-    if (!last && Math.abs(e[i]!) <= EPS * (Math.abs(d[i]!) + Math.abs(d[i + 1]!))) e[i] = 0;
+    if (!last && Math.abs(e[i]!) <= Math.max(EPS * (Math.abs(d[i]!) + Math.abs(d[i + 1]!)), EPS * norm))
+      e[i] = 0;
     if (last || e[i] === 0) {
       blocks.push([lo, i]);
       lo = i + 1;

@@ -25,8 +25,8 @@ export interface ReturnHistory {
 /** Options of {@link buildPcaRiskModel}. */
 export interface PcaRiskModelOptions {
   /**
-   * Number of principal components kept as factors. When not given it is min(10, n, T - 1) (a note records a
-   * reduction); an explicit value above min(n, T - 1) is an error.
+   * Number of principal components kept as factors. When not given it is min(10, n, T - 2) (a note records a
+   * reduction); an explicit value above min(n, T - 2) is an error.
    * @default 10
    */
   numFactors?: number;
@@ -90,22 +90,23 @@ export function buildPcaRiskModel(history: ReturnHistory, options: PcaRiskModelO
     throw new RangeError(`${fn}: returns has length ${returns.length}, not a multiple of ${n} assets.`);
   }
   const T = returns.length / n;
-  if (T < 2) throw new RangeError(`${fn}: need at least 2 periods of returns, got ${T}.`);
+  if (T < 3) throw new RangeError(`${fn}: need at least 3 periods of returns, got ${T}.`);
   assertNoInfinity(fn, "returns", returns, (i) => `period ${Math.floor(i / n)}, ${assets[i % n]}`);
   const annualization = periodsPerYear(options.frequency ?? "daily");
-  const maxFactors = Math.min(n, T - 1);
+  // Each asset needs at least k + 2 observations (mean, k exposures, one residual degree of freedom).
+  const maxFactors = Math.max(Math.min(n, T - 2), 0);
   const notes: string[] = [];
   let k: number;
   if (options.numFactors === undefined) {
     k = Math.min(DEFAULT_PCA_FACTORS, maxFactors);
     if (k < DEFAULT_PCA_FACTORS) {
-      notes.push(`Using ${k} factors instead of ${DEFAULT_PCA_FACTORS}: min(n, T - 1) = ${maxFactors}.`);
+      notes.push(`Using ${k} factors instead of ${DEFAULT_PCA_FACTORS}: min(n, T - 2) = ${maxFactors}.`);
     }
   } else {
     k = options.numFactors;
     if (!Number.isInteger(k) || k < 1 || k > maxFactors) {
       throw new RangeError(
-        `${fn}: numFactors must be an integer in [1, min(n, T - 1) = ${maxFactors}], got ${k}.`,
+        `${fn}: numFactors must be an integer in [1, min(n, T - 2) = ${maxFactors}], got ${k}.`,
       );
     }
   }
