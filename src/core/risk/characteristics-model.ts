@@ -6,7 +6,7 @@
  * exponentially weighted estimates over the history, annualized.
  */
 
-import { ValidationError } from "../errors.js";
+import { DataError, ValidationError } from "../errors.js";
 import { periodsPerYear, type ReturnFrequency } from "./annualization.js";
 import { assertFinite, assertLength, assertNoInfinity, assertUnique, listForMessage } from "./checks.js";
 import { crossSectionalRegression } from "./cross-sectional-regression.js";
@@ -104,6 +104,8 @@ export const DEFAULT_CHARACTERISTICS_HALF_LIFE = 84;
  * @throws {RangeError} on inconsistent array lengths or bad options.
  * @throws {NonFiniteError} on infinite returns/characteristics or a non-finite current market cap.
  * @throws {ValidationError} on duplicate assets or factor names, or a market cap <= 0.
+ * @throws {DataError} (code `insufficient_history`) when fewer than 2 periods can be regressed or no asset has
+ *   `minObservations` residuals.
  * @example
  * const model = buildCharacteristicsRiskModel({ assets, returns, characteristicNames: ["book_to_price"], characteristics, sectors, marketCap });
  */
@@ -287,7 +289,10 @@ export function buildCharacteristicsRiskModel(
     );
   }
   if (kept < 2) {
-    throw new RangeError(`${fn}: only ${kept} usable period(s); a factor covariance needs at least 2.`);
+    throw new DataError(
+      `${fn}: only ${kept} usable period(s) (each needs more assets with returns than the ${K - (S > 0 ? 1 : 0)} free factors); a factor covariance needs at least 2. Add assets or history, or use fewer characteristics.`,
+      { code: "insufficient_history" },
+    );
   }
 
   // Factor covariance over kept periods, weights by time position.
@@ -310,6 +315,12 @@ export function buildCharacteristicsRiskModel(
     notes: repairNotes,
   } = repairFactorCovariance(rawF, K, relativeFloor, absoluteFloor);
   notes.push(...repairNotes);
+  if (S >= 2 && report.clippedCount > 0 && report.minEigenvalueBefore > -1e-9 * report.maxEigenvalue) {
+    notes.push(
+      "The industry constraint sum_s W_s f_s = 0 makes F singular when the cap weights barely change; " +
+        "clipping its null direction to the floor is expected.",
+    );
+  }
   for (let x = 0; x < K * K; x++) factorCovariance[x]! *= annualization;
 
   // Specific variances: EW mean of squared residuals.
@@ -338,8 +349,9 @@ export function buildCharacteristicsRiskModel(
   }
   if (imputed.length > 0) {
     if (estimated.length === 0) {
-      throw new RangeError(
+      throw new DataError(
         `${fn}: no asset has ${minObservations} regression residuals; lower minObservations or provide more history.`,
+        { code: "insufficient_history" },
       );
     }
     const median = medianOf(estimated);

@@ -1,13 +1,13 @@
 /**
  * @module core/risk/standardize
- * Style exposures from raw characteristics: cap-weighted mean 0, equal-weighted standard deviation 1,
- * winsorized (the convention of Barra's USE4, Menchero, Orr & Wang 2011, "The Barra US Equity Model (USE4)").
+ * Style exposures from raw characteristics: cap-weighted mean 0, equal-weighted standard deviation 1, winsorized
+ * (the convention of Barra's USE4: Menchero, Orr & Wang 2011, "The Barra US Equity Model (USE4) Methodology Notes").
  */
 
 /** Options of {@link standardizeCharacteristic}. */
 export interface StandardizeOptions {
   /**
-   * z-scores are clipped to [-winsorize, +winsorize] before the final re-standardization.
+   * z-scores are clipped to [-winsorize, +winsorize] before the final re-centring.
    * @default 3
    */
   winsorize?: number;
@@ -47,12 +47,13 @@ function moments(
 /**
  * Standardizes one characteristic across assets:
  *
- *   z_i = (x_i - m) / s,   m = sum_i c_i x_i / sum_i c_i,   s = sqrt(sum_i (x_i - m)^2 / (N - 1)),
+ *   z_i = clip((x_i - m) / s, -w, +w) - c,   m = sum_i c_i x_i / sum_i c_i,   s = sqrt(sum_i (x_i - m)^2 / (N - 1)),
  *
- * over the N assets with a value (not NaN) and a cap weight c_i > 0; then z is clipped to +-winsorize and the
- * clipped values are standardized once more the same way (so the final cap-weighted mean is exactly 0 and the
- * equal-weighted deviation exactly 1; a clipped value may then lie slightly beyond the bound). Missing values
- * get exposure 0, the cap-weighted average. Inputs are not modified.
+ * over the N assets with a value (not NaN) and a cap weight c_i > 0, where the final shift c re-centres the clipped
+ * scores so their cap-weighted mean is exactly 0 (a market-neutral style: the market factor then carries the
+ * cap-weighted market). The scores are not rescaled after clipping (rescaling would push a lone outlier back beyond
+ * the bound), so their equal-weighted deviation is 1 before clipping and slightly below after. Missing values get
+ * exposure 0, the cap-weighted average. Inputs are not modified.
  *
  * @param values raw characteristic, length n (NaN = missing).
  * @param capWeights market caps (or any positive weights), length n; entries <= 0 or NaN exclude the asset from
@@ -90,8 +91,7 @@ export function standardizeCharacteristic(
     const z = (values[i]! - first.mean) / first.sd;
     out[i] = Math.min(bound, Math.max(-bound, z));
   }
-  const second = moments(out, capWeights, mask);
-  if (!(second.sd > 0)) return { values: new Float64Array(n), observed: first.count, degenerate: true };
-  for (let i = 0; i < n; i++) if (hasValue[i] === 1) out[i] = (out[i]! - second.mean) / second.sd;
+  const shift = moments(out, capWeights, mask).mean;
+  for (let i = 0; i < n; i++) if (hasValue[i] === 1) out[i]! -= shift;
   return { values: out, observed: first.count, degenerate: false };
 }
