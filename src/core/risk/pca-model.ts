@@ -43,7 +43,7 @@ export interface PcaRiskModelOptions {
   specificShrinkage?: number | "ledoit-wolf";
   /**
    * Fewest observed returns an asset needs (at least numFactors + 2 in any case).
-   * @default 20
+   * @default min(20, T)
    */
   minObservations?: number;
 }
@@ -116,7 +116,7 @@ export function buildPcaRiskModel(history: ReturnHistory, options: PcaRiskModelO
       `${fn}: specificShrinkage must be "ledoit-wolf" or a number in [0, 1], got ${shrinkage}.`,
     );
   }
-  const minObservations = Math.max(options.minObservations ?? 20, k + 2);
+  const minObservations = Math.max(options.minObservations ?? Math.min(20, T), k + 2);
   if (!Number.isFinite(minObservations)) throw new RangeError(`${fn}: minObservations must be finite.`);
 
   // 1. Means over observed periods, demeaned and zero-filled Z (T x n).
