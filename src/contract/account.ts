@@ -198,3 +198,21 @@ export const accountCreateSchema = named(
 );
 /** Body of account creation. */
 export type AccountCreate = z.infer<typeof accountCreateSchema>;
+
+/** Response of the account lookup extension (`GET .../accounts/{account}/` without the client in the path). */
+export const accountLookupSchema = named(
+  z.strictObject({ client_uuid: uuid(), account: accountSchema }),
+  "AccountLookup",
+  "An account found by its uuid alone, with the client it belongs to.",
+);
+/** Response of the account lookup extension. */
+export type AccountLookup = z.infer<typeof accountLookupSchema>;
+
+/** Response of `GET /api/v1/me` (extension): who the presented API key is. */
+export const whoAmISchema = named(
+  z.strictObject({ organization_uuid: uuid(), organization_name: z.string(), api_key_id: z.string() }),
+  "WhoAmI",
+  "The organization and key behind the presented X-Api-Key.",
+);
+/** Response of `GET /api/v1/me`. */
+export type WhoAmI = z.infer<typeof whoAmISchema>;

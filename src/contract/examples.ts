@@ -3,7 +3,7 @@
  * A realistic example of every top-level request and response shape, typed by its schema. The server shows
  * them in the OpenAPI document; the tests check that each one parses, so they cannot drift from the contract.
  */
-import type { Account, AccountCreate } from "./account.js";
+import type { Account, AccountCreate, AccountLookup, WhoAmI } from "./account.js";
 import type { AssetClass, AssetClassCreate } from "./asset-class.js";
 import type { BacktestCaseResult, BacktestJob, BacktestRequest } from "./backtest.js";
 import type { IndustrySearchRequest, IndustrySearchResponse, UniversePresetsResponse } from "./catalog.js";
@@ -520,6 +520,12 @@ export const CONTRACT_EXAMPLES = {
   } satisfies Client,
   ClientCreate: { external_id: "CRM-4411", metadata: { segment: "HNW" } } satisfies ClientCreate,
   Account: account,
+  AccountLookup: { client_uuid: CLIENT_UUID, account } satisfies AccountLookup,
+  WhoAmI: {
+    organization_uuid: "0d4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7",
+    organization_name: "Acme Advisors",
+    api_key_id: "3f2a9c1b7d4e",
+  } satisfies WhoAmI,
   AccountCreate: {
     external_id: "BRK-001-TAXABLE",
     name: "Joint taxable",

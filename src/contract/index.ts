@@ -9,10 +9,12 @@ export {
   type Account,
   type AccountCreate,
   type AccountList,
+  type AccountLookup,
   type AssetClassSettingRead,
   type AssetClassSettingWrite,
   accountCreateSchema,
   accountListSchema,
+  accountLookupSchema,
   accountSchema,
   assetClassSettingListWriteSchema,
   assetClassSettingReadSchema,
@@ -24,7 +26,9 @@ export {
   type Position,
   positionSchema,
   type WashSaleLot,
+  type WhoAmI,
   washSaleLotSchema,
+  whoAmISchema,
 } from "./account.js";
 export {
   ALLOCATION_TOTAL_TOLERANCE,

@@ -6,13 +6,15 @@
 import {
   accountCreateSchema,
   accountListSchema,
+  accountLookupSchema,
   accountSchema,
-  positionSchema,
   assetClassSettingReadSchema,
   assetClassSettingWriteSchema,
   holdingsReadSchema,
   holdingsWriteSchema,
+  positionSchema,
   washSaleLotSchema,
+  whoAmISchema,
 } from "./account.js";
 import {
   assetAllocationReadSchema,
@@ -98,6 +100,8 @@ export const CONTRACT_SCHEMAS = {
   ProposalOrder: proposalOrderSchema,
   ProposalTaxLot: proposalTaxLotSchema,
   Position: positionSchema,
+  AccountLookup: accountLookupSchema,
+  WhoAmI: whoAmISchema,
   FxCostBreakdown: fxCostBreakdownSchema,
   // Backtest (endpoint 2 and extensions)
   BacktestRequest: backtestRequestSchema,

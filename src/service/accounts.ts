@@ -9,8 +9,8 @@ import {
   type CustomizationConfigWrite,
   formatDecimal,
   NUMERIC_STRING_WIDTH,
-  type Position,
   type PortfolioConfigRead,
+  type Position,
   portfolioConfigReadFromWrite,
   type WashSaleLot,
 } from "../contract/index.js";
@@ -39,7 +39,11 @@ export interface Valuation {
 }
 
 /** Load what valuing these lots needs. */
-export function loadValuation(ctx: ServiceContext, lots: readonly TaxLotRecord[], asOf = marketAsOf(ctx)): Valuation {
+export function loadValuation(
+  ctx: ServiceContext,
+  lots: readonly TaxLotRecord[],
+  asOf = marketAsOf(ctx),
+): Valuation {
   const ids = [...new Set(lots.map((l) => l.themeAssetId))];
   const securities = new Map<string, Security>();
   for (const id of ids) {
@@ -137,13 +141,21 @@ export function valuePositions(
  * Annualized volatility (percent) of the current holdings over the trailing window, from daily closes (in USD at
  * the as-of FX) with today's weights; cash has no risk. Null when fewer than 20 common trading days are known.
  */
-export function holdingsRiskPercent(ctx: ServiceContext, lots: readonly TaxLotRecord[], v: Valuation, aum: Decimal): number | null {
+export function holdingsRiskPercent(
+  ctx: ServiceContext,
+  lots: readonly TaxLotRecord[],
+  v: Valuation,
+  aum: Decimal,
+): number | null {
   if (aum.lte(0) || lots.length === 0) return null;
   const weights = new Map<string, number>();
   for (const l of lots) {
     const usd = priceUsd(v, l.themeAssetId);
     if (usd === null) continue;
-    weights.set(l.themeAssetId, (weights.get(l.themeAssetId) ?? 0) + (Number(l.quantity) * usd) / aum.toNumber());
+    weights.set(
+      l.themeAssetId,
+      (weights.get(l.themeAssetId) ?? 0) + (Number(l.quantity) * usd) / aum.toNumber(),
+    );
   }
   const ids = [...weights.keys()];
   if (ids.length === 0) return null;
@@ -180,9 +192,15 @@ export function customizationRead(ctx: ServiceContext, account: AccountRecord): 
  * The read shape of an account. `household` holds every account of the client (including this one) so that the
  * household wash-sale view can look across them.
  */
-export function accountRead(ctx: ServiceContext, account: AccountRecord, household: readonly AccountRecord[]): Account {
+export function accountRead(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  household: readonly AccountRecord[],
+): Account {
   const org = account.organizationUuid;
-  const lotsByAccount = new Map<string, TaxLotRecord[]>(household.map((a) => [a.uuid, ctx.store.accounts.lots(a.uuid)]));
+  const lotsByAccount = new Map<string, TaxLotRecord[]>(
+    household.map((a) => [a.uuid, ctx.store.accounts.lots(a.uuid)]),
+  );
   const lots = lotsByAccount.get(account.uuid) ?? ctx.store.accounts.lots(account.uuid);
   const allLots = [...lotsByAccount.values()].flat();
   const v = loadValuation(ctx, allLots);
@@ -203,7 +221,11 @@ export function accountRead(ctx: ServiceContext, account: AccountRecord, househo
   const entry = (e: (typeof views.washSaleLots)[number]): WashSaleLot => {
     const s = v.securities.get(e.lot.themeAssetId);
     return {
-      tax_lot: taxLotToRead(e.lot, { symbol: s?.symbol ?? null, name: s?.name ?? null, priceUsd: priceUsd(v, e.lot.themeAssetId) }),
+      tax_lot: taxLotToRead(e.lot, {
+        symbol: s?.symbol ?? null,
+        name: s?.name ?? null,
+        priceUsd: priceUsd(v, e.lot.themeAssetId),
+      }),
       account_uuid: e.accountId,
       account_name: names.get(e.accountId) ?? null,
     };
@@ -215,7 +237,11 @@ export function accountRead(ctx: ServiceContext, account: AccountRecord, househo
     holdings: {
       tax_lots: lots.map((l) => {
         const s = v.securities.get(l.themeAssetId);
-        return lotRecordToRead(l, { symbol: s?.symbol ?? null, name: s?.name ?? null, priceUsd: priceUsd(v, l.themeAssetId) });
+        return lotRecordToRead(l, {
+          symbol: s?.symbol ?? null,
+          name: s?.name ?? null,
+          priceUsd: priceUsd(v, l.themeAssetId),
+        });
       }),
       cash_value_usd: fmt(cash, "cash_value_usd"),
       non_tradable_assets_value: fmt(account.nonTradableAssetsValue, "non_tradable_assets_value"),
@@ -226,13 +252,16 @@ export function accountRead(ctx: ServiceContext, account: AccountRecord, househo
     asset_class_settings: ctx.store.accounts.assetClassSettings(account.uuid).map((s) => ({
       asset_class: readAssetClass(ctx, org, s.assetClassUuid),
       direct_indexing_enabled: s.directIndexingEnabled,
-      implementation_sleeve: s.implementationSleeveUuid ? readAssetClass(ctx, org, s.implementationSleeveUuid) : null,
+      implementation_sleeve: s.implementationSleeveUuid
+        ? readAssetClass(ctx, org, s.implementationSleeveUuid)
+        : null,
     })),
     wash_sale_lots: views.washSaleLots.map(entry),
     household_wash_sale_lots: views.householdWashSaleLots.map(entry),
     aum: fmt(aum.toDecimalPlaces(2), "aum"),
     net_worth: fmt(netWorth.toDecimalPlaces(2), "net_worth"),
-    holdings_risk_annualized_percentage: risk === null ? null : fmt(new Decimal(risk).toDecimalPlaces(4), "holdings_risk"),
+    holdings_risk_annualized_percentage:
+      risk === null ? null : fmt(new Decimal(risk).toDecimalPlaces(4), "holdings_risk"),
     is_read_only: account.isReadOnly,
     is_brokerage_backed: false,
     is_externally_owned: false,

@@ -45,7 +45,11 @@ export function checkAllocationReferences(
   const issues: FieldIssue[] = [];
   allocations.forEach((a, i) => {
     const ac = ctx.store.assetClasses.get(org, a.asset_class_uuid);
-    if (!ac) issues.push({ path: `${path}[${i}].asset_class_uuid`, message: `asset class ${a.asset_class_uuid} not found` });
+    if (!ac)
+      issues.push({
+        path: `${path}[${i}].asset_class_uuid`,
+        message: `asset class ${a.asset_class_uuid} not found`,
+      });
     else if (ac.archivedAt && options.forNewAssignment && !options.previouslyAssigned?.has(ac.uuid))
       issues.push({
         path: `${path}[${i}].asset_class_uuid`,
@@ -53,9 +57,15 @@ export function checkAllocationReferences(
       });
     (a.tilts ?? []).forEach((t, j) => {
       if (t.theme_uuid != null && !ctx.store.themes.get(org, t.theme_uuid))
-        issues.push({ path: `${path}[${i}].tilts[${j}].theme_uuid`, message: `theme ${t.theme_uuid} not found` });
+        issues.push({
+          path: `${path}[${i}].tilts[${j}].theme_uuid`,
+          message: `theme ${t.theme_uuid} not found`,
+        });
       if (t.index_uuid != null && !findIndexByUuid(ctx, t.index_uuid))
-        issues.push({ path: `${path}[${i}].tilts[${j}].index_uuid`, message: `index ${t.index_uuid} not found` });
+        issues.push({
+          path: `${path}[${i}].tilts[${j}].index_uuid`,
+          message: `index ${t.index_uuid} not found`,
+        });
     });
   });
   return issues;
@@ -71,10 +81,12 @@ export function createAssetClass(ctx: ServiceContext, org: string, body: AssetCl
   if (body.benchmark_index_identifier != null && !ctx.store.market.index(body.benchmark_index_identifier))
     issues.push({
       path: "benchmark_index_identifier",
-      message: `unknown index ${body.benchmark_index_identifier}; known: ${ctx.store.market
-        .indexes()
-        .map((i) => i.identifier)
-        .join(", ") || "none (import or generate market data first)"}`,
+      message: `unknown index ${body.benchmark_index_identifier}; known: ${
+        ctx.store.market
+          .indexes()
+          .map((i) => i.identifier)
+          .join(", ") || "none (import or generate market data first)"
+      }`,
     });
   if (body.single_security_theme_asset_id != null) {
     const r = resolveTicker(ctx.store, body.single_security_theme_asset_id);
@@ -87,13 +99,16 @@ export function createAssetClass(ctx: ServiceContext, org: string, body: AssetCl
   if (body.theme_uuid != null && !ctx.store.themes.get(org, body.theme_uuid))
     issues.push({ path: "theme_uuid", message: `theme ${body.theme_uuid} not found` });
   issues.push(
-    ...checkAllocationReferences(ctx, org, body.asset_allocations ?? [], "asset_allocations", { forNewAssignment: true }),
+    ...checkAllocationReferences(ctx, org, body.asset_allocations ?? [], "asset_allocations", {
+      forNewAssignment: true,
+    }),
   );
   (body.permitted_implementation_uuids ?? []).forEach((u, i) => {
     if (!ctx.store.assetClasses.get(org, u))
       issues.push({ path: `permitted_implementation_uuids[${i}]`, message: `asset class ${u} not found` });
   });
-  if (issues.length > 0) throw new ValidationError("The asset class references things that do not exist.", issues);
+  if (issues.length > 0)
+    throw new ValidationError("The asset class references things that do not exist.", issues);
   const { name, archived, ...document } = body;
   const rec = ctx.store.transaction(() => {
     const created = ctx.store.assetClasses.create(org, name, document as Record<string, unknown>);
@@ -113,9 +128,13 @@ export function listAssetClasses(ctx: ServiceContext, org: string, includeArchiv
 
 function assetClassRead(ctx: ServiceContext, org: string, r: AssetClassRecord, depth: number): AssetClass {
   const d = doc(r);
-  const index = d.benchmark_index_identifier ? ctx.store.market.index(d.benchmark_index_identifier) : undefined;
+  const index = d.benchmark_index_identifier
+    ? ctx.store.market.index(d.benchmark_index_identifier)
+    : undefined;
   const theme = d.theme_uuid ? ctx.store.themes.get(org, d.theme_uuid) : undefined;
-  const single = d.single_security_theme_asset_id ? ctx.store.market.security(d.single_security_theme_asset_id) : undefined;
+  const single = d.single_security_theme_asset_id
+    ? ctx.store.market.security(d.single_security_theme_asset_id)
+    : undefined;
   return {
     uuid: r.uuid,
     name: r.name,
@@ -134,7 +153,9 @@ function assetClassRead(ctx: ServiceContext, org: string, r: AssetClassRecord, d
     alternative_etf_theme_asset_ids: d.alternative_etf_theme_asset_ids ?? [],
     permitted_implementation_uuids: d.permitted_implementation_uuids ?? [],
     is_composite: d.is_composite ?? false,
-    asset_allocations: (d.asset_allocations ?? []).map((a, i) => allocationRead(ctx, org, a, depth + 1, `asset_allocations[${i}]`)),
+    asset_allocations: (d.asset_allocations ?? []).map((a, i) =>
+      allocationRead(ctx, org, a, depth + 1, `asset_allocations[${i}]`),
+    ),
     archived_at: r.archivedAt,
     created: r.created,
     modified: r.modified,
@@ -147,14 +168,25 @@ function directIndexable(ctx: ServiceContext, identifier: string): boolean {
 }
 
 /** Sleeve details of an allocation (for configuration and asset-class reads). */
-export function allocationDetails(ctx: ServiceContext, org: string, assetClassUuid: string, depth = 0): AssetAllocationDetails {
+export function allocationDetails(
+  ctx: ServiceContext,
+  org: string,
+  assetClassUuid: string,
+  depth = 0,
+): AssetAllocationDetails {
   if (depth > MAX_SLEEVE_DEPTH)
-    throw new ConflictError(`Composite asset classes nest deeper than ${MAX_SLEEVE_DEPTH} levels (is there a cycle?).`);
+    throw new ConflictError(
+      `Composite asset classes nest deeper than ${MAX_SLEEVE_DEPTH} levels (is there a cycle?).`,
+    );
   const r = ctx.store.assetClasses.get(org, assetClassUuid);
   if (!r) throw new NotFoundError(`Asset class ${assetClassUuid} not found.`, "asset_class_not_found");
   const d = doc(r);
-  const index = d.benchmark_index_identifier ? ctx.store.market.index(d.benchmark_index_identifier) : undefined;
-  const single = d.single_security_theme_asset_id ? ctx.store.market.security(d.single_security_theme_asset_id) : undefined;
+  const index = d.benchmark_index_identifier
+    ? ctx.store.market.index(d.benchmark_index_identifier)
+    : undefined;
+  const single = d.single_security_theme_asset_id
+    ? ctx.store.market.security(d.single_security_theme_asset_id)
+    : undefined;
   return {
     asset_class_uuid: r.uuid,
     asset_class_name: r.name,

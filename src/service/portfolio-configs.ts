@@ -20,7 +20,11 @@ import { marketAsOf, type ServiceContext } from "./context.js";
 import { TickerBook } from "./tickers.js";
 
 /** Read-side lookups over the store for one request. */
-export function configResolvers(ctx: ServiceContext, org: string, tickers = new TickerBook(ctx.store, marketAsOf(ctx))): PortfolioConfigResolvers {
+export function configResolvers(
+  ctx: ServiceContext,
+  org: string,
+  tickers = new TickerBook(ctx.store, marketAsOf(ctx)),
+): PortfolioConfigResolvers {
   return {
     ticker: (id) => tickers.ticker(id),
     assetClass: (uuid) => allocationDetails(ctx, org, uuid),
@@ -44,14 +48,27 @@ export function validateConfigReferences(
   const issues: FieldIssue[] = [];
   const known = (id: string) => ctx.store.market.security(id) !== undefined;
   const check = (id: string, path: string) => {
-    if (!known(id)) issues.push({ path: `${prefix}${path}`, message: `unknown theme_asset_id ${id}: not in the security master` });
+    if (!known(id))
+      issues.push({
+        path: `${prefix}${path}`,
+        message: `unknown theme_asset_id ${id}: not in the security master`,
+      });
   };
-  (write.no_hold_tickers ?? []).forEach((t, i) => check(t.theme_asset_id, `no_hold_tickers[${i}].theme_asset_id`));
-  (write.no_trade_tickers ?? []).forEach((t, i) => check(t.theme_asset_id, `no_trade_tickers[${i}].theme_asset_id`));
-  (write.target_ticker_weights ?? []).forEach((t, i) => check(t.theme_asset_id, `target_ticker_weights[${i}].theme_asset_id`));
+  (write.no_hold_tickers ?? []).forEach((t, i) =>
+    check(t.theme_asset_id, `no_hold_tickers[${i}].theme_asset_id`),
+  );
+  (write.no_trade_tickers ?? []).forEach((t, i) =>
+    check(t.theme_asset_id, `no_trade_tickers[${i}].theme_asset_id`),
+  );
+  (write.target_ticker_weights ?? []).forEach((t, i) =>
+    check(t.theme_asset_id, `target_ticker_weights[${i}].theme_asset_id`),
+  );
   (write.whole_share_assets ?? []).forEach((id, i) => check(id, `whole_share_assets[${i}]`));
-  (write.substitution_pairs ?? []).forEach((g, i) => g.forEach((id, j) => check(id, `substitution_pairs[${i}][${j}]`)));
-  for (const id of Object.keys(write.capital_gains_reductions ?? {})) check(id, `capital_gains_reductions.${id}`);
+  (write.substitution_pairs ?? []).forEach((g, i) =>
+    g.forEach((id, j) => check(id, `substitution_pairs[${i}][${j}]`)),
+  );
+  for (const id of Object.keys(write.capital_gains_reductions ?? {}))
+    check(id, `capital_gains_reductions.${id}`);
   if (write.asset_allocations) {
     const before = new Set((previous?.asset_allocations ?? []).map((a) => a.asset_class_uuid));
     issues.push(
@@ -69,9 +86,18 @@ export function validateConfigReferences(
 }
 
 /** The read shape of a stored configuration. */
-export function configRead(ctx: ServiceContext, org: string, rec: PortfolioConfigRecord, resolvers = configResolvers(ctx, org)): PortfolioConfigRead {
+export function configRead(
+  ctx: ServiceContext,
+  org: string,
+  rec: PortfolioConfigRecord,
+  resolvers = configResolvers(ctx, org),
+): PortfolioConfigRead {
   return portfolioConfigReadFromWrite(
-    { uuid: rec.uuid, status: rec.status, config: { ...(rec.document as PortfolioConfigWrite), name: rec.name } },
+    {
+      uuid: rec.uuid,
+      status: rec.status,
+      config: { ...(rec.document as PortfolioConfigWrite), name: rec.name },
+    },
     resolvers,
   );
 }
@@ -88,20 +114,37 @@ export function getPortfolioConfig(ctx: ServiceContext, org: string, uuid: strin
 }
 
 /** Extension: create a configuration (status defaults to draft). */
-export function createPortfolioConfig(ctx: ServiceContext, org: string, body: PortfolioConfigCreate): PortfolioConfigRead {
+export function createPortfolioConfig(
+  ctx: ServiceContext,
+  org: string,
+  body: PortfolioConfigCreate,
+): PortfolioConfigRead {
   validateConfigReferences(ctx, org, body, null);
   const { name, status, ...rest } = body;
-  const rec = ctx.store.portfolioConfigs.create(org, name, status ?? "draft", rest as Record<string, unknown>);
+  const rec = ctx.store.portfolioConfigs.create(
+    org,
+    name,
+    status ?? "draft",
+    rest as Record<string, unknown>,
+  );
   return configRead(ctx, org, rec);
 }
 
 /** Endpoint 4: PATCH a configuration; provided lists replace the stored lists. @throws {NotFoundError} */
-export function updatePortfolioConfig(ctx: ServiceContext, org: string, uuid: string, patch: PortfolioConfigWrite): PortfolioConfigRead {
+export function updatePortfolioConfig(
+  ctx: ServiceContext,
+  org: string,
+  uuid: string,
+  patch: PortfolioConfigWrite,
+): PortfolioConfigRead {
   return ctx.store.transaction(() => {
     const cur = ctx.store.portfolioConfigs.require(org, uuid);
     const stored = cur.document as PortfolioConfigWrite;
     validateConfigReferences(ctx, org, patch, stored);
-    const { name, status, ...rest } = mergePortfolioConfigWrite({ ...stored, name: cur.name, status: cur.status as PortfolioConfigWrite["status"] }, patch);
+    const { name, status, ...rest } = mergePortfolioConfigWrite(
+      { ...stored, name: cur.name, status: cur.status as PortfolioConfigWrite["status"] },
+      patch,
+    );
     const rec = ctx.store.portfolioConfigs.update(org, uuid, {
       name: name ?? cur.name,
       status: status ?? cur.status,

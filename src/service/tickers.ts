@@ -19,7 +19,9 @@ export function resolveTicker(store: Store, ref: string): TickerResolution {
     const [symbol, mic] = text.split(":") as [string, string];
     const id = `${symbol.toUpperCase()}:${(mic ?? "").toUpperCase()}`;
     const s = store.market.security(id);
-    return s ? { ok: true, security: s } : { ok: false, reason: "unknown", message: `unknown theme_asset_id ${id}` };
+    return s
+      ? { ok: true, security: s }
+      : { ok: false, reason: "unknown", message: `unknown theme_asset_id ${id}` };
   }
   const matches = store.market.findSecuritiesBySymbol(text);
   if (matches.length === 1) return { ok: true, security: matches[0]! };
@@ -70,7 +72,8 @@ export class TickerBook {
     const hit = this.cache.get(themeAssetId);
     if (hit) return hit;
     const s = this.store.market.security(themeAssetId);
-    if (!s) throw new NotFoundError(`Security ${themeAssetId} is not in the security master.`, "unknown_security");
+    if (!s)
+      throw new NotFoundError(`Security ${themeAssetId} is not in the security master.`, "unknown_security");
     const t = this.fromSecurity(s);
     this.cache.set(themeAssetId, t);
     return t;

@@ -37,3 +37,4 @@ export type {
   SyntheticIndex,
   SyntheticMarket,
 } from "./types.js";
+export { type PanelWriter, type SyntheticWriteSummary, writeSyntheticMarket } from "./write.js";

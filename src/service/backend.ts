@@ -1,0 +1,51 @@
+/**
+ * @module service/backend
+ * The operations of lotwise as one interface with two implementations: {@link LocalBackend} (the service layer over
+ * a local store) and the HTTP client of `src/client` (a running `lotwise serve`). The CLI talks only to a Backend,
+ * so every command behaves the same locally and remotely. Inputs and outputs are the wire shapes of the contract.
+ */
+import type {
+  Account,
+  AccountCreate,
+  AccountLookup,
+  AssetClass,
+  AssetClassCreate,
+  Client,
+  ClientCreate,
+  ClientUpdate,
+  PortfolioConfigCreate,
+  PortfolioConfigRead,
+  PortfolioConfigWrite,
+  WhoAmI,
+} from "../contract/index.js";
+
+/** Every operation of one organization. All methods are async so that local and remote look the same. */
+export interface Backend {
+  readonly kind: "local" | "remote";
+  /** The organization (and key) the backend acts for. */
+  whoAmI(): Promise<WhoAmI>;
+
+  createClient(body: ClientCreate): Promise<Client>;
+  listClients(): Promise<Client[]>;
+  getClient(clientUuid: string): Promise<Client>;
+  /** Endpoint 6. */
+  updateClient(clientUuid: string, body: ClientUpdate): Promise<Client>;
+  deleteClient(clientUuid: string): Promise<void>;
+  createAccount(clientUuid: string, body: AccountCreate): Promise<Account>;
+  listAccounts(clientUuid: string): Promise<Account[]>;
+  getAccount(clientUuid: string, accountUuid: string): Promise<Account>;
+  /** An account by its uuid alone, with its client. */
+  findAccount(accountUuid: string): Promise<AccountLookup>;
+
+  /** Endpoint 3. */
+  listPortfolioConfigs(): Promise<PortfolioConfigRead[]>;
+  getPortfolioConfig(configUuid: string): Promise<PortfolioConfigRead>;
+  createPortfolioConfig(body: PortfolioConfigCreate): Promise<PortfolioConfigRead>;
+  /** Endpoint 4. */
+  updatePortfolioConfig(configUuid: string, body: PortfolioConfigWrite): Promise<PortfolioConfigRead>;
+
+  createAssetClass(body: AssetClassCreate): Promise<AssetClass>;
+  listAssetClasses(): Promise<AssetClass[]>;
+  /** Endpoint 5. */
+  getAssetClass(assetClassUuid: string): Promise<AssetClass>;
+}

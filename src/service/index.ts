@@ -1,0 +1,39 @@
+/**
+ * @module service
+ * The operations of lotwise over a store (one function per operation) and the Backend interface shared by the
+ * CLI's local and remote modes.
+ */
+export { accountRead, holdingsRiskPercent, loadValuation, valuePositions } from "./accounts.js";
+export { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
+export type { Backend } from "./backend.js";
+export {
+  clientRead,
+  createAccount,
+  createClient,
+  deleteClient,
+  findAccount,
+  getAccount,
+  getClient,
+  listAccounts,
+  listClients,
+  updateClient,
+} from "./clients.js";
+export { clockDate, marketAsOf, nowIso, type ServiceContext } from "./context.js";
+export { indexUuid } from "./identifiers.js";
+export { LocalBackend } from "./local-backend.js";
+export {
+  authenticate,
+  createApiKey,
+  createOrganization,
+  type IssuedKey,
+  listApiKeys,
+  listOrganizations,
+  revokeApiKey,
+} from "./organizations.js";
+export {
+  createPortfolioConfig,
+  getPortfolioConfig,
+  listPortfolioConfigs,
+  updatePortfolioConfig,
+} from "./portfolio-configs.js";
+export { resolveTicker, resolveTickers, TickerBook } from "./tickers.js";

@@ -1,0 +1,128 @@
+/**
+ * @module service/local-backend
+ * {@link Backend} over the service layer and a local store, bound to one organization. The HTTP server uses the same
+ * service functions, so a command run locally and one run against `lotwise serve` give identical JSON.
+ */
+import type {
+  Account,
+  AccountCreate,
+  AccountLookup,
+  AssetClass,
+  AssetClassCreate,
+  Client,
+  ClientCreate,
+  ClientUpdate,
+  PortfolioConfigCreate,
+  PortfolioConfigRead,
+  PortfolioConfigWrite,
+  WhoAmI,
+} from "../contract/index.js";
+import { NotFoundError } from "../core/errors.js";
+import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
+import type { Backend } from "./backend.js";
+import {
+  createAccount,
+  createClient,
+  deleteClient,
+  findAccount,
+  getAccount,
+  getClient,
+  listAccounts,
+  listClients,
+  updateClient,
+} from "./clients.js";
+import type { ServiceContext } from "./context.js";
+import {
+  createPortfolioConfig,
+  getPortfolioConfig,
+  listPortfolioConfigs,
+  updatePortfolioConfig,
+} from "./portfolio-configs.js";
+
+export class LocalBackend implements Backend {
+  readonly kind = "local" as const;
+
+  constructor(
+    readonly ctx: ServiceContext,
+    readonly organizationUuid: string,
+  ) {
+    if (!ctx.store.organizations.get(organizationUuid))
+      throw new NotFoundError(
+        `Organization ${organizationUuid} not found in ${ctx.store.path}.`,
+        "organization_not_found",
+      );
+  }
+
+  private run<T>(fn: () => T): Promise<T> {
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  whoAmI(): Promise<WhoAmI> {
+    return this.run(() => ({
+      organization_uuid: this.organizationUuid,
+      organization_name: this.ctx.store.organizations.get(this.organizationUuid)!.name,
+      api_key_id: "local",
+    }));
+  }
+
+  createClient(body: ClientCreate): Promise<Client> {
+    return this.run(() => createClient(this.ctx, this.organizationUuid, body));
+  }
+  listClients(): Promise<Client[]> {
+    return this.run(() => listClients(this.ctx, this.organizationUuid));
+  }
+  getClient(clientUuid: string): Promise<Client> {
+    return this.run(() => getClient(this.ctx, this.organizationUuid, clientUuid));
+  }
+  updateClient(clientUuid: string, body: ClientUpdate): Promise<Client> {
+    return this.run(() => updateClient(this.ctx, this.organizationUuid, clientUuid, body));
+  }
+  deleteClient(clientUuid: string): Promise<void> {
+    return this.run(() => deleteClient(this.ctx, this.organizationUuid, clientUuid));
+  }
+  createAccount(clientUuid: string, body: AccountCreate): Promise<Account> {
+    return this.run(() => createAccount(this.ctx, this.organizationUuid, clientUuid, body));
+  }
+  listAccounts(clientUuid: string): Promise<Account[]> {
+    return this.run(() => listAccounts(this.ctx, this.organizationUuid, clientUuid));
+  }
+  getAccount(clientUuid: string, accountUuid: string): Promise<Account> {
+    return this.run(() => getAccount(this.ctx, this.organizationUuid, clientUuid, accountUuid));
+  }
+  findAccount(accountUuid: string): Promise<AccountLookup> {
+    return this.run(() => {
+      const { clientUuid } = findAccount(this.ctx, this.organizationUuid, accountUuid);
+      return {
+        client_uuid: clientUuid,
+        account: getAccount(this.ctx, this.organizationUuid, clientUuid, accountUuid),
+      };
+    });
+  }
+
+  listPortfolioConfigs(): Promise<PortfolioConfigRead[]> {
+    return this.run(() => listPortfolioConfigs(this.ctx, this.organizationUuid));
+  }
+  getPortfolioConfig(configUuid: string): Promise<PortfolioConfigRead> {
+    return this.run(() => getPortfolioConfig(this.ctx, this.organizationUuid, configUuid));
+  }
+  createPortfolioConfig(body: PortfolioConfigCreate): Promise<PortfolioConfigRead> {
+    return this.run(() => createPortfolioConfig(this.ctx, this.organizationUuid, body));
+  }
+  updatePortfolioConfig(configUuid: string, body: PortfolioConfigWrite): Promise<PortfolioConfigRead> {
+    return this.run(() => updatePortfolioConfig(this.ctx, this.organizationUuid, configUuid, body));
+  }
+
+  createAssetClass(body: AssetClassCreate): Promise<AssetClass> {
+    return this.run(() => createAssetClass(this.ctx, this.organizationUuid, body));
+  }
+  listAssetClasses(): Promise<AssetClass[]> {
+    return this.run(() => listAssetClasses(this.ctx, this.organizationUuid));
+  }
+  getAssetClass(assetClassUuid: string): Promise<AssetClass> {
+    return this.run(() => readAssetClass(this.ctx, this.organizationUuid, assetClassUuid));
+  }
+}
