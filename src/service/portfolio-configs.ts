@@ -54,19 +54,16 @@ export function validateConfigReferences(
         message: `unknown theme_asset_id ${id}: not in the security master`,
       });
   };
-  (write.no_hold_tickers ?? []).forEach((t, i) =>
-    check(t.theme_asset_id, `no_hold_tickers[${i}].theme_asset_id`),
-  );
-  (write.no_trade_tickers ?? []).forEach((t, i) =>
-    check(t.theme_asset_id, `no_trade_tickers[${i}].theme_asset_id`),
-  );
-  (write.target_ticker_weights ?? []).forEach((t, i) =>
-    check(t.theme_asset_id, `target_ticker_weights[${i}].theme_asset_id`),
-  );
-  (write.whole_share_assets ?? []).forEach((id, i) => check(id, `whole_share_assets[${i}]`));
-  (write.substitution_pairs ?? []).forEach((g, i) =>
-    g.forEach((id, j) => check(id, `substitution_pairs[${i}][${j}]`)),
-  );
+  for (const [list, field] of [
+    [write.no_hold_tickers, "no_hold_tickers"],
+    [write.no_trade_tickers, "no_trade_tickers"],
+    [write.target_ticker_weights, "target_ticker_weights"],
+  ] as const) {
+    for (const [i, t] of (list ?? []).entries()) check(t.theme_asset_id, `${field}[${i}].theme_asset_id`);
+  }
+  for (const [i, id] of (write.whole_share_assets ?? []).entries()) check(id, `whole_share_assets[${i}]`);
+  for (const [i, group] of (write.substitution_pairs ?? []).entries())
+    for (const [j, id] of group.entries()) check(id, `substitution_pairs[${i}][${j}]`);
   for (const id of Object.keys(write.capital_gains_reductions ?? {}))
     check(id, `capital_gains_reductions.${id}`);
   if (write.asset_allocations) {
