@@ -21,7 +21,7 @@ import type {
   ThemeMethodologyInput,
   ThemeRevision,
 } from "./theme.js";
-import type { Ticker } from "./ticker.js";
+import type { Ticker, TickerResolveRequest, TickerResolveResponse } from "./ticker.js";
 
 const ORG_CONFIG_UUID = "5b0c7c1e-2f4a-4c8e-9a51-3d2f1e0b7a10";
 const US_EQUITY_UUID = "8e6f1d2c-4b3a-4f5e-8d7c-1a2b3c4d5e6f";
@@ -521,6 +521,20 @@ export const CONTRACT_EXAMPLES = {
   ClientCreate: { external_id: "CRM-4411", metadata: { segment: "HNW" } } satisfies ClientCreate,
   Account: account,
   AccountLookup: { client_uuid: CLIENT_UUID, account } satisfies AccountLookup,
+  TickerResolveRequest: { tickers: ["AAPL", "RY:XTSE", "ZZZZ"] } satisfies TickerResolveRequest,
+  TickerResolveResponse: {
+    results: [
+      { query: "AAPL", theme_asset_id: "AAPL:XNAS", ticker: AAPL, error: null, message: null, matches: [] },
+      {
+        query: "ZZZZ",
+        theme_asset_id: null,
+        ticker: null,
+        error: "unknown",
+        message: "unknown ticker ZZZZ",
+        matches: [],
+      },
+    ],
+  } satisfies TickerResolveResponse,
   WhoAmI: {
     organization_uuid: "0d4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7",
     organization_name: "Acme Advisors",

@@ -271,10 +271,16 @@ export {
   type Ticker,
   type TickerReferenceRead,
   type TickerReferenceWrite,
+  type TickerResolution,
+  type TickerResolveRequest,
+  type TickerResolveResponse,
   targetTickerWeightReadSchema,
   targetTickerWeightWriteSchema,
   tickerReferenceReadSchema,
   tickerReferenceWriteSchema,
+  tickerResolutionSchema,
+  tickerResolveRequestSchema,
+  tickerResolveResponseSchema,
   tickerSchema,
 } from "./ticker.js";
 export {

@@ -88,6 +88,9 @@ import {
   targetTickerWeightWriteSchema,
   tickerReferenceReadSchema,
   tickerReferenceWriteSchema,
+  tickerResolutionSchema,
+  tickerResolveRequestSchema,
+  tickerResolveResponseSchema,
   tickerSchema,
 } from "./ticker.js";
 
@@ -102,6 +105,9 @@ export const CONTRACT_SCHEMAS = {
   Position: positionSchema,
   AccountLookup: accountLookupSchema,
   WhoAmI: whoAmISchema,
+  TickerResolveRequest: tickerResolveRequestSchema,
+  TickerResolution: tickerResolutionSchema,
+  TickerResolveResponse: tickerResolveResponseSchema,
   FxCostBreakdown: fxCostBreakdownSchema,
   // Backtest (endpoint 2 and extensions)
   BacktestRequest: backtestRequestSchema,

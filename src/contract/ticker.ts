@@ -162,3 +162,39 @@ export const factorExposureBoundReadSchema = named(
 );
 /** Item of factor_exposure_bounds in a read. */
 export type FactorExposureBoundRead = z.infer<typeof factorExposureBoundReadSchema>;
+
+/** Body of the ticker resolution extension: symbols or theme_asset_ids to look up in the security master. */
+export const tickerResolveRequestSchema = named(
+  z.strictObject({
+    tickers: z.array(z.string().min(1).max(64)).min(1).max(5000),
+  }),
+  "TickerResolveRequest",
+  "Symbols (AAPL) or theme_asset_ids (AAPL:XNAS) to resolve against the security master.",
+);
+/** Body of the ticker resolution extension. */
+export type TickerResolveRequest = z.infer<typeof tickerResolveRequestSchema>;
+
+/** One answer of the ticker resolution extension. */
+export const tickerResolutionSchema = named(
+  z.strictObject({
+    query: z.string(),
+    theme_asset_id: z.string().nullable(),
+    ticker: tickerSchema.nullable(),
+    error: describe(z.enum(["unknown", "ambiguous"]), "why the query did not resolve").nullable(),
+    message: z.string().nullable(),
+    matches: describe(z.array(z.string()), "listings sharing an ambiguous symbol"),
+  }),
+  "TickerResolution",
+  "How one query resolved: a listing, or why not.",
+);
+/** One answer of the ticker resolution extension. */
+export type TickerResolution = z.infer<typeof tickerResolutionSchema>;
+
+/** Response of the ticker resolution extension, in the order of the request. */
+export const tickerResolveResponseSchema = named(
+  z.strictObject({ results: z.array(tickerResolutionSchema) }),
+  "TickerResolveResponse",
+  "Resolutions in request order.",
+);
+/** Response of the ticker resolution extension. */
+export type TickerResolveResponse = z.infer<typeof tickerResolveResponseSchema>;

@@ -16,6 +16,7 @@ import type {
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
+  TickerResolveResponse,
   WhoAmI,
 } from "../contract/index.js";
 
@@ -48,4 +49,7 @@ export interface Backend {
   listAssetClasses(): Promise<AssetClass[]>;
   /** Endpoint 5. */
   getAssetClass(assetClassUuid: string): Promise<AssetClass>;
+
+  /** Resolve symbols or theme_asset_ids against the security master (extension). */
+  resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse>;
 }

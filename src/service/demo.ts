@@ -6,12 +6,12 @@
  */
 import { Decimal } from "decimal.js";
 import type { PortfolioConfigCreate, TaxLotWrite } from "../contract/index.js";
-import { addDays, indexAtOrBefore } from "../core/dates.js";
 import type { Security } from "../core/data/types.js";
-import { holdingTerm } from "../core/tax/index.js";
+import { addDays, indexAtOrBefore } from "../core/dates.js";
 import { createRandom } from "../core/random.js";
-import { generateMarket, SYNTH500, writeSyntheticMarket } from "../market/synthetic/index.js";
+import { holdingTerm } from "../core/tax/index.js";
 import type { SyntheticWriteSummary } from "../market/synthetic/index.js";
+import { generateMarket, SYNTH500, writeSyntheticMarket } from "../market/synthetic/index.js";
 import { createAssetClass } from "./asset-classes.js";
 import { createAccount, createClient, updateClient } from "./clients.js";
 import type { ServiceContext } from "./context.js";
@@ -63,7 +63,11 @@ export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoR
     endDate: options.endDate ?? "2025-12-31",
   });
   const written = writeSyntheticMarket(market, ctx.store.market);
-  const { organization, apiKey } = createOrganization(ctx, options.organizationName ?? "Demo Advisors", "demo");
+  const { organization, apiKey } = createOrganization(
+    ctx,
+    options.organizationName ?? "Demo Advisors",
+    "demo",
+  );
   const org = organization.uuid;
   const dates = market.prices.dates;
   const asOf = dates[dates.length - 1]!;
@@ -75,7 +79,10 @@ export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoR
     benchmark_index_identifier: SYNTH500,
   });
   const config = createPortfolioConfig(ctx, org, demoConfig(lots));
-  const client = createClient(ctx, org, { external_id: "DEMO-001", metadata: { segment: "HNW", advisor: "Demo Advisor" } });
+  const client = createClient(ctx, org, {
+    external_id: "DEMO-001",
+    metadata: { segment: "HNW", advisor: "Demo Advisor" },
+  });
   const account = createAccount(ctx, org, client.uuid, {
     name: "Joint taxable",
     external_id: "DEMO-001-TAX",
@@ -148,12 +155,20 @@ function planLots(market: ReturnType<typeof generateMarket>, seed: number): Plan
             quantity = quantity.times(sp.ratio);
             cost = cost.div(sp.ratio).toDecimalPlaces(6);
           }
-        out.push({ security: bySecurity.get(s.themeAssetId)!, tradeDate, quantity, costPerShare: cost, fxRate: new Decimal(fx.toFixed(6)) });
+        out.push({
+          security: bySecurity.get(s.themeAssetId)!,
+          tradeDate,
+          quantity,
+          costPerShare: cost,
+          fxRate: new Decimal(fx.toFixed(6)),
+        });
       }
     }
     if (hasEveryKind(out, market, asOf)) return out;
   }
-  throw new Error("buildDemo: could not find a lot mix with short/long-term gains and losses; try another seed");
+  throw new Error(
+    "buildDemo: could not find a lot mix with short/long-term gains and losses; try another seed",
+  );
 }
 
 function pickDistinct<T>(items: readonly T[], k: number, rng: ReturnType<typeof createRandom>): T[] {
@@ -170,7 +185,11 @@ function fxOn(market: ReturnType<typeof generateMarket>, currency: string, date:
 }
 
 /** True when the lots include a short-term gain, a short-term loss, a long-term gain and a long-term loss. */
-function hasEveryKind(lots: readonly PlannedLot[], market: ReturnType<typeof generateMarket>, asOf: string): boolean {
+function hasEveryKind(
+  lots: readonly PlannedLot[],
+  market: ReturnType<typeof generateMarket>,
+  asOf: string,
+): boolean {
   const { ids, close, dates } = market.prices;
   const n = ids.length;
   const t = dates.length - 1;

@@ -36,4 +36,4 @@ export {
   listPortfolioConfigs,
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
-export { resolveTicker, resolveTickers, TickerBook } from "./tickers.js";
+export { resolveTicker, resolveTickerQueries, resolveTickers, TickerBook } from "./tickers.js";

@@ -15,6 +15,7 @@ import type {
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
+  TickerResolveResponse,
   WhoAmI,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
@@ -31,7 +32,7 @@ import {
   listClients,
   updateClient,
 } from "./clients.js";
-import type { ServiceContext } from "./context.js";
+import { marketAsOf, type ServiceContext } from "./context.js";
 import {
   createPortfolioConfig,
   getPortfolioConfig,
@@ -124,5 +125,9 @@ export class LocalBackend implements Backend {
   }
   getAssetClass(assetClassUuid: string): Promise<AssetClass> {
     return this.run(() => readAssetClass(this.ctx, this.organizationUuid, assetClassUuid));
+  }
+
+  resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {
+    return this.run(() => resolveTickerQueries(this.ctx.store, marketAsOf(this.ctx), queries));
   }
 }

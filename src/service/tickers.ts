@@ -3,7 +3,7 @@
  * Resolving what users type (a theme_asset_id `AAPL:XNAS` or a plain symbol `AAPL`) to a listing of the security
  * master, and building the spec's ticker object.
  */
-import type { Ticker } from "../contract/index.js";
+import type { Ticker, TickerResolveResponse } from "../contract/index.js";
 import type { Security } from "../core/data/types.js";
 import { type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
 import type { Store } from "../store/index.js";
@@ -105,4 +105,32 @@ export class TickerBook {
     if (!px || !fx) return null;
     return Math.round((s.sharesOutstanding * px.close) / fx.perUsd);
   }
+}
+
+/** The ticker resolution extension: each query resolved against the security master, in order. */
+export function resolveTickerQueries(
+  store: Store,
+  asOf: string,
+  queries: readonly string[],
+): TickerResolveResponse {
+  const book = new TickerBook(store, asOf);
+  return {
+    results: queries.map((query) => {
+      const r = resolveTicker(store, query);
+      if (r.ok)
+        return {
+          query,
+          theme_asset_id: r.security.themeAssetId,
+          ticker: book.fromSecurity(r.security),
+          error: null,
+          message: null,
+          matches: [],
+        };
+      const matches =
+        r.reason === "ambiguous"
+          ? store.market.findSecuritiesBySymbol(query.trim()).map((s) => s.themeAssetId)
+          : [];
+      return { query, theme_asset_id: null, ticker: null, error: r.reason, message: r.message, matches };
+    }),
+  };
 }
