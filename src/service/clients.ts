@@ -76,7 +76,7 @@ export function lotsForStore(
   const issues = lotIssues(ctx, lots, path);
   if (issues.length > 0)
     throw new ValidationError(
-      `${issues.length} tax lot(s) name assets that are not in the security master.`,
+      `${issues.length} tax lot(s) name assets that are not in the security master: ${issues.map((i) => i.message).join("; ")}`,
       issues,
     );
   return lots.map(lotWriteToInput);
@@ -217,7 +217,10 @@ function applyAccountFields(
   }
   if (body.holdings?.tax_lots) issues.push(...lotIssues(ctx, body.holdings.tax_lots, "holdings.tax_lots"));
   if (issues.length > 0)
-    throw new ValidationError(`The client update has ${issues.length} invalid reference(s).`, issues);
+    throw new ValidationError(
+      `The client update has ${issues.length} invalid reference(s): ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      issues,
+    );
   if (body.customization_config)
     validateConfigReferences(
       ctx,

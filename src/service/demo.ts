@@ -39,6 +39,8 @@ export interface DemoResult {
   account_uuid: string;
   portfolio_config_uuid: string;
   asset_class_uuid: string;
+  /** The evaluated demo theme (null until theme support is wired). */
+  theme_uuid: string | null;
   market: SyntheticWriteSummary & { first_date: string; last_date: string };
 }
 
@@ -101,6 +103,7 @@ export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoR
     account_uuid: account.uuid,
     portfolio_config_uuid: config.uuid,
     asset_class_uuid: assetClass.uuid,
+    theme_uuid: null,
     market: { ...written, first_date: dates[0]!, last_date: asOf },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * @module service/local-backend
  * {@link Backend} over the service layer and a local store, bound to one organization. The HTTP server uses the same
- * service functions, so a command run locally and one run against `lotwise serve` give identical JSON.
+ * service functions, so a command run locally and one run against `lotwise serve` give identical JSON. Bodies are
+ * validated with the same contract schemas as at the HTTP boundary.
  */
 import type {
   Account,
@@ -17,6 +18,15 @@ import type {
   PortfolioConfigWrite,
   TickerResolveResponse,
   WhoAmI,
+} from "../contract/index.js";
+import {
+  accountCreateSchema,
+  assetClassCreateSchema,
+  clientCreateSchema,
+  clientUpdateSchema,
+  parseOrThrow,
+  portfolioConfigCreateSchema,
+  portfolioConfigWriteSchema,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
@@ -39,6 +49,7 @@ import {
   listPortfolioConfigs,
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
+import { resolveTickerQueries } from "./tickers.js";
 
 export class LocalBackend implements Backend {
   readonly kind = "local" as const;
@@ -71,7 +82,9 @@ export class LocalBackend implements Backend {
   }
 
   createClient(body: ClientCreate): Promise<Client> {
-    return this.run(() => createClient(this.ctx, this.organizationUuid, body));
+    return this.run(() =>
+      createClient(this.ctx, this.organizationUuid, parseOrThrow(clientCreateSchema, body)),
+    );
   }
   listClients(): Promise<Client[]> {
     return this.run(() => listClients(this.ctx, this.organizationUuid));
@@ -80,13 +93,17 @@ export class LocalBackend implements Backend {
     return this.run(() => getClient(this.ctx, this.organizationUuid, clientUuid));
   }
   updateClient(clientUuid: string, body: ClientUpdate): Promise<Client> {
-    return this.run(() => updateClient(this.ctx, this.organizationUuid, clientUuid, body));
+    return this.run(() =>
+      updateClient(this.ctx, this.organizationUuid, clientUuid, parseOrThrow(clientUpdateSchema, body)),
+    );
   }
   deleteClient(clientUuid: string): Promise<void> {
     return this.run(() => deleteClient(this.ctx, this.organizationUuid, clientUuid));
   }
   createAccount(clientUuid: string, body: AccountCreate): Promise<Account> {
-    return this.run(() => createAccount(this.ctx, this.organizationUuid, clientUuid, body));
+    return this.run(() =>
+      createAccount(this.ctx, this.organizationUuid, clientUuid, parseOrThrow(accountCreateSchema, body)),
+    );
   }
   listAccounts(clientUuid: string): Promise<Account[]> {
     return this.run(() => listAccounts(this.ctx, this.organizationUuid, clientUuid));
@@ -111,14 +128,25 @@ export class LocalBackend implements Backend {
     return this.run(() => getPortfolioConfig(this.ctx, this.organizationUuid, configUuid));
   }
   createPortfolioConfig(body: PortfolioConfigCreate): Promise<PortfolioConfigRead> {
-    return this.run(() => createPortfolioConfig(this.ctx, this.organizationUuid, body));
+    return this.run(() =>
+      createPortfolioConfig(this.ctx, this.organizationUuid, parseOrThrow(portfolioConfigCreateSchema, body)),
+    );
   }
   updatePortfolioConfig(configUuid: string, body: PortfolioConfigWrite): Promise<PortfolioConfigRead> {
-    return this.run(() => updatePortfolioConfig(this.ctx, this.organizationUuid, configUuid, body));
+    return this.run(() =>
+      updatePortfolioConfig(
+        this.ctx,
+        this.organizationUuid,
+        configUuid,
+        parseOrThrow(portfolioConfigWriteSchema, body),
+      ),
+    );
   }
 
   createAssetClass(body: AssetClassCreate): Promise<AssetClass> {
-    return this.run(() => createAssetClass(this.ctx, this.organizationUuid, body));
+    return this.run(() =>
+      createAssetClass(this.ctx, this.organizationUuid, parseOrThrow(assetClassCreateSchema, body)),
+    );
   }
   listAssetClasses(): Promise<AssetClass[]> {
     return this.run(() => listAssetClasses(this.ctx, this.organizationUuid));

@@ -1,0 +1,213 @@
+/**
+ * @module cli/render
+ * Human renderings of the wire shapes (tables). Machine output is the wire shape itself (`--json`).
+ */
+import type { Account, AssetClass, Client, PortfolioConfigRead } from "../contract/index.js";
+import { renderKeyValues, renderTable } from "./output.js";
+
+/** `1234567.5` -> `1,234,567.50`; null/empty -> "". */
+export function money(v: string | number | null | undefined): string {
+  if (v === null || v === undefined || v === "") return "";
+  const n = typeof v === "number" ? v : Number(v);
+  if (!Number.isFinite(n)) return String(v);
+  return n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
+/** A fraction as a percent: `0.1234` -> `12.34%`. */
+export function percent(v: string | number | null | undefined, digits = 2): string {
+  if (v === null || v === undefined || v === "") return "";
+  return `${(Number(v) * 100).toFixed(digits)}%`;
+}
+
+/** A quantity without trailing zeros, grouped: `1564` -> `1,564`. */
+export function quantity(v: string | number | null | undefined): string {
+  if (v === null || v === undefined || v === "") return "";
+  const n = Number(v);
+  return n.toLocaleString("en-US", { maximumFractionDigits: 6 });
+}
+
+/** Account summary, positions, lots and wash-sale lots. */
+export function renderAccount(a: Account, clientUuid?: string): string {
+  const cash = Number(a.holdings.cash_value_usd);
+  const summary = renderKeyValues(
+    [
+      ["Account", `${a.name ?? "(unnamed)"}  ${a.uuid}`],
+      ...(clientUuid ? ([["Client", clientUuid]] as [string, string][]) : []),
+      ["As of", a.as_of_date ?? "no prices"],
+      ["Positions", a.positions.length],
+      ["Tax lots", a.holdings.tax_lots.length],
+      ["Cash (USD)", money(cash)],
+      ["NAV / AUM (USD)", money(a.aum)],
+      ["Net worth (USD)", money(a.net_worth)],
+      ["Unrealized short-term (USD)", money(a.unrealized_short_term_gain_usd)],
+      ["Unrealized long-term (USD)", money(a.unrealized_long_term_gain_usd)],
+      [
+        "Holdings risk (annualized)",
+        a.holdings_risk_annualized_percentage
+          ? `${Number(a.holdings_risk_annualized_percentage).toFixed(2)}%`
+          : "n/a",
+      ],
+      ["Portfolio configuration", a.portfolio_config_uuid ?? "none"],
+    ],
+    "Account",
+  );
+  const positions = renderTable(
+    a.positions,
+    [
+      { header: "Symbol", value: (p) => p.symbol ?? p.theme_asset_id },
+      { header: "Listing", value: (p) => p.theme_asset_id },
+      { header: "Ccy", value: (p) => p.currency },
+      { header: "Quantity", value: (p) => quantity(p.quantity), align: "right" },
+      { header: "Lots", value: (p) => p.lots, align: "right" },
+      { header: "Price", value: (p) => money(p.price), align: "right" },
+      { header: "Value (USD)", value: (p) => money(p.market_value_usd), align: "right" },
+      { header: "Cost (USD)", value: (p) => money(p.cost_basis_usd), align: "right" },
+      { header: "Unrl. ST", value: (p) => money(p.unrealized_short_term_gain_usd), align: "right" },
+      { header: "Unrl. LT", value: (p) => money(p.unrealized_long_term_gain_usd), align: "right" },
+      { header: "Weight", value: (p) => percent(p.weight), align: "right" },
+    ],
+    "Positions",
+  );
+  const lots = renderTable(
+    a.holdings.tax_lots,
+    [
+      { header: "Symbol", value: (l) => l.ticker_symbol ?? l.theme_asset_id },
+      { header: "Trade date", value: (l) => l.trade_date },
+      { header: "Quantity", value: (l) => quantity(l.quantity), align: "right" },
+      {
+        header: "Cost/share",
+        value: (l) => `${money(l.cost_basis_per_share)} ${l.cost_basis_currency}`,
+        align: "right",
+      },
+      { header: "Cost (USD)", value: (l) => money(l.total_cost_basis_usd), align: "right" },
+      { header: "Value (USD)", value: (l) => money(l.current_value), align: "right" },
+      {
+        header: "Gain (USD)",
+        value: (l) =>
+          l.current_value === null ? "" : money(Number(l.current_value) - Number(l.total_cost_basis_usd)),
+        align: "right",
+      },
+    ],
+    "Tax lots",
+  );
+  const parts = [summary, positions, lots];
+  const wash = [...a.wash_sale_lots, ...a.household_wash_sale_lots];
+  if (wash.length > 0)
+    parts.push(
+      renderTable(
+        wash,
+        [
+          { header: "Account", value: (w) => w.account_name ?? w.account_uuid },
+          { header: "Symbol", value: (w) => w.tax_lot.ticker_symbol ?? w.tax_lot.theme_asset_id },
+          { header: "Trade date", value: (w) => w.tax_lot.trade_date },
+          { header: "Sold for loss", value: (w) => w.tax_lot.last_sold_for_loss_date ?? "" },
+          { header: "Quantity", value: (w) => quantity(w.tax_lot.quantity), align: "right" },
+        ],
+        "Lots in a wash-sale window (a loss sale of these assets would be disallowed, or a purchase would wash a loss)",
+      ),
+    );
+  return parts.join("\n\n");
+}
+
+export function renderClients(clients: readonly Client[]): string {
+  return renderTable(clients, [
+    { header: "Client", value: (c) => c.uuid },
+    { header: "External id", value: (c) => c.external_id },
+    { header: "Accounts", value: (c) => c.accounts.length, align: "right" },
+    {
+      header: "AUM (USD)",
+      value: (c) => money(c.accounts.reduce((s, a) => s + Number(a.aum), 0)),
+      align: "right",
+    },
+    { header: "Created", value: (c) => c.created.slice(0, 10) },
+  ]);
+}
+
+export function renderClient(c: Client): string {
+  const head = renderKeyValues(
+    [
+      ["Client", c.uuid],
+      ["External id", c.external_id],
+      ["Created", c.created],
+      ["Accounts", c.accounts.length],
+    ],
+    "Client",
+  );
+  const accounts = renderTable(c.accounts, [
+    { header: "Account", value: (a) => a.uuid },
+    { header: "Name", value: (a) => a.name },
+    { header: "Lots", value: (a) => a.holdings.tax_lots.length, align: "right" },
+    { header: "Cash (USD)", value: (a) => money(a.holdings.cash_value_usd), align: "right" },
+    { header: "AUM (USD)", value: (a) => money(a.aum), align: "right" },
+    { header: "Configuration", value: (a) => a.portfolio_config_uuid ?? "" },
+  ]);
+  return `${head}\n\n${accounts}`;
+}
+
+export function renderConfigs(configs: readonly PortfolioConfigRead[]): string {
+  return renderTable(configs, [
+    { header: "Configuration", value: (c) => c.uuid },
+    { header: "Name", value: (c) => c.name },
+    { header: "Status", value: (c) => c.status },
+    { header: "Mode", value: (c) => c.optimization_mode },
+    { header: "Risk model", value: (c) => c.risk_model_name },
+    { header: "Max weight", value: (c) => c.max_weight ?? "", align: "right" },
+    { header: "Tax gamma", value: (c) => c.tax_preferences.tax_gamma ?? "", align: "right" },
+  ]);
+}
+
+export function renderConfig(c: PortfolioConfigRead): string {
+  const pairs: [string, string | number | null][] = [];
+  for (const [k, v] of Object.entries(c)) {
+    if (v === null || typeof v !== "object") pairs.push([k, v === null ? "" : String(v)]);
+    else if (Array.isArray(v)) pairs.push([k, v.length === 0 ? "[]" : JSON.stringify(v).slice(0, 120)]);
+    else pairs.push([k, JSON.stringify(v).slice(0, 120)]);
+  }
+  return renderKeyValues(pairs, `Portfolio configuration ${c.name}`);
+}
+
+export function renderAssetClasses(list: readonly AssetClass[]): string {
+  return renderTable(list, [
+    { header: "Asset class", value: (a) => a.uuid },
+    { header: "Name", value: (a) => a.name },
+    {
+      header: "Benchmark",
+      value: (a) => a.benchmark_index_identifier ?? a.single_security_theme_asset_id ?? a.theme_name ?? "",
+    },
+    { header: "Composite", value: (a) => (a.is_composite ? "yes" : "no") },
+    { header: "Archived", value: (a) => a.archived_at ?? "" },
+  ]);
+}
+
+export function renderAssetClass(a: AssetClass): string {
+  const head = renderKeyValues(
+    [
+      ["Asset class", a.uuid],
+      ["Name", a.name],
+      ["Description", a.description],
+      [
+        "Benchmark index",
+        a.benchmark_index_identifier
+          ? `${a.benchmark_index_identifier} (${a.benchmark_index_name ?? ""})`
+          : "",
+      ],
+      [
+        "Direct indexing supported",
+        a.benchmark_direct_indexing_supported === null ? "" : String(a.benchmark_direct_indexing_supported),
+      ],
+      ["Single security", a.single_security_theme_asset_id],
+      ["Theme", a.theme_name],
+      ["Composite", a.is_composite ? "yes" : "no"],
+      ["Archived", a.archived_at],
+    ],
+    "Asset class",
+  );
+  if (a.asset_allocations.length === 0) return head;
+  const children = renderTable(a.asset_allocations, [
+    { header: "Child", value: (c) => c.asset_class_name },
+    { header: "Target", value: (c) => percent(c.target_allocation), align: "right" },
+    { header: "Direct indexing", value: (c) => (c.direct_indexing_enabled ? "yes" : "no") },
+    { header: "Archived", value: (c) => c.archived_at ?? "" },
+  ]);
+  return `${head}\n\n${children}`;
+}

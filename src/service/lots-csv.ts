@@ -1,0 +1,343 @@
+/**
+ * @module service/lots-csv
+ * Reading tax lots from broker exports (Schwab, Fidelity, Interactive Brokers style "open lots" / "unrealized gain
+ * lot details" CSVs, or lotwise's own layout). Columns are found by header synonyms, or mapped explicitly; values may
+ * carry `$`, thousands separators and quotes; dates come in the common formats. Every row is validated and every
+ * problem reported with its line and column; nothing is returned unless the whole file is valid (all-or-nothing).
+ */
+import { parse } from "csv-parse/sync";
+import { Decimal } from "decimal.js";
+import { CURRENCIES, type Currency } from "../core/data/types.js";
+import { isIsoDate } from "../core/dates.js";
+import { type FieldIssue, ValidationError } from "../core/errors.js";
+
+/** Fields a lot row can carry. */
+export const LOT_CSV_FIELDS = [
+  "symbol",
+  "quantity",
+  "cost_per_share",
+  "total_cost",
+  "trade_date",
+  "currency",
+  "fx_rate",
+  "mic",
+  "wash_sale_date",
+  "last_sold_for_loss_date",
+] as const;
+export type LotCsvField = (typeof LOT_CSV_FIELDS)[number];
+
+/** Header synonyms (compared lower-case with everything but letters and digits removed). */
+export const LOT_CSV_SYNONYMS: Readonly<Record<LotCsvField, readonly string[]>> = {
+  symbol: ["symbol", "ticker", "themeassetid", "security", "instrument", "symbolcusip"],
+  quantity: ["quantity", "qty", "shares", "units", "position", "openquantity"],
+  cost_per_share: [
+    "costshare",
+    "costpershare",
+    "costbasispershare",
+    "unitcost",
+    "costbasisprice",
+    "averagecost",
+    "pricepaid",
+    "purchaseprice",
+  ],
+  total_cost: ["costbasis", "costbasistotal", "totalcost", "costbasismoney", "totalcostbasis", "cost"],
+  trade_date: [
+    "tradedate",
+    "opendate",
+    "dateacquired",
+    "acquired",
+    "acquisitiondate",
+    "purchasedate",
+    "datetime",
+    "date",
+  ],
+  currency: ["currency", "costbasiscurrency", "currencyprimary", "ccy"],
+  fx_rate: ["fxrate", "exchangerate", "fxratetobase"],
+  mic: ["mic", "exchange", "listingexchange"],
+  wash_sale_date: ["washsaledate"],
+  last_sold_for_loss_date: ["lastsoldforlossdate"],
+};
+
+export type DateOrder = "auto" | "ymd" | "mdy" | "dmy";
+
+export interface LotCsvOptions {
+  /** Name of the file, for messages. @default "lots.csv" */
+  fileName?: string;
+  /** Explicit column for a field, by header text (overrides synonyms), e.g. `{ trade_date: "Open Date" }`. */
+  columns?: Partial<Record<LotCsvField, string>>;
+  /** How to read dates like 03/04/2024. @default "auto" (US month/day unless the first part exceeds 12) */
+  dateOrder?: DateOrder;
+  /** Currency when the file has none. @default "USD" */
+  defaultCurrency?: Currency;
+}
+
+/** One lot as read from the file, before its symbol is resolved to a listing. */
+export interface ParsedLotRow {
+  line: number;
+  symbol: string;
+  mic: string | null;
+  quantity: string;
+  /** Exactly one of the two is set. */
+  costPerShare: string | null;
+  totalCost: string | null;
+  currency: Currency;
+  fxRate: string | null;
+  tradeDate: string;
+  washSaleDate: string | null;
+  lastSoldForLossDate: string | null;
+}
+
+export interface ParsedLots {
+  rows: ParsedLotRow[];
+  /** Lines skipped on purpose (blank symbol, totals, cash), with the reason. */
+  skipped: { line: number; reason: string }[];
+  /** Header text used for each field. */
+  columns: Partial<Record<LotCsvField, string>>;
+}
+
+const MONTHS: Record<string, number> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+};
+
+const norm = (h: string) => h.toLowerCase().replace(/[^a-z0-9]/g, "");
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * A date in any common export format -> `YYYY-MM-DD`, or null when it cannot be read.
+ * Accepts 2024-03-05, 20240305, 3/5/2024, 03/05/24, 05-Mar-2024, Mar 5, 2024, and a trailing time.
+ */
+export function parseLotDate(text: string, order: DateOrder = "auto"): string | null {
+  const s = text
+    .trim()
+    .replace(/[T ,]\s*\d{1,2}:\d{2}(:\d{2})?.*$/, "")
+    .trim();
+  let y: number;
+  let m: number;
+  let d: number;
+  let r: RegExpExecArray | null;
+  if ((r = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s))) [y, m, d] = [Number(r[1]), Number(r[2]), Number(r[3])];
+  else if ((r = /^(\d{4})(\d{2})(\d{2})$/.exec(s))) [y, m, d] = [Number(r[1]), Number(r[2]), Number(r[3])];
+  else if ((r = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})$/.exec(s))) {
+    const a = Number(r[1]);
+    const b = Number(r[2]);
+    y = Number(r[3]);
+    if (r[3]!.length === 2) y += y >= 70 ? 1900 : 2000;
+    const dayFirst = order === "dmy" || (order === "auto" && a > 12);
+    if (order === "ymd") return null;
+    [m, d] = dayFirst ? [b, a] : [a, b];
+  } else if ((r = /^(\d{1,2})[- ]([A-Za-z]{3})[a-z]*[- ](\d{4})$/.exec(s))) {
+    const mm = MONTHS[r[2]!.toLowerCase()];
+    if (!mm) return null;
+    [y, m, d] = [Number(r[3]), mm, Number(r[1])];
+  } else if ((r = /^([A-Za-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$/.exec(s))) {
+    const mm = MONTHS[r[1]!.toLowerCase()];
+    if (!mm) return null;
+    [y, m, d] = [Number(r[3]), mm, Number(r[2])];
+  } else return null;
+  const iso = `${String(y).padStart(4, "0")}-${pad(m)}-${pad(d)}`;
+  return isIsoDate(iso) ? iso : null;
+}
+
+/** A number as exported ("$1,234.50", "1 234,5" is not supported, "(12.00)" is negative) -> decimal string or null. */
+export function parseLotNumber(text: string): string | null {
+  let s = text
+    .trim()
+    .replace(/^\$|^USD\s*|^CAD\s*/i, "")
+    .replace(/[$,\s]/g, "");
+  let negative = false;
+  if (/^\(.*\)$/.test(s)) {
+    negative = true;
+    s = s.slice(1, -1);
+  }
+  if (!/^-?\d+(\.\d+)?$|^-?\.\d+$/.test(s)) return null;
+  const d = new Decimal(s);
+  return (negative ? d.negated() : d).toFixed();
+}
+
+/**
+ * Parse a lots CSV. @throws {ValidationError} listing every problem as `line N, column "X": message` (code
+ * `invalid_lots_file`) — nothing is returned from a file with any invalid row.
+ */
+export function parseLotsCsv(text: string, options: LotCsvOptions = {}): ParsedLots {
+  const file = options.fileName ?? "lots.csv";
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, {
+      relax_column_count: true,
+      skip_empty_lines: true,
+      bom: true,
+      info: true,
+      relax_quotes: true,
+      trim: true,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (err) {
+    throw new ValidationError(
+      `${file} is not a readable CSV file: ${(err as Error).message}`,
+      [{ path: file, message: (err as Error).message }],
+      "invalid_lots_file",
+    );
+  }
+  // Broker exports put titles above the header: the header is the first row naming a symbol and a quantity column.
+  const headerIndex = records.findIndex((r) => findColumns(r.record, options.columns ?? {}).found);
+  if (headerIndex < 0) {
+    throw new ValidationError(
+      `${file}: no header row with a symbol and a quantity column was found. Name the columns with --map, e.g. --map symbol=Ticker --map quantity=Shares.`,
+      [{ path: file, message: "missing header (symbol, quantity, cost and date columns)" }],
+      "invalid_lots_file",
+    );
+  }
+  const header = records[headerIndex]!.record;
+  const { index, columns } = findColumns(header, options.columns ?? {});
+  const issues: FieldIssue[] = [];
+  const need = (f: LotCsvField) => {
+    if (index[f] === undefined)
+      issues.push({
+        path: `${file}: header`,
+        message: `no ${f.replace(/_/g, " ")} column (looked for ${LOT_CSV_SYNONYMS[f].join(", ")}); map it with --map ${f}=HEADER`,
+      });
+  };
+  need("trade_date");
+  if (index.cost_per_share === undefined && index.total_cost === undefined)
+    issues.push({
+      path: `${file}: header`,
+      message:
+        "no cost basis column (per share or total); map one with --map cost_per_share=HEADER or --map total_cost=HEADER",
+    });
+  if (issues.length > 0)
+    throw new ValidationError(`${file}: the header lacks required columns.`, issues, "invalid_lots_file");
+
+  const rows: ParsedLotRow[] = [];
+  const skipped: ParsedLots["skipped"] = [];
+  for (const { record, info } of records.slice(headerIndex + 1)) {
+    const line = info.lines;
+    const cell = (f: LotCsvField) => (index[f] === undefined ? "" : (record[index[f]!] ?? "").trim());
+    const at = (f: LotCsvField) => `${file}: line ${line}, column "${columns[f]}"`;
+    const symbolText = cell("symbol");
+    if (symbolText === "" || /^(total|account total|grand total|cash|pending|--)/i.test(symbolText)) {
+      skipped.push({ line, reason: symbolText === "" ? "no symbol" : `summary row "${symbolText}"` });
+      continue;
+    }
+    const [symbolPart, micPart] = symbolText.includes(":") ? symbolText.split(":") : [symbolText, ""];
+    const symbol = symbolPart!.trim().toUpperCase().replace(/\s+/g, "");
+    if (!/^[A-Z0-9][A-Z0-9./-]{0,19}$/.test(symbol))
+      issues.push({ path: at("symbol"), message: `"${symbolText}" is not a ticker symbol` });
+    const quantity = parseLotNumber(cell("quantity"));
+    if (quantity === null || new Decimal(quantity).lte(0))
+      issues.push({
+        path: at("quantity"),
+        message: `quantity must be a number above 0, got "${cell("quantity")}"`,
+      });
+    const perShareText = cell("cost_per_share");
+    const totalText = cell("total_cost");
+    const perShare = perShareText === "" ? null : parseLotNumber(perShareText);
+    const total = totalText === "" ? null : parseLotNumber(totalText);
+    if (perShareText !== "" && (perShare === null || new Decimal(perShare).lt(0)))
+      issues.push({
+        path: at("cost_per_share"),
+        message: `cost per share must be a number >= 0, got "${perShareText}"`,
+      });
+    if (totalText !== "" && (total === null || new Decimal(total).lt(0)))
+      issues.push({
+        path: at("total_cost"),
+        message: `total cost must be a number >= 0, got "${totalText}"`,
+      });
+    if (perShareText === "" && totalText === "")
+      issues.push({
+        path: at(index.total_cost !== undefined ? "total_cost" : "cost_per_share"),
+        message: "cost basis is empty",
+      });
+    const dateText = cell("trade_date");
+    const tradeDate = parseLotDate(dateText, options.dateOrder ?? "auto");
+    if (tradeDate === null)
+      issues.push({
+        path: at("trade_date"),
+        message: `"${dateText}" is not a date (use YYYY-MM-DD, MM/DD/YYYY, DD-Mon-YYYY...)`,
+      });
+    const optionalDate = (f: "wash_sale_date" | "last_sold_for_loss_date") => {
+      const t = cell(f);
+      if (t === "") return null;
+      const d = parseLotDate(t, options.dateOrder ?? "auto");
+      if (d === null) issues.push({ path: at(f), message: `"${t}" is not a date` });
+      return d;
+    };
+    const washSaleDate = optionalDate("wash_sale_date");
+    const lastSold = optionalDate("last_sold_for_loss_date");
+    const currencyText = cell("currency").toUpperCase() || (options.defaultCurrency ?? "USD");
+    if (!(CURRENCIES as readonly string[]).includes(currencyText))
+      issues.push({
+        path: at("currency"),
+        message: `unknown currency "${currencyText}" (known: ${CURRENCIES.join(", ")})`,
+      });
+    const fxText = cell("fx_rate");
+    const fxRate = fxText === "" ? null : parseLotNumber(fxText);
+    if (fxText !== "" && (fxRate === null || new Decimal(fxRate).lte(0)))
+      issues.push({ path: at("fx_rate"), message: `fx rate must be a number above 0, got "${fxText}"` });
+    if (tradeDate && quantity && (perShare !== null || total !== null))
+      rows.push({
+        line,
+        symbol,
+        mic: (micPart ?? "").trim().toUpperCase() || cell("mic").toUpperCase() || null,
+        quantity,
+        // Prefer the total: it is exact, a per-share figure is often rounded.
+        costPerShare: total === null ? perShare : null,
+        totalCost: total,
+        currency: currencyText as Currency,
+        fxRate,
+        tradeDate,
+        washSaleDate,
+        lastSoldForLossDate: lastSold,
+      });
+  }
+  if (issues.length > 0)
+    throw new ValidationError(
+      `${file}: ${issues.length} problem(s); nothing was imported.`,
+      issues,
+      "invalid_lots_file",
+    );
+  if (rows.length === 0)
+    throw new ValidationError(
+      `${file}: no lot rows below the header.`,
+      [{ path: file, message: "empty" }],
+      "invalid_lots_file",
+    );
+  return { rows, skipped, columns };
+}
+
+function findColumns(
+  header: readonly string[],
+  explicit: Partial<Record<LotCsvField, string>>,
+): {
+  found: boolean;
+  index: Partial<Record<LotCsvField, number>>;
+  columns: Partial<Record<LotCsvField, string>>;
+} {
+  const index: Partial<Record<LotCsvField, number>> = {};
+  const columns: Partial<Record<LotCsvField, string>> = {};
+  const normalized = header.map(norm);
+  for (const f of LOT_CSV_FIELDS) {
+    const want = explicit[f];
+    let i = -1;
+    if (want !== undefined) i = normalized.indexOf(norm(want));
+    else
+      for (const syn of LOT_CSV_SYNONYMS[f]) {
+        i = normalized.findIndex((h, j) => h === syn && !Object.values(index).includes(j));
+        if (i >= 0) break;
+      }
+    if (i >= 0) {
+      index[f] = i;
+      columns[f] = header[i]!;
+    }
+  }
+  return { found: index.symbol !== undefined && index.quantity !== undefined, index, columns };
+}
