@@ -122,31 +122,37 @@ export function parseLotDate(text: string, order: DateOrder = "auto"): string | 
     .trim()
     .replace(/[T ,]\s*\d{1,2}:\d{2}(:\d{2})?.*$/, "")
     .trim();
-  let y: number;
-  let m: number;
-  let d: number;
-  let r: RegExpExecArray | null;
-  if ((r = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s))) [y, m, d] = [Number(r[1]), Number(r[2]), Number(r[3])];
-  else if ((r = /^(\d{4})(\d{2})(\d{2})$/.exec(s))) [y, m, d] = [Number(r[1]), Number(r[2]), Number(r[3])];
-  else if ((r = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})$/.exec(s))) {
-    const a = Number(r[1]);
-    const b = Number(r[2]);
-    y = Number(r[3]);
-    if (r[3]!.length === 2) y += y >= 70 ? 1900 : 2000;
-    const dayFirst = order === "dmy" || (order === "auto" && a > 12);
-    if (order === "ymd") return null;
-    [m, d] = dayFirst ? [b, a] : [a, b];
-  } else if ((r = /^(\d{1,2})[- ]([A-Za-z]{3})[a-z]*[- ](\d{4})$/.exec(s))) {
-    const mm = MONTHS[r[2]!.toLowerCase()];
-    if (!mm) return null;
-    [y, m, d] = [Number(r[3]), mm, Number(r[1])];
-  } else if ((r = /^([A-Za-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$/.exec(s))) {
-    const mm = MONTHS[r[1]!.toLowerCase()];
-    if (!mm) return null;
-    [y, m, d] = [Number(r[3]), mm, Number(r[2])];
-  } else return null;
-  const iso = `${String(y).padStart(4, "0")}-${pad(m)}-${pad(d)}`;
+  const ymd = readYmd(s, order);
+  if (!ymd) return null;
+  const iso = `${String(ymd[0]).padStart(4, "0")}-${pad(ymd[1])}-${pad(ymd[2])}`;
   return isIsoDate(iso) ? iso : null;
+}
+
+/** Year, month, day of a date text in one of the accepted formats, or null. */
+function readYmd(s: string, order: DateOrder): [number, number, number] | null {
+  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(s) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(s);
+  if (iso) return [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+  const slashed = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})$/.exec(s);
+  if (slashed) {
+    if (order === "ymd") return null;
+    const a = Number(slashed[1]);
+    const b = Number(slashed[2]);
+    let y = Number(slashed[3]);
+    if (slashed[3]!.length === 2) y += y >= 70 ? 1900 : 2000;
+    const dayFirst = order === "dmy" || (order === "auto" && a > 12);
+    return dayFirst ? [y, b, a] : [y, a, b];
+  }
+  const dayMonth = /^(\d{1,2})[- ]([A-Za-z]{3})[a-z]*[- ](\d{4})$/.exec(s);
+  if (dayMonth) {
+    const m = MONTHS[dayMonth[2]!.toLowerCase()];
+    return m ? [Number(dayMonth[3]), m, Number(dayMonth[1])] : null;
+  }
+  const monthDay = /^([A-Za-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$/.exec(s);
+  if (monthDay) {
+    const m = MONTHS[monthDay[1]!.toLowerCase()];
+    return m ? [Number(monthDay[3]), m, Number(monthDay[2])] : null;
+  }
+  return null;
 }
 
 /** A number as exported ("$1,234.50", "1 234,5" is not supported, "(12.00)" is negative) -> decimal string or null. */
