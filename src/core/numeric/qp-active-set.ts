@@ -166,6 +166,17 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
     diagScale = Math.max(diagScale, 1e-3 * sMax);
   }
   if (!(diagScale > 0)) diagScale = 1;
+  let traceP = 0;
+  let traceS = 0;
+  for (let i = 0; i < n; i++) {
+    traceP += model.d[i]!;
+    for (let j = 0; j < k; j++) traceP += model.s[j]! * model.V[i * k + j]! ** 2;
+    if (ball) {
+      traceS += ball.e[i]!;
+      for (let j = 0; j < ball.kW; j++) traceS += ball.W[i * ball.kW + j]! ** 2;
+    }
+  }
+  if (!(traceP > 0)) traceP = n * diagScale;
   let qScale = 1;
   for (let i = 0; i < n; i++) qScale = Math.max(qScale, Math.abs(model.q[i]!));
   const proxEps = 1e-6 * diagScale;
@@ -221,7 +232,9 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
   const solveFixedEta = (eta: number): boolean => {
     let anyProx = false;
     for (let i = 0; i < n; i++) if (prox[i] === 1) anyProx = true;
-    for (let outer = 0; outer < (anyProx ? 500 : 1); outer++) {
+    let bestChange = Number.POSITIVE_INFINITY;
+    let sinceBest = 0;
+    for (let outer = 0; outer < (anyProx ? 300 : 1); outer++) {
       for (let i = 0; i < n; i++) {
         let qi = model.q[i]!;
         if (ball) qi -= 2 * eta * sigmaC[i]!;
@@ -253,6 +266,11 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
         xBar[i] = engine.x[i]!;
       }
       if (change <= 1e-3 * options.tolerance * qScale) return true;
+      // A prox sequence that stops contracting means an unbounded direction: leave it to ADMM.
+      if (change < 0.5 * bestChange) {
+        bestChange = change;
+        sinceBest = 0;
+      } else if (++sinceBest >= 20) break;
     }
     failed = "failed";
     return false;
@@ -330,6 +348,11 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
       phiHi = v.phi;
     }
     let next = v.dphi > 0 ? eta - v.phi / v.dphi : Number.NaN;
+    if (!Number.isFinite(hi)) {
+      // Before an upper bracket exists, limit how far a (possibly degenerate) Newton step may jump.
+      const guess = ((0.5 * traceP) / Math.max(traceS, 1e-300)) * Math.max(0.1, -v.phi * r);
+      next = Math.min(next, lo > 0 ? 10 * lo : 100 * guess);
+    }
     if (!(next > lo && next < hi)) {
       if (Number.isFinite(hi)) {
         // Secant on the bracket when both ends are known, else bisection.
@@ -339,10 +362,12 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
             : 0.5 * (lo + hi);
         if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
       } else {
-        next = lo > 0 ? 4 * lo : (1e-3 * qScale) / Math.max(1e-300, diagScale * r * r);
+        // No upper bracket yet: grow eta geometrically, starting from the ratio of the traces of P and
+        // Sigma scaled by how far the risk is above the cap.
+        next = lo > 0 ? 4 * lo : ((0.5 * traceP) / Math.max(traceS, 1e-300)) * Math.max(0.1, -v.phi * r);
       }
     }
-    if (hi - lo <= 1e-15 * hi) return finish(v.phi >= 0 ? "optimal" : "failed");
+    if (Number.isFinite(hi) && hi - lo <= 1e-15 * hi) return finish(v.phi >= 0 ? "optimal" : "failed");
     if (lo > 1e15 * (1 + qScale)) return finish("failed");
     eta = next;
   }
