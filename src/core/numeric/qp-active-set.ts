@@ -42,6 +42,14 @@ export interface ActiveSetContext {
   readonly w: Float64Array;
   /** Sigma c for the ball (n). */
   readonly sigmaC: Float64Array;
+  /** Largest diagonal entry of P (and 1e-3 of Sigma's), deciding which variables lack curvature. */
+  readonly diagScale: number;
+  /** Traces of P and of the ball's Sigma, for the first guess of the risk multiplier. */
+  readonly traceP: number;
+  readonly traceS: number;
+  /** Proximal-point flags and centers of the variables without curvature. */
+  readonly prox: Uint8Array;
+  readonly xBar: Float64Array;
   eta: number;
   solved: boolean;
 }
@@ -87,11 +95,47 @@ export function createActiveSetContext(model: QpModel): ActiveSetContext {
       sigmaC[i] = s;
     }
   }
+  let diagScale = 0;
+  let traceP = 0;
+  let traceS = 0;
+  let sMax = 0;
+  for (let i = 0; i < n; i++) {
+    let p = model.d[i]!;
+    for (let j = 0; j < k; j++) p += model.s[j]! * model.V[i * k + j]! ** 2;
+    if (p > diagScale) diagScale = p;
+    traceP += p;
+    if (ball) {
+      let e = ball.e[i]!;
+      for (let j = 0; j < kW; j++) e += ball.W[i * kW + j]! ** 2;
+      if (e > sMax) sMax = e;
+      traceS += e;
+    }
+  }
+  diagScale = Math.max(diagScale, 1e-3 * sMax);
+  if (!(diagScale > 0)) diagScale = 1;
+  if (!(traceP > 0)) traceP = n * diagScale;
   const engine = new DualNewtonEngine(
     { n, kd, U, A: model.Ag, At: model.AgT },
     { d: dEff, q: qEff, xl: model.xl, xu: model.xu, w, l: model.lg, u: model.ug },
   );
-  return { model, ball, engine, kd, U, dEff, qEff, w, sigmaC, eta: 0, solved: false };
+  return {
+    model,
+    ball,
+    engine,
+    kd,
+    U,
+    dEff,
+    qEff,
+    w,
+    sigmaC,
+    diagScale,
+    traceP,
+    traceS,
+    prox: new Uint8Array(n),
+    xBar: new Float64Array(n),
+    eta: 0,
+    solved: false,
+  };
 }
 
 /** Options of {@link runActiveSet}. */
@@ -149,39 +193,10 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
   let iterations = 0;
   let failed: ActiveSetOutcome["status"] | undefined;
 
-  // Scale of the Hessian's diagonal, to decide which variables lack curvature.
-  let diagScale = 0;
-  for (let i = 0; i < n; i++) {
-    let p = model.d[i]!;
-    for (let j = 0; j < k; j++) p += model.s[j]! * model.V[i * k + j]! ** 2;
-    if (p > diagScale) diagScale = p;
-  }
-  if (ball) {
-    let sMax = 0;
-    for (let i = 0; i < n; i++) {
-      let p = ball.e[i]!;
-      for (let j = 0; j < ball.kW; j++) p += ball.W[i * ball.kW + j]! ** 2;
-      if (p > sMax) sMax = p;
-    }
-    diagScale = Math.max(diagScale, 1e-3 * sMax);
-  }
-  if (!(diagScale > 0)) diagScale = 1;
-  let traceP = 0;
-  let traceS = 0;
-  for (let i = 0; i < n; i++) {
-    traceP += model.d[i]!;
-    for (let j = 0; j < k; j++) traceP += model.s[j]! * model.V[i * k + j]! ** 2;
-    if (ball) {
-      traceS += ball.e[i]!;
-      for (let j = 0; j < ball.kW; j++) traceS += ball.W[i * ball.kW + j]! ** 2;
-    }
-  }
-  if (!(traceP > 0)) traceP = n * diagScale;
+  const { diagScale, traceP, traceS, prox, xBar } = ctx;
   let qScale = 1;
   for (let i = 0; i < n; i++) qScale = Math.max(qScale, Math.abs(model.q[i]!));
   const proxEps = 1e-6 * diagScale;
-  const prox = new Uint8Array(n);
-  const xBar = new Float64Array(n);
 
   // Starting point.
   if (options.start?.x !== undefined || options.start?.yGeneral !== undefined) {

@@ -104,6 +104,10 @@ export class DualNewtonEngine {
   /** Sum of |1/d_i| over rank-1 updates since the last rebuild, to bound drift. */
   private updatesSinceRebuild = 0;
   private freeCount = 0;
+  /** Set by the line search when g increases without bound along the Newton direction. */
+  private rayFound = false;
+  /** Variables that entered or left the free set in the last update. */
+  private lastChanges = 0;
 
   // Workspace.
   private readonly gl: Float64Array;
@@ -207,10 +211,20 @@ export class DualNewtonEngine {
    */
   solve(options: DualNewtonSolveOptions): DualNewtonOutcome {
     const { n, kd, m } = this;
+    // A multiplier on a side without a bound (possible in a warm start from ADMM) is reset to zero.
+    for (let j = 0; j < m; j++) {
+      const yj = this.y[j]!;
+      if (
+        (yj > 0 && this.u[j] === Number.POSITIVE_INFINITY) ||
+        (yj < 0 && this.l[j] === Number.NEGATIVE_INFINITY)
+      )
+        this.y[j] = 0;
+    }
     this.recomputeWv();
     let primalRes = Number.POSITIVE_INFINITY;
     let dualRes = Number.POSITIVE_INFINITY;
-    let bestMerit = Number.POSITIVE_INFINITY;
+    let bestValue = Number.NEGATIVE_INFINITY;
+    let lastRows = 0;
     let stall = 0;
     const scaleP = this.rowScale();
     const scaleD = this.costScale();
@@ -220,15 +234,24 @@ export class DualNewtonEngine {
       this.computeGradient();
       primalRes = this.primalResidual();
       dualRes = this.dualResidualBound();
-      const merit = Math.max(primalRes / scaleP, dualRes / scaleD);
       if (primalRes <= options.tolerance * scaleP && dualRes <= options.tolerance * scaleD)
         return { status: "converged", iterations: it, primalResidual: primalRes, dualResidual: dualRes };
-      if (merit < 0.5 * bestMerit) {
-        bestMerit = merit;
+      // The dual objective rises monotonically (exact line search); stop when it no longer does.
+      // Progress also means a new active set (a "pivot"), which is how degenerate, LP-like problems move.
+      const value = this.dualValue();
+      let rowSignature = 0;
+      for (let j = 0; j < m; j++) rowSignature = (rowSignature * 31 + this.rowState[j]! + 2) | 0;
+      if (
+        value > bestValue + 1e-15 * (1 + Math.abs(bestValue)) ||
+        this.lastChanges > 0 ||
+        rowSignature !== lastRows
+      ) {
+        bestValue = Math.max(bestValue, value);
         stall = 0;
-      } else if (++stall >= 30) {
+      } else if (++stall >= 10) {
         return { status: "stalled", iterations: it, primalResidual: primalRes, dualResidual: dualRes };
       }
+      lastRows = rowSignature;
       if (it >= options.maxIter)
         return { status: "max_iter", iterations: it, primalResidual: primalRes, dualResidual: dualRes };
       if (options.deadline?.())
@@ -246,7 +269,10 @@ export class DualNewtonEngine {
           s += At.values[e]! * dy[At.columnIndex[e]!]!;
         dwv[i] = s;
       }
+      this.rayFound = false;
       const alpha = this.lineSearch();
+      if (this.rayFound)
+        return { status: "diverged", iterations: it + 1, primalResidual: primalRes, dualResidual: dualRes };
       if (!(alpha > 0))
         return { status: "stalled", iterations: it, primalResidual: primalRes, dualResidual: dualRes };
       const lam = this.lambda;
@@ -311,6 +337,20 @@ export class DualNewtonEngine {
     return true;
   }
 
+  /** Dual objective g(lambda, y) at the current iterate (x and wv up to date). */
+  private dualValue(): number {
+    const { n, kd, m, d, x, wv, lambda, w, y, l, u } = this;
+    let g = 0;
+    for (let i = 0; i < n; i++) g += x[i]! * (0.5 * d[i]! * x[i]! + wv[i]!);
+    for (let p = 0; p < kd; p++) if (w[p]! > 0) g -= (0.5 * lambda[p]! * lambda[p]!) / w[p]!;
+    for (let j = 0; j < m; j++) {
+      const yj = y[j]!;
+      if (yj > 0) g -= u[j]! * yj;
+      else if (yj < 0) g -= l[j]! * yj;
+    }
+    return g;
+  }
+
   /** Typical magnitude of the row bounds, for relative primal tolerances. */
   private rowScale(): number {
     let s = 1;
@@ -368,6 +408,7 @@ export class DualNewtonEngine {
       freeCount += f;
     }
     this.freeCount = freeCount;
+    this.lastChanges = nChanged;
     // Rebuild when cheaper than the rank-1 updates, when stale, or when drift may have accumulated.
     if (!this.mValid || nChanged >= freeCount || this.updatesSinceRebuild > 4 * n) {
       this.rebuildCapacity();
@@ -556,6 +597,9 @@ export class DualNewtonEngine {
       }
     }
     let nev = 0;
+    // Whether anything beyond alpha = 1 bends psi' down (a variable entering, a kink): without it, a
+    // flat positive psi' at 1 means g grows without bound along the ray, i.e. the primal is infeasible.
+    let later = false;
     for (let i = 0; i < n; i++) {
       const dw = dwv[i]!;
       if (dw === 0) continue;
@@ -577,7 +621,7 @@ export class DualNewtonEngine {
               evT[nev] = t2;
               evI[nev++] = -i - 1; // leaves
             }
-          }
+          } else if (t < Number.POSITIVE_INFINITY) later = true;
         } else if (v0 < hi) {
           slope -= curv;
           const t = (hi - v0) / delta;
@@ -597,7 +641,7 @@ export class DualNewtonEngine {
               evT[nev] = t2;
               evI[nev++] = -i - 1;
             }
-          }
+          } else if (t < Number.POSITIVE_INFINITY) later = true;
         } else if (v0 > lo) {
           slope -= curv;
           const t = (lo - v0) / delta;
@@ -625,7 +669,7 @@ export class DualNewtonEngine {
         if (t < 1) {
           evT[nev] = t;
           evI[nev++] = kinkBase + j;
-        }
+        } else later = true;
       }
     }
     if (!(p > 0)) return 0;
@@ -653,7 +697,10 @@ export class DualNewtonEngine {
       }
     }
     const p1 = p + slope * (1 - t0);
-    if (p1 >= 0) return 1;
+    if (p1 >= 0) {
+      if (!later && p1 > 0 && -slope <= 1e-13 * p1) this.rayFound = true;
+      return 1;
+    }
     return t0 + p / -slope;
   }
 }

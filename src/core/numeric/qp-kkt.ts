@@ -27,19 +27,6 @@ export interface KktReport {
   dualScale: number;
 }
 
-/** Compensated (Kahan-Neumaier) sum of a[i] * b[i]. */
-export function compensatedDot(a: Float64Array, b: Float64Array, length = a.length): number {
-  let sum = 0;
-  let c = 0;
-  for (let i = 0; i < length; i++) {
-    const v = a[i]! * b[i]!;
-    const t = sum + v;
-    c += Math.abs(sum) >= Math.abs(v) ? sum - t + v : v - t + sum;
-    sum = t;
-  }
-  return sum + c;
-}
-
 /** P x for the model's P = diag(d) + V diag(s) V' (out may be given). Also returns V'x in `t`. */
 export function modelPx(model: QpModel, x: Float64Array, out: Float64Array, t?: Float64Array): Float64Array {
   const { n, k, V, s, d } = model;
@@ -62,21 +49,35 @@ export function modelPx(model: QpModel, x: Float64Array, out: Float64Array, t?: 
   return out;
 }
 
+/** Neumaier-compensated accumulator: call `add` for each term, read `sum()`. */
+class CompensatedSum {
+  private s = 0;
+  private c = 0;
+  add(v: number): void {
+    const t = this.s + v;
+    this.c += Math.abs(this.s) >= Math.abs(v) ? this.s - t + v : v - t + this.s;
+    this.s = t;
+  }
+  sum(): number {
+    return this.s + this.c;
+  }
+}
+
+/** Objective 1/2 x'Px + q'x + offset with compensated sums, given t = V'x. */
+function objectiveFromFactors(model: QpModel, x: Float64Array, t: Float64Array): number {
+  const acc = new CompensatedSum();
+  const { n, k, s, d, q } = model;
+  for (let i = 0; i < n; i++) acc.add(0.5 * d[i]! * x[i]! * x[i]! + q[i]! * x[i]!);
+  for (let j = 0; j < k; j++) acc.add(0.5 * s[j]! * t[j]! * t[j]!);
+  acc.add(model.offset);
+  return acc.sum();
+}
+
 /** Objective 1/2 x'Px + q'x + offset with compensated sums. */
 export function modelObjective(model: QpModel, x: Float64Array): number {
-  const { n, k, V, s, d, q } = model;
-  const t = new Float64Array(k);
-  for (let i = 0; i < n; i++) {
-    const xi = x[i]!;
-    if (xi === 0) continue;
-    const o = i * k;
-    for (let j = 0; j < k; j++) t[j]! += V[o + j]! * xi;
-  }
-  const terms = new Float64Array(n + k);
-  const ones = new Float64Array(n + k).fill(1);
-  for (let i = 0; i < n; i++) terms[i] = 0.5 * d[i]! * x[i]! * x[i]! + q[i]! * x[i]!;
-  for (let j = 0; j < k; j++) terms[n + j] = 0.5 * s[j]! * t[j]! * t[j]!;
-  return compensatedDot(terms, ones) + model.offset;
+  const t = new Float64Array(model.k);
+  modelPx(model, x, new Float64Array(model.n), t);
+  return objectiveFromFactors(model, x, t);
 }
 
 /** Adds G'y_c of every cone to `out` and returns the largest cone violation at x. */
@@ -142,7 +143,8 @@ export function kktReport(
   coneDuals: readonly Float64Array[],
 ): KktReport {
   const { n, m, A, l, u, q } = model;
-  const px = modelPx(model, x, new Float64Array(n));
+  const t = new Float64Array(model.k);
+  const px = modelPx(model, x, new Float64Array(n), t);
   const r = new Float64Array(n);
   let pxMax = 0;
   let qMax = 0;
@@ -192,7 +194,7 @@ export function kktReport(
     rMax = Math.max(rMax, Math.abs(r[i]! - px[i]! - q[i]!));
   }
   return {
-    objective: modelObjective(model, x),
+    objective: objectiveFromFactors(model, x, t),
     primalResidual: Math.max(0, primal),
     dualResidual: dual,
     complementarity: compl,

@@ -669,6 +669,20 @@ describe("solveQp against HiGHS", () => {
     });
   }
 
+  it("solves a degenerate linear program with many vertices to visit (P = 0, n = 150, 30 rows)", () => {
+    // The dual Newton method moves like a simplex method here, one breakpoint at a time.
+    const base = randomProblem(12, { n: 150, k: 0, eq: 5, ineq: 25, zeroCurvature: 150 });
+    const lower = Float64Array.from(base.bounds!.lower, (v) => (Number.isFinite(v) ? v : -1));
+    const upper = Float64Array.from(base.bounds!.upper, (v) => (Number.isFinite(v) ? v : 1));
+    const p: QpProblem = { ...base, bounds: { lower, upper } };
+    const ref = highsObjective(p);
+    const r = solveQp(p);
+    expect(r.status).toBe("optimal");
+    expect(r.method).toBe("active-set");
+    expect(relGap(r.objective, ref)).toBeLessThan(1e-6);
+    expectKkt(p, r, 1e-7);
+  });
+
   it("ADMM without polish meets its own tolerances (eps 1e-5)", () => {
     const p = randomProblem(8, { n: 40, k: 4, eq: 2, ineq: 5 });
     const r = solveQp(p, { method: "admm", polish: false, epsAbs: 1e-5, epsRel: 1e-5 });

@@ -82,7 +82,7 @@ function resolveOptions(options: QpOptions | undefined, caller: string): Resolve
   return {
     method,
     maxIter: positive(o.maxIter, 10000, "maxIter", caller, true),
-    maxNewtonIter: positive(o.maxNewtonIter, 200, "maxNewtonIter", caller, true),
+    maxNewtonIter: positive(o.maxNewtonIter, 500, "maxNewtonIter", caller, true),
     epsAbs: positive(o.epsAbs, 1e-4, "epsAbs", caller),
     epsRel: positive(o.epsRel, 1e-4, "epsRel", caller),
     epsPrimalInfeasible: positive(o.epsPrimalInfeasible, 1e-5, "epsPrimalInfeasible", caller),
@@ -325,7 +325,6 @@ class Solver implements QpSolver {
       });
     }
     let iterations = 0;
-    let start: { x: Float64Array; yGeneral: Float64Array; z: Float64Array } | undefined;
     if (this.useActiveSet) {
       this.activeSet ??= createActiveSetContext(model);
       const out = runActiveSet(this.activeSet, {
@@ -340,9 +339,10 @@ class Solver implements QpSolver {
         return result("optimal", c, { iterations, polished: true, method: "active-set" });
       if (out.status === "time_limit")
         return result("time_limit", c, { iterations, polished: false, method: "active-set" });
-      if (out.status !== "diverged") start = { x: out.x, yGeneral: out.yGeneral, z: out.z };
     }
-    return this.solveAdmm(warm, start, iterations, deadline);
+    // ADMM starts from its own previous state (warm) or from zero, not from a failed active-set point,
+    // whose multipliers may have run off towards an infeasibility ray.
+    return this.solveAdmm(warm, undefined, iterations, deadline);
   }
 
   private solveAdmm(

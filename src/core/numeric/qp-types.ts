@@ -93,7 +93,7 @@ export interface QpOptions {
   readonly method?: "auto" | QpMethod;
   /** ADMM iteration limit. @default 10000 */
   readonly maxIter?: number;
-  /** Active-set Newton iteration limit (per solve, and per polish). @default 200 */
+  /** Active-set Newton iteration limit (per solve, and per polish). @default 500 */
   readonly maxNewtonIter?: number;
   /** ADMM absolute tolerance eps_abs. @default 1e-4 */
   readonly epsAbs?: number;
