@@ -218,6 +218,7 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
     ctx.eta = 0;
   }
 
+  let proxCenter: Float64Array | undefined = options.start?.x;
   const setEta = (eta: number): void => {
     for (let j = 0; j < k; j++) w[j] = model.s[j]!;
     for (let j = k; j < kd; j++) w[j] = 2 * eta;
@@ -234,14 +235,22 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
       for (let j = k; j < kd; j++) lam[j]! *= 2 * eta;
     }
     let anyProx = false;
+    let changed = false;
     for (let i = 0; i < n; i++) {
       const di = model.d[i]! + (ball ? 2 * eta * ball.e[i]! : 0);
       prox[i] = di <= 1e-9 * diagScale ? 1 : 0;
       if (prox[i] === 1) anyProx = true;
-      dEff[i] = prox[i] === 1 ? di + proxEps : di;
+      const de = prox[i] === 1 ? di + proxEps : di;
+      if (de !== dEff[i]) {
+        dEff[i] = de;
+        changed = true;
+      }
     }
-    if (anyProx) for (let i = 0; i < n; i++) xBar[i] = prox[i] === 1 ? engine.x[i]! : 0;
-    engine.invalidateFactor();
+    const center = proxCenter ?? engine.x;
+    proxCenter = undefined;
+    if (anyProx) for (let i = 0; i < n; i++) xBar[i] = prox[i] === 1 ? center[i]! : 0;
+    // The capacity matrix depends on d only: keep it (and its rank-1 history) when d is unchanged.
+    if (changed) engine.invalidateFactor();
   };
 
   const solveFixedEta = (eta: number): boolean => {

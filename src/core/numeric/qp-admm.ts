@@ -74,6 +74,8 @@ export interface AdmmContext {
   hasState: boolean;
   /** Finite-ness pattern of the bounds the structure was built for. */
   readonly boundPattern: string;
+  /** Row kinds the current factorization was built for (see rowKinds). */
+  rowKindSignature: string;
 }
 
 /** Options of {@link runAdmm} (all resolved). */
@@ -303,6 +305,7 @@ export function createAdmmContext(model: QpModel, options: AdmmOptions): AdmmCon
     y: new Float64Array(mC),
     hasState: false,
     boundPattern: boundPatternOf(model),
+    rowKindSignature: "",
   };
   // Cost scaling c = 1 / max(mean column norm of P, ||q||_inf) (OSQP section 5.1).
   let mean = 0;
@@ -339,7 +342,24 @@ export function refreshAdmmData(ctx: AdmmContext): void {
     lo[r] = model.xl[j]! * Esc[r]!;
     hi[r] = model.xu[j]! * Esc[r]!;
   }
-  ctx.factored = false;
+  // The KKT matrix depends on l and u only through each row's kind (equality, free, inequality).
+  const kinds = rowKinds(ctx);
+  if (kinds !== ctx.rowKindSignature) {
+    ctx.rowKindSignature = kinds;
+    ctx.factored = false;
+  }
+}
+
+/** One character per box row: e(quality), f(ree) or i(nequality), which fixes its rho. */
+function rowKinds(ctx: AdmmContext): string {
+  const boxRows = ctx.mg + ctx.boundVars.length;
+  let s = "";
+  for (let r = 0; r < boxRows; r++) {
+    const lo = ctx.lo[r]!;
+    const hi = ctx.hi[r]!;
+    s += lo === hi ? "e" : lo === Number.NEGATIVE_INFINITY && hi === Number.POSITIVE_INFINITY ? "f" : "i";
+  }
+  return s;
 }
 
 function setRho(ctx: AdmmContext, rhoBar: number, sigma: number): boolean {
