@@ -214,6 +214,8 @@ export function runActiveSet(ctx: ActiveSetContext, options: ActiveSetRunOptions
     }
     engine.setDual(lam, options.start.yGeneral);
   } else if (!options.warm || !ctx.solved) {
+    // Cold start from zero multipliers: x = clip(-q ./ d). (Starting lambda at the factor exposure of a
+    // central point of the box was tried: fewer steps on some instances, more on most random problems.)
     engine.setDual();
     ctx.eta = 0;
   }

@@ -714,12 +714,31 @@ export class DualNewtonEngine {
       }
     }
     if (!(p > 0)) return 0;
-    for (let e = 0; e < nev; e++) evOrder[e] = e;
-    const order = evOrder.subarray(0, nev);
-    order.sort((a, b) => evT[a]! - evT[b]!);
+    // Events are visited in increasing t through a binary min-heap: O(nev) to build, O(log nev) per
+    // event actually visited (usually few before psi' changes sign), cheaper than a full sort.
+    const heap = evOrder;
+    for (let e = 0; e < nev; e++) heap[e] = e;
+    let size = nev;
+    const siftDown = (start: number): void => {
+      let i = start;
+      const item = heap[i]!;
+      const key = evT[item]!;
+      for (;;) {
+        let c = 2 * i + 1;
+        if (c >= size) break;
+        if (c + 1 < size && evT[heap[c + 1]!]! < evT[heap[c]!]!) c++;
+        if (evT[heap[c]!]! >= key) break;
+        heap[i] = heap[c]!;
+        i = c;
+      }
+      heap[i] = item;
+    };
+    for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(i);
     let t0 = 0;
-    for (let e = 0; e < nev; e++) {
-      const k = order[e]!;
+    while (size > 0) {
+      const k = heap[0]!;
+      heap[0] = heap[--size]!;
+      if (size > 0) siftDown(0);
       const t = evT[k]!;
       const pe = p + slope * (t - t0);
       if (pe <= 0) return slope < 0 ? t0 + p / -slope : t;
