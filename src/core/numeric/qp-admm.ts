@@ -363,7 +363,7 @@ function rowKinds(ctx: AdmmContext): string {
 }
 
 function setRho(ctx: AdmmContext, rhoBar: number, sigma: number): boolean {
-  const { mC, rho, lo, hi, blocks, isSingleton, C, kktDiag, nsRows, rhoNs, dHat, n } = ctx;
+  const { mC, rho, lo, hi, isSingleton, C, kktDiag, nsRows, rhoNs, dHat, n } = ctx;
   ctx.rhoBar = rhoBar;
   const boxRows = ctx.mg + ctx.boundVars.length;
   for (let r = 0; r < mC; r++) {
@@ -373,7 +373,6 @@ function setRho(ctx: AdmmContext, rhoBar: number, sigma: number): boolean {
       else rho[r] = rhoBar;
     } else rho[r] = rhoBar;
   }
-  void blocks;
   for (let i = 0; i < n; i++) kktDiag[i] = dHat[i]! + sigma;
   for (let r = 0; r < mC; r++) {
     if (isSingleton[r] !== 1) continue;
@@ -497,7 +496,7 @@ export function setAdmmStart(
 
 /** Runs ADMM from the context's current iterate (zeros unless warm). */
 export function runAdmm(ctx: AdmmContext, options: AdmmOptions): AdmmOutcome {
-  const { n, mC, C, rho, Dsc, Esc, qHat, model } = ctx;
+  const { n, mC, C, rho, Dsc, Esc, qHat } = ctx;
   const k = ctx.sHat.length;
   if (!ctx.hasState) {
     ctx.x.fill(0);
@@ -633,7 +632,6 @@ export function runAdmm(ctx: AdmmContext, options: AdmmOptions): AdmmOutcome {
     for (let r = 0; r < b.size; r++) out[r] = (Esc[b.start + r]! * y[b.start + r]!) / ctx.cScale;
     return out;
   });
-  void model;
   return {
     status,
     nearlySolved: nearly || status === "solved",

@@ -2,9 +2,9 @@
  * @module core/numeric/qp-dual-newton
  * Dual semismooth Newton method with exact line search for the strictly convex, structured QP
  *
- *     minimize 1/2 x'Dx + q'x + 1/2 t'W^{-1}... (see below)   subject to  xl <= x <= xu,  l <= A x <= u
+ *     minimize 1/2 x'(diag(d) + U diag(w) U')x + q'x   subject to  xl <= x <= xu,  l <= A x <= u
  *
- * where the Hessian is diag(d) + U diag(w) U' (d > 0, w >= 0, U dense n x kd) and A has few rows.
+ * with d > 0, w >= 0 (a zero weight drops its column), U dense n x kd and A sparse with few rows.
  * Lifting t = U'x and dualizing t = U'x (multiplier lambda) and A x = s, s in [l, u] (multiplier y):
  *
  *     g(lambda, y) = min_{x in box} [1/2 x'Dx + (q + U lambda + A'y)'x] - 1/2 lambda'diag(1/w)lambda
@@ -196,11 +196,6 @@ export class DualNewtonEngine {
     else this.y.fill(0);
   }
 
-  /** Current bound multipliers are not stored; the caller derives them from P x + q + A'y. */
-  rowIsActive(j: number): boolean {
-    return this.rowState[j] !== ROW_INACTIVE;
-  }
-
   /** Number of free (strictly inside their bounds) variables at the current iterate. */
   get freeVariables(): number {
     return this.freeCount;
@@ -373,7 +368,7 @@ export class DualNewtonEngine {
   }
 
   /** wv = q + U lambda + A'y from scratch. */
-  recomputeWv(): void {
+  private recomputeWv(): void {
     const { n, kd, U, lambda, y, wv, q } = this;
     const At = this.At;
     let anyLambda = false;
@@ -426,7 +421,7 @@ export class DualNewtonEngine {
   }
 
   /** M = sum over free i of b_i b_i' / d_i, from scratch. */
-  rebuildCapacity(): void {
+  private rebuildCapacity(): void {
     const { n, free, d, changed: list, weights } = this;
     this.M.fill(0);
     let count = 0;

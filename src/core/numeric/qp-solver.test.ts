@@ -651,6 +651,8 @@ describe("solveQp against HiGHS", () => {
     [5, { n: 40, k: 0, eq: 1, ineq: 4 }],
     [6, { n: 25, k: 5, eq: 0, ineq: 6, zeroCurvature: 5 }],
     [7, { n: 80, k: 6, eq: 1, ineq: 12 }],
+    // More rows than variables: ADMM factors the KKT matrix densely instead of by Woodbury.
+    [9, { n: 10, k: 2, eq: 2, ineq: 14 }],
   ];
   for (const [seed, spec] of cases) {
     it(`agrees to 1e-6 on a random problem (seed ${seed}, n ${spec.n}, k ${spec.k}, ${spec.eq} eq, ${spec.ineq} ineq)`, () => {
