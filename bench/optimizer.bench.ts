@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     const problem = lotwiseProblem(inst);
     const reference = REFERENCE_OBJECTIVES[name]!;
     const large = inst.n >= 2000;
-    const runs = large ? 15 : 31;
+    const runs = large ? 15 : 41;
 
     let last: QpResult | undefined;
     gc?.();
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       () => {
         last = solveQp(problem);
       },
-      { runs, warmup: 5 },
+      { runs, warmup: large ? 3 : 20 },
     );
     const r = last!;
     const objective = instanceObjective(inst, r.x);
