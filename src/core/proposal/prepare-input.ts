@@ -142,9 +142,9 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     });
   const longSum = parse(config.longWeightSum, "config.longWeightSum", issues);
   const shortSum = parse(config.shortWeightSum, "config.shortWeightSum", issues);
-  if (longSum !== null && longSum.lt(0))
+  if (longSum?.lt(0))
     issues.push({ path: "config.longWeightSum", message: `must be >= 0, got ${longSum.toString()}` });
-  if (shortSum !== null && shortSum.gt(0))
+  if (shortSum?.gt(0))
     issues.push({
       path: "config.shortWeightSum",
       message: `must be <= 0 (negative means short), got ${shortSum.toString()}`,
