@@ -36,12 +36,24 @@ import type {
   RealizedSummary,
 } from "./proposal-result.js";
 import { addRealized, emptyRealized, realizedOfLots } from "./realized-summary.js";
-import { floorCents, floorPlaces, maxDecimal, minDecimal, roundHalfUp } from "./rounding.js";
+import {
+  floorCents,
+  floorPlaces,
+  isNegative,
+  isPositive,
+  maxDecimal,
+  minDecimal,
+  roundHalfUp,
+} from "./rounding.js";
 import { coverShortLots } from "./short-lots.js";
 
 const ZERO = new TaxDecimal(0);
 const ONE = new TaxDecimal(1);
 const HUNDRED = new TaxDecimal(100);
+/** A gap between value and target below half a cent is no gap... */
+const HALF_CENT = new TaxDecimal("0.005");
+/** ...nor one below a step of the wire's weights (decimal(1,10)) times the investable value. */
+const WEIGHT_STEP = new TaxDecimal("1e-10");
 
 /** Per-asset context shared by the asset's orders. */
 interface AssetPlan {
@@ -125,6 +137,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
   const buys: BuyDraft[] = [];
 
   // ---- 1-2. plan every asset ----
+  const atTarget = maxDecimal(HALF_CENT, investable.times(WEIGHT_STEP));
   for (const asset of p.assets) {
     const targetValueUsd = asset.targetWeight.times(investable);
     const value = asset.valueUsd;
@@ -132,17 +145,19 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       asset,
       reason: "weight_increased",
       targetValueUsd,
-      existingWeight: value.dividedBy(p.navUsd),
+      existingWeight: weightOf(value, p.navUsd),
       valueChangeUsd: ZERO,
       quantityChange: ZERO,
     };
     plans.push(plan);
     const delta = targetValueUsd.minus(value);
-    if (delta.isZero()) continue;
+    const removed = asset.targetWeight.isZero();
+    // A gap the request cannot express is no gap; a removed position is always sold (no dust left).
+    if (delta.abs().lt(atTarget) && !(removed && !value.isZero())) continue;
     if (asset.noTrade) {
       dropped.push({
         themeAssetId: asset.id,
-        side: delta.gt(0) ? "buy" : "sell",
+        side: isPositive(delta) ? "buy" : "sell",
         category: "long",
         reason: "no_trade",
         wantedAmountUsd: delta,
@@ -151,12 +166,11 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       continue;
     }
     const held = !asset.netQuantity.isZero();
-    const removed = asset.targetWeight.isZero();
     plan.reason = !held
       ? "added_to_target"
       : removed
         ? "removed_from_target"
-        : delta.gt(0)
+        : isPositive(delta)
           ? "weight_increased"
           : "weight_decreased";
     planTrades(plan, delta, removed, p, keep, sells, buys);
@@ -180,7 +194,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       dropped.push(dropOf(a.id, "sell", s.category, drop, s.wantedUsd, q, p));
       continue;
     }
-    const base = a.fxRate.eq(1) ? q.times(a.price) : q.times(a.price).dividedBy(a.fxRate);
+    const base = a.currency === "USD" ? q.times(a.price) : q.times(a.price).dividedBy(a.fxRate);
     const fx = a.currency === "USD" ? null : fxCostFromBase(a.currency, a.fxRate, base, feePct);
     const net = fx === null ? base : fx.netAmountUsd;
     cash = cash.plus(net);
@@ -244,7 +258,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     let q: Decimal;
     if (isShares) {
       q = b.funded;
-      net = a.fxRate.eq(1) ? q.times(a.price) : q.times(a.price).dividedBy(a.fxRate);
+      net = a.currency === "USD" ? q.times(a.price) : q.times(a.price).dividedBy(a.fxRate);
       fx = a.currency === "USD" ? null : fxCostForNet(a.currency, a.fxRate, net, feePct);
       base = fx === null ? net : fx.baseAmountUsd;
     } else {
@@ -292,7 +306,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       themeAssetId: plan.asset.id,
       quantity,
       marketValueUsd: value,
-      weight: navAfter.isZero() ? ZERO : value.dividedBy(navAfter),
+      weight: weightOf(value, navAfter),
       targetWeight: plan.asset.targetWeight,
       targetValueUsd: plan.targetValueUsd,
     });
@@ -347,7 +361,7 @@ function planTrades(
   const places = a.wholeShares ? 0 : p.quantityDecimals;
   const costPerShare = a.currency === "USD" ? a.priceUsd : a.priceUsd.dividedBy(keep);
   const longBuy = (valueUsd: Decimal) => {
-    if (valueUsd.lte(0)) return;
+    if (!isPositive(valueUsd)) return;
     buys.push({
       plan,
       category: "long",
@@ -370,8 +384,8 @@ function planTrades(
       wantedUsd: valueUsd.negated(),
     });
   };
-  if (target.gte(0)) {
-    if (a.shortQuantity.gt(0)) {
+  if (!isNegative(target)) {
+    if (isPositive(a.shortQuantity)) {
       // Cover the whole short (target >= 0), then buy the long part.
       buys.push({
         plan,
@@ -387,7 +401,7 @@ function planTrades(
       longBuy(target);
       return;
     }
-    if (delta.gt(0)) {
+    if (isPositive(delta)) {
       longBuy(delta);
       return;
     }
@@ -398,7 +412,7 @@ function planTrades(
     return;
   }
   // target < 0 (LONG_SHORT / LONG_BIASED)
-  if (a.longQuantity.gt(0)) {
+  if (isPositive(a.longQuantity)) {
     sells.push({
       plan,
       category: "long",
@@ -409,7 +423,7 @@ function planTrades(
     shortSale(target.negated());
     return;
   }
-  if (delta.lt(0)) {
+  if (isNegative(delta)) {
     shortSale(delta.negated());
     return;
   }
@@ -609,6 +623,15 @@ function orderComparator(x: ProposalOrder, y: ProposalOrder): number {
     (x.themeAssetId < y.themeAssetId ? -1 : x.themeAssetId > y.themeAssetId ? 1 : 0) ||
     leg(x) - leg(y)
   );
+}
+
+/**
+ * `value / nav` as a float64 ratio (16 significant digits, ample for the wire's 10 decimals): weights are
+ * float64 by convention (docs/architecture.md "Numbers") and a 64-digit division per asset would cost more
+ * than the rest of an untouched asset's work.
+ */
+function weightOf(value: Decimal, nav: Decimal): Decimal {
+  return nav.isZero() ? ZERO : new TaxDecimal(value.toNumber() / nav.toNumber());
 }
 
 /** USD figure for messages: two decimals. */

@@ -30,6 +30,7 @@ import {
   DEFAULT_WEIGHT_SUM_TOLERANCE,
 } from "./proposal-defaults.js";
 import { OPTIMIZATION_MODES, type OptimizationMode, type ProposalInput } from "./proposal-input.js";
+import { isNegative, isPositive } from "./rounding.js";
 import type { PreparedShortLot } from "./short-lots.js";
 
 /** One asset of the proposal (held, short or targeted), with everything the order builder reads. */
@@ -263,9 +264,9 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     }
     if (w === null) return;
     targetOf.set(id, { weight: w, index: i });
-    if (w.gt(0)) positive = positive.plus(w);
+    if (isPositive(w)) positive = positive.plus(w);
     else negative = negative.plus(w);
-    if (mode === "LONG_ONLY" && w.lt(0))
+    if (mode === "LONG_ONLY" && isNegative(w))
       issues.push({
         path: `targets[${i}].weight`,
         message: `${id} has the negative weight ${w.toString()}; LONG_ONLY accounts cannot go short (use LONG_SHORT or LONG_BIASED)`,
@@ -320,7 +321,7 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
       issues.push({ path: `lots[${i}]`, message: "is not a tax lot" });
       return;
     }
-    if (!isDecimalLike(lot.quantity) || !lot.quantity.isFinite() || lot.quantity.lte(0)) {
+    if (!isDecimalLike(lot.quantity) || !lot.quantity.isFinite() || !isPositive(lot.quantity)) {
       issues.push({
         path: `lots[${i}].quantity`,
         message: `lot ${lot.id} of ${lot.themeAssetId}: quantity must be a finite Decimal > 0`,
@@ -444,7 +445,7 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
       continue;
     }
     if (!price.isFinite()) throw new NonFiniteError(`The price of ${id} on ${asOf} is ${String(rawPrice)}.`);
-    if (price.lte(0)) {
+    if (!isPositive(price)) {
       issues.push({
         path: `prices.${id}`,
         message: `the price of ${id} must be > 0, got ${price.toString()}`,
@@ -465,8 +466,9 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     let shortQuantity = ZERO;
     for (const s of shortLots) shortQuantity = shortQuantity.plus(s.quantity);
     const netQuantity = longQuantity.minus(shortQuantity);
-    const priceUsd = fxRate.eq(1) ? price : price.dividedBy(fxRate);
-    const valueUsd = netQuantity.times(price).dividedBy(fxRate);
+    const usd = sec.currency === "USD";
+    const priceUsd = usd ? price : price.dividedBy(fxRate);
+    const valueUsd = usd ? netQuantity.times(price) : netQuantity.times(price).dividedBy(fxRate);
     positionsUsd = positionsUsd.plus(valueUsd);
     const target = targetOf.get(id);
     assets.push({
@@ -572,9 +574,10 @@ function recentLosses(input: ProposalInput, rules: TaxRules, asOf: string): Map<
     const prev = out.get(id);
     if (prev === undefined || date > prev) out.set(id, date);
   };
-  for (const lot of [...input.lots, ...(input.householdLots ?? [])])
-    if (lot.lastSoldForLossDate !== null && lot.lastSoldForLossDate !== undefined)
-      note(lot.themeAssetId, lot.lastSoldForLossDate);
+  for (const lots of [input.lots, input.householdLots ?? []])
+    for (const lot of lots)
+      if (lot.lastSoldForLossDate !== null && lot.lastSoldForLossDate !== undefined)
+        note(lot.themeAssetId, lot.lastSoldForLossDate);
   for (const s of input.recentSales ?? []) {
     const gain = new TaxDecimal(s.gainUsd);
     const washed = new TaxDecimal(s.washedQuantity ?? 0);

@@ -99,7 +99,7 @@ function toInput(s: Scenario): ProposalInput {
         openDate: "2024-10-01",
       });
     else
-      a.lots.forEach((l, k) =>
+      for (const [k, l] of a.lots.entries())
         lots.push(
           createLot({
             id: `L${i}.${k}`,
@@ -111,8 +111,7 @@ function toInput(s: Scenario): ProposalInput {
             tradeDate: addDays(AS_OF, -l.daysAgo),
             lastSoldForLossDate: l.lossMarked ? addDays(AS_OF, -l.daysAgo % 31) : null,
           }),
-        ),
-      );
+        );
     if (a.restriction === "no_trade") noTrade.push(id);
     if (a.restriction === "no_hold") noHold.push(id);
     const weight = a.restriction === "no_hold" ? 0 : a.weight;

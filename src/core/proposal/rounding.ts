@@ -2,7 +2,8 @@
  * @module core/proposal/rounding
  * The few roundings a proposal makes, each in one direction on purpose: cash buffers up to the cent (never
  * keep less than configured), notional buys down to the cent (never spend more than allowed), fractional
- * share quantities half-up to the configured places, whole shares to integers.
+ * share quantities half-up to the configured places, whole shares to integers. Also the sign tests used
+ * in hot loops (comparing with a number literal would build a Decimal per call).
  */
 
 import { Decimal } from "decimal.js";
@@ -35,4 +36,14 @@ export function minDecimal(a: Decimal, b: Decimal): Decimal {
 /** The larger of two decimals. */
 export function maxDecimal(a: Decimal, b: Decimal): Decimal {
   return a.gte(b) ? a : b;
+}
+
+/** x > 0, without building a Decimal for the literal. */
+export function isPositive(x: Decimal): boolean {
+  return !x.isZero() && x.isPositive();
+}
+
+/** x < 0, without building a Decimal for the literal. */
+export function isNegative(x: Decimal): boolean {
+  return !x.isZero() && x.isNegative();
 }
