@@ -518,6 +518,57 @@ describe("buildProposal: long-short accounts", () => {
     ]);
   });
 
+  it("funds covers before long buys and buys an asset long only once its short is closed", () => {
+    // Cash 600; AAA long 20 x 100 (no-trade); BBB short 10 x 50. NAV = 600 + 2,000 - 500 = 2,100.
+    // BBB 0.05 -> 105: cover 10 (500), then buy 105; CCC 0.05 -> buy 105. Budget 600: the cover takes 500,
+    // the 100 left funds the long buys at 100 / 210: each 105 x 100 / 210 = 50.00.
+    const tight: Partial<ProposalInput> = {
+      ...base,
+      cashUsd: 600,
+      targets: [
+        { themeAssetId: "AAA:XNYS", weight: "0.9" },
+        { themeAssetId: "BBB:XNYS", weight: "0.05" },
+        { themeAssetId: "CCC:XNYS", weight: "0.05" },
+      ],
+      config: { ...base.config, noTradeTickers: ["AAA:XNYS"] },
+    };
+    const r = propose(tight);
+    expect(r.orders.map((o) => [o.themeAssetId, o.category, str(o.amount)])).toEqual([
+      ["BBB:XNYS", "short_cover", "10"],
+      ["BBB:XNYS", "long", "50"],
+      ["CCC:XNYS", "long", "50"],
+    ]);
+    expect(str(r.postTrade.cashUsd)).toBe("0");
+    // Cash 300: the cover is scaled to 300 / 500 x 10 = 6 shares; BBB stays short, so no long buy of BBB,
+    // and nothing is left for CCC.
+    const short = propose({ ...tight, cashUsd: 300 });
+    expect(short.orders.map((o) => [o.themeAssetId, o.category, str(o.amount)])).toEqual([
+      ["BBB:XNYS", "short_cover", "6"],
+    ]);
+    expect(short.dropped.map((d) => [d.themeAssetId, d.reason])).toEqual([
+      ["AAA:XNYS", "no_trade"],
+      ["BBB:XNYS", "scaled_to_zero"],
+      ["CCC:XNYS", "scaled_to_zero"],
+    ]);
+    expect(str(short.postTrade.cashUsd)).toBe("0");
+  });
+
+  it("sells a long position of any size in full before going short", () => {
+    // AAA: 0.001 shares (0.10 USD, below the 1 USD minimum) and a target of -0.1 x 10,000.10 = -1,000.01:
+    // the 0.001 shares are sold anyway, then 1,000.01 / 100 -> 10 shares shorted.
+    const r = propose({
+      ...base,
+      cashUsd: 10000,
+      lots: [lot("A1", "AAA:XNYS", "0.001", 90, "2020-01-02")],
+      shortLots: [],
+      targets: [{ themeAssetId: "AAA:XNYS", weight: "-0.1" }],
+    });
+    expect(r.orders.map((o) => [o.category, str(o.amount)])).toEqual([
+      ["long", "-0.001"],
+      ["short_order", "-10"],
+    ]);
+  });
+
   it("covers part of a short and deepens another", () => {
     // BBB -0.02 -> -200: from -500, cover 300 / 50 = 6 shares; gain 6 x (60 - 50) = 60 (short-term).
     // AAA at -0.05 needs the long 20 sold and 5 shorted; CCC unchanged.
@@ -591,6 +642,26 @@ describe("buildProposal: restrictions and minimum sizes", () => {
       targets: [],
     });
     expect(r.orders.map((o) => [str(o.amount), o.reason])).toEqual([["-0.002", "removed_from_target"]]);
+  });
+
+  it("treats a gap under half a cent as on target, but still sells dust of a removed position", () => {
+    // ABC: 10 shares at 100 + cash 0.004 -> NAV 1,000.004; weight 0.999996 -> target
+    // 1,000.004 x 0.999996 = 999.999999984: the gap (0.000000016 USD) is under half a cent, so no order and
+    // nothing reported.
+    const near = propose({
+      cashUsd: "0.004",
+      lots: [lot("A", "ABC:XNAS", 10, 90, "2020-01-02")],
+      prices: { "ABC:XNAS": 100 },
+      targets: [{ themeAssetId: "ABC:XNAS", weight: "0.999996" }],
+    });
+    expect([near.orders, near.dropped]).toEqual([[], []]);
+    // 0.00001 shares x 100 = 0.001 USD, removed from the target: sold anyway.
+    const dust = propose({
+      lots: [lot("A", "ABC:XNAS", "0.00001", 90, "2020-01-02")],
+      prices: { "ABC:XNAS": 100 },
+      targets: [],
+    });
+    expect(dust.orders.map((o) => str(o.amount))).toEqual(["-0.00001"]);
   });
 
   it("orders sells before buys, each by theme_asset_id", () => {

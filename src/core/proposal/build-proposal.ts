@@ -88,8 +88,8 @@ interface BuyDraft {
   desiredShares: Decimal | null;
   /** Share buys: upper limit (shares owed, for covers). */
   maxShares: Decimal | null;
-  /** Share buys: USD leaving cash per share (fee included). */
-  costPerShare: Decimal;
+  /** Share buys: USD leaving cash for n shares, fee included (the order's exact base amount). */
+  shareCost: (n: Decimal) => Decimal;
   /** Funded amount: base (notional) or shares. */
   funded: Decimal;
 }
@@ -236,8 +236,17 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     }
     candidates.push(b);
   }
+  // Covers are funded first (a short is closed before the asset is bought long), then long buys.
   const budget = cashAfterSells.minus(buffers.reservedUsd);
-  const scale = fundBuys(candidates, budget);
+  const covers = candidates.filter((b) => b.category === "short_cover");
+  const longs = candidates.filter((b) => b.category === "long");
+  const coverScale = fundBuys(covers, budget);
+  const longScale = fundBuys(longs, budget.minus(spentOn(covers)));
+  const openShorts = new Set(
+    covers.filter((b) => b.forced && b.funded.lt(b.desiredShares!)).map((b) => b.plan.asset.id),
+  );
+  for (const b of longs) if (openShorts.has(b.plan.asset.id)) b.funded = ZERO;
+  const scale = minDecimal(coverScale, longScale);
   if (scale.lt(1))
     warnings.push({
       code: "buys_scaled",
@@ -320,8 +329,11 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     });
 
   orders.sort(orderComparator);
-  dropped.sort((x, y) =>
-    x.themeAssetId < y.themeAssetId ? -1 : x.themeAssetId > y.themeAssetId ? 1 : x.side < y.side ? 1 : -1,
+  dropped.sort(
+    (x, y) =>
+      (x.themeAssetId < y.themeAssetId ? -1 : x.themeAssetId > y.themeAssetId ? 1 : 0) ||
+      (x.side === y.side ? 0 : x.side === "sell" ? -1 : 1) ||
+      (x.category === y.category ? 0 : x.category < y.category ? -1 : 1),
   );
   return {
     asOf: p.asOf,
@@ -359,7 +371,9 @@ function planTrades(
   const a = plan.asset;
   const target = plan.targetValueUsd;
   const places = a.wholeShares ? 0 : p.quantityDecimals;
-  const costPerShare = a.currency === "USD" ? a.priceUsd : a.priceUsd.dividedBy(keep);
+  // Same operations as fxCostForNet, so the funding check and the order's base agree to the last digit.
+  const shareCost = (n: Decimal) =>
+    a.currency === "USD" ? n.times(a.price) : n.times(a.price).dividedBy(a.fxRate).dividedBy(keep);
   const longBuy = (valueUsd: Decimal) => {
     if (!isPositive(valueUsd)) return;
     buys.push({
@@ -370,7 +384,7 @@ function planTrades(
       desiredBase: a.wholeShares ? null : a.currency === "USD" ? valueUsd : valueUsd.dividedBy(keep),
       desiredShares: a.wholeShares ? valueUsd.dividedBy(a.priceUsd) : null,
       maxShares: null,
-      costPerShare,
+      shareCost,
       funded: ZERO,
     });
   };
@@ -395,7 +409,7 @@ function planTrades(
         desiredBase: null,
         desiredShares: a.shortQuantity,
         maxShares: a.shortQuantity,
-        costPerShare,
+        shareCost,
         funded: ZERO,
       });
       longBuy(target);
@@ -413,11 +427,12 @@ function planTrades(
   }
   // target < 0 (LONG_SHORT / LONG_BIASED)
   if (isPositive(a.longQuantity)) {
+    // Going short needs the whole long position sold first (forced: never dropped for size).
     sells.push({
       plan,
       category: "long",
       quantity: a.longQuantity,
-      forced: false,
+      forced: true,
       wantedUsd: a.valueUsd.negated(),
     });
     shortSale(target.negated());
@@ -435,7 +450,7 @@ function planTrades(
     desiredBase: null,
     desiredShares: delta.dividedBy(a.priceUsd),
     maxShares: a.shortQuantity,
-    costPerShare,
+    shareCost,
     funded: ZERO,
   });
 }
@@ -460,22 +475,25 @@ function fundBuys(buys: BuyDraft[], budget: Decimal): Decimal {
       b.funded = capped(b, roundHalfUp(b.desiredShares!, 0));
       // A fractional short (owed quantity) is covered exactly.
       if (b.forced) b.funded = b.desiredShares!;
-      cost = cost.plus(b.funded.times(b.costPerShare));
-      raw = raw.plus(b.desiredShares!.times(b.costPerShare));
+      cost = cost.plus(b.shareCost(b.funded));
+      raw = raw.plus(b.shareCost(b.desiredShares!));
     }
   }
   if (cost.lte(budget)) return ONE;
-  const s = budget.lte(0) || raw.isZero() ? ZERO : minDecimal(ONE, budget.dividedBy(raw));
+  const none = !isPositive(budget) || raw.isZero();
+  const s = none ? ZERO : minDecimal(ONE, budget.dividedBy(raw));
+  // desired x budget / raw (multiply first: 105 x 100 / 210 is exactly 50, 105 x 0.476... is not).
+  const scaled = (x: Decimal) => (none ? ZERO : s.eq(ONE) ? x : x.times(budget).dividedBy(raw));
   let spent = ZERO;
   const remainders: { b: BuyDraft; r: Decimal }[] = [];
   for (const b of buys) {
     if (b.desiredBase !== null) {
-      b.funded = floorCents(b.desiredBase.times(s));
+      b.funded = floorCents(scaled(b.desiredBase));
       spent = spent.plus(b.funded);
     } else {
-      const x = b.desiredShares!.times(s);
+      const x = scaled(b.desiredShares!);
       b.funded = capped(b, floorPlaces(x, 0));
-      spent = spent.plus(b.funded.times(b.costPerShare));
+      spent = spent.plus(b.shareCost(b.funded));
       remainders.push({ b, r: x.minus(b.funded) });
     }
   }
@@ -489,11 +507,27 @@ function fundBuys(buys: BuyDraft[], budget: Decimal): Decimal {
     if (r.lt(0.5)) break;
     const next = b.funded.plus(1);
     if (b.maxShares !== null && next.gt(b.maxShares)) continue;
-    if (b.costPerShare.gt(left)) continue;
+    const extra = b.shareCost(next).minus(b.shareCost(b.funded));
+    if (extra.gt(left)) continue;
     b.funded = next;
-    left = left.minus(b.costPerShare);
+    left = left.minus(extra);
+  }
+  // Guard against 64-digit rounding: the largest buy gives back a share or a cent until the total fits.
+  while (spentOn(buys).gt(budget)) {
+    const top = buys
+      .filter((b) => isPositive(b.funded))
+      .sort((u, v) => spentOn([v]).comparedTo(spentOn([u])))[0];
+    if (top === undefined) break;
+    top.funded = top.desiredBase !== null ? top.funded.minus("0.01") : maxDecimal(ZERO, top.funded.minus(1));
   }
   return s;
+}
+
+/** USD the funded drafts take from cash (base amounts, fees included). */
+function spentOn(buys: readonly BuyDraft[]): Decimal {
+  let total = ZERO;
+  for (const b of buys) total = total.plus(b.desiredBase !== null ? b.funded : b.shareCost(b.funded));
+  return total;
 }
 
 /** Lot selection of a long sell through the tax engine. */
