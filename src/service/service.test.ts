@@ -111,16 +111,20 @@ describe("service over a demo store", () => {
       no_trade_tickers: [{ theme_asset_id: "DEL:XNYS" }],
     };
     const c = createPortfolioConfig(ctx, demo.organization_uuid, base);
+    const fresh = createPortfolioConfig(ctx, demo.organization_uuid, { name: "Defaults" });
     const u = updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, {
       no_hold_tickers: [{ theme_asset_id: "SGR:XNYS" }],
       min_weight: "0.01",
-      no_trade_tickers: null,
+      no_trade_tickers: [],
     });
     expect(u.no_hold_tickers.map((t) => t.ticker.theme_asset_id)).toEqual(["SGR:XNYS"]);
     expect(u.no_trade_tickers).toEqual([]);
     expect(u.max_weight).toBe("0.05");
     expect(u.min_weight).toBe("0.01");
     expect(u.name).toBe("Patch target");
+    const reset = updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, { max_weight: null });
+    expect(reset.max_weight).toBe(fresh.max_weight);
+    expect(reset.min_weight).toBe("0.01");
   });
 
   it("rejects an unknown theme_asset_id in a configuration by name and changes nothing", () => {

@@ -11,7 +11,7 @@ import type { DenseMatrix } from "./dense-matrix.js";
  * the field absent); `factorScales` defaults to ones. P is positive semidefinite when `diagonal >= 0` and
  * `factorScales >= 0`, which the QP solver requires.
  */
-export interface FactorModel {
+export interface FactorForm {
   readonly diagonal: Float64Array;
   readonly factors?: DenseMatrix;
   readonly factorScales?: Float64Array;
@@ -26,7 +26,7 @@ export interface FactorModel {
  * const p = { diagonal: Float64Array.of(1, 2), factors: denseMatrix(2, 1, Float64Array.of(1, 1)) };
  * factorModelMultiply(p, Float64Array.of(1, 0)); // [2, 1]
  */
-export function factorModelMultiply(model: FactorModel, x: Float64Array, out?: Float64Array): Float64Array {
+export function factorModelMultiply(model: FactorForm, x: Float64Array, out?: Float64Array): Float64Array {
   const n = model.diagonal.length;
   if (x.length !== n) throw new RangeError(`factorModelMultiply: x has length ${x.length}, expected ${n}.`);
   const y = out ?? new Float64Array(n);
@@ -65,7 +65,7 @@ export function factorModelMultiply(model: FactorModel, x: Float64Array, out?: F
  * @example
  * factorModelQuadraticForm(p, Float64Array.of(1, 0)); // 2 for P = [[2, 1], [1, 3]]
  */
-export function factorModelQuadraticForm(model: FactorModel, x: Float64Array): number {
+export function factorModelQuadraticForm(model: FactorForm, x: Float64Array): number {
   const n = model.diagonal.length;
   if (x.length !== n)
     throw new RangeError(`factorModelQuadraticForm: x has length ${x.length}, expected ${n}.`);

@@ -9,7 +9,13 @@ export {
   choleskySolveInPlace,
 } from "./cholesky.js";
 export { type DenseMatrix, denseMatrix, denseMultiply, denseTransposeMultiply } from "./dense-matrix.js";
-export { type FactorModel, factorModelMultiply, factorModelQuadraticForm } from "./factor-model.js";
+export {
+  type EigenOrder,
+  type SymmetricEigenOptions,
+  type SymmetricEigenResult,
+  symmetricEigen,
+} from "./eigen.js";
+export { type FactorForm, factorModelMultiply, factorModelQuadraticForm } from "./factor-model.js";
 export { type LowRankStrategy, LowRankSystemSolver } from "./low-rank-system.js";
 export { createQpSolver, type QpSolver, solveQp, solveQpOrThrow } from "./qp-solver.js";
 export type {

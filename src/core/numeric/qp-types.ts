@@ -12,7 +12,7 @@
  * with P = diag(d) + V diag(s) V' given in factor form and A sparse (CSR).
  */
 import type { DenseMatrix } from "./dense-matrix.js";
-import type { FactorModel } from "./factor-model.js";
+import type { FactorForm } from "./factor-model.js";
 import type { SparseMatrix } from "./sparse-matrix.js";
 
 /**
@@ -52,7 +52,7 @@ export type ConeConstraint = FactorRiskBall | SecondOrderCone;
 /** A convex QP in the solver's standard form (see the module comment). */
 export interface QpProblem {
   /** P = diag(d) + V diag(s) V', PSD: d >= 0 and s >= 0. Its diagonal fixes n. */
-  readonly P: FactorModel;
+  readonly P: FactorForm;
   /** Linear cost q (length n). */
   readonly q: Float64Array;
   /** Constraint matrix A (m x n, CSR); omit for no linear rows. */

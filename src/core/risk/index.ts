@@ -28,7 +28,6 @@ export { applySpectralShift } from "./spectral-shift.js";
 export type { StandardizedCharacteristic, StandardizeOptions } from "./standardize.js";
 export { standardizeCharacteristic } from "./standardize.js";
 export type {
-  DiagonalPlusLowRank,
   FactorModel,
   PsdRepairReport,
   RiskModelDiagnostics,

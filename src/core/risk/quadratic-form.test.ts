@@ -33,12 +33,15 @@ function model(F: number[], X: number[], D: number[]): FactorModel {
 
 /** diag(d) + V diag(s) V' as a dense n x n matrix. */
 function dense(p: ReturnType<typeof toQuadraticForm>): Float64Array {
-  const { n, k } = p;
+  const n = p.diagonal.length;
+  const k = p.factors!.cols;
+  const V = p.factors!.data;
+  const S = p.factorScales!;
   const out = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       let s = i === j ? p.diagonal[i]! : 0;
-      for (let c = 0; c < k; c++) s += p.loadings[i * k + c]! * p.scales[c]! * p.loadings[j * k + c]!;
+      for (let c = 0; c < k; c++) s += V[i * k + c]! * S[c]! * V[j * k + c]!;
       out[i * n + j] = s;
     }
   }
@@ -51,18 +54,18 @@ describe("toQuadraticForm", () => {
   it("reproduces scale * Sigma as diag(d) + V diag(s) V'", () => {
     const sigma = riskModelCovariance(m);
     const p = toQuadraticForm(m, { scale: 2 * 1.5 });
-    expect(p.n).toBe(4);
-    expect(p.k).toBe(2);
+    expect(p.diagonal.length).toBe(4);
+    expect(p.factors!.cols).toBe(2);
     const P = dense(p);
     for (let x = 0; x < 16; x++) expect(P[x]).toBeCloseTo(3 * sigma[x]!, 14);
-    expect(Array.from(p.scales)).toEqual([3, 3]);
+    expect(Array.from(p.factorScales!)).toEqual([3, 3]);
     expect(p.diagonal[0]).toBeCloseTo(0.03, 15);
   });
 
   it("uses V = X L with L L' = F, independent of the scale", () => {
     const a = toQuadraticForm(m, { scale: 1 });
     const b = toQuadraticForm(m, { scale: 10 });
-    expect(b.loadings).toEqual(a.loadings);
+    expect(b.factors!.data).toEqual(a.factors!.data);
     // V V' = X F X' at scale 1.
     const sigma = riskModelCovariance(m);
     const P = dense(a);
@@ -74,7 +77,7 @@ describe("toQuadraticForm", () => {
     // F = [[1, 1], [1, 1]] has eigenvalues 2 and 0: one column of V is enough.
     const singular = model([1, 1, 1, 1], [1, 0, 0, 1], [0.1, 0.1]);
     const p = toQuadraticForm(singular);
-    expect(p.k).toBe(1);
+    expect(p.factors!.cols).toBe(1);
     const P = dense(p);
     // Sigma = X F X' + D = [[1.1, 1], [1, 1.1]].
     expect(Array.from(P).map((x) => Number(x.toFixed(12)))).toEqual([1.1, 1, 1, 1.1]);

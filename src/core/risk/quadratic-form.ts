@@ -4,7 +4,8 @@
  */
 
 import { symmetricEigen } from "../numeric/eigen.js";
-import type { DiagonalPlusLowRank, FactorModel } from "./types.js";
+import type { FactorForm } from "../numeric/factor-model.js";
+import type { FactorModel } from "./types.js";
 import { validateFactorModel } from "./validate-factor-model.js";
 
 /** Options of {@link toQuadraticForm}. */
@@ -38,7 +39,7 @@ export interface QuadraticFormOptions {
  * // objective lambda * w'Sigma w = (1/2) w'Pw
  * const P = toQuadraticForm(model, { scale: 2 * riskAversion });
  */
-export function toQuadraticForm(model: FactorModel, options: QuadraticFormOptions = {}): DiagonalPlusLowRank {
+export function toQuadraticForm(model: FactorModel, options: QuadraticFormOptions = {}): FactorForm {
   validateFactorModel(model, "toQuadraticForm");
   const scale = options.scale ?? 1;
   const tol = options.dropTolerance ?? 1e-12;
@@ -85,5 +86,5 @@ export function toQuadraticForm(model: FactorModel, options: QuadraticFormOption
   }
   const diagonal = new Float64Array(n);
   for (let i = 0; i < n; i++) diagonal[i] = scale * model.specificVariance[i]!;
-  return { n, k: m, diagonal, loadings: V, scales: new Float64Array(m).fill(scale) };
+  return { diagonal, factors: { rows: n, cols: m, data: V }, factorScales: new Float64Array(m).fill(scale) };
 }

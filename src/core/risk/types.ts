@@ -83,20 +83,3 @@ export interface FactorModel {
   /** How the model was obtained. */
   diagnostics: RiskModelDiagnostics;
 }
-
-/**
- * The risk term in the form the QP solver takes: P = diag(diagonal) + V diag(scales) V', with V
- * (`loadings`) dense n x k row-major. Built by `toQuadraticForm`.
- */
-export interface DiagonalPlusLowRank {
-  /** Number of assets. */
-  n: number;
-  /** Number of low-rank columns (factors kept after the PSD-safe factorization of F). */
-  k: number;
-  /** diag part, length n. */
-  diagonal: Float64Array;
-  /** V, n x k row-major. */
-  loadings: Float64Array;
-  /** s, length k. */
-  scales: Float64Array;
-}
