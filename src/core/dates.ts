@@ -5,15 +5,17 @@
  */
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const MS_PER_DAY = 86_400_000;
 
-/** True when `s` is a real calendar date written `YYYY-MM-DD`. */
+/** True when `s` is a real calendar date written `YYYY-MM-DD`. Pure arithmetic (no Date object): it is hot. */
 export function isIsoDate(s: string): boolean {
-  const m = ISO_DATE.exec(s);
-  if (!m) return false;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
+  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
+  for (const i of [0, 1, 2, 3, 5, 6, 8, 9]) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  const y = Number(s.slice(0, 4));
+  const mo = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
   if (mo < 1 || mo > 12 || d < 1) return false;
   return d <= daysInMonth(y, mo);
 }
@@ -24,14 +26,35 @@ export function isIsoDate(s: string): boolean {
  * @example toDayNumber("1970-01-02") // 1
  */
 export function toDayNumber(date: string): number {
-  const m = ISO_DATE.exec(date);
-  if (!m || !isIsoDate(date)) throw new RangeError(`toDayNumber: "${date}" is not a YYYY-MM-DD date`);
-  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / MS_PER_DAY;
+  if (!isIsoDate(date)) throw new RangeError(`toDayNumber: "${date}" is not a YYYY-MM-DD date`);
+  return daysFromCivil(Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10)));
 }
 
-/** ISO date of a day number. @example fromDayNumber(0) // "1970-01-01" */
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
+ * days_from_civil).
+ */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** ISO date of a day number (Hinnant's civil_from_days). @example fromDayNumber(0) // "1970-01-01" */
 export function fromDayNumber(day: number): string {
-  return new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
+  const z = day + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return `${String(y).padStart(4, "0")}-${m < 10 ? "0" : ""}${m}-${d < 10 ? "0" : ""}${d}`;
 }
 
 /** `date` shifted by `days` calendar days (negative goes back). */
@@ -44,9 +67,12 @@ export function daysBetween(from: string, to: string): number {
   return toDayNumber(to) - toDayNumber(from);
 }
 
-/** Number of days in month `month` (1-12) of `year`. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Number of days in month `month` (1-12) of `year` (Gregorian leap years). */
 export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0)) return 29;
+  return DAYS_IN_MONTH[month - 1]!;
 }
 
 /**
