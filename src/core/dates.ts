@@ -9,13 +9,17 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** True when `s` is a real calendar date written `YYYY-MM-DD`. Pure arithmetic (no Date object): it is hot. */
 export function isIsoDate(s: string): boolean {
   if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return false;
-  for (const i of [0, 1, 2, 3, 5, 6, 8, 9]) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+  let y = 0;
+  let mo = 0;
+  let d = 0;
+  for (let i = 0; i < 10; i++) {
+    if (i === 4 || i === 7) continue;
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return false;
+    if (i < 4) y = y * 10 + c;
+    else if (i < 7) mo = mo * 10 + c;
+    else d = d * 10 + c;
   }
-  const y = Number(s.slice(0, 4));
-  const mo = Number(s.slice(5, 7));
-  const d = Number(s.slice(8, 10));
   if (mo < 1 || mo > 12 || d < 1) return false;
   return d <= daysInMonth(y, mo);
 }
@@ -27,7 +31,9 @@ export function isIsoDate(s: string): boolean {
  */
 export function toDayNumber(date: string): number {
   if (!isIsoDate(date)) throw new RangeError(`toDayNumber: "${date}" is not a YYYY-MM-DD date`);
-  return daysFromCivil(Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10)));
+  const digit = (i: number) => date.charCodeAt(i) - 48;
+  const y = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
+  return daysFromCivil(y, digit(5) * 10 + digit(6), digit(8) * 10 + digit(9));
 }
 
 /**
