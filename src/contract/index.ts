@@ -167,6 +167,8 @@ export {
   uuid,
 } from "./primitives.js";
 export {
+  type DroppedOrder,
+  droppedOrderSchema,
   FX_CURRENCIES,
   type FxCostBreakdown,
   fxCostBreakdownSchema,
@@ -176,10 +178,12 @@ export {
   ORDER_TYPES,
   optimizedWeightSchema,
   type ProposalOrder,
+  type ProposalRealized,
   type ProposalRequest,
   type ProposalResponse,
   type ProposalTaxLot,
   proposalOrderSchema,
+  proposalRealizedSchema,
   proposalRequestSchema,
   proposalResponseSchema,
   proposalTaxLotSchema,

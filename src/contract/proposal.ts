@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { decimalString } from "./decimal.js";
-import { expectedMessage, isoDate, uuid } from "./primitives.js";
+import { expectedMessage, isoDate, isoDatetime, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** One optimized target weight: a ticker (theme_asset_id or plain symbol) and its weight, decimal(1,10). */
@@ -128,15 +128,72 @@ export const proposalOrderSchema = named(
 export type ProposalOrder = z.infer<typeof proposalOrderSchema>;
 
 /** Response of proposal creation (and of the proposal read extension). */
+/** A wanted order that was not placed (extension of the proposal response). */
+export const droppedOrderSchema = named(
+  z.strictObject({
+    ticker: z.string(),
+    side: z.enum(["buy", "sell"]),
+    order_category: z.enum(ORDER_CATEGORIES),
+    reason: describe(
+      z.enum([
+        "no_trade",
+        "below_min_notional",
+        "below_min_quantity",
+        "rounded_to_zero",
+        "scaled_to_zero",
+        "wash_sale_prevented",
+      ]),
+      "why the order was not placed",
+    ),
+    wanted_amount_usd: decimalString(10, 10),
+    message: z.string(),
+  }),
+  "DroppedOrder",
+  "An order the targets called for that the proposal does not place, and why.",
+);
+/** A dropped order. */
+export type DroppedOrder = z.infer<typeof droppedOrderSchema>;
+
+/** Realized gains a proposal would book (extension). */
+export const proposalRealizedSchema = named(
+  z.strictObject({
+    short_term_usd: decimalString(30, 10),
+    long_term_usd: decimalString(30, 10),
+    disallowed_loss_usd: decimalString(30, 10),
+    capital_gains_reduction_usd: decimalString(30, 10),
+    taxable_short_term_usd: decimalString(30, 10),
+    taxable_long_term_usd: decimalString(30, 10),
+  }),
+  "ProposalRealized",
+  "Gains and losses the sells would realize (USD), after wash-sale disallowance and capital-gains reductions.",
+);
+/** Realized gains of a proposal. */
+export type ProposalRealized = z.infer<typeof proposalRealizedSchema>;
+
+/** Response of proposal creation (endpoint 1) and of the proposal read extension. */
 export const proposalResponseSchema = named(
   z.strictObject({
     proposal_uuid: uuid(),
     cash_buffer_cad_amount: decimalString(12, 8).nullable(),
     cash_buffer_usd_amount: decimalString(12, 8).nullable(),
     orders: z.array(proposalOrderSchema),
+    as_of_date: describe(isoDate(), "extension: date of the prices used").optional(),
+    nav_usd: describe(
+      decimalString(12, 8),
+      "extension: positions at market + cash before trading",
+    ).optional(),
+    investable_usd: describe(decimalString(12, 8), "extension: NAV minus the cash buffers").optional(),
+    realized: proposalRealizedSchema.optional(),
+    fx_fees_usd: describe(decimalString(10, 10), "extension: FX fees of all orders").optional(),
+    dropped_orders: describe(z.array(droppedOrderSchema), "extension: orders not placed and why").optional(),
+    warnings: describe(
+      z.array(z.strictObject({ code: z.string(), ticker: z.string().nullable(), message: z.string() })),
+      "extension: things the advisor should know",
+    ).optional(),
+    created: describe(isoDatetime(), "extension: when the proposal was created").optional(),
   }),
   "ProposalResponse",
-  "A rebalance proposal: orders plus cash-buffer amounts.",
+  "A rebalance proposal: orders plus cash-buffer amounts (and lotwise's extensions: realized gains, dropped orders, warnings).",
 );
 /** Response of proposal creation. */
 export type ProposalResponse = z.infer<typeof proposalResponseSchema>;

@@ -50,9 +50,11 @@ import {
 } from "./portfolio-config.js";
 import { jsonValueSchema } from "./primitives.js";
 import {
+  droppedOrderSchema,
   fxCostBreakdownSchema,
   optimizedWeightSchema,
   proposalOrderSchema,
+  proposalRealizedSchema,
   proposalRequestSchema,
   proposalResponseSchema,
   proposalTaxLotSchema,
@@ -102,6 +104,8 @@ export const CONTRACT_SCHEMAS = {
   ProposalResponse: proposalResponseSchema,
   ProposalOrder: proposalOrderSchema,
   ProposalTaxLot: proposalTaxLotSchema,
+  DroppedOrder: droppedOrderSchema,
+  ProposalRealized: proposalRealizedSchema,
   Position: positionSchema,
   AccountLookup: accountLookupSchema,
   WhoAmI: whoAmISchema,

@@ -16,6 +16,8 @@ import type {
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
+  ProposalRequest,
+  ProposalResponse,
   TickerResolveResponse,
   WhoAmI,
 } from "../contract/index.js";
@@ -49,6 +51,11 @@ export interface Backend {
   listAssetClasses(): Promise<AssetClass[]>;
   /** Endpoint 5. */
   getAssetClass(assetClassUuid: string): Promise<AssetClass>;
+
+  /** Endpoint 1: a rebalance proposal for an account from optimized target weights (stored). */
+  createProposal(clientUuid: string, accountUuid: string, body: ProposalRequest): Promise<ProposalResponse>;
+  /** A stored proposal (extension). */
+  getProposal(clientUuid: string, accountUuid: string, proposalUuid: string): Promise<ProposalResponse>;
 
   /** Resolve symbols or theme_asset_ids against the security master (extension). */
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse>;

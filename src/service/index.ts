@@ -19,6 +19,7 @@ export {
   updateClient,
 } from "./clients.js";
 export { clockDate, marketAsOf, nowIso, type ServiceContext } from "./context.js";
+export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";
 export {
@@ -36,4 +37,5 @@ export {
   listPortfolioConfigs,
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
+export { createProposal, getProposal } from "./proposals.js";
 export { resolveTicker, resolveTickerQueries, resolveTickers, TickerBook } from "./tickers.js";

@@ -16,6 +16,8 @@ import type {
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
+  ProposalRequest,
+  ProposalResponse,
   TickerResolveResponse,
   WhoAmI,
 } from "../contract/index.js";
@@ -27,6 +29,7 @@ import {
   parseOrThrow,
   portfolioConfigCreateSchema,
   portfolioConfigWriteSchema,
+  proposalRequestSchema,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
@@ -49,6 +52,7 @@ import {
   listPortfolioConfigs,
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
+import { createProposal, getProposal } from "./proposals.js";
 import { resolveTickerQueries } from "./tickers.js";
 
 export class LocalBackend implements Backend {
@@ -157,5 +161,22 @@ export class LocalBackend implements Backend {
 
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {
     return this.run(() => resolveTickerQueries(this.ctx.store, marketAsOf(this.ctx), queries));
+  }
+
+  createProposal(clientUuid: string, accountUuid: string, body: ProposalRequest): Promise<ProposalResponse> {
+    return this.run(() =>
+      createProposal(
+        this.ctx,
+        this.organizationUuid,
+        clientUuid,
+        accountUuid,
+        parseOrThrow(proposalRequestSchema, body),
+      ),
+    );
+  }
+  getProposal(clientUuid: string, accountUuid: string, proposalUuid: string): Promise<ProposalResponse> {
+    return this.run(() =>
+      getProposal(this.ctx, this.organizationUuid, clientUuid, accountUuid, proposalUuid),
+    );
   }
 }

@@ -1,0 +1,111 @@
+import { Decimal } from "decimal.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { proposalResponseSchema } from "../contract/index.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
+import { openStore, type Store } from "../store/index.js";
+import { buildDemo, type DemoResult } from "./demo.js";
+import { createOrganization, getAccount, type ServiceContext, updatePortfolioConfig } from "./index.js";
+import { createProposal, getProposal } from "./proposals.js";
+
+describe("proposals over the demo account", () => {
+  let store: Store;
+  let ctx: ServiceContext;
+  let demo: DemoResult;
+
+  beforeAll(() => {
+    store = openStore(":memory:");
+    ctx = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
+    demo = buildDemo(ctx);
+  });
+  afterAll(() => store.close());
+
+  const create = (weights: [string, string][]) =>
+    createProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, {
+      optimized_weights: weights.map(([ticker, weight]) => ({ ticker, weight })),
+    });
+
+  it("sells what leaves the target with its lots, buys what enters, and stores the proposal", () => {
+    const account = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+    const held = account.positions.map((p) => p.theme_asset_id);
+    // Keep the first five holdings at 15% each, drop the rest, add two new names at 10%.
+    const keep = held.slice(0, 5);
+    const fresh = store.market
+      .securities({ currency: "USD" })
+      .map((s) => s.themeAssetId)
+      .filter((id) => !held.includes(id))
+      .slice(0, 2);
+    const p = create([
+      ...keep.map((id) => [id, "0.15"] as [string, string]),
+      ...fresh.map((id) => [id, "0.1"] as [string, string]),
+    ]);
+    proposalResponseSchema.parse(p);
+    const sells = p.orders.filter((o) => o.amount.startsWith("-"));
+    const buys = p.orders.filter((o) => !o.amount.startsWith("-"));
+    for (const id of held.slice(5)) {
+      const o = sells.find((s) => s.ticker === id)!;
+      expect(o.reason).toBe("removed_from_target");
+      expect(o.type).toBe("qty");
+      // A removed position is sold in full, lot by lot.
+      expect(new Decimal(o.amount).negated().toString()).toBe(new Decimal(o.existing_quantity!).toString());
+      const lotSum = o.tax_lots!.reduce((s, l) => s.plus(l.quantity), new Decimal(0));
+      expect(lotSum.toString()).toBe(new Decimal(o.existing_quantity!).toString());
+    }
+    for (const id of fresh) expect(buys.find((b) => b.ticker === id)?.reason).toBe("added_to_target");
+    // The Canadian listing (sold in full here or kept) carries an FX breakdown when traded.
+    for (const o of p.orders.filter((x) => x.currency !== "USD"))
+      expect(o.fx_cost_breakdown?.currency).toBe(o.currency);
+    expect(p.as_of_date).toBe("2025-12-31");
+    expect(
+      getProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, p.proposal_uuid),
+    ).toEqual(p);
+  });
+
+  it("names unknown, ambiguous-free duplicate and invalid tickers and stores nothing", () => {
+    const before = store.proposals.list(demo.organization_uuid, demo.account_uuid).length;
+    let err: unknown;
+    try {
+      create([
+        ["NOPE", "0.1"],
+        ["DEL", "0.1"],
+        ["DEL:XNYS", "0.1"],
+      ]);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([
+      { path: "optimized_weights[0].ticker", message: "unknown ticker NOPE" },
+      {
+        path: "optimized_weights[2].ticker",
+        message: "DEL:XNYS is DEL:XNYS, already given at optimized_weights[1]",
+      },
+    ]);
+    expect(store.proposals.list(demo.organization_uuid, demo.account_uuid)).toHaveLength(before);
+  });
+
+  it("rejects weights above 1 and a no-hold ticker with a positive weight", () => {
+    expect(() =>
+      create([
+        ["DEL", "0.7"],
+        ["OSM", "0.6"],
+      ]),
+    ).toThrow(ValidationError);
+    updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
+      no_hold_tickers: [{ theme_asset_id: "OSM:XNYS" }],
+    });
+    try {
+      expect(() => create([["OSM", "0.05"]])).toThrow(/OSM/);
+    } finally {
+      updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, { no_hold_tickers: [] });
+    }
+  });
+
+  it("answers 404 for an account of another organization or client", () => {
+    const other = createOrganization(ctx, "Other").organization.uuid;
+    expect(() =>
+      createProposal(ctx, other, demo.client_uuid, demo.account_uuid, {
+        optimized_weights: [{ ticker: "DEL", weight: "0.1" }],
+      }),
+    ).toThrow(NotFoundError);
+  });
+});

@@ -1,0 +1,256 @@
+/**
+ * @module service/proposals
+ * Endpoint 1 (create a rebalance proposal) and its read extension. The request's tickers are resolved against the
+ * security master, the account's effective configuration is applied on the market's as-of date, the pure proposal
+ * builder (src/core/proposal) computes the orders, and the proposal is stored — all in one transaction, so a proposal
+ * is never half-stored.
+ */
+import { randomUUID } from "node:crypto";
+import type { Decimal } from "decimal.js";
+import {
+  type FxCostBreakdown,
+  formatDecimal,
+  type ProposalOrder,
+  type ProposalRequest,
+  type ProposalResponse,
+} from "../contract/index.js";
+import type { Currency } from "../core/data/types.js";
+import { type FieldIssue, MissingPriceError, ValidationError } from "../core/errors.js";
+import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
+import type { TaxLot } from "../core/tax/index.js";
+import { marketAsOf, nowIso, type ServiceContext } from "./context.js";
+import { effectiveConfig } from "./effective-config.js";
+import { lotRecordToTaxLot } from "./lots.js";
+import { resolveTicker } from "./tickers.js";
+
+const d = (v: Decimal | null | undefined, i: number, f: number, field: string): string | null =>
+  v === null || v === undefined ? null : formatDecimal(v, i, f, field);
+const req = (v: Decimal, i: number, f: number, field: string): string => formatDecimal(v, i, f, field);
+
+/** Resolve the request's tickers; every unknown, ambiguous or duplicated one is reported by path. */
+function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
+  const issues: FieldIssue[] = [];
+  const out: { themeAssetId: string; weight: string }[] = [];
+  const seen = new Map<string, number>();
+  body.optimized_weights.forEach((w, i) => {
+    const r = resolveTicker(ctx.store, w.ticker);
+    if (!r.ok) {
+      issues.push({ path: `optimized_weights[${i}].ticker`, message: r.message });
+      return;
+    }
+    const id = r.security.themeAssetId;
+    const first = seen.get(id);
+    if (first !== undefined) {
+      issues.push({
+        path: `optimized_weights[${i}].ticker`,
+        message: `${w.ticker} is ${id}, already given at optimized_weights[${first}]`,
+      });
+      return;
+    }
+    seen.set(id, i);
+    out.push({ themeAssetId: id, weight: w.weight });
+  });
+  if (issues.length > 0)
+    throw new ValidationError(
+      `The proposal request names ${issues.length} ticker(s) that cannot be used: ${issues.map((x) => x.message).join("; ")}`,
+      issues,
+      "invalid_tickers",
+    );
+  return out;
+}
+
+/** Endpoint 1. @throws {NotFoundError} for an account not of this client/organization. @throws {ValidationError} */
+export function createProposal(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  body: ProposalRequest,
+): ProposalResponse {
+  return ctx.store.transaction(() => {
+    const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
+    const targets = resolveTargets(ctx, body);
+    const asOf = marketAsOf(ctx);
+    const created = nowIso(ctx);
+    const household = ctx.store.accounts.listByClient(org, clientUuid);
+    const lots: TaxLot[] = ctx.store.accounts.lots(account.uuid).map(lotRecordToTaxLot);
+    const householdLots: TaxLot[] = household
+      .filter((a) => a.uuid !== account.uuid)
+      .flatMap((a) => ctx.store.accounts.lots(a.uuid).map(lotRecordToTaxLot));
+    const eff = effectiveConfig(ctx, account, asOf, { at: created });
+    const c = eff.read;
+    const ids = [...new Set([...lots.map((l) => l.themeAssetId), ...targets.map((t) => t.themeAssetId)])];
+    const prices = ctx.store.market.latestPrices(ids, asOf);
+    const wholeAll =
+      c.require_whole_shares && (c.whole_share_assets === null || c.whole_share_assets.length === 0);
+    const wholeSet = new Set(c.require_whole_shares ? (c.whole_share_assets ?? []) : []);
+    const securities: Record<string, ProposalSecurity> = {};
+    const priceMap: Record<string, string> = {};
+    const fx: Partial<Record<Currency, string>> = {};
+    for (const id of ids) {
+      const s = ctx.store.market.security(id);
+      if (!s)
+        throw new ValidationError(`The account holds ${id}, which is not in the security master.`, [
+          { path: "holdings", message: `unknown ${id}` },
+        ]);
+      securities[id] = {
+        symbol: s.symbol,
+        currency: s.currency,
+        wholeSharesOnly: wholeAll || wholeSet.has(id),
+      };
+      const p = prices.get(id);
+      if (!p) throw new MissingPriceError(id, asOf);
+      priceMap[id] = String(p.close);
+      if (s.currency !== "USD" && fx[s.currency] === undefined) {
+        const r = ctx.store.market.fxRateAsOf(s.currency, asOf);
+        if (r) fx[s.currency] = String(r.perUsd);
+      }
+    }
+    if (c.cash_buffer_cad_amount !== null || (c.cash_buffer_cad !== null && Number(c.cash_buffer_cad) > 0)) {
+      const r = ctx.store.market.fxRateAsOf("CAD", asOf);
+      if (r) fx.CAD = String(r.perUsd);
+    }
+    const tp = c.tax_preferences;
+    const result = buildProposal({
+      asOf,
+      lots,
+      cashUsd: account.cashValueUsd,
+      securities,
+      prices: priceMap,
+      fxRates: fx,
+      targets,
+      householdLots,
+      config: {
+        optimizationMode: c.optimization_mode,
+        longWeightSum: c.long_weight_sum,
+        shortWeightSum: c.short_weight_sum,
+        cashBufferUsd: c.cash_buffer_usd,
+        cashBufferCad: c.cash_buffer_cad,
+        cashBufferUsdAmount: c.cash_buffer_usd_amount,
+        cashBufferCadAmount: c.cash_buffer_cad_amount,
+        requireWholeShares: c.require_whole_shares,
+        wholeShareAssets: c.whole_share_assets,
+        noTradeTickers: eff.noTrade,
+        noHoldTickers: eff.noHold,
+        taxPreferences: {
+          longTermThreshold: tp.long_term_threshold,
+          washSaleThreshold: tp.wash_sale_threshold,
+          preventTlhInvalidatingPurchase: tp.prevent_tlh_invalidating_purchase,
+          preventTlhInvalidatingSale: tp.prevent_tlh_invalidating_sale,
+        },
+        capitalGainsReductions: c.capital_gains_reductions,
+        capitalGainsReductionsUnits: c.capital_gains_reductions_units as "DOLLARS" | "PERCENT",
+      },
+    });
+    const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
+    ctx.store.proposals.create(org, account.uuid, response.proposal_uuid, body, response);
+    return response;
+  });
+}
+
+/** Read extension: a stored proposal. @throws {NotFoundError} */
+export function getProposal(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  proposalUuid: string,
+): ProposalResponse {
+  ctx.store.accounts.require(org, clientUuid, accountUuid);
+  return ctx.store.proposals.require(org, accountUuid, proposalUuid).response as ProposalResponse;
+}
+
+/** The builder's result in the wire shape (decimals rounded to the spec's limits, refusing overflow). */
+export function toWire(
+  uuid: string,
+  r: ProposalResult,
+  asOf: string,
+  created: string,
+  configWarnings: readonly string[] = [],
+): ProposalResponse {
+  const orders: ProposalOrder[] = r.orders.map((o, i) => {
+    const at = (f: string) => `orders[${i}].${f}`;
+    const fx: FxCostBreakdown | null = o.fxCostBreakdown
+      ? {
+          base_amount_usd: req(
+            o.fxCostBreakdown.baseAmountUsd,
+            10,
+            10,
+            at("fx_cost_breakdown.base_amount_usd"),
+          ),
+          fx_rate: req(o.fxCostBreakdown.fxRate, 10, 10, at("fx_cost_breakdown.fx_rate")),
+          fx_fee_percentage: req(
+            o.fxCostBreakdown.feePercentage,
+            10,
+            10,
+            at("fx_cost_breakdown.fx_fee_percentage"),
+          ),
+          fx_fee_amount_usd: req(
+            o.fxCostBreakdown.feeAmountUsd,
+            10,
+            10,
+            at("fx_cost_breakdown.fx_fee_amount_usd"),
+          ),
+          net_amount_usd: req(o.fxCostBreakdown.netAmountUsd, 10, 10, at("fx_cost_breakdown.net_amount_usd")),
+          currency: o.fxCostBreakdown.currency,
+        }
+      : null;
+    return {
+      ticker: o.themeAssetId,
+      ticker_symbol: o.symbol,
+      currency: o.currency,
+      amount: req(o.amount, 10, 10, at("amount")),
+      amount_usd: o.currency === "USD" ? null : d(o.amountUsd, 10, 10, at("amount_usd")),
+      type: o.type,
+      order_category: o.category,
+      reason: o.reason,
+      existing_quantity: d(o.existingQuantity, 10, 10, at("existing_quantity")),
+      existing_weight: d(o.existingWeight, 10, 10, at("existing_weight")),
+      existing_market_value: d(o.existingMarketValueUsd, 10, 10, at("existing_market_value")),
+      target_weight: d(o.targetWeight, 10, 10, at("target_weight")),
+      tax_lots:
+        o.taxLots?.map((l, j) => ({
+          cost_basis: req(l.costBasisUsd, 30, 10, at(`tax_lots[${j}].cost_basis`)),
+          quantity: req(l.quantity, 10, 10, at(`tax_lots[${j}].quantity`)),
+          trade_date: l.tradeDate,
+          gain: req(l.gainUsd, 30, 10, at(`tax_lots[${j}].gain`)),
+        })) ?? null,
+      fx_cost_breakdown: fx,
+    };
+  });
+  const money = (v: Decimal, f: string) => req(v, 30, 10, f);
+  return {
+    proposal_uuid: uuid,
+    cash_buffer_cad_amount: d(r.cashBufferCadAmount, 12, 8, "cash_buffer_cad_amount"),
+    cash_buffer_usd_amount: d(r.cashBufferUsdAmount, 12, 8, "cash_buffer_usd_amount"),
+    orders,
+    as_of_date: asOf,
+    nav_usd: req(r.navUsd, 12, 8, "nav_usd"),
+    investable_usd: req(r.investableUsd, 12, 8, "investable_usd"),
+    realized: {
+      short_term_usd: money(r.realized.shortTermUsd, "realized.short_term_usd"),
+      long_term_usd: money(r.realized.longTermUsd, "realized.long_term_usd"),
+      disallowed_loss_usd: money(r.realized.disallowedLossUsd, "realized.disallowed_loss_usd"),
+      capital_gains_reduction_usd: money(
+        r.realized.capitalGainsReductionUsd,
+        "realized.capital_gains_reduction_usd",
+      ),
+      taxable_short_term_usd: money(r.realized.taxableShortTermUsd, "realized.taxable_short_term_usd"),
+      taxable_long_term_usd: money(r.realized.taxableLongTermUsd, "realized.taxable_long_term_usd"),
+    },
+    fx_fees_usd: req(r.fxFeesUsd, 10, 10, "fx_fees_usd"),
+    dropped_orders: r.dropped.map((x, i) => ({
+      ticker: x.themeAssetId,
+      side: x.side,
+      order_category: x.category,
+      reason: x.reason,
+      wanted_amount_usd: req(x.wantedAmountUsd, 10, 10, `dropped_orders[${i}].wanted_amount_usd`),
+      message: x.message,
+    })),
+    warnings: [
+      ...r.warnings.map((w) => ({ code: w.code, ticker: w.themeAssetId, message: w.message })),
+      ...configWarnings.map((m) => ({ code: "configuration", ticker: null, message: m })),
+    ],
+    created,
+  };
+}
