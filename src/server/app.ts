@@ -75,8 +75,8 @@ export const DOCS_PATH = "/api/v1/docs";
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Echo of client input in messages, bounded. */
-function shown(value: string): string {
-  return value.length > 80 ? `${value.slice(0, 77)}...` : value;
+function shown(value: string, max = 80): string {
+  return value.length > max ? `${value.slice(0, max - 3)}...` : value;
 }
 
 /** The two public routes: the OpenAPI document and the docs page, both generated once on first request. */
@@ -129,7 +129,7 @@ function unmatched(
     const allow = [...allowed].sort().join(", ");
     return new HttpError(
       "method_not_allowed",
-      `${method} is not allowed on ${shown(path)}; allowed: ${allow}.`,
+      `${method} is not allowed on ${shown(path, 300)}; allowed: ${allow}.`,
       { Allow: allow },
     );
   }
@@ -139,12 +139,12 @@ function unmatched(
     return new HttpError(
       "not_found",
       isOrganizationPath(twin.route.path)
-        ? `No route ${method} ${shown(path)}. Organization-scoped paths end with a slash: ${shown(other)}`
-        : `No route ${method} ${shown(path)}. Design-preview paths have no trailing slash: ${shown(other)}`,
+        ? `No route ${method} ${shown(path, 300)}. Organization-scoped paths end with a slash: ${shown(other, 300)}`
+        : `No route ${method} ${shown(path, 300)}. Design-preview paths have no trailing slash: ${shown(other, 300)}`,
     );
   return new HttpError(
     "not_found",
-    `No route ${method} ${shown(path)}. The routes are listed at ${OPENAPI_PATH} and ${DOCS_PATH}.`,
+    `No route ${method} ${shown(path, 300)}. The routes are listed at ${OPENAPI_PATH} and ${DOCS_PATH}.`,
   );
 }
 
@@ -272,15 +272,23 @@ export function createApp(options: AppOptions): LotwiseApp {
         const hit = cache.get(cacheKey, token);
         if (hit) return cachedResponse(hit, c.req.raw, route.response.status);
       }
-      const result = await route.handler({
-        ctx,
-        org,
-        keyId: principal?.keyId ?? "",
-        params,
-        body,
-        query,
-        request: c.req.raw,
-      });
+      let result: unknown;
+      try {
+        result = await route.handler({
+          ctx,
+          org,
+          keyId: principal?.keyId ?? "",
+          params,
+          body,
+          query,
+          request: c.req.raw,
+        });
+      } catch (err) {
+        // Hono's error handler only sees Error instances; anything else thrown still becomes a 500.
+        throw err instanceof Error
+          ? err
+          : new Error(`non-Error value thrown by ${route.operationId}: ${String(err)}`);
+      }
       if (result instanceof Response) return result;
       if (route.response.status === 204) return c.body(null, 204);
       if (cache && cacheKey !== undefined) {

@@ -137,13 +137,13 @@ function insert(root: Node, segments: Segment[], value: string): string | undefi
   for (let s = 0; s < segments.length; s++) {
     const seg = segments[s]!;
     const next = segments[s + 1];
+    // The first segment is a name and containers are created with the kind their next segment asks for, so
+    // a name always addresses an object and an index an array here.
     let slot: string | number;
     if (seg.kind === "key") {
-      if (node.kind !== "object") return `uses the name "${seg.name}" where ${path} is an array`;
       slot = seg.name;
       path = path === "" ? seg.name : `${path}[${seg.name}]`;
     } else if (seg.kind === "index") {
-      if (node.kind !== "array") return `uses the index ${seg.index} where ${path} is an object`;
       slot = seg.index;
       path = `${path}[${seg.index}]`;
     } else return "'[]' (append) is only allowed at the end of a key";

@@ -120,6 +120,13 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
       "The request is valid but cannot be carried out: infeasible or failed optimization (`infeasible`, `unbounded`, `solver_error`), missing market data (`missing_price`, `data_error`), impossible lot operations (`insufficient_lots`).",
     example: { error: { code: "missing_price", message: "No price for AAPL:XNAS on or before 2025-01-31." } },
   },
+  503: {
+    name: "ServiceUnavailable",
+    description: "The store cannot be used by this server version (`store_version`).",
+    example: {
+      error: { code: "store_version", message: "The store was written by a newer lotwise (schema 7)." },
+    },
+  },
   500: {
     name: "InternalError",
     description: "An unexpected failure; the message reveals nothing about the internals (`internal_error`).",
@@ -265,9 +272,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = operation(route, inputRef);
   }
-  const used = new Set(routes.flatMap((r) => errorStatuses(r)));
+  // Every error answer is documented, also 405 which belongs to paths rather than to operations.
   const responses: Record<string, unknown> = {};
-  for (const status of [...used].sort((a, b) => a - b)) {
+  for (const status of Object.keys(ERROR_RESPONSES).map(Number)) {
     const e = ERROR_RESPONSES[status]!;
     const body: Record<string, unknown> = {
       description: e.description,
