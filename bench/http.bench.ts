@@ -8,7 +8,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateMarket, writeSyntheticMarket } from "../src/market/synthetic/index.js";
@@ -46,6 +46,10 @@ async function serveChild(path: string): Promise<void> {
   const store = openStore(path, { create: false });
   const handle = await serve({ ctx: { store, clock: CLOCK }, port: 0 });
   process.send!({ port: handle.port });
+  // The parent asks for the server's CPU time around each run (a figure the machine's other load does not skew).
+  process.on("message", (m) => {
+    if (m === "cpu") process.send!({ cpu: process.cpuUsage() });
+  });
   process.on("disconnect", () => {
     void handle.close({ graceMs: 100 }).then(() => {
       store.close();
@@ -76,6 +80,20 @@ function buildStore(path: string): { org: string; apiKey: string; configs: numbe
     );
   store.close();
   return { org, apiKey: apiKey.key, configs: 100 };
+}
+
+/** CPU time (user + system, microseconds) the server process has used so far. */
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      const cpu = (m as { cpu?: NodeJS.CpuUsage }).cpu;
+      if (!cpu) return;
+      child.off("message", onMessage);
+      resolve(cpu.user + cpu.system);
+    };
+    child.on("message", onMessage);
+    child.send("cpu");
+  });
 }
 
 function startChild(path: string): Promise<{ child: ChildProcess; port: number }> {
@@ -116,28 +134,37 @@ async function main(): Promise<void> {
     await gzProbe.arrayBuffer();
     console.log(line("  gzip-encoded size", gzBytes / 1024, "KiB"));
     await autocannon({ url: listUrl, headers, connections, duration: 2 });
-    const list = await autocannon({ url: listUrl, headers, connections, duration: seconds });
+    const run = async (url: string, h: Record<string, string>, duration: number) => {
+      const before = await serverCpu(child);
+      const result = await autocannon({ url, headers: h, connections, duration });
+      const cpuUs = (await serverCpu(child)) - before;
+      return { result, cpuPerRequestUs: cpuUs / Math.max(1, result.requests.total) };
+    };
+    const listRun = await run(listUrl, headers, seconds);
+    const list = listRun.result;
     console.log(
       line("GET portfolio_configs/, identity: requests/s", list.requests.average, "req/s", { min: 2000 }),
     );
     console.log(line("  latency p50", list.latency.p50, "ms"));
     console.log(line("  latency p99", list.latency.p99, "ms"));
     console.log(line("  errors + timeouts + non-2xx", list.errors + list.timeouts + list.non2xx, ""));
-    const gz = await autocannon({ url: listUrl, headers: gzHeaders, connections, duration: seconds });
+    console.log(line("  server CPU per request", listRun.cpuPerRequestUs, "us"));
+    const gzRun = await run(listUrl, gzHeaders, seconds);
+    const gz = gzRun.result;
     console.log(
       line("GET portfolio_configs/, gzip: requests/s", gz.requests.average, "req/s", { min: 2000 }),
     );
     console.log(line("  latency p50", gz.latency.p50, "ms"));
     console.log(line("  latency p99", gz.latency.p99, "ms"));
     console.log(line("  errors + timeouts + non-2xx", gz.errors + gz.timeouts + gz.non2xx, ""));
-    const me = await autocannon({
-      url: `${base}/api/v1/me`,
-      headers,
-      connections,
-      duration: Math.min(5, seconds),
-    });
+    console.log(line("  server CPU per request", gzRun.cpuPerRequestUs, "us"));
+    const meRun = await run(`${base}/api/v1/me`, headers, Math.min(5, seconds));
+    const me = meRun.result;
     console.log(line("GET /api/v1/me: requests/s", me.requests.average, "req/s"));
     console.log(line("  latency p99", me.latency.p99, "ms"));
+    console.log(line("  server CPU per request", meRun.cpuPerRequestUs, "us"));
+    const load = loadavg()[0]!;
+    console.log(line("load average (1 min) at the end", load, ""));
     const out = writeResult("http", {
       configurations: count,
       responseBytes: body.length,
@@ -149,6 +176,7 @@ async function main(): Promise<void> {
         latencyMs: list.latency,
         throughputBytesPerSecond: list.throughput.average,
         failures: list.errors + list.timeouts + list.non2xx,
+        serverCpuPerRequestUs: listRun.cpuPerRequestUs,
       },
       listPortfolioConfigsGzip: {
         responseBytes: gzBytes,
@@ -156,8 +184,14 @@ async function main(): Promise<void> {
         totalRequests: gz.requests.total,
         latencyMs: gz.latency,
         failures: gz.errors + gz.timeouts + gz.non2xx,
+        serverCpuPerRequestUs: gzRun.cpuPerRequestUs,
       },
-      whoAmI: { requestsPerSecond: me.requests.average, latencyMs: me.latency },
+      whoAmI: {
+        requestsPerSecond: me.requests.average,
+        latencyMs: me.latency,
+        serverCpuPerRequestUs: meRun.cpuPerRequestUs,
+      },
+      loadAverage1m: load,
       goal: { requestsPerSecond: 2000 },
     });
     console.log(`wrote ${out}`);

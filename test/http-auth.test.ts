@@ -3,7 +3,7 @@
  * for the three bad-key cases); another organization's paths and resources answer 404 exactly like ones that do
  * not exist, and a key of organization A never reads or changes B's data; `last_used_at` throttling.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AnyRoute, API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
 import { listAssetClasses, listClients, listPortfolioConfigs } from "../src/service/index.js";
 import {
@@ -143,6 +143,28 @@ describe("authentication on every route", () => {
     expect((await send(app, "GET", path, { key: issued.key })).status).toBe(200);
     t.store.apiKeys.revoke(t.orgA.uuid, issued.record.id);
     expect((await send(app, "GET", path, { key: issued.key })).status).toBe(401);
+  });
+
+  it("looks a key up in the store once while the store is unchanged", async () => {
+    const lookups = vi.spyOn(t.store.apiKeys, "authenticate");
+    try {
+      const path = `/api/v1/custom/org/${t.orgA.uuid}/portfolio_configs/`;
+      // Warm up: the first use in a minute records last_used_at, which is a write.
+      for (let i = 0; i < 2; i++) {
+        await send(app, "GET", path, { key: t.orgA.apiKey });
+        await new Promise((r) => setImmediate(r));
+      }
+      lookups.mockClear();
+      for (let i = 0; i < 5; i++)
+        expect((await send(app, "GET", path, { key: t.orgA.apiKey })).status).toBe(200);
+      expect(lookups).not.toHaveBeenCalled();
+      // Any write (here an unrelated client) makes the server check the key again.
+      t.store.clients.create(t.orgB.uuid, { externalId: "unrelated" });
+      expect((await send(app, "GET", path, { key: t.orgA.apiKey })).status).toBe(200);
+      expect(lookups).toHaveBeenCalledTimes(1);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it("serves the OpenAPI document and the docs page without a key", async () => {

@@ -3,7 +3,7 @@
  * contract, agreement with the service layer, PATCH semantics of endpoints 4 and 6 (lists replace, absent fields
  * keep their values, null resets), reference checks (unknown theme_asset_id, archived asset classes).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type * as z from "zod";
 import {
   accountListSchema,
@@ -214,6 +214,59 @@ describe("success shapes of every route", () => {
         "getAssetClass",
       ].sort(),
     );
+  });
+});
+
+describe("response cache of reads", () => {
+  it("answers a repeated read from the cache and recomputes it after any write", async () => {
+    const reads = vi.spyOn(t.store.portfolioConfigs, "list");
+    try {
+      const path = `${org}/portfolio_configs/`;
+      const first = await send(app, "GET", path, { key });
+      const second = await send(app, "GET", path, { key });
+      expect(second.text).toBe(first.text);
+      expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
+      expect(reads).toHaveBeenCalledTimes(1);
+      const patched = await send(app, "PATCH", `${org}/portfolio_configs/${seeded.configUuid}/`, {
+        key,
+        json: { name: "renamed for the cache test" },
+      });
+      expect(patched.status).toBe(200);
+      const third = await send(app, "GET", path, { key });
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(third.text).toContain("renamed for the cache test");
+      expect(third.headers.get("etag")).not.toBe(first.headers.get("etag"));
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it("recomputes reads when the date changes (valuations depend on it)", async () => {
+    const reads = vi.spyOn(t.store.portfolioConfigs, "list");
+    try {
+      const path = `${org}/portfolio_configs/`;
+      await send(app, "GET", path, { key });
+      reads.mockClear();
+      await send(app, "GET", path, { key });
+      expect(reads).toHaveBeenCalledTimes(0);
+      t.clock.advance(24 * 3600 * 1000);
+      await send(app, "GET", path, { key });
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it("can be turned off", async () => {
+    const uncached = createApp({ ctx: t.ctx, responseCache: false });
+    const reads = vi.spyOn(t.store.portfolioConfigs, "list");
+    try {
+      await send(uncached, "GET", `${org}/portfolio_configs/`, { key });
+      await send(uncached, "GET", `${org}/portfolio_configs/`, { key });
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 

@@ -40,6 +40,12 @@ export interface RemoteBackendOptions extends HttpClientOptions {
 
 const seg = encodeURIComponent;
 
+/**
+ * The {@link Backend} of a remote service, bound to the organization of its API key.
+ * @example
+ * const backend = await RemoteBackend.connect({ url: "http://127.0.0.1:8000", apiKey: process.env.LOTWISE_API_KEY! });
+ * const configs = await backend.listPortfolioConfigs();
+ */
 export class RemoteBackend implements Backend {
   readonly kind = "remote" as const;
 

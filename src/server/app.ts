@@ -61,7 +61,7 @@ export interface AppOptions {
 
 /** Variables a request carries through the app. */
 export interface AppEnv {
-  Variables: { principal: Principal };
+  Variables: { principal: Principal; storeToken: string | undefined };
 }
 
 /** The app type returned by {@link createApp}. */
@@ -155,7 +155,12 @@ function cachedResponse(entry: CachedBody, request: Request, status: number): Re
     acceptsGzip(request.headers.get("accept-encoding") ?? undefined);
   // Each representation has its own strong ETag.
   const etag = gzip ? `${entry.etag.slice(0, -1)}-gz"` : entry.etag;
-  const headers: Record<string, string> = { etag, vary: "Accept-Encoding" };
+  // Clients may keep the answer but must revalidate it (cheap: If-None-Match gets a 304).
+  const headers: Record<string, string> = {
+    etag,
+    vary: "Accept-Encoding",
+    "cache-control": "private, no-cache",
+  };
   if (etagMatches(request.headers.get("if-none-match") ?? undefined, etag))
     return new Response(null, { status: 304, headers });
   headers["content-type"] = "application/json";
@@ -201,15 +206,15 @@ export function createApp(options: AppOptions): LotwiseApp {
   }
   const table = routes.map((route) => ({ route, re: templateRegExp(route.path) }));
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
+  const changeToken = storeChangeToken(ctx.store);
   const authenticator = new ApiKeyAuthenticator(ctx, {
     log,
     ...(options.touchIntervalMs !== undefined ? { touchIntervalMs: options.touchIntervalMs } : {}),
   });
-
-  const changeToken = options.responseCache === false ? undefined : storeChangeToken(ctx.store);
-  const cache = changeToken
-    ? new ResponseCache(options.responseCache ? options.responseCache.maxBytes : undefined)
-    : undefined;
+  const cache =
+    changeToken && options.responseCache !== false
+      ? new ResponseCache(options.responseCache ? options.responseCache.maxBytes : undefined)
+      : undefined;
 
   const app: LotwiseApp = new Hono<AppEnv>();
   app.onError((err, c) => {
@@ -222,8 +227,12 @@ export function createApp(options: AppOptions): LotwiseApp {
   });
   app.use("*", async (c, next) => {
     const path = c.req.path;
-    if (path.startsWith("/api/") && !publicPaths.has(path))
-      c.set("principal", authenticator.authenticate(c.req.header(API_KEY_HEADER)));
+    if (path.startsWith("/api/") && !publicPaths.has(path)) {
+      // One read of the change token per request serves the key memory and the response cache.
+      const storeToken = changeToken?.();
+      c.set("storeToken", storeToken);
+      c.set("principal", authenticator.authenticate(c.req.header(API_KEY_HEADER), storeToken));
+    }
     await next();
   });
 
@@ -267,7 +276,7 @@ export function createApp(options: AppOptions): LotwiseApp {
       let cacheKey: string | undefined;
       let token = "";
       if (cache && changeToken && route.cache) {
-        token = `${changeToken()}|${clockDate(ctx)}`;
+        token = `${c.get("storeToken") ?? changeToken()}|${clockDate(ctx)}`;
         cacheKey = `${route.operationId} ${JSON.stringify(params)} ${JSON.stringify(query)}`;
         const hit = cache.get(cacheKey, token);
         if (hit) return cachedResponse(hit, c.req.raw, route.response.status);

@@ -36,8 +36,6 @@ export interface AuthenticatorOptions {
   touchIntervalMs?: number;
   /** Where failures of the best-effort `last_used_at` write are reported. */
   log: (line: string) => void;
-  /** The store's change token (see store-version.ts); without it nothing is remembered between requests. */
-  changeToken?: (() => string) | undefined;
 }
 
 /** Most remembered keys; the memory is cleared when full (keys per server are few). */
@@ -58,13 +56,15 @@ export class ApiKeyAuthenticator {
 
   /**
    * The principal of a presented header value.
+   * @param storeToken the store's change token read for this request (store-version.ts); a lookup is remembered
+   * only while the token is the same. Without it, every request looks the key up.
    * @throws {AuthenticationError} for a missing, malformed, unknown or revoked key.
    */
-  authenticate(header: string | null | undefined): Principal {
+  authenticate(header: string | null | undefined, storeToken?: string): Principal {
     if (header === null || header === undefined || header.trim() === "")
       throw new AuthenticationError(MISSING);
     const key = header.trim();
-    const token = this.options.changeToken?.();
+    const token = storeToken;
     const digest = token === undefined ? "" : createHash("sha256").update(key).digest("base64");
     const hit = token === undefined ? undefined : this.remembered.get(digest);
     if (hit && hit.token === token) {

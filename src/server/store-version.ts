@@ -8,7 +8,10 @@
  * `Store.changeToken()`); until it has one, this module prepares the query on the store's connection handle. When
  * neither is available it returns undefined and the server simply does not cache.
  */
-import type { Store } from "../store/index.js";
+import type { ServiceContext } from "../service/index.js";
+
+/** The store, as the service layer hands it to the server (the server never imports src/store). */
+type Store = ServiceContext["store"];
 
 interface StatementLike {
   raw(toggle?: boolean): { get(): unknown };
