@@ -1,0 +1,139 @@
+/**
+ * @module client/http-client
+ * A small JSON client of a lotwise service: base URL, API key, timeouts, the error envelope mapped back to
+ * {@link PortfolioError} subclasses, and every success body validated with its contract schema.
+ */
+import type * as z from "zod";
+import { summarizeIssues, toFieldIssues } from "../contract/index.js";
+import { VERSION } from "../version.js";
+import { ConnectionError, errorFromResponse, InvalidResponseError } from "./errors.js";
+
+/** Default time limit of one request: 30 s. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Options of {@link HttpClient}. */
+export interface HttpClientOptions {
+  /** Base URL of the service, e.g. `http://127.0.0.1:8000` (a path prefix is kept: `https://host/lotwise`). */
+  url: string;
+  /** API key sent as X-Api-Key. */
+  apiKey: string;
+  /** Time limit of one request in milliseconds. @default DEFAULT_TIMEOUT_MS */
+  timeoutMs?: number;
+  /** The fetch implementation. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/** One request. */
+export interface RequestOptions<T> {
+  /** Name of the operation, for error messages (e.g. `"listClients"`). */
+  operation: string;
+  /** JSON body. */
+  body?: unknown;
+  /** Query parameters; undefined values are left out. */
+  query?: Record<string, string | undefined>;
+  /** Schema of the success body; omitted for answers without body (204). */
+  schema?: z.ZodType<T>;
+}
+
+/** HTTP methods the client sends. */
+export type ClientMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * JSON over HTTP with the service's conventions.
+ * @example
+ * const http = new HttpClient({ url: "http://127.0.0.1:8000", apiKey });
+ * const me = await http.request("GET", "/api/v1/me", { operation: "whoAmI", schema: whoAmISchema });
+ */
+export class HttpClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly fetchFn: typeof fetch;
+
+  /** @throws {TypeError} for a base URL that is not http(s) or an empty key. */
+  constructor(options: HttpClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new TypeError(`HttpClient: "${options.url}" is not a URL (expected e.g. http://127.0.0.1:8000)`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new TypeError(`HttpClient: "${options.url}" must use http or https`);
+    if (typeof options.apiKey !== "string" || options.apiKey.trim() === "")
+      throw new TypeError("HttpClient: an API key is required");
+    this.baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+    this.apiKey = options.apiKey.trim();
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.fetchFn = options.fetch ?? globalThis.fetch;
+  }
+
+  /** The absolute URL of a service path with a query. */
+  url(path: string, query?: Record<string, string | undefined>): string {
+    const u = new URL(`${this.baseUrl}${path}`);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, v);
+    return u.toString();
+  }
+
+  /**
+   * Sends a request and returns the validated body (undefined for a body-less answer).
+   * @throws {ValidationError|AuthenticationError|NotFoundError|ConflictError|RemoteServiceError} for error answers
+   * @throws {ConnectionError} when the service cannot be reached or does not answer within the time limit
+   * @throws {InvalidResponseError} when a success body does not match `schema`
+   */
+  async request<T>(method: ClientMethod, path: string, options: RequestOptions<T>): Promise<T> {
+    const url = this.url(path, options.query);
+    const headers: Record<string, string> = {
+      "X-Api-Key": this.apiKey,
+      Accept: "application/json",
+      "User-Agent": `lotwise/${VERSION}`,
+    };
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      body = JSON.stringify(options.body);
+    }
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetchFn(url, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      text = await response.text();
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name === "TimeoutError" || name === "AbortError")
+        throw new ConnectionError(
+          `${options.operation}: ${method} ${url} got no answer within ${this.timeoutMs} ms.`,
+          "timeout",
+          err,
+        );
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new ConnectionError(
+        `${options.operation}: cannot reach ${this.baseUrl} (${cause?.code ?? cause?.message ?? (err as Error).message}). Is \`lotwise serve\` running there?`,
+        "connection_failed",
+        err,
+      );
+    }
+    const json = text === "" ? undefined : parseJson(text);
+    if (!response.ok) throw errorFromResponse(response.status, json ?? text, options.operation);
+    if (!options.schema) return undefined as T;
+    const parsed = options.schema.safeParse(json);
+    if (!parsed.success)
+      throw new InvalidResponseError(
+        `The response of ${options.operation} (${method} ${path}) does not match the contract: ${summarizeIssues(toFieldIssues(parsed.error))}`,
+      );
+    return parsed.data;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * @module client/remote-backend
+ * {@link Backend} over HTTP: every operation of the service called on a running `lotwise serve` (or any service of
+ * the same interface), each response validated with its contract schema. Errors arrive as the same
+ * {@link PortfolioError} subclasses, codes and messages as with the local backend.
+ */
+import {
+  type Account,
+  type AccountCreate,
+  type AccountLookup,
+  type AssetClass,
+  type AssetClassCreate,
+  accountListSchema,
+  accountLookupSchema,
+  accountSchema,
+  assetClassListSchema,
+  assetClassSchema,
+  type Client,
+  type ClientCreate,
+  type ClientUpdate,
+  clientListSchema,
+  clientSchema,
+  type PortfolioConfigCreate,
+  type PortfolioConfigRead,
+  type PortfolioConfigWrite,
+  portfolioConfigListSchema,
+  portfolioConfigReadSchema,
+  type WhoAmI,
+  whoAmISchema,
+} from "../contract/index.js";
+import { NotFoundError } from "../core/errors.js";
+import type { Backend } from "../service/backend.js";
+import { HttpClient, type HttpClientOptions } from "./http-client.js";
+
+/** Options of {@link RemoteBackend.connect}. */
+export interface RemoteBackendOptions extends HttpClientOptions {
+  /** Expected organization; when given it must be the key's. */
+  organizationUuid?: string;
+}
+
+const seg = encodeURIComponent;
+
+/**
+ * The {@link Backend} of a remote service, bound to the organization of its API key.
+ * @example
+ * const backend = await RemoteBackend.connect({ url: "http://127.0.0.1:8000", apiKey: process.env.LOTWISE_API_KEY! });
+ * const configs = await backend.listPortfolioConfigs();
+ */
+export class RemoteBackend implements Backend {
+  readonly kind = "remote" as const;
+
+  /** Prefer {@link RemoteBackend.connect}, which learns the organization from the key. */
+  constructor(
+    readonly http: HttpClient,
+    readonly organizationUuid: string,
+  ) {}
+
+  /**
+   * Connects to a service: asks `GET /api/v1/me` which organization the key belongs to.
+   * @throws {AuthenticationError} for a bad key; {@link ConnectionError} when the service cannot be reached
+   * @throws {NotFoundError} `organization_not_found` when `organizationUuid` is given and is not the key's
+   * @example const backend = await RemoteBackend.connect({ url: "http://127.0.0.1:8000", apiKey });
+   */
+  static async connect(options: RemoteBackendOptions): Promise<RemoteBackend> {
+    const http = new HttpClient(options);
+    const me = await http.request("GET", "/api/v1/me", { operation: "whoAmI", schema: whoAmISchema });
+    if (
+      options.organizationUuid !== undefined &&
+      options.organizationUuid.toLowerCase() !== me.organization_uuid
+    )
+      throw new NotFoundError(
+        `Organization ${options.organizationUuid} not found for this API key (the key belongs to ${me.organization_uuid}).`,
+        "organization_not_found",
+      );
+    return new RemoteBackend(http, me.organization_uuid);
+  }
+
+  private org(path: string): string {
+    return `/api/v1/custom/org/${seg(this.organizationUuid)}/${path}`;
+  }
+
+  whoAmI(): Promise<WhoAmI> {
+    return this.http.request("GET", "/api/v1/me", { operation: "whoAmI", schema: whoAmISchema });
+  }
+
+  createClient(body: ClientCreate): Promise<Client> {
+    return this.http.request("POST", this.org("clients/"), {
+      operation: "createClient",
+      body,
+      schema: clientSchema,
+    });
+  }
+  listClients(): Promise<Client[]> {
+    return this.http.request("GET", this.org("clients/"), {
+      operation: "listClients",
+      schema: clientListSchema,
+    });
+  }
+  getClient(clientUuid: string): Promise<Client> {
+    return this.http.request("GET", this.org(`clients/${seg(clientUuid)}/`), {
+      operation: "getClient",
+      schema: clientSchema,
+    });
+  }
+  updateClient(clientUuid: string, body: ClientUpdate): Promise<Client> {
+    return this.http.request("PATCH", this.org(`clients/${seg(clientUuid)}/`), {
+      operation: "updateClient",
+      body,
+      schema: clientSchema,
+    });
+  }
+  async deleteClient(clientUuid: string): Promise<void> {
+    await this.http.request("DELETE", this.org(`clients/${seg(clientUuid)}/`), { operation: "deleteClient" });
+  }
+  createAccount(clientUuid: string, body: AccountCreate): Promise<Account> {
+    return this.http.request("POST", this.org(`clients/${seg(clientUuid)}/accounts/`), {
+      operation: "createAccount",
+      body,
+      schema: accountSchema,
+    });
+  }
+  listAccounts(clientUuid: string): Promise<Account[]> {
+    return this.http.request("GET", this.org(`clients/${seg(clientUuid)}/accounts/`), {
+      operation: "listAccounts",
+      schema: accountListSchema,
+    });
+  }
+  getAccount(clientUuid: string, accountUuid: string): Promise<Account> {
+    return this.http.request("GET", this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/`), {
+      operation: "getAccount",
+      schema: accountSchema,
+    });
+  }
+  findAccount(accountUuid: string): Promise<AccountLookup> {
+    return this.http.request("GET", this.org(`accounts/${seg(accountUuid)}/`), {
+      operation: "findAccount",
+      schema: accountLookupSchema,
+    });
+  }
+
+  listPortfolioConfigs(): Promise<PortfolioConfigRead[]> {
+    return this.http.request("GET", this.org("portfolio_configs/"), {
+      operation: "listPortfolioConfigs",
+      schema: portfolioConfigListSchema,
+    });
+  }
+  getPortfolioConfig(configUuid: string): Promise<PortfolioConfigRead> {
+    return this.http.request("GET", this.org(`portfolio_configs/${seg(configUuid)}/`), {
+      operation: "getPortfolioConfig",
+      schema: portfolioConfigReadSchema,
+    });
+  }
+  createPortfolioConfig(body: PortfolioConfigCreate): Promise<PortfolioConfigRead> {
+    return this.http.request("POST", this.org("portfolio_configs/"), {
+      operation: "createPortfolioConfig",
+      body,
+      schema: portfolioConfigReadSchema,
+    });
+  }
+  updatePortfolioConfig(configUuid: string, body: PortfolioConfigWrite): Promise<PortfolioConfigRead> {
+    return this.http.request("PATCH", this.org(`portfolio_configs/${seg(configUuid)}/`), {
+      operation: "updatePortfolioConfig",
+      body,
+      schema: portfolioConfigReadSchema,
+    });
+  }
+
+  createAssetClass(body: AssetClassCreate): Promise<AssetClass> {
+    return this.http.request("POST", this.org("asset_classes/"), {
+      operation: "createAssetClass",
+      body,
+      schema: assetClassSchema,
+    });
+  }
+  listAssetClasses(): Promise<AssetClass[]> {
+    return this.http.request("GET", this.org("asset_classes/"), {
+      operation: "listAssetClasses",
+      schema: assetClassListSchema,
+    });
+  }
+  getAssetClass(assetClassUuid: string): Promise<AssetClass> {
+    return this.http.request("GET", this.org(`asset_classes/${seg(assetClassUuid)}/`), {
+      operation: "getAssetClass",
+      schema: assetClassSchema,
+    });
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * @module server/app
+ * `createApp({ ctx })` returns the Hono app of the service (no listening socket: tests call `app.request()`,
+ * `serve()` in node.ts puts it on a port). Every route comes from one table (routes.ts); this module adds what
+ * all routes share: API-key authentication, the organization check, path-parameter, query and body parsing, the
+ * error envelope, 404/405 answers and the OpenAPI document and docs page generated from the same table.
+ *
+ * Order of checks for a request under `/api/`: API key (401) -> route match (404 / 405) -> organization of the
+ * path (404 `organization_not_found`, the same answer whether that organization exists or not) -> path parameters
+ * (400) -> query (400) -> Content-Type (415) -> size (413) -> body syntax (400 `malformed_body`) -> body schema
+ * (400 `validation_error`) -> the operation.
+ */
+import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { parseOrThrow } from "../contract/index.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
+import { clockDate, type ServiceContext } from "../service/index.js";
+import { API_KEY_HEADER, ApiKeyAuthenticator, type Principal } from "./auth.js";
+import { DEFAULT_MAX_BODY_BYTES, readBody } from "./body.js";
+import { renderDocsPage } from "./docs-page.js";
+import { errorResponse } from "./error-response.js";
+import { HttpError } from "./http-error.js";
+import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.js";
+import {
+  acceptsGzip,
+  type CachedBody,
+  etagMatches,
+  gzipOf,
+  MIN_GZIP_BYTES,
+  ResponseCache,
+} from "./response-cache.js";
+import {
+  type AnyRoute,
+  defineRoute,
+  honoPath,
+  isOrganizationPath,
+  pathParameters,
+  templateRegExp,
+} from "./route.js";
+import { API_ROUTES } from "./routes.js";
+import { storeChangeToken } from "./store-version.js";
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Store and clock of the service. */
+  ctx: ServiceContext;
+  /** Largest request body accepted, in bytes. @default DEFAULT_MAX_BODY_BYTES (1 MiB) */
+  maxBodyBytes?: number;
+  /** The operation routes. @default API_ROUTES */
+  routes?: readonly AnyRoute[];
+  /** Where internal errors (with stacks) and background failures are written. @default a line on stderr */
+  log?: (line: string) => void;
+  /** Milliseconds between two `last_used_at` writes of one key. @default 60000 */
+  touchIntervalMs?: number;
+  /**
+   * Cache of serialized responses of `cache: true` routes (reads), valid while the store and the date are
+   * unchanged; `false` turns it off. @default { maxBytes: DEFAULT_RESPONSE_CACHE_BYTES } (32 MiB)
+   */
+  responseCache?: false | { maxBytes?: number };
+}
+
+/** Variables a request carries through the app. */
+export interface AppEnv {
+  Variables: { principal: Principal; storeToken: string | undefined };
+}
+
+/** The app type returned by {@link createApp}. */
+export type LotwiseApp = Hono<AppEnv>;
+
+/** Path of the OpenAPI document. */
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+/** Path of the HTML reference. */
+export const DOCS_PATH = "/api/v1/docs";
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Echo of client input in messages, bounded. */
+function shown(value: string, max = 80): string {
+  return value.length > max ? `${value.slice(0, max - 3)}...` : value;
+}
+
+/** The two public routes: the OpenAPI document and the docs page, both generated once on first request. */
+function documentationRoutes(document: () => OpenApiDocument): AnyRoute[] {
+  let json: string | undefined;
+  let html: string | undefined;
+  return [
+    defineRoute({
+      method: "GET",
+      path: OPENAPI_PATH,
+      operationId: "getOpenApiDocument",
+      tag: "Documentation",
+      public: true,
+      summary: "This OpenAPI 3.1 document",
+      description: "Generated from the route table and the contract schemas. No API key needed.",
+      response: { status: 200, contentType: "application/json", description: "The OpenAPI document." },
+      handler: () => {
+        json ??= JSON.stringify(document());
+        return new Response(json, { headers: { "content-type": "application/json; charset=utf-8" } });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: DOCS_PATH,
+      operationId: "getDocsPage",
+      tag: "Documentation",
+      public: true,
+      summary: "HTML reference of the API",
+      description:
+        "Rendered on the server from the OpenAPI document; no script and no external resource (works offline). No API key needed.",
+      response: { status: 200, contentType: "text/html", description: "The reference page." },
+      handler: () => {
+        html ??= renderDocsPage(document());
+        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+      },
+    }),
+  ];
+}
+
+/** The error for a request no route takes: 405 when the path exists with other methods, else 404. */
+function unmatched(
+  method: string,
+  path: string,
+  table: readonly { route: AnyRoute; re: RegExp }[],
+): HttpError {
+  const allowed = new Set<string>();
+  for (const { route, re } of table) if (re.test(path)) allowed.add(route.method);
+  if (allowed.size > 0) {
+    if (allowed.has("GET")) allowed.add("HEAD");
+    const allow = [...allowed].sort().join(", ");
+    return new HttpError(
+      "method_not_allowed",
+      `${method} is not allowed on ${shown(path, 300)}; allowed: ${allow}.`,
+      { Allow: allow },
+    );
+  }
+  const other = path.endsWith("/") ? path.slice(0, -1) : `${path}/`;
+  const twin = table.find(({ re }) => re.test(other));
+  if (twin)
+    return new HttpError(
+      "not_found",
+      isOrganizationPath(twin.route.path)
+        ? `No route ${method} ${shown(path, 300)}. Organization-scoped paths end with a slash: ${shown(other, 300)}`
+        : `No route ${method} ${shown(path, 300)}. Design-preview paths have no trailing slash: ${shown(other, 300)}`,
+    );
+  return new HttpError(
+    "not_found",
+    `No route ${method} ${shown(path, 300)}. The routes are listed at ${OPENAPI_PATH} and ${DOCS_PATH}.`,
+  );
+}
+
+/** A response from a cached body: 304 when the client holds it, gzip when the client accepts it. */
+function cachedResponse(entry: CachedBody, request: Request, status: number): Response {
+  const gzip =
+    entry.body.byteLength >= MIN_GZIP_BYTES &&
+    acceptsGzip(request.headers.get("accept-encoding") ?? undefined);
+  // Each representation has its own strong ETag.
+  const etag = gzip ? `${entry.etag.slice(0, -1)}-gz"` : entry.etag;
+  // Clients may keep the answer but must revalidate it (cheap: If-None-Match gets a 304).
+  const headers: Record<string, string> = {
+    etag,
+    vary: "Accept-Encoding",
+    "cache-control": "private, no-cache",
+  };
+  if (etagMatches(request.headers.get("if-none-match") ?? undefined, etag))
+    return new Response(null, { status: 304, headers });
+  headers["content-type"] = "application/json";
+  if (gzip) headers["content-encoding"] = "gzip";
+  return new Response((gzip ? gzipOf(entry) : entry.body) as Uint8Array<ArrayBuffer>, { status, headers });
+}
+
+/** Query parameters as an object; a parameter given twice is an error. */
+function queryObject(url: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const issues: { path: string; message: string }[] = [];
+  for (const [k, v] of new URL(url).searchParams) {
+    if (Object.hasOwn(out, k)) issues.push({ path: k, message: "query parameter given more than once" });
+    else out[k] = v;
+  }
+  if (issues.length > 0)
+    throw new ValidationError(
+      `Invalid query: ${issues.map((i) => i.path).join(", ")} given more than once.`,
+      issues,
+    );
+  return out;
+}
+
+/**
+ * Builds the Hono app of the service over a store.
+ * @throws {TypeError} when two routes share a method and path.
+ * @example
+ * const app = createApp({ ctx: { store, clock: () => new Date() } });
+ * const res = await app.request("/api/v1/me", { headers: { "X-Api-Key": key } });
+ */
+export function createApp(options: AppOptions): LotwiseApp {
+  const { ctx } = options;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let document: OpenApiDocument | undefined;
+  const routes: AnyRoute[] = [...(options.routes ?? API_ROUTES)];
+  routes.push(...documentationRoutes(() => (document ??= buildOpenApiDocument(routes))));
+  const seen = new Set<string>();
+  for (const r of routes) {
+    const key = `${r.method} ${honoPath(r.path).replace(/:[A-Za-z0-9_]+/g, ":")}`;
+    if (seen.has(key)) throw new TypeError(`createApp: two routes for ${r.method} ${r.path}`);
+    seen.add(key);
+  }
+  const table = routes.map((route) => ({ route, re: templateRegExp(route.path) }));
+  const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
+  const changeToken = storeChangeToken(ctx.store);
+  const authenticator = new ApiKeyAuthenticator(ctx, {
+    log,
+    ...(options.touchIntervalMs !== undefined ? { touchIntervalMs: options.touchIntervalMs } : {}),
+  });
+  const cache =
+    changeToken && options.responseCache !== false
+      ? new ResponseCache(options.responseCache ? options.responseCache.maxBytes : undefined)
+      : undefined;
+
+  const app: LotwiseApp = new Hono<AppEnv>();
+  app.onError((err, c) => {
+    const r = errorResponse(err, log);
+    return c.json(r.body, r.status as ContentfulStatusCode, r.headers);
+  });
+  app.notFound((c) => {
+    const r = errorResponse(unmatched(c.req.method, c.req.path, table), log);
+    return c.json(r.body, r.status as ContentfulStatusCode, r.headers);
+  });
+  app.use("*", async (c, next) => {
+    const path = c.req.path;
+    if (path.startsWith("/api/") && !publicPaths.has(path)) {
+      // One read of the change token per request serves the key memory and the response cache.
+      const storeToken = changeToken?.();
+      c.set("storeToken", storeToken);
+      c.set("principal", authenticator.authenticate(c.req.header(API_KEY_HEADER), storeToken));
+    }
+    await next();
+  });
+
+  for (const route of routes) {
+    const names = pathParameters(route.path);
+    const accept = route.body?.accept ?? ["json"];
+    app.on(route.method, honoPath(route.path), async (c) => {
+      const principal = route.public ? undefined : c.get("principal");
+      const org = principal?.organizationUuid ?? "";
+      const params: Record<string, string> = {};
+      const issues: { path: string; message: string }[] = [];
+      for (const name of names) {
+        const value = c.req.param(name) ?? "";
+        if (name === "organization_uuid") {
+          // Another organization's path answers exactly like one that does not exist.
+          if (value.toLowerCase() !== org)
+            throw new NotFoundError(`Organization ${shown(value)} not found.`, "organization_not_found");
+        } else if (!UUID.test(value))
+          issues.push({
+            path: name,
+            message: `expected a uuid (8-4-4-4-12 hexadecimal digits), received "${shown(value)}"`,
+          });
+        params[name] = value.toLowerCase();
+      }
+      if (issues.length > 0)
+        throw new ValidationError(
+          `Invalid path parameter: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+          issues,
+          "invalid_path_parameter",
+        );
+      const query = route.query ? parseOrThrow(route.query, queryObject(c.req.url), "query") : {};
+      let body: unknown;
+      if (route.body) {
+        const parsed = await readBody(c.req.raw, { accept, maxBytes });
+        const value =
+          parsed.encoding !== "json" && route.body.fromForm
+            ? route.body.fromForm(parsed.value)
+            : parsed.value;
+        body = parseOrThrow(route.body.schema, value, "request body");
+      }
+      let cacheKey: string | undefined;
+      let token = "";
+      if (cache && changeToken && route.cache) {
+        token = `${c.get("storeToken") ?? changeToken()}|${clockDate(ctx)}`;
+        cacheKey = `${route.operationId} ${JSON.stringify(params)} ${JSON.stringify(query)}`;
+        const hit = cache.get(cacheKey, token);
+        if (hit) return cachedResponse(hit, c.req.raw, route.response.status);
+      }
+      let result: unknown;
+      try {
+        result = await route.handler({
+          ctx,
+          org,
+          keyId: principal?.keyId ?? "",
+          params,
+          body,
+          query,
+          request: c.req.raw,
+        });
+      } catch (err) {
+        // Hono's error handler only sees Error instances; anything else thrown still becomes a 500.
+        throw err instanceof Error
+          ? err
+          : new Error(`non-Error value thrown by ${route.operationId}: ${String(err)}`);
+      }
+      if (result instanceof Response) return result;
+      if (route.response.status === 204) return c.body(null, 204);
+      if (cache && cacheKey !== undefined) {
+        const entry = cache.set(cacheKey, token, Buffer.from(JSON.stringify(result), "utf8"));
+        return cachedResponse(entry, c.req.raw, route.response.status);
+      }
+      return c.json(result as object, route.response.status);
+    });
+  }
+  return app;
+}

@@ -1,0 +1,192 @@
+/**
+ * @module server/body
+ * The shared body parser: reads a request body within the size limit and turns JSON, form-urlencoded and multipart
+ * bodies into the same plain value before any schema validates it (form keys use the bracket notation of
+ * {@link formFieldsToObject}). Routes say which encodings they accept; anything else is a 415.
+ */
+import { formFieldsToObject, malformedBody } from "./form-fields.js";
+import { HttpError } from "./http-error.js";
+
+/** A body encoding a route may accept. */
+export type BodyEncoding = "json" | "form" | "multipart";
+
+/** Media type of each encoding. */
+export const MEDIA_TYPES: Readonly<Record<BodyEncoding, string>> = {
+  json: "application/json",
+  form: "application/x-www-form-urlencoded",
+  multipart: "multipart/form-data",
+};
+
+/** Default body size limit: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Options of {@link readBody}. */
+export interface ReadBodyOptions {
+  /** Encodings the route accepts. */
+  accept: readonly BodyEncoding[];
+  /** Largest body accepted, in bytes. @default DEFAULT_MAX_BODY_BYTES */
+  maxBytes?: number;
+}
+
+/** A parsed body and how it was encoded. */
+export interface ParsedBody {
+  value: unknown;
+  encoding: BodyEncoding;
+}
+
+/** Media type (lower case, no parameters) and parameters of a Content-Type header. */
+export function parseContentType(header: string): { mediaType: string; params: Map<string, string> } {
+  const [type = "", ...rest] = header.split(";");
+  const params = new Map<string, string>();
+  for (const p of rest) {
+    const eq = p.indexOf("=");
+    if (eq < 0) continue;
+    let v = p.slice(eq + 1).trim();
+    if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) v = v.slice(1, -1);
+    params.set(p.slice(0, eq).trim().toLowerCase(), v);
+  }
+  return { mediaType: type.trim().toLowerCase(), params };
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+function tooLarge(maxBytes: number, size?: number): HttpError {
+  return new HttpError(
+    "payload_too_large",
+    `The request body ${size === undefined ? "is larger than" : `has ${size} bytes; more than`} the limit of ${formatBytes(maxBytes)}.`,
+  );
+}
+
+/** Reads the raw bytes of a body, stopping as soon as they pass `maxBytes`. @throws {HttpError} 413 */
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > maxBytes)
+    throw tooLarge(maxBytes, Number(declared));
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      // Stop reading: the rest of an oversized upload is never buffered.
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw malformedBody("The request body is not valid UTF-8 text.");
+  }
+}
+
+/** True when a parsed JSON value has an own `__proto__` key anywhere (it would pollute prototypes if merged). */
+function hasProtoKey(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(hasProtoKey);
+  for (const k of Object.keys(value)) {
+    if (k === "__proto__") return true;
+    if (hasProtoKey((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
+/** Parses a JSON body. @throws {ValidationError} `malformed_body` */
+export function parseJsonText(text: string): unknown {
+  if (text.trim() === "")
+    throw malformedBody("The request body is empty; send a JSON object (an empty object {} is fine).");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw malformedBody(`The request body is not valid JSON: ${(err as Error).message}.`);
+  }
+  if (text.includes("__proto__") && hasProtoKey(value))
+    throw malformedBody('The JSON body uses the key "__proto__", which is not allowed.');
+  return value;
+}
+
+/** Parses an application/x-www-form-urlencoded body. @throws {ValidationError} `malformed_body` */
+export function parseUrlEncodedText(text: string): Record<string, unknown> {
+  return formFieldsToObject(new URLSearchParams(text).entries());
+}
+
+async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<Record<string, unknown>> {
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": contentType },
+    }).formData();
+  } catch {
+    throw malformedBody(
+      "The multipart/form-data body cannot be parsed (check the boundary parameter and the part headers).",
+    );
+  }
+  const fields: [string, string][] = [];
+  const files: string[] = [];
+  for (const [k, v] of form.entries()) {
+    if (typeof v === "string") fields.push([k, v]);
+    else files.push(k);
+  }
+  if (files.length > 0)
+    throw malformedBody(
+      `File parts are not accepted (${files.join(", ")}); send every field as a text part.`,
+      files.map((path) => ({ path, message: "file parts are not accepted; send the field as text" })),
+    );
+  return formFieldsToObject(fields);
+}
+
+/**
+ * Reads and parses the body of `request`.
+ * @throws {HttpError} 415 for a missing or unaccepted Content-Type (or a charset other than UTF-8), 413 for a body
+ * over the limit.
+ * @throws {ValidationError} code `malformed_body` (400) for a body that does not parse.
+ * @example const { value } = await readBody(c.req.raw, { accept: ["json", "form", "multipart"] })
+ */
+export async function readBody(request: Request, options: ReadBodyOptions): Promise<ParsedBody> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const header = request.headers.get("content-type");
+  const accepted = options.accept.map((e) => MEDIA_TYPES[e]).join(", ");
+  if (header === null || header.trim() === "")
+    throw new HttpError(
+      "unsupported_media_type",
+      `A Content-Type header is required for this request body; accepted: ${accepted}.`,
+    );
+  const { mediaType, params } = parseContentType(header);
+  const encoding = options.accept.find((e) => MEDIA_TYPES[e] === mediaType);
+  if (encoding === undefined)
+    throw new HttpError(
+      "unsupported_media_type",
+      `Content-Type ${mediaType || header} is not accepted here; accepted: ${accepted}.`,
+    );
+  const charset = params.get("charset")?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8")
+    throw new HttpError("unsupported_media_type", `Charset ${charset} is not supported; send UTF-8.`);
+  const bytes = await readBodyBytes(request, maxBytes);
+  if (encoding === "multipart") return { value: await parseMultipart(bytes, header), encoding };
+  const text = decodeUtf8(bytes);
+  if (encoding === "json") return { value: parseJsonText(text), encoding };
+  if (text.trim() === "") throw malformedBody("The form body is empty.");
+  return { value: parseUrlEncodedText(text), encoding };
+}

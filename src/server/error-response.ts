@@ -1,0 +1,73 @@
+/**
+ * @module server/error-response
+ * The one place where errors become HTTP responses: each {@link PortfolioError} class maps to a status and the
+ * error envelope `{"error": {"code", "message", "details"?}}`; anything else is a 500 `internal_error` whose
+ * message says nothing about the internals (the stack goes to the server's log only).
+ */
+import { type ErrorEnvelope, toErrorEnvelope } from "../contract/index.js";
+import {
+  AuthenticationError,
+  ConflictError,
+  DataError,
+  NotFoundError,
+  OptimizationError,
+  PortfolioError,
+  StoreVersionError,
+  TaxLotError,
+  ValidationError,
+} from "../core/errors.js";
+import { HttpError } from "./http-error.js";
+
+/** Status, body and headers of an error response. */
+export interface ErrorResponse {
+  status: number;
+  body: ErrorEnvelope;
+  headers: Record<string, string>;
+}
+
+/** Message of every 500: no class names, paths, SQL or stack. */
+export const INTERNAL_ERROR_MESSAGE =
+  "The server failed to handle the request. The error was logged; retry later or contact the operator.";
+
+/** Challenge sent with every 401 (RFC 9110 section 11.6.1 asks for one; the scheme is the spec's apiKey header). */
+export const WWW_AUTHENTICATE = 'ApiKey realm="lotwise", header="X-Api-Key"';
+
+/**
+ * The HTTP status of a lotwise error.
+ * - ValidationError (and its subclasses: invalid_expression, csv errors...) 400
+ * - AuthenticationError 401; NotFoundError 404; ConflictError 409
+ * - OptimizationError (infeasible, unbounded, solver_error), DataError (missing_price...), TaxLotError 422
+ * - StoreVersionError 503; any other PortfolioError 400
+ */
+export function statusOf(error: PortfolioError): number {
+  if (error instanceof HttpError) return error.status;
+  if (error instanceof ValidationError) return 400;
+  if (error instanceof AuthenticationError) return 401;
+  if (error instanceof NotFoundError) return 404;
+  if (error instanceof ConflictError) return 409;
+  if (error instanceof OptimizationError || error instanceof DataError || error instanceof TaxLotError)
+    return 422;
+  if (error instanceof StoreVersionError) return 503;
+  return 400;
+}
+
+/**
+ * The response for any thrown value. Unknown errors are passed to `log` (with their stack) and answered with a
+ * generic 500.
+ */
+export function errorResponse(error: unknown, log: (message: string) => void): ErrorResponse {
+  if (error instanceof PortfolioError) {
+    const status = statusOf(error);
+    const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
+    if (status === 401) headers["WWW-Authenticate"] = WWW_AUTHENTICATE;
+    return { status, body: toErrorEnvelope(error), headers };
+  }
+  log(
+    `lotwise serve: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  return {
+    status: 500,
+    body: { error: { code: "internal_error", message: INTERNAL_ERROR_MESSAGE } },
+    headers: {},
+  };
+}

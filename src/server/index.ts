@@ -1,0 +1,70 @@
+/**
+ * @module server
+ * The HTTP service (`lotwise/http`): the Hono app over a store, the Node server, the route table, the shared body
+ * parser and the OpenAPI document.
+ */
+export {
+  type AppEnv,
+  type AppOptions,
+  createApp,
+  DOCS_PATH,
+  type LotwiseApp,
+  OPENAPI_PATH,
+} from "./app.js";
+export {
+  API_KEY_HEADER,
+  ApiKeyAuthenticator,
+  type AuthenticatorOptions,
+  DEFAULT_TOUCH_INTERVAL_MS,
+  type Principal,
+} from "./auth.js";
+export {
+  type BodyEncoding,
+  DEFAULT_MAX_BODY_BYTES,
+  MEDIA_TYPES,
+  type ParsedBody,
+  parseContentType,
+  parseJsonText,
+  parseUrlEncodedText,
+  type ReadBodyOptions,
+  readBody,
+  readBodyBytes,
+} from "./body.js";
+export { escapeHtml, renderDocsPage } from "./docs-page.js";
+export {
+  type ErrorResponse,
+  errorResponse,
+  INTERNAL_ERROR_MESSAGE,
+  statusOf,
+  WWW_AUTHENTICATE,
+} from "./error-response.js";
+export {
+  formFieldsToObject,
+  MAX_FORM_ARRAY_INDEX,
+  MAX_FORM_FIELDS,
+  MAX_FORM_KEY_DEPTH,
+  malformedBody,
+  parseFormKey,
+} from "./form-fields.js";
+export { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from "./http-error.js";
+export { DEFAULT_HOST, DEFAULT_PORT, type ServeOptions, type ServerHandle, serve } from "./node.js";
+export {
+  buildOpenApiDocument,
+  type OpenApiDocument,
+  type OpenApiOperation,
+  SECURITY_SCHEME,
+} from "./openapi.js";
+export {
+  type AnyRoute,
+  defineRoute,
+  type HttpMethod,
+  honoPath,
+  isOrganizationPath,
+  pathParameters,
+  type RouteBody,
+  type RouteInput,
+  type RouteResponse,
+  type RouteSpec,
+  templateRegExp,
+} from "./route.js";
+export { API_ROUTES, ORG_PREFIX } from "./routes.js";

@@ -1,0 +1,81 @@
+/**
+ * @module server/node
+ * The app on a Node HTTP server (@hono/node-server). `serve()` resolves once the socket listens and returns a
+ * handle with the bound address and a graceful `close()`; the CLI's `lotwise serve` wires SIGINT/SIGTERM to it.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import { type AppOptions, createApp, type LotwiseApp } from "./app.js";
+
+/** Default address of `lotwise serve` (loopback: exposing the service is an explicit choice). */
+export const DEFAULT_HOST = "127.0.0.1";
+/** Default port of `lotwise serve`. */
+export const DEFAULT_PORT = 8000;
+
+/** Options of {@link serve}: the app's options plus where to listen. */
+export interface ServeOptions extends AppOptions {
+  /** Interface to bind. @default DEFAULT_HOST */
+  host?: string;
+  /** Port to bind; 0 picks a free one. @default DEFAULT_PORT */
+  port?: number;
+}
+
+/** A listening server. */
+export interface ServerHandle {
+  /** The bound interface. */
+  readonly host: string;
+  /** The bound port (the real one when 0 was asked). */
+  readonly port: number;
+  /** Base URL, e.g. `http://127.0.0.1:8000`. */
+  readonly url: string;
+  /** The Hono app served. */
+  readonly app: LotwiseApp;
+  /** The Node server (for advanced wiring). */
+  readonly server: Server;
+  /**
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`, then closes what is left.
+   * Resolves when the server is closed; idempotent.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * Starts the service on a port.
+ * @throws {Error} (rejects) when the address cannot be bound, e.g. `EADDRINUSE`.
+ * @example const handle = await serve({ ctx, port: 0 }); ...; await handle.close();
+ */
+export function serve(options: ServeOptions): Promise<ServerHandle> {
+  const app = createApp(options);
+  const host = options.host ?? DEFAULT_HOST;
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off("error", reject);
+      const address = server.address() as AddressInfo;
+      const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      let closing: Promise<void> | undefined;
+      resolve({
+        host: address.address,
+        port: address.port,
+        url: `http://${urlHost}:${address.port}`,
+        app,
+        server,
+        close: ({ graceMs = 5_000 } = {}) => {
+          closing ??= new Promise<void>((done) => {
+            const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+            timer.unref();
+            server.close(() => {
+              clearTimeout(timer);
+              done();
+            });
+            // Keep-alive sockets with no request in flight would otherwise hold close() open.
+            server.closeIdleConnections();
+          });
+          return closing;
+        },
+      });
+    });
+  });
+}

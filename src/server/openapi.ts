@@ -1,0 +1,320 @@
+/**
+ * @module server/openapi
+ * The OpenAPI 3.1 document of the service, generated from the route table and the contract's schemas:
+ * request bodies are converted with io "input" (fields with defaults optional), responses with io "output"; a
+ * schema whose two forms differ gets a second component named `<Id>Input`. Every operation lists its error
+ * responses with the envelope, and examples come from `CONTRACT_EXAMPLES`.
+ */
+import * as z from "zod";
+import {
+  CONTRACT_EXAMPLES,
+  type ContractExampleId,
+  contractJsonSchema,
+  contractJsonSchemaComponents,
+  contractRegistry,
+} from "../contract/index.js";
+import { VERSION } from "../version.js";
+import { DEFAULT_MAX_BODY_BYTES, MEDIA_TYPES } from "./body.js";
+import { INTERNAL_ERROR_MESSAGE, WWW_AUTHENTICATE } from "./error-response.js";
+import { type AnyRoute, pathParameters } from "./route.js";
+
+/** An OpenAPI 3.1 document (the parts this module writes are typed loosely: it is served as JSON). */
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  tags: { name: string; description?: string }[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas: Record<string, unknown>;
+    responses: Record<string, unknown>;
+    securitySchemes: Record<string, unknown>;
+  };
+  security: Record<string, string[]>[];
+}
+
+/** One operation of the document. */
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+  security?: Record<string, string[]>[];
+  "x-lotwise-spec-endpoint"?: number;
+  "x-lotwise-extension"?: boolean;
+}
+
+/** Name of the security scheme (the spec's). */
+export const SECURITY_SCHEME = "ProAPIToken";
+
+const REF = "#/components/schemas/";
+
+/** Error responses in `components.responses`, by status. */
+const ERROR_RESPONSES: Record<number, { name: string; description: string; example: unknown }> = {
+  400: {
+    name: "BadRequest",
+    description:
+      "The request is invalid: a field fails validation (`validation_error`, with `details`), a reference cannot be resolved, a path parameter is not a uuid (`invalid_path_parameter`) or the body cannot be parsed (`malformed_body`).",
+    example: CONTRACT_EXAMPLES.ErrorEnvelope,
+  },
+  401: {
+    name: "Unauthorized",
+    description: "The X-Api-Key header is missing, malformed, unknown or revoked (`unauthorized`).",
+    example: {
+      error: {
+        code: "unauthorized",
+        message:
+          "Missing X-Api-Key header. Send an API key of your organization in the X-Api-Key header (issue one with `lotwise keys create`).",
+      },
+    },
+  },
+  404: {
+    name: "NotFound",
+    description:
+      "The resource does not exist in the key's organization (`<resource>_not_found`); a path under another organization answers `organization_not_found`, exactly as for one that does not exist.",
+    example: {
+      error: {
+        code: "client_not_found",
+        message: "Client 7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d not found.",
+      },
+    },
+  },
+  405: {
+    name: "MethodNotAllowed",
+    description: "The path exists but not with this method; `Allow` lists the methods it has.",
+    example: {
+      error: {
+        code: "method_not_allowed",
+        message: "PUT is not allowed on this path; allowed: GET, HEAD, PATCH.",
+      },
+    },
+  },
+  409: {
+    name: "Conflict",
+    description: "The request conflicts with the stored state (`conflict`).",
+    example: { error: { code: "conflict", message: "Composite asset classes nest deeper than 8 levels." } },
+  },
+  413: {
+    name: "PayloadTooLarge",
+    description: `The body is larger than the server's limit (default ${DEFAULT_MAX_BODY_BYTES} bytes) (\`payload_too_large\`).`,
+    example: {
+      error: { code: "payload_too_large", message: "The request body is larger than the limit of 1 MiB." },
+    },
+  },
+  415: {
+    name: "UnsupportedMediaType",
+    description:
+      "The body's Content-Type is missing or not accepted by the route (`unsupported_media_type`).",
+    example: {
+      error: {
+        code: "unsupported_media_type",
+        message: "Content-Type text/plain is not accepted here; accepted: application/json.",
+      },
+    },
+  },
+  422: {
+    name: "Unprocessable",
+    description:
+      "The request is valid but cannot be carried out: infeasible or failed optimization (`infeasible`, `unbounded`, `solver_error`), missing market data (`missing_price`, `data_error`), impossible lot operations (`insufficient_lots`).",
+    example: { error: { code: "missing_price", message: "No price for AAPL:XNAS on or before 2025-01-31." } },
+  },
+  503: {
+    name: "ServiceUnavailable",
+    description: "The store cannot be used by this server version (`store_version`).",
+    example: {
+      error: { code: "store_version", message: "The store was written by a newer lotwise (schema 7)." },
+    },
+  },
+  500: {
+    name: "InternalError",
+    description: "An unexpected failure; the message reveals nothing about the internals (`internal_error`).",
+    example: { error: { code: "internal_error", message: INTERNAL_ERROR_MESSAGE } },
+  },
+};
+
+/** Component schemas: output forms under their ids, differing input forms as `<Id>Input`. */
+function componentSchemas(): { schemas: Record<string, unknown>; inputRef: (id: string) => string } {
+  const output = contractJsonSchemaComponents((id) => REF + id, { io: "output" }).schemas;
+  const canon = (v: unknown) => JSON.stringify(v);
+  // A schema needs an input component when its input form differs, also only through a reference (fixpoint).
+  let renamed = new Set<string>();
+  let input: Record<string, unknown> = {};
+  for (let round = 0; round < 50; round++) {
+    const current = renamed;
+    input = contractJsonSchemaComponents((id) => REF + (current.has(id) ? `${id}Input` : id), {
+      io: "input",
+    }).schemas;
+    const next = new Set(Object.keys(input).filter((id) => canon(input[id]) !== canon(output[id])));
+    if (next.size === current.size && [...next].every((id) => current.has(id))) break;
+    renamed = new Set([...current, ...next]);
+  }
+  const schemas: Record<string, unknown> = { ...output };
+  for (const id of renamed) schemas[`${id}Input`] = input[id];
+  return { schemas, inputRef: (id) => REF + (renamed.has(id) ? `${id}Input` : id) };
+}
+
+/** JSON Schema of a route's schema: a `$ref` to its component when it is named, else inline. */
+function schemaOf(schema: z.ZodType, io: "input" | "output", ref: (id: string) => string): unknown {
+  const id = contractRegistry.get(schema)?.id;
+  if (id !== undefined) return { $ref: ref(id) };
+  const { $schema: _dialect, ...rest } = contractJsonSchema(schema, { io }) as Record<string, unknown>;
+  return rest;
+}
+
+function exampleOf(schema: z.ZodType): { example: unknown } | Record<string, never> {
+  const id = contractRegistry.get(schema)?.id;
+  return id !== undefined && id in CONTRACT_EXAMPLES
+    ? { example: CONTRACT_EXAMPLES[id as ContractExampleId] }
+    : {};
+}
+
+/** Query parameters of a route from its object schema. */
+function queryParameters(schema: z.ZodType): unknown[] {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as {
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => {
+    const { description, ...rest } = s as { description?: string };
+    return {
+      name,
+      in: "query",
+      required: (json.required ?? []).includes(name),
+      schema: rest,
+      ...(description !== undefined ? { description } : {}),
+    };
+  });
+}
+
+/** Error statuses an operation documents. */
+function errorStatuses(route: AnyRoute): number[] {
+  const s = new Set<number>([500]);
+  if (!route.public) s.add(401);
+  const params = pathParameters(route.path);
+  if (params.length > 0) {
+    s.add(404);
+    if (params.some((p) => p !== "organization_uuid")) s.add(400);
+  }
+  if (route.body) {
+    s.add(400);
+    s.add(413);
+    s.add(415);
+  }
+  if (route.query) s.add(400);
+  for (const e of route.errors ?? []) s.add(e);
+  return [...s].sort((a, b) => a - b);
+}
+
+function operation(route: AnyRoute, inputRef: (id: string) => string): OpenApiOperation {
+  const op: OpenApiOperation = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    responses: {},
+  };
+  if (route.description !== undefined) op.description = route.description;
+  if (route.specEndpoint !== undefined) op["x-lotwise-spec-endpoint"] = route.specEndpoint;
+  else if (!route.public) op["x-lotwise-extension"] = true;
+  if (route.public) op.security = [];
+  const parameters: unknown[] = pathParameters(route.path).map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string", format: "uuid" },
+    description:
+      name === "organization_uuid" ? "your organization (the one your API key belongs to)" : `uuid (${name})`,
+  }));
+  if (route.query) parameters.push(...queryParameters(route.query));
+  if (parameters.length > 0) op.parameters = parameters;
+  if (route.body) {
+    const schema = schemaOf(route.body.schema, "input", inputRef);
+    const example = exampleOf(route.body.schema);
+    const content: Record<string, unknown> = {};
+    for (const encoding of route.body.accept ?? ["json"])
+      content[MEDIA_TYPES[encoding]] =
+        encoding === "json"
+          ? { schema, ...example }
+          : {
+              schema,
+              description:
+                "Same fields as the JSON body; nested fields use brackets: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5 (see /api/v1/docs).",
+            };
+    op.requestBody = { required: true, content };
+  }
+  const ok: Record<string, unknown> = { description: route.response.description };
+  if (route.response.schema)
+    ok.content = {
+      "application/json": {
+        schema: schemaOf(route.response.schema, "output", (id) => REF + id),
+        ...exampleOf(route.response.schema),
+      },
+    };
+  else if (route.response.contentType)
+    ok.content = { [route.response.contentType]: { schema: { type: "string" } } };
+  op.responses[String(route.response.status)] = ok;
+  for (const status of errorStatuses(route))
+    op.responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` };
+  return op;
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of a route table.
+ * @example buildOpenApiDocument(API_ROUTES).paths["/api/v1/me"].get.operationId // "whoAmI"
+ */
+export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocument {
+  const { schemas, inputRef } = componentSchemas();
+  const paths: OpenApiDocument["paths"] = {};
+  const tags: string[] = [];
+  for (const route of routes) {
+    if (!tags.includes(route.tag)) tags.push(route.tag);
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = operation(route, inputRef);
+  }
+  // Every error answer is documented, also 405 which belongs to paths rather than to operations.
+  const responses: Record<string, unknown> = {};
+  for (const status of Object.keys(ERROR_RESPONSES).map(Number)) {
+    const e = ERROR_RESPONSES[status]!;
+    const body: Record<string, unknown> = {
+      description: e.description,
+      content: { "application/json": { schema: { $ref: `${REF}ErrorEnvelope` }, example: e.example } },
+    };
+    if (status === 401)
+      body.headers = {
+        "WWW-Authenticate": { description: `Always \`${WWW_AUTHENTICATE}\`.`, schema: { type: "string" } },
+      };
+    if (status === 405)
+      body.headers = { Allow: { description: "Methods the path accepts.", schema: { type: "string" } } };
+    responses[e.name] = body;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "lotwise",
+      version: VERSION,
+      description: [
+        "Tax-managed portfolios over HTTP: portfolio configurations, clients and accounts with tax lots, asset classes.",
+        "Authenticate every request (except this document and /api/v1/docs) with the header X-Api-Key.",
+        "Organization-scoped paths end with a slash; design-preview paths (/api/v1/...) do not.",
+        'Every error has the body {"error": {"code", "message", "details"?}}; details list the offending fields of a validation error.',
+        "Operations marked x-lotwise-extension are not in the interface spec (PRODUCT.md section 6).",
+      ].join("\n\n"),
+    },
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      schemas,
+      responses,
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Api-Key",
+          description: "An API key of your organization (lotwise keys create).",
+        },
+      },
+    },
+    security: [{ [SECURITY_SCHEME]: [] }],
+  };
+}

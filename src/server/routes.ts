@@ -1,0 +1,277 @@
+/**
+ * @module server/routes
+ * The route table of the service's operations: endpoints 3 to 6 of the interface spec and the extensions of
+ * PRODUCT.md section 6 that exist so far, plus `GET /api/v1/me` and the account lookup. Each entry calls one
+ * service function with the key's organization. Paths are written exactly as in the spec: organization-scoped
+ * paths end with a slash, design-preview paths (`/api/v1/...`) do not.
+ */
+import {
+  type AccountCreate,
+  type AssetClassCreate,
+  accountCreateSchema,
+  accountListSchema,
+  accountLookupSchema,
+  accountSchema,
+  assetClassCreateSchema,
+  assetClassListSchema,
+  assetClassSchema,
+  type ClientCreate,
+  type ClientUpdate,
+  clientCreateSchema,
+  clientListSchema,
+  clientSchema,
+  clientUpdateSchema,
+  type PortfolioConfigCreate,
+  type PortfolioConfigWrite,
+  portfolioConfigCreateSchema,
+  portfolioConfigListSchema,
+  portfolioConfigReadSchema,
+  portfolioConfigWriteSchema,
+  type WhoAmI,
+  whoAmISchema,
+} from "../contract/index.js";
+import {
+  createAccount,
+  createAssetClass,
+  createClient,
+  createPortfolioConfig,
+  deleteClient,
+  findAccount,
+  getAccount,
+  getClient,
+  getPortfolioConfig,
+  listAccounts,
+  listAssetClasses,
+  listClients,
+  listPortfolioConfigs,
+  readAssetClass,
+  updateClient,
+  updatePortfolioConfig,
+} from "../service/index.js";
+import { type AnyRoute, defineRoute } from "./route.js";
+
+/** Prefix of the organization-scoped path family. */
+export const ORG_PREFIX = "/api/v1/custom/org/{organization_uuid}";
+
+const TAGS = {
+  me: "Identity",
+  clients: "Clients and accounts",
+  configs: "Portfolio configurations",
+  assetClasses: "Asset classes",
+} as const;
+
+/** Every operation route of the service, in documentation order. */
+export const API_ROUTES: readonly AnyRoute[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/me",
+    operationId: "whoAmI",
+    tag: TAGS.me,
+    summary: "The organization of the presented API key",
+    description:
+      "Extension. Answers which organization (and which key id) the X-Api-Key belongs to; remote clients use it to learn the organization uuid of their key.",
+    response: { status: 200, schema: whoAmISchema, description: "The key's organization." },
+    handler: ({ ctx, org, keyId }): WhoAmI => ({
+      organization_uuid: org,
+      organization_name: ctx.store.organizations.get(org)?.name ?? "",
+      api_key_id: keyId,
+    }),
+  }),
+
+  // Clients and accounts
+  defineRoute<ClientCreate>({
+    method: "POST",
+    path: `${ORG_PREFIX}/clients/`,
+    operationId: "createClient",
+    tag: TAGS.clients,
+    summary: "Create a client",
+    description: "Extension. Creates a client without accounts.",
+    body: { schema: clientCreateSchema },
+    response: { status: 201, schema: clientSchema, description: "The new client." },
+    handler: ({ ctx, org, body }) => createClient(ctx, org, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/`,
+    operationId: "listClients",
+    tag: TAGS.clients,
+    summary: "List clients",
+    description: "Extension. Every client of the organization with its accounts, oldest first.",
+    cache: true,
+    response: { status: 200, schema: clientListSchema, description: "The clients." },
+    handler: ({ ctx, org }) => listClients(ctx, org),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{uuid}/`,
+    operationId: "getClient",
+    tag: TAGS.clients,
+    summary: "Get a client",
+    description: "Extension. One client with its accounts in the read shape.",
+    cache: true,
+    response: { status: 200, schema: clientSchema, description: "The client." },
+    handler: ({ ctx, org, params }) => getClient(ctx, org, params.uuid!),
+  }),
+  defineRoute<ClientUpdate>({
+    method: "PATCH",
+    path: `${ORG_PREFIX}/clients/{uuid}/`,
+    operationId: "updateClient",
+    tag: TAGS.clients,
+    specEndpoint: 6,
+    summary: "Update a client",
+    description:
+      "Endpoint 6. Absent fields keep their values; provided lists (holdings.tax_lots, asset_class_settings) replace the stored ones. Account-level fields apply to `account_uuid` (extension) or to the client's first account. An archived asset class cannot be newly assigned, but an existing assignment survives. All or nothing.",
+    body: { schema: clientUpdateSchema },
+    response: { status: 200, schema: clientSchema, description: "The updated client." },
+    errors: [409],
+    handler: ({ ctx, org, params, body }) => updateClient(ctx, org, params.uuid!, body),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: `${ORG_PREFIX}/clients/{uuid}/`,
+    operationId: "deleteClient",
+    tag: TAGS.clients,
+    summary: "Delete a client",
+    description: "Extension. Deletes the client, its accounts and their lots.",
+    response: { status: 204, description: "Deleted; no body." },
+    handler: ({ ctx, org, params }) => deleteClient(ctx, org, params.uuid!),
+  }),
+  defineRoute<AccountCreate>({
+    method: "POST",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/`,
+    operationId: "createAccount",
+    tag: TAGS.clients,
+    summary: "Create an account",
+    description:
+      "Extension. Creates an account of the client, optionally with cash, tax lots and a configuration.",
+    body: { schema: accountCreateSchema },
+    response: { status: 201, schema: accountSchema, description: "The new account." },
+    handler: ({ ctx, org, params, body }) => createAccount(ctx, org, params.client_uuid!, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/`,
+    operationId: "listAccounts",
+    tag: TAGS.clients,
+    summary: "List the accounts of a client",
+    description: "Extension.",
+    cache: true,
+    response: { status: 200, schema: accountListSchema, description: "The client's accounts." },
+    handler: ({ ctx, org, params }) => listAccounts(ctx, org, params.client_uuid!),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/`,
+    operationId: "getAccount",
+    tag: TAGS.clients,
+    summary: "Get an account",
+    description: "Extension. The account with valued positions and unrealized gains.",
+    cache: true,
+    response: { status: 200, schema: accountSchema, description: "The account." },
+    handler: ({ ctx, org, params }) => getAccount(ctx, org, params.client_uuid!, params.account_uuid!),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/accounts/{account_uuid}/`,
+    operationId: "findAccount",
+    tag: TAGS.clients,
+    summary: "Find an account by its uuid alone",
+    description: "Extension. The account and the uuid of the client it belongs to.",
+    cache: true,
+    response: { status: 200, schema: accountLookupSchema, description: "The account and its client." },
+    handler: ({ ctx, org, params }) => {
+      const { clientUuid } = findAccount(ctx, org, params.account_uuid!);
+      return { client_uuid: clientUuid, account: getAccount(ctx, org, clientUuid, params.account_uuid!) };
+    },
+  }),
+
+  // Portfolio configurations
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/portfolio_configs/`,
+    operationId: "listPortfolioConfigs",
+    tag: TAGS.configs,
+    specEndpoint: 3,
+    summary: "List portfolio configurations",
+    description: "Endpoint 3. Every configuration of the organization in the read shape, oldest first.",
+    cache: true,
+    response: { status: 200, schema: portfolioConfigListSchema, description: "The configurations." },
+    handler: ({ ctx, org }) => listPortfolioConfigs(ctx, org),
+  }),
+  defineRoute<PortfolioConfigCreate>({
+    method: "POST",
+    path: `${ORG_PREFIX}/portfolio_configs/`,
+    operationId: "createPortfolioConfig",
+    tag: TAGS.configs,
+    summary: "Create a portfolio configuration",
+    description: "Extension. The write shape with `name` required; status defaults to draft.",
+    body: { schema: portfolioConfigCreateSchema },
+    response: { status: 201, schema: portfolioConfigReadSchema, description: "The new configuration." },
+    errors: [409],
+    handler: ({ ctx, org, body }) => createPortfolioConfig(ctx, org, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/portfolio_configs/{config_uuid}/`,
+    operationId: "getPortfolioConfig",
+    tag: TAGS.configs,
+    summary: "Get a portfolio configuration",
+    description: "Extension.",
+    cache: true,
+    response: { status: 200, schema: portfolioConfigReadSchema, description: "The configuration." },
+    handler: ({ ctx, org, params }) => getPortfolioConfig(ctx, org, params.config_uuid!),
+  }),
+  defineRoute<PortfolioConfigWrite>({
+    method: "PATCH",
+    path: `${ORG_PREFIX}/portfolio_configs/{config_uuid}/`,
+    operationId: "updatePortfolioConfig",
+    tag: TAGS.configs,
+    specEndpoint: 4,
+    summary: "Update a portfolio configuration",
+    description:
+      "Endpoint 4. Absent fields keep their values, null resets a scalar, provided lists (no_hold_tickers, no_trade_tickers, target_ticker_weights, asset_allocations, dynamic_rules, ...) replace the stored lists, tax_preferences merge field by field. Every theme_asset_id must be in the security master; unknown ones are named in the error details.",
+    body: { schema: portfolioConfigWriteSchema },
+    response: { status: 200, schema: portfolioConfigReadSchema, description: "The updated configuration." },
+    errors: [409],
+    handler: ({ ctx, org, params, body }) => updatePortfolioConfig(ctx, org, params.config_uuid!, body),
+  }),
+
+  // Asset classes
+  defineRoute<AssetClassCreate>({
+    method: "POST",
+    path: `${ORG_PREFIX}/asset_classes/`,
+    operationId: "createAssetClass",
+    tag: TAGS.assetClasses,
+    summary: "Create an asset class",
+    description:
+      "Extension. A simple sleeve names what it invests in; a composite one lists child allocations.",
+    body: { schema: assetClassCreateSchema },
+    response: { status: 201, schema: assetClassSchema, description: "The new asset class." },
+    errors: [409],
+    handler: ({ ctx, org, body }) => createAssetClass(ctx, org, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/asset_classes/`,
+    operationId: "listAssetClasses",
+    tag: TAGS.assetClasses,
+    summary: "List asset classes",
+    description: "Extension. Asset classes that are not archived, oldest first.",
+    cache: true,
+    response: { status: 200, schema: assetClassListSchema, description: "The asset classes." },
+    handler: ({ ctx, org }) => listAssetClasses(ctx, org),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/asset_classes/{asset_class_uuid}/`,
+    operationId: "getAssetClass",
+    tag: TAGS.assetClasses,
+    specEndpoint: 5,
+    summary: "Get an asset class",
+    description: "Endpoint 5. Archived asset classes stay readable.",
+    cache: true,
+    response: { status: 200, schema: assetClassSchema, description: "The asset class." },
+    errors: [409],
+    handler: ({ ctx, org, params }) => readAssetClass(ctx, org, params.asset_class_uuid!),
+  }),
+];

@@ -1,0 +1,336 @@
+/**
+ * Authentication and isolation on every route: 401 for a missing, malformed, unknown or revoked key (one message
+ * for the three bad-key cases); another organization's paths and resources answer 404 exactly like ones that do
+ * not exist, and a key of organization A never reads or changes B's data; `last_used_at` throttling.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type AnyRoute, API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
+import { listAssetClasses, listClients, listPortfolioConfigs } from "../src/service/index.js";
+import {
+  createTestStore,
+  type SeededOrganization,
+  seedOrganization,
+  type TestStore,
+} from "./helpers/fixture.js";
+import { type Answer, envelope, send } from "./helpers/http.js";
+
+let t: TestStore;
+let app: LotwiseApp;
+let a: SeededOrganization;
+let b: SeededOrganization;
+
+beforeAll(() => {
+  t = createTestStore();
+  a = seedOrganization(t, t.orgA);
+  b = seedOrganization(t, t.orgB);
+  app = createApp({ ctx: t.ctx });
+});
+afterAll(() => t.close());
+
+/** Path parameter values that address the resources of one organization. */
+function valuesOf(orgUuid: string, s: SeededOrganization): Record<string, string> {
+  return {
+    organization_uuid: orgUuid,
+    uuid: s.clientUuid,
+    client_uuid: s.clientUuid,
+    account_uuid: s.accountUuid,
+    config_uuid: s.configUuid,
+    asset_class_uuid: s.assetClassUuids[0]!,
+  };
+}
+
+function concrete(route: AnyRoute, values: Record<string, string>): string {
+  return route.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => values[name]!);
+}
+
+/** A body each route accepts (so that a 404 comes from isolation, not from validation). */
+function validBody(route: AnyRoute): unknown {
+  switch (route.operationId) {
+    case "createClient":
+      return { external_id: "intruder" };
+    case "updateClient":
+      return { external_id: "changed by intruder", metadata: { hacked: true } };
+    case "createAccount":
+      return { name: "intruder" };
+    case "createPortfolioConfig":
+      return { name: "intruder" };
+    case "updatePortfolioConfig":
+      return { name: "changed by intruder" };
+    case "createAssetClass":
+      return { name: "intruder", benchmark_index_identifier: "SYNTH500" };
+    default:
+      if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
+      return undefined;
+  }
+}
+
+function call(route: AnyRoute, path: string, key?: string): Promise<Answer> {
+  const body = validBody(route);
+  return send(app, route.method, path, {
+    ...(key !== undefined ? { key } : {}),
+    ...(body !== undefined ? { json: body } : {}),
+  });
+}
+
+/** Everything organization B has, as the service reads it. */
+function snapshotB(): string {
+  return JSON.stringify({
+    clients: listClients(t.ctx, t.orgB.uuid),
+    configs: listPortfolioConfigs(t.ctx, t.orgB.uuid),
+    assetClasses: listAssetClasses(t.ctx, t.orgB.uuid, true),
+  });
+}
+
+const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** Same status and code, and the same message and details once the uuids they show are blanked. */
+function expectSameAnswer(actual: Answer, reference: Answer): void {
+  expect(actual.status).toBe(reference.status);
+  const x = envelope(actual);
+  const y = envelope(reference);
+  expect(x.code).toBe(y.code);
+  expect(x.message.replace(UUID_RE, "<uuid>")).toBe(y.message.replace(UUID_RE, "<uuid>"));
+  expect(JSON.stringify(x.details ?? []).replace(UUID_RE, "<uuid>")).toBe(
+    JSON.stringify(y.details ?? []).replace(UUID_RE, "<uuid>"),
+  );
+}
+
+const protectedRoutes = () => API_ROUTES.filter((r) => !r.public);
+
+describe("authentication on every route", () => {
+  it("answers 401 unauthorized with a challenge when the key is missing", async () => {
+    const before = snapshotB();
+    for (const route of protectedRoutes()) {
+      const answer = await call(route, concrete(route, valuesOf(t.orgA.uuid, a)));
+      expect(answer.status, `${route.method} ${route.path}`).toBe(401);
+      expect(envelope(answer)).toEqual({
+        code: "unauthorized",
+        message:
+          "Missing X-Api-Key header. Send an API key of your organization in the X-Api-Key header (issue one with `lotwise keys create`).",
+      });
+      expect(answer.headers.get("www-authenticate")).toBe('ApiKey realm="lotwise", header="X-Api-Key"');
+    }
+    expect(snapshotB()).toBe(before);
+    expect(listClients(t.ctx, t.orgA.uuid).some((c) => c.external_id === "intruder")).toBe(false);
+  });
+
+  it("answers 401 with one message for malformed, unknown and revoked keys on every route", async () => {
+    const revoked = t.store.apiKeys.create(t.orgA.uuid, "to revoke");
+    t.store.apiKeys.revoke(t.orgA.uuid, revoked.record.id);
+    // Same format as a real key (lw_<12 hex>_<43 base64url>), never issued.
+    const unknown = `lw_${"0".repeat(12)}_${"A".repeat(43)}`;
+    // A real key with one character changed: right id, wrong secret.
+    const tampered = `${t.orgA.apiKey.slice(0, -1)}${t.orgA.apiKey.endsWith("A") ? "B" : "A"}`;
+    for (const route of protectedRoutes()) {
+      const messages = new Set<string>();
+      for (const key of ["not-a-key", unknown, tampered, revoked.key]) {
+        const answer = await call(route, concrete(route, valuesOf(t.orgA.uuid, a)), key);
+        expect(answer.status, `${route.method} ${route.path} with ${key}`).toBe(401);
+        const e = envelope(answer);
+        expect(e.code).toBe("unauthorized");
+        messages.add(e.message);
+      }
+      expect([...messages]).toEqual([
+        "Invalid API key: it is malformed, unknown or revoked. Send a current key of your organization in the X-Api-Key header (list keys with `lotwise keys list`).",
+      ]);
+    }
+  });
+
+  it("takes a revocation into account on the very next request, even for a key just used", async () => {
+    const issued = t.store.apiKeys.create(t.orgA.uuid, "short-lived");
+    const path = `/api/v1/custom/org/${t.orgA.uuid}/clients/`;
+    expect((await send(app, "GET", path, { key: issued.key })).status).toBe(200);
+    expect((await send(app, "GET", path, { key: issued.key })).status).toBe(200);
+    t.store.apiKeys.revoke(t.orgA.uuid, issued.record.id);
+    expect((await send(app, "GET", path, { key: issued.key })).status).toBe(401);
+  });
+
+  it("looks a key up in the store once while the store is unchanged", async () => {
+    const lookups = vi.spyOn(t.store.apiKeys, "authenticate");
+    try {
+      const path = `/api/v1/custom/org/${t.orgA.uuid}/portfolio_configs/`;
+      // Warm up: the first use in a minute records last_used_at, which is a write.
+      for (let i = 0; i < 2; i++) {
+        await send(app, "GET", path, { key: t.orgA.apiKey });
+        await new Promise((r) => setImmediate(r));
+      }
+      lookups.mockClear();
+      for (let i = 0; i < 5; i++)
+        expect((await send(app, "GET", path, { key: t.orgA.apiKey })).status).toBe(200);
+      expect(lookups).not.toHaveBeenCalled();
+      // Any write (here an unrelated client) makes the server check the key again.
+      t.store.clients.create(t.orgB.uuid, { externalId: "unrelated" });
+      expect((await send(app, "GET", path, { key: t.orgA.apiKey })).status).toBe(200);
+      expect(lookups).toHaveBeenCalledTimes(1);
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
+  it("serves the OpenAPI document and the docs page without a key", async () => {
+    expect((await send(app, "GET", "/api/v1/openapi.json")).status).toBe(200);
+    expect((await send(app, "GET", "/api/v1/docs")).status).toBe(200);
+  });
+
+  it("records last_used_at at most once a minute per key, after the response", async () => {
+    const issued = t.store.apiKeys.create(t.orgA.uuid, "usage");
+    const lastUsed = () =>
+      t.store.apiKeys.list(t.orgA.uuid).find((k) => k.id === issued.record.id)!.lastUsedAt;
+    const tick = () => new Promise((r) => setImmediate(r));
+    expect(lastUsed()).toBeNull();
+    const start = t.clock.now().toISOString();
+    await send(app, "GET", "/api/v1/me", { key: issued.key });
+    await tick();
+    expect(lastUsed()).toBe(start);
+    t.clock.advance(59_000);
+    await send(app, "GET", "/api/v1/me", { key: issued.key });
+    await tick();
+    expect(lastUsed()).toBe(start);
+    t.clock.advance(1_000);
+    await send(app, "GET", "/api/v1/me", { key: issued.key });
+    await tick();
+    expect(lastUsed()).toBe(t.clock.now().toISOString());
+  });
+});
+
+describe("isolation between organizations on every route", () => {
+  it("answers A's key on B's organization paths exactly as on an organization that does not exist", async () => {
+    const before = snapshotB();
+    const ghost = crypto.randomUUID();
+    const orgRoutes = protectedRoutes().filter((r) => r.path.includes("{organization_uuid}"));
+    expect(orgRoutes.length).toBe(API_ROUTES.length - 1);
+    for (const route of orgRoutes) {
+      const onB = await call(route, concrete(route, valuesOf(t.orgB.uuid, b)), t.orgA.apiKey);
+      const onGhost = await call(
+        route,
+        concrete(route, { ...valuesOf(t.orgB.uuid, b), organization_uuid: ghost }),
+        t.orgA.apiKey,
+      );
+      expect(onB.status, `${route.method} ${route.path}`).toBe(404);
+      expect(envelope(onB)).toEqual({
+        code: "organization_not_found",
+        message: `Organization ${t.orgB.uuid} not found.`,
+      });
+      expectSameAnswer(onB, onGhost);
+    }
+    expect(snapshotB()).toBe(before);
+  });
+
+  it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
+    const before = snapshotB();
+    const withResource = protectedRoutes().filter((r) =>
+      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid)\}/.test(r.path),
+    );
+    expect(withResource.map((r) => r.operationId).sort()).toEqual(
+      [
+        "getClient",
+        "updateClient",
+        "deleteClient",
+        "createAccount",
+        "listAccounts",
+        "getAccount",
+        "findAccount",
+        "getPortfolioConfig",
+        "updatePortfolioConfig",
+        "getAssetClass",
+      ].sort(),
+    );
+    for (const route of withResource) {
+      // Every resource parameter points at B's resource; the organization is A's own.
+      const onB = await call(
+        route,
+        concrete(route, { ...valuesOf(t.orgB.uuid, b), organization_uuid: t.orgA.uuid }),
+        t.orgA.apiKey,
+      );
+      expect(onB.status, `${route.method} ${route.path}`).toBe(404);
+      // The same request with fresh uuids everywhere.
+      const ghosts: Record<string, string> = { organization_uuid: t.orgA.uuid };
+      for (const name of ["uuid", "client_uuid", "account_uuid", "config_uuid", "asset_class_uuid"])
+        ghosts[name] = crypto.randomUUID();
+      const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);
+      expectSameAnswer(onB, onGhost);
+    }
+    expect(snapshotB()).toBe(before);
+  });
+
+  it("treats B's resources named in a body of A like resources that do not exist", async () => {
+    const before = snapshotB();
+    const key = t.orgA.apiKey;
+    const org = `/api/v1/custom/org/${t.orgA.uuid}`;
+    const ghost = crypto.randomUUID();
+    const cases: { method: string; path: string; body: (ref: string) => unknown; ref: string }[] = [
+      {
+        method: "PATCH",
+        path: `${org}/clients/${a.clientUuid}/`,
+        body: (r) => ({ portfolio_config_uuid: r }),
+        ref: b.configUuid,
+      },
+      {
+        method: "PATCH",
+        path: `${org}/clients/${a.clientUuid}/`,
+        body: (r) => ({ asset_class_settings: [{ asset_class_uuid: r }] }),
+        ref: b.assetClassUuids[0]!,
+      },
+      {
+        method: "PATCH",
+        path: `${org}/clients/${a.clientUuid}/`,
+        body: (r) => ({ account_uuid: r }),
+        ref: b.accountUuid,
+      },
+      {
+        method: "PATCH",
+        path: `${org}/portfolio_configs/${a.configUuid}/`,
+        body: (r) => ({ asset_allocations: [{ asset_class_uuid: r, target_allocation: "0.5" }] }),
+        ref: b.assetClassUuids[0]!,
+      },
+      {
+        method: "POST",
+        path: `${org}/clients/${a.clientUuid}/accounts/`,
+        body: (r) => ({ portfolio_config_uuid: r }),
+        ref: b.configUuid,
+      },
+      {
+        method: "POST",
+        path: `${org}/asset_classes/`,
+        body: (r) => ({
+          name: "composite",
+          is_composite: true,
+          asset_allocations: [{ asset_class_uuid: r, target_allocation: "1" }],
+        }),
+        ref: b.assetClassUuids[0]!,
+      },
+      {
+        method: "POST",
+        path: `${org}/asset_classes/`,
+        body: (r) => ({
+          name: "impl",
+          benchmark_index_identifier: "SYNTH500",
+          permitted_implementation_uuids: [r],
+        }),
+        ref: b.assetClassUuids[1]!,
+      },
+    ];
+    for (const c of cases) {
+      const onB = await send(app, c.method, c.path, { key, json: c.body(c.ref) });
+      const onGhost = await send(app, c.method, c.path, { key, json: c.body(ghost) });
+      expect(onB.status, `${c.method} ${c.path} ${JSON.stringify(c.body(c.ref))}`).toBeGreaterThanOrEqual(
+        400,
+      );
+      expectSameAnswer(onB, onGhost);
+    }
+    expect(snapshotB()).toBe(before);
+  });
+
+  it("lists only the key's organization's data", async () => {
+    const key = t.orgA.apiKey;
+    const org = `/api/v1/custom/org/${t.orgA.uuid}`;
+    const bIds = new Set([b.clientUuid, b.configUuid, ...b.assetClassUuids]);
+    for (const path of ["clients/", "portfolio_configs/", "asset_classes/"]) {
+      const answer = await send(app, "GET", `${org}/${path}`, { key });
+      expect(answer.status).toBe(200);
+      const ids = (answer.body as { uuid: string }[]).map((x) => x.uuid);
+      expect(ids.length).toBeGreaterThan(0);
+      expect(ids.filter((id) => bIds.has(id))).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,467 @@
+/**
+ * Every operation route through the app (`app.request`): status codes and success shapes validated by the
+ * contract, agreement with the service layer, PATCH semantics of endpoints 4 and 6 (lists replace, absent fields
+ * keep their values, null resets), reference checks (unknown theme_asset_id, archived asset classes).
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type * as z from "zod";
+import {
+  accountListSchema,
+  accountLookupSchema,
+  accountSchema,
+  assetClassListSchema,
+  assetClassSchema,
+  type Client,
+  clientListSchema,
+  clientSchema,
+  type PortfolioConfigRead,
+  portfolioConfigListSchema,
+  portfolioConfigReadSchema,
+  whoAmISchema,
+} from "../src/contract/index.js";
+import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
+import { getClient, listPortfolioConfigs, readAssetClass } from "../src/service/index.js";
+import {
+  createTestStore,
+  type SeededOrganization,
+  seedOrganization,
+  type TestStore,
+} from "./helpers/fixture.js";
+import { type Answer, envelope, send } from "./helpers/http.js";
+
+let t: TestStore;
+let app: LotwiseApp;
+let seeded: SeededOrganization;
+let key: string;
+let org: string;
+
+beforeAll(() => {
+  t = createTestStore();
+  seeded = seedOrganization(t, t.orgA);
+  seedOrganization(t, t.orgB);
+  app = createApp({ ctx: t.ctx });
+  key = t.orgA.apiKey;
+  org = `/api/v1/custom/org/${t.orgA.uuid}`;
+});
+afterAll(() => t.close());
+
+/** Asserts the status and parses the body with the contract schema (a mismatch fails with zod's issues). */
+function shape<T>(answer: Answer, status: number, schema: z.ZodType<T>): T {
+  expect(answer.status, answer.text.slice(0, 500)).toBe(status);
+  expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+  const parsed = schema.safeParse(answer.body);
+  if (!parsed.success) throw new Error(`response does not match the contract: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+describe("success shapes of every route", () => {
+  it("GET /api/v1/me names the key's organization", async () => {
+    const me = shape(await send(app, "GET", "/api/v1/me", { key }), 200, whoAmISchema);
+    expect(me).toEqual({
+      organization_uuid: t.orgA.uuid,
+      organization_name: "Org A",
+      api_key_id: t.orgA.keyId,
+    });
+  });
+
+  it("clients: create 201, list, read, update (endpoint 6), delete 204", async () => {
+    const created = shape(
+      await send(app, "POST", `${org}/clients/`, { key, json: { external_id: "CRM-1", metadata: { a: 1 } } }),
+      201,
+      clientSchema,
+    );
+    expect(created).toMatchObject({ external_id: "CRM-1", accounts: [], metadata: { a: 1 } });
+    const list = shape(await send(app, "GET", `${org}/clients/`, { key }), 200, clientListSchema);
+    expect(list.map((c) => c.uuid)).toContain(created.uuid);
+    const read = shape(await send(app, "GET", `${org}/clients/${created.uuid}/`, { key }), 200, clientSchema);
+    expect(read).toEqual(created);
+    const updated = shape(
+      await send(app, "PATCH", `${org}/clients/${created.uuid}/`, { key, json: { external_id: "CRM-2" } }),
+      200,
+      clientSchema,
+    );
+    expect(updated.external_id).toBe("CRM-2");
+    const del = await send(app, "DELETE", `${org}/clients/${created.uuid}/`, { key });
+    expect(del.status).toBe(204);
+    expect(del.text).toBe("");
+    const gone = await send(app, "GET", `${org}/clients/${created.uuid}/`, { key });
+    expect(gone.status).toBe(404);
+    expect(envelope(gone)).toEqual({
+      code: "client_not_found",
+      message: `Client ${created.uuid} not found.`,
+    });
+  });
+
+  it("accounts: create 201, list, read, find by uuid alone", async () => {
+    const client = shape(await send(app, "POST", `${org}/clients/`, { key, json: {} }), 201, clientSchema);
+    const account = shape(
+      await send(app, "POST", `${org}/clients/${client.uuid}/accounts/`, {
+        key,
+        json: {
+          name: "IRA",
+          cash_value_usd: "1000",
+          holdings: {
+            tax_lots: [
+              { theme_asset_id: t.usTickers[3]!, quantity: "4", cost_basis: "10", trade_date: "2024-05-01" },
+            ],
+          },
+        },
+      }),
+      201,
+      accountSchema,
+    );
+    expect(account.name).toBe("IRA");
+    expect(account.holdings.tax_lots).toHaveLength(1);
+    const list = shape(
+      await send(app, "GET", `${org}/clients/${client.uuid}/accounts/`, { key }),
+      200,
+      accountListSchema,
+    );
+    expect(list.map((a) => a.uuid)).toEqual([account.uuid]);
+    const read = shape(
+      await send(app, "GET", `${org}/clients/${client.uuid}/accounts/${account.uuid}/`, { key }),
+      200,
+      accountSchema,
+    );
+    expect(read).toEqual(account);
+    const found = shape(
+      await send(app, "GET", `${org}/accounts/${account.uuid}/`, { key }),
+      200,
+      accountLookupSchema,
+    );
+    expect(found).toEqual({ client_uuid: client.uuid, account });
+  });
+
+  it("portfolio configurations: list (endpoint 3), create 201, read, update (endpoint 4)", async () => {
+    const list = shape(
+      await send(app, "GET", `${org}/portfolio_configs/`, { key }),
+      200,
+      portfolioConfigListSchema,
+    );
+    expect(list.map((c) => c.uuid)).toContain(seeded.configUuid);
+    // The HTTP answer is the service's result, serialized.
+    expect(list).toEqual(JSON.parse(JSON.stringify(listPortfolioConfigs(t.ctx, t.orgA.uuid))));
+    const created = shape(
+      await send(app, "POST", `${org}/portfolio_configs/`, { key, json: { name: "Minimal" } }),
+      201,
+      portfolioConfigReadSchema,
+    );
+    expect(created).toMatchObject({ name: "Minimal", status: "draft", no_hold_tickers: [] });
+    const read = shape(
+      await send(app, "GET", `${org}/portfolio_configs/${created.uuid}/`, { key }),
+      200,
+      portfolioConfigReadSchema,
+    );
+    expect(read).toEqual(created);
+    const patched = shape(
+      await send(app, "PATCH", `${org}/portfolio_configs/${created.uuid}/`, {
+        key,
+        json: { status: "archived" },
+      }),
+      200,
+      portfolioConfigReadSchema,
+    );
+    expect(patched.status).toBe("archived");
+  });
+
+  it("asset classes: create 201, list, read (endpoint 5)", async () => {
+    const created = shape(
+      await send(app, "POST", `${org}/asset_classes/`, {
+        key,
+        json: { name: "Total market", benchmark_index_identifier: "SYNTHTOTAL" },
+      }),
+      201,
+      assetClassSchema,
+    );
+    expect(created).toMatchObject({
+      name: "Total market",
+      benchmark_index_identifier: "SYNTHTOTAL",
+      archived_at: null,
+    });
+    const list = shape(await send(app, "GET", `${org}/asset_classes/`, { key }), 200, assetClassListSchema);
+    // The test clock stands still, so creation times tie and the order is by uuid: compare as sets.
+    expect(list.map((a) => a.uuid).sort()).toEqual([...seeded.assetClassUuids, created.uuid].sort());
+    const read = shape(
+      await send(app, "GET", `${org}/asset_classes/${seeded.assetClassUuids[0]}/`, { key }),
+      200,
+      assetClassSchema,
+    );
+    expect(read).toEqual(
+      JSON.parse(JSON.stringify(readAssetClass(t.ctx, t.orgA.uuid, seeded.assetClassUuids[0]!))),
+    );
+  });
+
+  it("covers every operation route of the table in this file", () => {
+    // Guards against a route added to the table without a success test here.
+    expect(API_ROUTES.map((r) => r.operationId).sort()).toEqual(
+      [
+        "whoAmI",
+        "createClient",
+        "listClients",
+        "getClient",
+        "updateClient",
+        "deleteClient",
+        "createAccount",
+        "listAccounts",
+        "getAccount",
+        "findAccount",
+        "listPortfolioConfigs",
+        "createPortfolioConfig",
+        "getPortfolioConfig",
+        "updatePortfolioConfig",
+        "createAssetClass",
+        "listAssetClasses",
+        "getAssetClass",
+      ].sort(),
+    );
+  });
+});
+
+describe("response cache of reads", () => {
+  it("answers a repeated read from the cache and recomputes it after any write", async () => {
+    const reads = vi.spyOn(t.store.portfolioConfigs, "list");
+    try {
+      const path = `${org}/portfolio_configs/`;
+      const first = await send(app, "GET", path, { key });
+      const second = await send(app, "GET", path, { key });
+      expect(second.text).toBe(first.text);
+      expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
+      expect(reads).toHaveBeenCalledTimes(1);
+      const patched = await send(app, "PATCH", `${org}/portfolio_configs/${seeded.configUuid}/`, {
+        key,
+        json: { name: "renamed for the cache test" },
+      });
+      expect(patched.status).toBe(200);
+      const third = await send(app, "GET", path, { key });
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(third.text).toContain("renamed for the cache test");
+      expect(third.headers.get("etag")).not.toBe(first.headers.get("etag"));
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it("recomputes reads when the date changes (valuations depend on it)", async () => {
+    const reads = vi.spyOn(t.store.portfolioConfigs, "list");
+    try {
+      const path = `${org}/portfolio_configs/`;
+      await send(app, "GET", path, { key });
+      reads.mockClear();
+      await send(app, "GET", path, { key });
+      expect(reads).toHaveBeenCalledTimes(0);
+      t.clock.advance(24 * 3600 * 1000);
+      await send(app, "GET", path, { key });
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it("can be turned off", async () => {
+    const uncached = createApp({ ctx: t.ctx, responseCache: false });
+    const reads = vi.spyOn(t.store.portfolioConfigs, "list");
+    try {
+      await send(uncached, "GET", `${org}/portfolio_configs/`, { key });
+      await send(uncached, "GET", `${org}/portfolio_configs/`, { key });
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+});
+
+describe("PATCH of a portfolio configuration (endpoint 4)", () => {
+  async function readConfig(uuid: string): Promise<PortfolioConfigRead> {
+    return shape(
+      await send(app, "GET", `${org}/portfolio_configs/${uuid}/`, { key }),
+      200,
+      portfolioConfigReadSchema,
+    );
+  }
+  async function patch(uuid: string, json: unknown): Promise<Answer> {
+    return send(app, "PATCH", `${org}/portfolio_configs/${uuid}/`, { key, json });
+  }
+
+  it("replaces a provided list and keeps every absent field", async () => {
+    const before = await readConfig(seeded.configUuid);
+    expect(before.no_hold_tickers.map((n) => n.ticker.theme_asset_id)).toEqual([t.usTickers[0]]);
+    const newTicker = t.usTickers[7]!;
+    const after = shape(
+      await patch(seeded.configUuid, { no_hold_tickers: [{ theme_asset_id: newTicker }] }),
+      200,
+      portfolioConfigReadSchema,
+    );
+    expect(after.no_hold_tickers.map((n) => n.ticker.theme_asset_id)).toEqual([newTicker]);
+    // Everything else is as before.
+    const { no_hold_tickers: _a, ...restAfter } = after;
+    const { no_hold_tickers: _b, ...restBefore } = before;
+    expect(restAfter).toEqual(restBefore);
+    expect(await readConfig(seeded.configUuid)).toEqual(after);
+  });
+
+  it("empties a list given as [] and leaves the other lists alone", async () => {
+    const before = await readConfig(seeded.configUuid);
+    expect(before.target_ticker_weights).toHaveLength(1);
+    expect(before.dynamic_rules).toHaveLength(1);
+    const after = shape(
+      await patch(seeded.configUuid, { target_ticker_weights: [] }),
+      200,
+      portfolioConfigReadSchema,
+    );
+    expect(after.target_ticker_weights).toEqual([]);
+    expect(after.dynamic_rules).toEqual(before.dynamic_rules);
+    expect(after.asset_allocations).toEqual(before.asset_allocations);
+  });
+
+  it("resets a scalar given as null to what an unset field reads", async () => {
+    const minimal = shape(
+      await send(app, "POST", `${org}/portfolio_configs/`, { key, json: { name: "unset fields" } }),
+      201,
+      portfolioConfigReadSchema,
+    );
+    const before = await readConfig(seeded.configUuid);
+    expect(before.max_weight).toBe("0.05");
+    expect(before.optimization_mode).toBe("LONG_ONLY");
+    const after = shape(
+      await patch(seeded.configUuid, { max_weight: null, cash_buffer_usd: null }),
+      200,
+      portfolioConfigReadSchema,
+    );
+    expect(after.max_weight).toBe(minimal.max_weight);
+    expect(after.cash_buffer_usd).toBe(minimal.cash_buffer_usd);
+    expect(after.min_weight).toBe(before.min_weight);
+  });
+
+  it("merges tax_preferences field by field", async () => {
+    const after = shape(
+      await patch(seeded.configUuid, { tax_preferences: { long_term_rate: "0.15" } }),
+      200,
+      portfolioConfigReadSchema,
+    );
+    expect(after.tax_preferences.long_term_rate).toBe("0.15");
+    expect(after.tax_preferences.short_term_rate).toBe("0.37");
+  });
+
+  it("rejects an unknown theme_asset_id by name and changes nothing", async () => {
+    const before = await readConfig(seeded.configUuid);
+    const a = await patch(seeded.configUuid, {
+      name: "renamed",
+      no_trade_tickers: [{ theme_asset_id: t.usTickers[1]! }, { theme_asset_id: "ZZZZ:XNAS" }],
+    });
+    expect(a.status).toBe(400);
+    const e = envelope(a);
+    expect(e.code).toBe("validation_error");
+    expect(e.message).toContain("ZZZZ:XNAS");
+    expect(e.details).toEqual([
+      {
+        path: "no_trade_tickers[1].theme_asset_id",
+        message: "unknown theme_asset_id ZZZZ:XNAS: not in the security master",
+      },
+    ]);
+    expect(await readConfig(seeded.configUuid)).toEqual(before);
+  });
+
+  it("names every offending field of a body that fails the schema", async () => {
+    const a = await patch(seeded.configUuid, { max_weight: "0.123", colour: "blue", cash_buffer_usd: "1.5" });
+    expect(a.status).toBe(400);
+    const paths = envelope(a)
+      .details!.map((d) => d.path)
+      .sort();
+    expect(paths).toEqual(["cash_buffer_usd", "colour", "max_weight"]);
+  });
+});
+
+describe("PATCH of a client (endpoint 6)", () => {
+  async function readClient(uuid: string): Promise<Client> {
+    return shape(await send(app, "GET", `${org}/clients/${uuid}/`, { key }), 200, clientSchema);
+  }
+
+  it("replaces the tax lots when holdings are given and keeps them when absent", async () => {
+    const before = await readClient(seeded.clientUuid);
+    expect(before.accounts[0]!.holdings.tax_lots).toHaveLength(3);
+    const kept = shape(
+      await send(app, "PATCH", `${org}/clients/${seeded.clientUuid}/`, {
+        key,
+        json: { metadata: { tier: "B" } },
+      }),
+      200,
+      clientSchema,
+    );
+    expect(kept.metadata).toEqual({ tier: "B" });
+    expect(kept.accounts[0]!.holdings.tax_lots).toEqual(before.accounts[0]!.holdings.tax_lots);
+    const replaced = shape(
+      await send(app, "PATCH", `${org}/clients/${seeded.clientUuid}/`, {
+        key,
+        json: {
+          holdings: {
+            tax_lots: [
+              { theme_asset_id: t.usTickers[4]!, quantity: "3", cost_basis: "20", trade_date: "2024-01-02" },
+            ],
+          },
+        },
+      }),
+      200,
+      clientSchema,
+    );
+    expect(replaced.accounts[0]!.holdings.tax_lots.map((l) => [l.theme_asset_id, l.quantity])).toEqual([
+      [t.usTickers[4], "3"],
+    ]);
+    expect(replaced).toEqual(JSON.parse(JSON.stringify(getClient(t.ctx, t.orgA.uuid, seeded.clientUuid))));
+  });
+
+  it("clears external_id given as null", async () => {
+    const after = shape(
+      await send(app, "PATCH", `${org}/clients/${seeded.clientUuid}/`, { key, json: { external_id: null } }),
+      200,
+      clientSchema,
+    );
+    expect(after.external_id).toBeNull();
+  });
+
+  it("refuses to newly assign an archived asset class but keeps an existing assignment", async () => {
+    const [coreUuid, singleUuid] = seeded.assetClassUuids as [string, string];
+    const assign = (uuids: string[]) =>
+      send(app, "PATCH", `${org}/clients/${seeded.clientUuid}/`, {
+        key,
+        json: {
+          asset_class_settings: uuids.map((u) => ({ asset_class_uuid: u, direct_indexing_enabled: true })),
+        },
+      });
+    shape(await assign([coreUuid]), 200, clientSchema);
+    // An operator archives both sleeves; only `core` was assigned to the account.
+    t.store.assetClasses.archive(t.orgA.uuid, coreUuid);
+    t.store.assetClasses.archive(t.orgA.uuid, singleUuid);
+    const kept = shape(await assign([coreUuid]), 200, clientSchema);
+    const setting = kept.accounts[0]!.asset_class_settings[0]!;
+    expect(setting.asset_class.uuid).toBe(coreUuid);
+    expect(setting.asset_class.archived_at).not.toBeNull();
+    const refused = await assign([coreUuid, singleUuid]);
+    expect(refused.status).toBe(400);
+    const e = envelope(refused);
+    expect(e.details).toHaveLength(1);
+    expect(e.details![0]!.path).toBe("asset_class_settings[1].asset_class_uuid");
+    expect(e.details![0]!.message).toMatch(/is archived since .* and cannot be newly assigned/);
+    // All or nothing: the account still has only the kept assignment.
+    const after = await readClient(seeded.clientUuid);
+    expect(after.accounts[0]!.asset_class_settings.map((s) => s.asset_class.uuid)).toEqual([coreUuid]);
+    // The archived sleeve stays readable (endpoint 5).
+    const read = shape(
+      await send(app, "GET", `${org}/asset_classes/${singleUuid}/`, { key }),
+      200,
+      assetClassSchema,
+    );
+    expect(read.archived_at).not.toBeNull();
+  });
+
+  it("reports references that do not exist in the organization as 400 with their field paths", async () => {
+    const missing = crypto.randomUUID();
+    const a = await send(app, "PATCH", `${org}/clients/${seeded.clientUuid}/`, {
+      key,
+      json: { portfolio_config_uuid: missing },
+    });
+    expect(a.status).toBe(400);
+    expect(envelope(a).details).toEqual([
+      { path: "portfolio_config_uuid", message: `portfolio configuration ${missing} not found` },
+    ]);
+  });
+});
