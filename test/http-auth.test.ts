@@ -36,6 +36,7 @@ function valuesOf(orgUuid: string, s: SeededOrganization): Record<string, string
     account_uuid: s.accountUuid,
     config_uuid: s.configUuid,
     asset_class_uuid: s.assetClassUuids[0]!,
+    proposal_uuid: s.proposalUuid,
   };
 }
 
@@ -58,6 +59,10 @@ function validBody(route: AnyRoute): unknown {
       return { name: "changed by intruder" };
     case "createAssetClass":
       return { name: "intruder", benchmark_index_identifier: "SYNTH500" };
+    case "createProposal":
+      return { optimized_weights: [{ ticker: t.usTickers[2]!, weight: "0.5" }] };
+    case "resolveTickers":
+      return { tickers: [t.usTickers[0]!] };
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -78,6 +83,7 @@ function snapshotB(): string {
     clients: listClients(t.ctx, t.orgB.uuid),
     configs: listPortfolioConfigs(t.ctx, t.orgB.uuid),
     assetClasses: listAssetClasses(t.ctx, t.orgB.uuid, true),
+    proposals: t.store.proposals.list(t.orgB.uuid, b.accountUuid).map((p) => p.uuid),
   });
 }
 
@@ -198,7 +204,11 @@ describe("isolation between organizations on every route", () => {
     const before = snapshotB();
     const ghost = crypto.randomUUID();
     const orgRoutes = protectedRoutes().filter((r) => r.path.includes("{organization_uuid}"));
-    expect(orgRoutes.length).toBe(API_ROUTES.length - 1);
+    // Every route but these lives under an organization.
+    const global = API_ROUTES.filter((r) => !r.path.includes("{organization_uuid}")).map(
+      (r) => r.operationId,
+    );
+    expect(global.sort()).toEqual(["resolveTickers", "whoAmI"]);
     for (const route of orgRoutes) {
       const onB = await call(route, concrete(route, valuesOf(t.orgB.uuid, b)), t.orgA.apiKey);
       const onGhost = await call(
@@ -219,7 +229,7 @@ describe("isolation between organizations on every route", () => {
   it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
     const before = snapshotB();
     const withResource = protectedRoutes().filter((r) =>
-      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid)\}/.test(r.path),
+      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid)\}/.test(r.path),
     );
     expect(withResource.map((r) => r.operationId).sort()).toEqual(
       [
@@ -233,6 +243,8 @@ describe("isolation between organizations on every route", () => {
         "getPortfolioConfig",
         "updatePortfolioConfig",
         "getAssetClass",
+        "createProposal",
+        "getProposal",
       ].sort(),
     );
     for (const route of withResource) {
@@ -245,7 +257,14 @@ describe("isolation between organizations on every route", () => {
       expect(onB.status, `${route.method} ${route.path}`).toBe(404);
       // The same request with fresh uuids everywhere.
       const ghosts: Record<string, string> = { organization_uuid: t.orgA.uuid };
-      for (const name of ["uuid", "client_uuid", "account_uuid", "config_uuid", "asset_class_uuid"])
+      for (const name of [
+        "uuid",
+        "client_uuid",
+        "account_uuid",
+        "config_uuid",
+        "asset_class_uuid",
+        "proposal_uuid",
+      ])
         ghosts[name] = crypto.randomUUID();
       const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);
       expectSameAnswer(onB, onGhost);

@@ -17,6 +17,8 @@ import {
   type PortfolioConfigRead,
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
+  proposalResponseSchema,
+  tickerResolveResponseSchema,
   whoAmISchema,
 } from "../src/contract/index.js";
 import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
@@ -191,6 +193,84 @@ describe("success shapes of every route", () => {
     );
   });
 
+  it("proposals: create (endpoint 1) from JSON, form and multipart bodies alike, then read it back", async () => {
+    const path = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}/proposal/`;
+    const [x, y] = [t.usTickers[2]!, t.usTickers[6]!];
+    const json = shape(
+      await send(app, "POST", path, {
+        key,
+        json: {
+          optimized_weights: [
+            { ticker: x, weight: "0.4" },
+            { ticker: y, weight: "0.2" },
+          ],
+        },
+      }),
+      200,
+      proposalResponseSchema,
+    );
+    const fields: [string, string][] = [
+      ["optimized_weights[0][ticker]", x],
+      ["optimized_weights[0][weight]", "0.4"],
+      ["optimized_weights[1][ticker]", y],
+      ["optimized_weights[1][weight]", "0.2"],
+    ];
+    const form = shape(
+      await send(app, "POST", path, {
+        key,
+        raw: new URLSearchParams(fields).toString(),
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      }),
+      200,
+      proposalResponseSchema,
+    );
+    const fd = new FormData();
+    for (const [k, v] of fields) fd.append(k, v);
+    const multi = shape(await send(app, "POST", path, { key, raw: fd }), 200, proposalResponseSchema);
+    // Same orders whatever the encoding (each proposal has its own uuid and timestamp).
+    const strip = (p: typeof json) => ({ ...p, proposal_uuid: "", created: "" });
+    expect(strip(form)).toEqual(strip(json));
+    expect(strip(multi)).toEqual(strip(json));
+    expect(json.orders.map((o) => o.ticker)).toEqual(expect.arrayContaining([x, y]));
+    const read = shape(
+      await send(
+        app,
+        "GET",
+        `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}/proposals/${json.proposal_uuid}/`,
+        { key },
+      ),
+      200,
+      proposalResponseSchema,
+    );
+    expect(read).toEqual(json);
+    const bad = await send(app, "POST", path, {
+      key,
+      json: { optimized_weights: [{ ticker: "NOPE", weight: "0.1" }] },
+    });
+    expect(bad.status).toBe(400);
+    expect(envelope(bad)).toMatchObject({
+      code: "invalid_tickers",
+      details: [{ path: "optimized_weights[0].ticker", message: "unknown ticker NOPE" }],
+    });
+  });
+
+  it("securities: resolves symbols and theme_asset_ids in order, saying why others do not resolve", async () => {
+    const sym = t.usTickers[0]!.split(":")[0]!;
+    const r = shape(
+      await send(app, "POST", "/api/v1/securities/resolve", {
+        key,
+        json: { tickers: [sym.toLowerCase(), t.usTickers[1]!, "NOPE"] },
+      }),
+      200,
+      tickerResolveResponseSchema,
+    );
+    expect(r.results.map((x) => [x.theme_asset_id, x.error])).toEqual([
+      [t.usTickers[0], null],
+      [t.usTickers[1], null],
+      [null, "unknown"],
+    ]);
+  });
+
   it("covers every operation route of the table in this file", () => {
     // Guards against a route added to the table without a success test here.
     expect(API_ROUTES.map((r) => r.operationId).sort()).toEqual(
@@ -212,6 +292,9 @@ describe("success shapes of every route", () => {
         "createAssetClass",
         "listAssetClasses",
         "getAssetClass",
+        "createProposal",
+        "getProposal",
+        "resolveTickers",
       ].sort(),
     );
   });

@@ -58,14 +58,15 @@ describe("layering", () => {
     expect(bad).toEqual([]);
   });
 
-  it("never imports server/ or cli/ from other layers", () => {
+  it("never imports server/ or cli/ from other layers (the CLI may start the server)", () => {
     const bad: string[] = [];
     for (const f of files) {
       const area = areaOf(f);
       for (const spec of importsOf(f).filter((s) => s.startsWith("."))) {
         const target = relative(SRC, resolve(f, "..", spec));
         const targetArea = target.split("/")[0];
-        if ((targetArea === "server" || targetArea === "cli") && area !== targetArea)
+        const allowed = area === targetArea || (area === "cli" && targetArea === "server");
+        if ((targetArea === "server" || targetArea === "cli") && !allowed)
           bad.push(`${relative(SRC, f)} -> ${spec}`);
       }
     }

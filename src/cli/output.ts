@@ -25,6 +25,9 @@ export interface TableColumn<Row> {
   align?: "left" | "right";
 }
 
+/** Table borders without a line between rows (compact, still aligned). */
+const COMPACT = { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" };
+
 /** Render rows as a bordered table with right-aligned numbers. */
 export function renderTable<Row>(
   rows: readonly Row[],
@@ -33,6 +36,7 @@ export function renderTable<Row>(
 ): string {
   const table = new Table({
     head: columns.map((c) => c.header),
+    chars: COMPACT,
     style: { head: [], border: [] },
     colAligns: columns.map((c) => c.align ?? "left"),
   });
@@ -45,7 +49,7 @@ export function renderKeyValues(
   pairs: readonly [string, string | number | null | undefined][],
   title?: string,
 ): string {
-  const table = new Table({ style: { head: [], border: [] } });
+  const table = new Table({ chars: COMPACT, style: { head: [], border: [] } });
   for (const [k, v] of pairs) table.push({ [k]: format(v) });
   return title ? `${title}\n${table.toString()}` : table.toString();
 }

@@ -23,8 +23,13 @@ import {
   type PortfolioConfigCreate,
   type PortfolioConfigRead,
   type PortfolioConfigWrite,
+  type ProposalRequest,
+  type ProposalResponse,
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
+  proposalResponseSchema,
+  type TickerResolveResponse,
+  tickerResolveResponseSchema,
   type WhoAmI,
   whoAmISchema,
 } from "../contract/index.js";
@@ -182,6 +187,32 @@ export class RemoteBackend implements Backend {
     return this.http.request("GET", this.org(`asset_classes/${seg(assetClassUuid)}/`), {
       operation: "getAssetClass",
       schema: assetClassSchema,
+    });
+  }
+
+  createProposal(clientUuid: string, accountUuid: string, body: ProposalRequest): Promise<ProposalResponse> {
+    return this.http.request(
+      "POST",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/proposal/`),
+      {
+        operation: "createProposal",
+        body,
+        schema: proposalResponseSchema,
+      },
+    );
+  }
+  getProposal(clientUuid: string, accountUuid: string, proposalUuid: string): Promise<ProposalResponse> {
+    return this.http.request(
+      "GET",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/proposals/${seg(proposalUuid)}/`),
+      { operation: "getProposal", schema: proposalResponseSchema },
+    );
+  }
+  resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {
+    return this.http.request("POST", "/api/v1/securities/resolve", {
+      operation: "resolveTickers",
+      body: { tickers: [...queries] },
+      schema: tickerResolveResponseSchema,
     });
   }
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { addDays, addMonths, daysBetween, fromDayNumber, isIsoDate, monthEnds, toDayNumber } from "./dates.js";
+import {
+  addDays,
+  addMonths,
+  daysBetween,
+  fromDayNumber,
+  isIsoDate,
+  monthEnds,
+  toDayNumber,
+} from "./dates.js";
 
 describe("calendar arithmetic", () => {
   it("round-trips every day from 1900 to 2100 and agrees with Date.UTC", () => {

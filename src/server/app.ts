@@ -212,7 +212,7 @@ export function createApp(options: AppOptions): LotwiseApp {
     ...(options.touchIntervalMs !== undefined ? { touchIntervalMs: options.touchIntervalMs } : {}),
   });
   const cache =
-    changeToken && options.responseCache !== false
+    options.responseCache !== false
       ? new ResponseCache(options.responseCache ? options.responseCache.maxBytes : undefined)
       : undefined;
 

@@ -232,16 +232,19 @@ function operation(route: AnyRoute, inputRef: (id: string) => string): OpenApiOp
     const schema = schemaOf(route.body.schema, "input", inputRef);
     const example = exampleOf(route.body.schema);
     const content: Record<string, unknown> = {};
-    for (const encoding of route.body.accept ?? ["json"])
-      content[MEDIA_TYPES[encoding]] =
-        encoding === "json"
-          ? { schema, ...example }
-          : {
-              schema,
-              description:
-                "Same fields as the JSON body; nested fields use brackets: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5 (see /api/v1/docs).",
-            };
-    op.requestBody = { required: true, content };
+    const accept = route.body.accept ?? ["json"];
+    for (const encoding of accept)
+      content[MEDIA_TYPES[encoding]] = encoding === "json" ? { schema, ...example } : { schema };
+    op.requestBody = {
+      required: true,
+      content,
+      ...(accept.length > 1
+        ? {
+            description:
+              "JSON, or the same fields form-urlencoded or multipart; nested fields use brackets: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5 (see /api/v1/docs).",
+          }
+        : {}),
+    };
   }
   const ok: Record<string, unknown> = { description: route.response.description };
   if (route.response.schema)

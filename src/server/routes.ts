@@ -23,10 +23,16 @@ import {
   clientUpdateSchema,
   type PortfolioConfigCreate,
   type PortfolioConfigWrite,
+  type ProposalRequest,
   portfolioConfigCreateSchema,
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   portfolioConfigWriteSchema,
+  proposalRequestSchema,
+  proposalResponseSchema,
+  type TickerResolveRequest,
+  tickerResolveRequestSchema,
+  tickerResolveResponseSchema,
   type WhoAmI,
   whoAmISchema,
 } from "../contract/index.js";
@@ -35,16 +41,20 @@ import {
   createAssetClass,
   createClient,
   createPortfolioConfig,
+  createProposal,
   deleteClient,
   findAccount,
   getAccount,
   getClient,
   getPortfolioConfig,
+  getProposal,
   listAccounts,
   listAssetClasses,
   listClients,
   listPortfolioConfigs,
+  marketAsOf,
   readAssetClass,
+  resolveTickerQueries,
   updateClient,
   updatePortfolioConfig,
 } from "../service/index.js";
@@ -58,6 +68,8 @@ const TAGS = {
   clients: "Clients and accounts",
   configs: "Portfolio configurations",
   assetClasses: "Asset classes",
+  proposals: "Rebalance proposals",
+  securities: "Securities",
 } as const;
 
 /** Every operation route of the service, in documentation order. */
@@ -273,5 +285,48 @@ export const API_ROUTES: readonly AnyRoute[] = [
     response: { status: 200, schema: assetClassSchema, description: "The asset class." },
     errors: [409],
     handler: ({ ctx, org, params }) => readAssetClass(ctx, org, params.asset_class_uuid!),
+  }),
+
+  // Rebalance proposals
+  defineRoute<ProposalRequest>({
+    method: "POST",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/proposal/`,
+    operationId: "createProposal",
+    tag: TAGS.proposals,
+    specEndpoint: 1,
+    summary: "Create a rebalance proposal",
+    description:
+      "Endpoint 1. Turns optimized target weights into orders: sells list the tax lots they consume (tax-optimal order, wash-sale aware) with basis and gain; buys are notional USD unless whole shares apply; non-USD orders carry an FX cost breakdown. Tickers may be theme_asset_ids or plain symbols; unknown, ambiguous or duplicated ones are named in the error details. Accepts JSON, form-urlencoded and multipart bodies (form arrays in bracket notation: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5). The proposal is stored (read it back with the GET extension).",
+    body: { schema: proposalRequestSchema, accept: ["json", "form", "multipart"] },
+    response: { status: 200, schema: proposalResponseSchema, description: "The proposal." },
+    errors: [422],
+    handler: ({ ctx, org, params, body }) =>
+      createProposal(ctx, org, params.client_uuid!, params.account_uuid!, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/proposals/{proposal_uuid}/`,
+    operationId: "getProposal",
+    tag: TAGS.proposals,
+    summary: "Get a stored proposal",
+    description: "Extension. The proposal exactly as it was returned at creation.",
+    cache: true,
+    response: { status: 200, schema: proposalResponseSchema, description: "The proposal." },
+    handler: ({ ctx, org, params }) =>
+      getProposal(ctx, org, params.client_uuid!, params.account_uuid!, params.proposal_uuid!),
+  }),
+
+  // Securities
+  defineRoute<TickerResolveRequest>({
+    method: "POST",
+    path: "/api/v1/securities/resolve",
+    operationId: "resolveTickers",
+    tag: TAGS.securities,
+    summary: "Resolve symbols to listings",
+    description:
+      "Extension (design-preview family). Resolves plain symbols (AAPL) or theme_asset_ids (AAPL:XNAS) against the security master, in request order; unknown and ambiguous queries say why (ambiguous ones list the listings).",
+    body: { schema: tickerResolveRequestSchema },
+    response: { status: 200, schema: tickerResolveResponseSchema, description: "One resolution per query." },
+    handler: ({ ctx, body }) => resolveTickerQueries(ctx.store, marketAsOf(ctx), body.tickers),
   }),
 ];

@@ -27,6 +27,5 @@ export function clockDate(ctx: ServiceContext): string {
  */
 export function marketAsOf(ctx: ServiceContext): string {
   const today = clockDate(ctx);
-  const dates = ctx.store.market.tradingDates(undefined, today);
-  return dates.length > 0 ? dates[dates.length - 1]! : today;
+  return ctx.store.market.latestTradingDate(today) ?? today;
 }

@@ -111,41 +111,64 @@ export function createProposal(
       if (r) fx.CAD = String(r.perUsd);
     }
     const tp = c.tax_preferences;
-    const result = buildProposal({
-      asOf,
-      lots,
-      cashUsd: account.cashValueUsd,
-      securities,
-      prices: priceMap,
-      fxRates: fx,
-      targets,
-      householdLots,
-      config: {
-        optimizationMode: c.optimization_mode,
-        longWeightSum: c.long_weight_sum,
-        shortWeightSum: c.short_weight_sum,
-        cashBufferUsd: c.cash_buffer_usd,
-        cashBufferCad: c.cash_buffer_cad,
-        cashBufferUsdAmount: c.cash_buffer_usd_amount,
-        cashBufferCadAmount: c.cash_buffer_cad_amount,
-        requireWholeShares: c.require_whole_shares,
-        wholeShareAssets: c.whole_share_assets,
-        noTradeTickers: eff.noTrade,
-        noHoldTickers: eff.noHold,
-        taxPreferences: {
-          longTermThreshold: tp.long_term_threshold,
-          washSaleThreshold: tp.wash_sale_threshold,
-          preventTlhInvalidatingPurchase: tp.prevent_tlh_invalidating_purchase,
-          preventTlhInvalidatingSale: tp.prevent_tlh_invalidating_sale,
+    const result = onWirePaths(() =>
+      buildProposal({
+        asOf,
+        lots,
+        cashUsd: account.cashValueUsd,
+        securities,
+        prices: priceMap,
+        fxRates: fx,
+        targets,
+        householdLots,
+        config: {
+          optimizationMode: c.optimization_mode,
+          longWeightSum: c.long_weight_sum,
+          shortWeightSum: c.short_weight_sum,
+          cashBufferUsd: c.cash_buffer_usd,
+          cashBufferCad: c.cash_buffer_cad,
+          cashBufferUsdAmount: c.cash_buffer_usd_amount,
+          cashBufferCadAmount: c.cash_buffer_cad_amount,
+          requireWholeShares: c.require_whole_shares,
+          wholeShareAssets: c.whole_share_assets,
+          noTradeTickers: eff.noTrade,
+          noHoldTickers: eff.noHold,
+          taxPreferences: {
+            longTermThreshold: tp.long_term_threshold,
+            washSaleThreshold: tp.wash_sale_threshold,
+            preventTlhInvalidatingPurchase: tp.prevent_tlh_invalidating_purchase,
+            preventTlhInvalidatingSale: tp.prevent_tlh_invalidating_sale,
+          },
+          capitalGainsReductions: c.capital_gains_reductions,
+          capitalGainsReductionsUnits: c.capital_gains_reductions_units as "DOLLARS" | "PERCENT",
         },
-        capitalGainsReductions: c.capital_gains_reductions,
-        capitalGainsReductionsUnits: c.capital_gains_reductions_units as "DOLLARS" | "PERCENT",
-      },
-    });
+      }),
+    );
     const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
     ctx.store.proposals.create(org, account.uuid, response.proposal_uuid, body, response);
     return response;
   });
+}
+
+/**
+ * Run the builder and express its validation issues in request terms: the builder's `targets[i]` is the request's
+ * `optimized_weights[i]` (resolution keeps the order and fails before the builder on any bad ticker).
+ */
+function onWirePaths<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    const issues = err.issues.map((i) => ({
+      ...i,
+      path: i.path.replace(/^targets\[(\d+)\]/, "optimized_weights[$1]"),
+    }));
+    throw new ValidationError(
+      `The proposal request cannot be built: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      issues,
+      err.code,
+    );
+  }
 }
 
 /** Read extension: a stored proposal. @throws {NotFoundError} */

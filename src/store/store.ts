@@ -35,6 +35,7 @@ export class Store {
   readonly market: MarketRepository;
   readonly now: () => string;
   private readonly db: Db;
+  private tokenStatement: ReturnType<Db["prepare"]> | undefined;
 
   constructor(path: string, options: StoreOptions = {}) {
     this.path = path;
@@ -56,6 +57,19 @@ export class Store {
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * A token that changes whenever the database may have changed: SQLite's `data_version` (bumped by commits of other
+   * connections, e.g. a CLI writing the same file) and this connection's `total_changes()`. Equal tokens mean
+   * unchanged content; the HTTP server keys its response cache on it.
+   */
+  changeToken(): string {
+    this.tokenStatement ??= this.db
+      .prepare("SELECT data_version, total_changes() FROM pragma_data_version")
+      .raw(true);
+    const row = this.tokenStatement.get([]) as [number, number];
+    return `${row[0]}:${row[1]}`;
   }
 
   /** Schema version of the open file. */

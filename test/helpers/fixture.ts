@@ -14,6 +14,7 @@ import {
   createClient,
   createOrganization,
   createPortfolioConfig,
+  createProposal,
   type ServiceContext,
 } from "../../src/service/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
@@ -166,6 +167,7 @@ export interface SeededOrganization {
   configUuid: string;
   clientUuid: string;
   accountUuid: string;
+  proposalUuid: string;
 }
 
 /**
@@ -201,10 +203,17 @@ export function seedOrganization(t: TestStore, org: TestOrganization, label = or
       ],
     },
   });
+  const proposal = createProposal(t.ctx, org.uuid, client.uuid, account.uuid, {
+    optimized_weights: [
+      { ticker: us[2]!, weight: "0.3" },
+      { ticker: us[3]!, weight: "0.3" },
+    ],
+  });
   return {
     assetClassUuids: [core.uuid, single.uuid],
     configUuid: config.uuid,
     clientUuid: client.uuid,
     accountUuid: account.uuid,
+    proposalUuid: proposal.proposal_uuid,
   };
 }

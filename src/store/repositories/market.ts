@@ -277,6 +277,14 @@ export class MarketRepository implements MarketDataWriter {
     return rows;
   }
 
+  /** Latest trading date (a date with any price) on or before `date`, or null when there is none. Uses prices_date. */
+  latestTradingDate(date: string): string | null {
+    return (
+      (this.db.prepare("SELECT max(date) FROM prices WHERE date <= ?").pluck().get(date) as string | null) ??
+      null
+    );
+  }
+
   /** Latest date with any price (the "as of" of a store), or null for an empty store. */
   latestPriceDate(): string | null {
     return (this.db.prepare("SELECT max(date) FROM prices").pluck().get() as string | null) ?? null;

@@ -1,0 +1,361 @@
+/**
+ * @module cli/commands/clients
+ * `lotwise clients`, `lotwise accounts` and `lotwise lots import` — through the Backend, so they work the same on a
+ * local store and against a server.
+ */
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import type { Command } from "commander";
+import type { ClientUpdate, TaxLotWrite } from "../../contract/index.js";
+import { CURRENCIES, type Currency } from "../../core/data/types.js";
+import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import { type DateOrder, LOT_CSV_FIELDS, type LotCsvField, parseLotsCsv } from "../../service/lots-csv.js";
+import { usageError } from "../errors.js";
+import { renderTable } from "../output.js";
+import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
+import { renderAccount, renderClient, renderClients } from "../render.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function parseJsonOption(text: string | undefined, name: string): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw usageError(`--${name} must be JSON, e.g. --${name} '{"tier":"gold"}'`, name);
+  }
+}
+
+export function registerClients(program: Command, hooks: ProgramHooks): void {
+  const clients = program
+    .command("clients")
+    .description("Clients of the organization (each holds one or more accounts).");
+  examples(
+    clients
+      .command("create")
+      .description("Create a client.")
+      .option("--external-id <id>", "your identifier (CRM id)")
+      .option("--metadata <json>", "any JSON to keep with the client")
+      .action(
+        action(hooks, async (ctx, opts: { externalId?: string; metadata?: string }) => {
+          const backend = await ctx.backend();
+          const metadata = parseJsonOption(opts.metadata, "metadata");
+          const c = await backend.createClient({
+            ...(opts.externalId ? { external_id: opts.externalId } : {}),
+            ...(metadata !== undefined ? { metadata: metadata as never } : {}),
+          });
+          if (ctx.out.json) ctx.out.printJson(c);
+          else ctx.out.line(renderClient(c));
+        }),
+      ),
+    'lotwise clients create --external-id CRM-4411 --metadata \'{"segment":"HNW"}\'',
+  );
+  examples(
+    clients
+      .command("list")
+      .description("List clients with their accounts and AUM.")
+      .action(
+        action(hooks, async (ctx) => {
+          const list = await (await ctx.backend()).listClients();
+          if (ctx.out.json) ctx.out.printJson(list);
+          else ctx.out.line(list.length ? renderClients(list) : "No clients yet: lotwise clients create");
+        }),
+      ),
+    "lotwise clients list",
+  );
+  examples(
+    clients
+      .command("show <client>")
+      .description("Show a client and its accounts.")
+      .action(
+        action(hooks, async (ctx, uuid: string) => {
+          const c = await (await ctx.backend()).getClient(uuid);
+          if (ctx.out.json) ctx.out.printJson(c);
+          else ctx.out.line(renderClient(c));
+        }),
+      ),
+    "lotwise clients show 4071d28c-2dc4-4a56-a175-da43c9c9e0c4 --json",
+  );
+  examples(
+    clients
+      .command("update <client>")
+      .description(
+        "Update a client (endpoint 6). Give the body as a JSON file (--file, '-' for stdin) and/or with flags. Holdings, customization_config, portfolio_config_uuid and asset_class_settings apply to --account (default: the client's first account); provided lists replace the stored ones.",
+      )
+      .option("--file <path>", "client update body (JSON), '-' for stdin")
+      .option("--account <uuid>", "account the account-level fields apply to")
+      .option("--external-id <id>", "new external id")
+      .option("--portfolio-config <uuid>", "portfolio configuration the account follows")
+      .action(
+        action(
+          hooks,
+          async (
+            ctx,
+            uuid: string,
+            opts: { file?: string; account?: string; externalId?: string; portfolioConfig?: string },
+          ) => {
+            const body = (opts.file ? await readJsonInput(opts.file) : {}) as Record<string, unknown>;
+            if (typeof body !== "object" || body === null || Array.isArray(body))
+              throw usageError("--file must hold a JSON object", "file");
+            if (opts.account) body.account_uuid = opts.account;
+            if (opts.externalId) body.external_id = opts.externalId;
+            if (opts.portfolioConfig) body.portfolio_config_uuid = opts.portfolioConfig;
+            const c = await (await ctx.backend()).updateClient(uuid, body as ClientUpdate);
+            if (ctx.out.json) ctx.out.printJson(c);
+            else ctx.out.line(renderClient(c));
+          },
+        ),
+      ),
+    "lotwise clients update 4071d28c-... --portfolio-config 6e0a8fbf-...",
+    "lotwise clients update 4071d28c-... --file update.json --account 91aad834-...",
+  );
+  examples(
+    clients
+      .command("delete <client>")
+      .description("Delete a client with its accounts, lots, proposals and backtests.")
+      .action(
+        action(hooks, async (ctx, uuid: string) => {
+          await (await ctx.backend()).deleteClient(uuid);
+          if (ctx.out.json) ctx.out.printJson({ deleted: uuid });
+          else ctx.out.line(`Deleted client ${uuid}.`);
+        }),
+      ),
+    "lotwise clients delete 4071d28c-...",
+  );
+
+  const accounts = program
+    .command("accounts")
+    .description("Accounts of clients: holdings (tax lots), cash, configuration.");
+  examples(
+    accounts
+      .command("create")
+      .description("Create an account for a client.")
+      .requiredOption("--client <uuid>", "owning client")
+      .option("--name <name>", "display name, e.g. 'Joint taxable'")
+      .option("--external-id <id>", "your identifier (custodian account number)")
+      .option("--cash <usd>", "cash held in USD", "0")
+      .option("--portfolio-config <uuid>", "portfolio configuration to follow")
+      .action(
+        action(
+          hooks,
+          async (
+            ctx,
+            opts: {
+              client: string;
+              name?: string;
+              externalId?: string;
+              cash: string;
+              portfolioConfig?: string;
+            },
+          ) => {
+            const a = await (await ctx.backend()).createAccount(opts.client, {
+              ...(opts.name ? { name: opts.name } : {}),
+              ...(opts.externalId ? { external_id: opts.externalId } : {}),
+              cash_value_usd: opts.cash,
+              ...(opts.portfolioConfig ? { portfolio_config_uuid: opts.portfolioConfig } : {}),
+            });
+            if (ctx.out.json) ctx.out.printJson(a);
+            else ctx.out.line(renderAccount(a, opts.client));
+          },
+        ),
+      ),
+    "lotwise accounts create --client 4071d28c-... --name 'Joint taxable' --cash 25000",
+  );
+  examples(
+    accounts
+      .command("show <account>")
+      .description(
+        "Show an account: positions valued at the latest prices, tax lots, unrealized short/long-term gains, NAV, wash-sale lots.",
+      )
+      .action(
+        action(hooks, async (ctx, uuid: string) => {
+          const found = await (await ctx.backend()).findAccount(uuid);
+          if (ctx.out.json) ctx.out.printJson(found.account);
+          else ctx.out.line(renderAccount(found.account, found.client_uuid));
+        }),
+      ),
+    "lotwise accounts show 91aad834-ef57-48df-95fd-743d2dee2f04",
+  );
+  examples(
+    accounts
+      .command("list")
+      .description("List the accounts of a client.")
+      .requiredOption("--client <uuid>", "the client")
+      .action(
+        action(hooks, async (ctx, opts: { client: string }) => {
+          const list = await (await ctx.backend()).listAccounts(opts.client);
+          if (ctx.out.json) ctx.out.printJson(list);
+          else
+            ctx.out.line(
+              renderTable(list, [
+                { header: "Account", value: (a) => a.uuid },
+                { header: "Name", value: (a) => a.name },
+                { header: "Lots", value: (a) => a.holdings.tax_lots.length, align: "right" },
+                { header: "AUM (USD)", value: (a) => a.aum, align: "right" },
+              ]),
+            );
+        }),
+      ),
+    "lotwise accounts list --client 4071d28c-...",
+  );
+
+  const lots = program.command("lots").description("Tax lots of an account.");
+  examples(
+    lots
+      .command("import <file>")
+      .description(
+        `Import tax lots from a broker export (CSV). Columns are recognized by name (Symbol, Quantity, Cost/Share or Cost Basis, Open Date/Acquired, Currency...) or mapped with --map FIELD=HEADER (fields: ${LOT_CSV_FIELDS.join(", ")}). Every row is checked and errors name the line and column; the file is imported entirely or not at all. By default the lots REPLACE the account's lots; --append keeps them.`,
+      )
+      .requiredOption("--account <uuid>", "account receiving the lots")
+      .option("--append", "add to the existing lots instead of replacing them")
+      .option("--map <field=header>", "use this header for a field (repeatable)", collect, [])
+      .option(
+        "--date-order <order>",
+        "how to read 03/04/2024: auto (US month first unless impossible), mdy, dmy, ymd",
+        "auto",
+      )
+      .option("--currency <ccy>", `currency of rows without one (${CURRENCIES.join(", ")})`, "USD")
+      .option("--mic <mic>", "exchange for symbols without one when a symbol is listed on several exchanges")
+      .option("--dry-run", "check and show what would be imported without changing anything")
+      .action(
+        action(
+          hooks,
+          async (
+            ctx,
+            file: string,
+            opts: {
+              account: string;
+              append?: boolean;
+              map: string[];
+              dateOrder: string;
+              currency: string;
+              mic?: string;
+              dryRun?: boolean;
+            },
+          ) => {
+            if (!["auto", "mdy", "dmy", "ymd"].includes(opts.dateOrder))
+              throw usageError("--date-order must be auto, mdy, dmy or ymd", "date-order");
+            if (!(CURRENCIES as readonly string[]).includes(opts.currency.toUpperCase()))
+              throw usageError(`--currency must be one of ${CURRENCIES.join(", ")}`, "currency");
+            const columns: Partial<Record<LotCsvField, string>> = {};
+            for (const m of opts.map) {
+              const eq = m.indexOf("=");
+              const field = m.slice(0, eq) as LotCsvField;
+              if (eq < 1 || !(LOT_CSV_FIELDS as readonly string[]).includes(field))
+                throw usageError(
+                  `--map expects FIELD=HEADER with FIELD one of ${LOT_CSV_FIELDS.join(", ")}; got "${m}"`,
+                  "map",
+                );
+              columns[field] = m.slice(eq + 1);
+            }
+            const text = await readFile(file, "utf8");
+            const parsed = parseLotsCsv(text, {
+              fileName: basename(file),
+              columns,
+              dateOrder: opts.dateOrder as DateOrder,
+              defaultCurrency: opts.currency.toUpperCase() as Currency,
+            });
+            const backend = await ctx.backend();
+            const found = await backend.findAccount(opts.account);
+            const queries = parsed.rows.map((r) =>
+              r.mic ? `${r.symbol}:${r.mic}` : opts.mic ? `${r.symbol}:${opts.mic.toUpperCase()}` : r.symbol,
+            );
+            const resolved = await backend.resolveTickers([...new Set(queries)]);
+            const byQuery = new Map(resolved.results.map((r) => [r.query, r]));
+            const issues: FieldIssue[] = [];
+            const lotsOut: TaxLotWrite[] = parsed.rows.map((r, i) => {
+              const res = byQuery.get(queries[i]!)!;
+              if (!res.theme_asset_id)
+                issues.push({
+                  path: `${basename(file)}: line ${r.line}, column "${parsed.columns.symbol}"`,
+                  message: res.message ?? "unknown ticker",
+                });
+              return {
+                theme_asset_id: res.theme_asset_id ?? `${r.symbol}:XXXX`,
+                quantity: r.quantity,
+                cost_basis: r.totalCost ?? r.costPerShare!,
+                cost_basis_unit: r.totalCost !== null ? "total" : "per_share",
+                cost_basis_currency: r.currency,
+                ...(r.fxRate ? { fx_rate: r.fxRate } : {}),
+                trade_date: r.tradeDate,
+                ...(r.washSaleDate ? { wash_sale_date: r.washSaleDate } : {}),
+                ...(r.lastSoldForLossDate ? { last_sold_for_loss_date: r.lastSoldForLossDate } : {}),
+              };
+            });
+            const missingFx = parsed.rows.filter((r) => r.currency !== "USD" && !r.fxRate);
+            for (const r of missingFx)
+              issues.push({
+                path: `${basename(file)}: line ${r.line}`,
+                message: `a ${r.currency} lot needs an fx_rate column (units of ${r.currency} per USD at purchase)`,
+              });
+            if (issues.length > 0)
+              throw new ValidationError(
+                `${basename(file)}: ${issues.length} problem(s); nothing was imported.`,
+                issues,
+                "invalid_lots_file",
+              );
+            const existing: TaxLotWrite[] = opts.append
+              ? found.account.holdings.tax_lots.map((l) => ({
+                  theme_asset_id: l.theme_asset_id,
+                  quantity: l.quantity,
+                  cost_basis: l.total_cost_basis,
+                  cost_basis_unit: "total",
+                  cost_basis_currency: l.cost_basis_currency as Currency,
+                  fx_rate: l.fx_rate,
+                  trade_date: l.trade_date,
+                  wash_sale_date: l.wash_sale_date,
+                  last_sold_for_loss_date: l.last_sold_for_loss_date,
+                }))
+              : [];
+            const summary = {
+              file,
+              account_uuid: opts.account,
+              mode: opts.append ? "append" : "replace",
+              lots_in_file: lotsOut.length,
+              lots_before: found.account.holdings.tax_lots.length,
+              lots_after: existing.length + lotsOut.length,
+              skipped_rows: parsed.skipped,
+              columns: parsed.columns,
+              dry_run: Boolean(opts.dryRun),
+            };
+            if (opts.dryRun) {
+              if (ctx.out.json) ctx.out.printJson({ ...summary, lots: lotsOut });
+              else {
+                ctx.out.line(
+                  `Dry run: ${lotsOut.length} lot(s) would be ${opts.append ? "added" : "set"} on account ${opts.account}.`,
+                );
+                ctx.out.line(
+                  renderTable(lotsOut, [
+                    { header: "Asset", value: (l) => l.theme_asset_id },
+                    { header: "Trade date", value: (l) => l.trade_date },
+                    { header: "Quantity", value: (l) => l.quantity, align: "right" },
+                    {
+                      header: "Cost basis",
+                      value: (l) => `${l.cost_basis} (${l.cost_basis_unit})`,
+                      align: "right",
+                    },
+                    { header: "Ccy", value: (l) => l.cost_basis_currency },
+                  ]),
+                );
+              }
+              return;
+            }
+            const client = await backend.updateClient(found.client_uuid, {
+              account_uuid: opts.account,
+              holdings: { tax_lots: [...existing, ...lotsOut] },
+            });
+            const account = client.accounts.find((a) => a.uuid === opts.account)!;
+            if (ctx.out.json) ctx.out.printJson({ ...summary, account });
+            else {
+              ctx.out.line(
+                `Imported ${lotsOut.length} lot(s) from ${file} into account ${opts.account} (${summary.mode}; ${parsed.skipped.length} summary/blank row(s) skipped).`,
+              );
+              ctx.out.line(renderAccount(account, found.client_uuid));
+            }
+          },
+        ),
+      ),
+    "lotwise lots import fixtures/lots-broker-export.csv --account 91aad834-... --dry-run",
+    "lotwise lots import positions.csv --account 91aad834-... --map trade_date='Date Opened' --date-order dmy",
+  );
+}

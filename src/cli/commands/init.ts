@@ -1,0 +1,135 @@
+/** @module cli/commands/init `lotwise init`: create a store, an organization and an API key (and the demo). */
+import { existsSync, rmSync } from "node:fs";
+import type { Command } from "commander";
+import { ConflictError } from "../../core/errors.js";
+import { buildDemo } from "../../service/demo.js";
+import { createOrganization, getAccount } from "../../service/index.js";
+import { openStore } from "../../store/index.js";
+import { renderKeyValues } from "../output.js";
+import { action, examples, type ProgramHooks } from "../program.js";
+import { renderAccount } from "../render.js";
+
+interface InitOptions {
+  demo?: boolean;
+  force?: boolean;
+  name?: string;
+  seed?: string;
+  securities?: string;
+  years?: string;
+}
+
+export function registerInit(program: Command, hooks: ProgramHooks): void {
+  const cmd = program
+    .command("init")
+    .description(
+      "Create a store (SQLite file), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
+    )
+    .option("--demo", "add the synthetic market and the demo client")
+    .option("--force", "replace an existing store file")
+    .option("--name <name>", "organization name", "My Advisory")
+    .option("--seed <n>", "seed of the demo market", "7")
+    .option("--securities <n>", "securities in the demo market (50-5000)", "200")
+    .option("--years <n>", "years of demo history (1-30)", "8")
+    .action(
+      action(hooks, async (ctx, opts: InitOptions) => {
+        const path = ctx.storePath();
+        if (existsSync(path)) {
+          if (!opts.force) {
+            const probe = openStore(path, { create: false });
+            const orgs = probe.organizations.list().length;
+            probe.close();
+            if (orgs > 0)
+              throw new ConflictError(
+                `${path} already holds a lotwise store with ${orgs} organization(s). Use --force to replace it, or \`lotwise orgs create NAME\` to add an organization.`,
+                "store_exists",
+              );
+          } else for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+        }
+        const store = openStore(path);
+        try {
+          const svc = { store, clock: () => new Date() };
+          if (!opts.demo) {
+            const { organization, apiKey } = createOrganization(svc, opts.name ?? "My Advisory");
+            if (ctx.out.json)
+              ctx.out.printJson({ store: path, organization_uuid: organization.uuid, api_key: apiKey.key });
+            else {
+              ctx.out.line(
+                renderKeyValues(
+                  [
+                    ["Store", path],
+                    ["Organization", `${organization.name}  ${organization.uuid}`],
+                    ["API key", apiKey.key],
+                  ],
+                  "lotwise store created",
+                ),
+              );
+              ctx.out.line(
+                "\nThe API key is shown only once; keep it (lotwise serve accepts it in the X-Api-Key header).",
+              );
+              ctx.out.line(
+                "Next: lotwise market generate  (or lotwise market import ...), then lotwise clients create.",
+              );
+            }
+            return;
+          }
+          const demo = await ctx.out.spin("Building the demo (synthetic market, client, lots)", async () =>
+            buildDemo(svc, {
+              seed: Number(opts.seed),
+              securities: Number(opts.securities),
+              years: Number(opts.years),
+              organizationName:
+                opts.name === "My Advisory" ? "Demo Advisors" : (opts.name ?? "Demo Advisors"),
+            }),
+          );
+          if (ctx.out.json) {
+            ctx.out.printJson({
+              store: path,
+              organization_uuid: demo.organization_uuid,
+              api_key: demo.api_key,
+              client_uuid: demo.client_uuid,
+              account_uuid: demo.account_uuid,
+              portfolio_config_uuid: demo.portfolio_config_uuid,
+              asset_class_uuid: demo.asset_class_uuid,
+              theme_uuid: demo.theme_uuid,
+            });
+            return;
+          }
+          ctx.out.line(
+            renderKeyValues(
+              [
+                ["Store", path],
+                ["Organization", demo.organization_uuid],
+                ["API key (shown once)", demo.api_key],
+                [
+                  "Market",
+                  `${demo.market.securities} securities, ${demo.market.first_date} to ${demo.market.last_date}`,
+                ],
+                ["Client", demo.client_uuid],
+                ["Account", demo.account_uuid],
+                ["Portfolio configuration", demo.portfolio_config_uuid],
+                ["Asset class", demo.asset_class_uuid],
+                ...(demo.theme_uuid ? ([["Theme", demo.theme_uuid]] as [string, string][]) : []),
+              ],
+              "Demo ready",
+            ),
+          );
+          ctx.out.line("");
+          ctx.out.line(
+            renderAccount(
+              getAccount(svc, demo.organization_uuid, demo.client_uuid, demo.account_uuid),
+              demo.client_uuid,
+            ),
+          );
+          ctx.out.line(`\nTry: lotwise accounts show ${demo.account_uuid} --store ${path}`);
+        } finally {
+          store.close();
+        }
+      }),
+    );
+  examples(
+    cmd,
+    "lotwise init --store firm.db --name 'Acme Advisors'",
+    "lotwise init --demo --store demo.db --force",
+    "lotwise init --demo --json",
+  );
+}

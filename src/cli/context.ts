@@ -1,0 +1,140 @@
+/**
+ * @module cli/context
+ * Global options -> where commands run. Local mode opens a store file (`--store`, `LOTWISE_STORE`, default
+ * `./lotwise.db`) and acts for one organization (`--org`, `LOTWISE_ORG`, or the store's only organization). Remote
+ * mode (`--url` + `--api-key`, or `LOTWISE_URL` + `LOTWISE_API_KEY`) talks to a running `lotwise serve`.
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { RemoteBackend } from "../client/index.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
+import { type Backend, LocalBackend, type ServiceContext } from "../service/index.js";
+import { openStore, type Store } from "../store/index.js";
+import { type Output, processOutput } from "./output.js";
+
+/** Options every command accepts (see {@link addGlobalOptions}). */
+export interface GlobalOptions {
+  store?: string;
+  url?: string;
+  apiKey?: string;
+  org?: string;
+  json?: boolean;
+}
+
+export const DEFAULT_STORE = "lotwise.db";
+
+/** Where a command runs; `close()` releases the store. */
+export interface CommandContext {
+  out: Output;
+  options: GlobalOptions;
+  /** Path of the local store (local mode only). */
+  storePath(): string;
+  /** The local store (opened on first use). @throws {ValidationError} in remote mode. */
+  store(): Store;
+  /** Service context over the local store. */
+  service(): ServiceContext;
+  /** The backend (local or remote) for organization-scoped operations. */
+  backend(): Promise<Backend>;
+  /** True when --url / LOTWISE_URL selects a server. */
+  readonly remote: boolean;
+  close(): void;
+}
+
+export function resolveGlobalOptions(
+  raw: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): GlobalOptions {
+  const pick = (v: string | undefined, e: string | undefined) =>
+    v !== undefined && v !== "" ? v : e || undefined;
+  const out: GlobalOptions = {};
+  const store = pick(raw.store, env.LOTWISE_STORE);
+  const url = pick(raw.url, env.LOTWISE_URL);
+  const apiKey = pick(raw.apiKey, env.LOTWISE_API_KEY);
+  const org = pick(raw.org, env.LOTWISE_ORG);
+  if (store) out.store = store;
+  if (url) out.url = url;
+  if (apiKey) out.apiKey = apiKey;
+  if (org) out.org = org;
+  if (raw.json) out.json = true;
+  return out;
+}
+
+export function createCommandContext(
+  raw: GlobalOptions,
+  out: Output = processOutput(Boolean(raw.json)),
+): CommandContext {
+  const options = resolveGlobalOptions(raw);
+  let store: Store | undefined;
+  let backend: Backend | undefined;
+  const remote = options.url !== undefined;
+  const storePath = () => resolve(options.store ?? DEFAULT_STORE);
+  const ctx: CommandContext = {
+    out,
+    options,
+    remote,
+    storePath,
+    store() {
+      if (remote)
+        throw new ValidationError(
+          "This command works on a local store only; drop --url / LOTWISE_URL and use --store.",
+          [],
+          "local_only",
+        );
+      if (!store) {
+        const path = storePath();
+        if (!existsSync(path))
+          throw new NotFoundError(
+            `No lotwise store at ${path}. Create one with \`lotwise init --store ${path}\` (add --demo for sample data).`,
+            "store_not_found",
+          );
+        store = openStore(path, { create: false });
+      }
+      return store;
+    },
+    service() {
+      return { store: ctx.store(), clock: () => new Date() };
+    },
+    async backend(): Promise<Backend> {
+      if (backend) return backend;
+      if (remote) {
+        if (!options.apiKey)
+          throw new ValidationError(
+            "Remote mode needs an API key: pass --api-key or set LOTWISE_API_KEY.",
+            [{ path: "api-key", message: "missing" }],
+            "usage",
+          );
+        backend = await RemoteBackend.connect({ url: options.url!, apiKey: options.apiKey });
+        return backend;
+      }
+      const service = ctx.service();
+      backend = new LocalBackend(service, resolveOrganization(service.store, options.org));
+      return backend;
+    },
+    close() {
+      store?.close();
+      store = undefined;
+    },
+  };
+  return ctx;
+}
+
+/** The organization to act for in local mode: `--org`, else the store's only organization. */
+export function resolveOrganization(store: Store, org: string | undefined): string {
+  if (org) {
+    if (!store.organizations.get(org))
+      throw new NotFoundError(`Organization ${org} is not in ${store.path}.`, "organization_not_found");
+    return org;
+  }
+  const all = store.organizations.list();
+  if (all.length === 1) return all[0]!.uuid;
+  if (all.length === 0)
+    throw new NotFoundError(
+      `The store ${store.path} has no organization yet; run \`lotwise orgs create NAME\`.`,
+      "organization_not_found",
+    );
+  throw new ValidationError(
+    `The store holds ${all.length} organizations; choose one with --org or LOTWISE_ORG: ${all.map((o) => `${o.uuid} (${o.name})`).join(", ")}`,
+    [{ path: "org", message: "required when the store has several organizations" }],
+    "usage",
+  );
+}
