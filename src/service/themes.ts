@@ -27,9 +27,12 @@ import { universePresetExpressions } from "../core/catalog/presets.js";
 import type { Security } from "../core/data/types.js";
 import { addDays, isIsoDate } from "../core/dates.js";
 import { DataError, NotFoundError, ValidationError } from "../core/errors.js";
+import { compensatedSum } from "../core/metrics/index.js";
 import {
   CHARACTERISTIC_NAMES,
   fieldCatalog,
+  parseExpression,
+  referencedFields,
   SECURITY_FIELDS,
   securityTable,
 } from "../core/themes/expression/index.js";
@@ -47,7 +50,7 @@ import {
   totalReturnPanel,
 } from "../core/themes/index.js";
 import type { Store, ThemeRecord, ThemeRevisionRecord } from "../store/index.js";
-import { marketAsOf, type ServiceContext } from "./context.js";
+import { clockDate, marketAsOf, type ServiceContext } from "./context.js";
 import { resolveTicker } from "./tickers.js";
 
 /** Annual risk-free rate of the backtest's Sharpe ratio when none is given (2%, as a fraction). */
@@ -150,8 +153,8 @@ export function evaluateTheme(
   ctx.store.themes.require(org, uuid);
   const request = parseOrThrow(themeEvaluateRequestSchema, body, "theme evaluation request");
   const revision = latestRevision(ctx, uuid);
-  const compiled = compileMethodology(ctx, revision.methodology as unknown as ThemeMethodology);
-  const asOf = request.as_of_date ?? marketAsOf(ctx);
+  const compiled = compileMethodology(ctx, revision.methodology as unknown as ThemeMethodology, "saved");
+  const asOf = request.as_of_date ?? defaultAsOf(ctx);
   const securities = ctx.store.market.securities();
   const unknownListing = securities.filter((s) => s.listedFrom === null).map((s) => s.themeAssetId);
   const pricedBefore = ctx.store.market.latestPrices(unknownListing, asOf);
@@ -181,7 +184,7 @@ export function evaluateTheme(
       weight: result.weights[k]!,
     };
   });
-  const totalWeight = constituents.reduce((sum, c) => sum + c.weight, 0);
+  const totalWeight = compensatedSum(result.weights);
   const saved = ctx.store.themes.saveSnapshot({
     themeUuid: uuid,
     revision: revision.revision,
@@ -248,7 +251,7 @@ export function backtestTheme(
   ctx.store.themes.require(org, uuid);
   const revision = latestRevision(ctx, uuid);
   const methodology = revision.methodology as unknown as ThemeMethodology;
-  const compiled = compileMethodology(ctx, methodology);
+  const compiled = compileMethodology(ctx, methodology, "saved");
   const riskFreeRate = options.riskFreeRate ?? DEFAULT_THEME_RISK_FREE_RATE;
   if (!Number.isFinite(riskFreeRate) || riskFreeRate <= -1) {
     throw new RangeError(
@@ -259,7 +262,8 @@ export function backtestTheme(
   const benchmark = query.benchmark === undefined ? undefined : resolveBenchmark(ctx.store, query.benchmark);
 
   const market = ctx.store.market;
-  const dates = market.tradingDates(start, end);
+  const matrix = market.priceMatrix(start, end);
+  const dates = matrix.dates;
   if (dates.length < 2) {
     const s = market.summary();
     const held =
@@ -273,7 +277,6 @@ export function backtestTheme(
   }
   const first = dates[0]!;
   const last = dates[dates.length - 1]!;
-  const matrix = market.priceMatrix(first, last);
   const byId = new Map(market.securities().map((s) => [s.themeAssetId, s]));
   const securities = matrix.ids.map((id) => byId.get(id)!);
   const panel = totalReturnPanel({
@@ -413,11 +416,55 @@ function storeFields(store: Store): Map<string, "number" | "string" | "code"> {
   return fieldCatalog(names);
 }
 
-function compileMethodology(ctx: ServiceContext, methodology: ThemeMethodology): CompiledThemeDefinition {
+/**
+ * Compiles a methodology. `validate` (create, revise) checks names against the characteristics the store
+ * holds; evaluations of a saved methodology skip that query (a scan of the characteristics table) and accept
+ * the names it references, which were checked when it was saved (a name the store no longer holds reads as
+ * missing values).
+ */
+function compileMethodology(
+  ctx: ServiceContext,
+  methodology: ThemeMethodology,
+  mode: "validate" | "saved" = "validate",
+): CompiledThemeDefinition {
+  const presets = universePresetExpressions();
   return compileThemeDefinition(methodology, {
-    fields: storeFields(ctx.store),
-    presets: universePresetExpressions(),
+    fields: mode === "validate" ? storeFields(ctx.store) : savedFields(methodology, presets),
+    presets,
   });
+}
+
+/** The standard catalog plus every non-security field a saved methodology's expressions reference. */
+function savedFields(methodology: ThemeMethodology, presets: ReadonlyMap<string, string>) {
+  const names = new Set<string>(CHARACTERISTIC_NAMES);
+  const sources = [
+    methodology.universe.expression ?? presets.get(methodology.universe.preset ?? "") ?? "",
+    ...(methodology.filters ?? []),
+    methodology.score ?? "",
+  ];
+  for (const source of sources) {
+    const parsed = safeParse(source);
+    if (parsed === undefined) continue;
+    for (const name of referencedFields(parsed)) if (!SECURITY_FIELDS.has(name)) names.add(name);
+  }
+  return fieldCatalog(names);
+}
+
+function safeParse(source: string) {
+  try {
+    return parseExpression(source);
+  } catch {
+    return undefined; // compileThemeDefinition reports it with its path
+  }
+}
+
+/**
+ * Default "as of" date: the latest trading date in the store when it is not after today (one indexed
+ * lookup), else the latest trading date on or before today (see `marketAsOf`).
+ */
+function defaultAsOf(ctx: ServiceContext): string {
+  const latest = ctx.store.market.latestPriceDate();
+  return latest !== null && latest <= clockDate(ctx) ? latest : marketAsOf(ctx);
 }
 
 /** The characteristics (number fields that are not security fields) an evaluation reads. */
@@ -513,7 +560,7 @@ function backtestWindow(ctx: ServiceContext, query: ThemeBacktestQuery): { start
       throw bad(key, `${key} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(v)}`);
     }
   }
-  const end = query.end_date ?? marketAsOf(ctx);
+  const end = query.end_date ?? defaultAsOf(ctx);
   const start = query.start_date ?? addDays(end, -DEFAULT_THEME_BACKTEST_DAYS);
   if (start >= end) {
     const path = query.end_date !== undefined ? "end_date" : "start_date";
