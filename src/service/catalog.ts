@@ -20,7 +20,8 @@ import type { ServiceContext } from "./context.js";
  * match first; each match has its filter expression, parents, children and siblings. A search without
  * matches succeeds with an empty list and a hint on how to rephrase.
  * @throws {ValidationError} code `invalid_query` (issue path `query`) when the body has no string query, or
- *   the query is empty, blank, longer than 200 characters or has no searchable word.
+ *   the query is empty, blank, longer than 200 characters, has more than 12 distinct words or has no
+ *   searchable word.
  * @example searchIndustries(ctx, { query: "banks" }).matches[0].expression // "industry_group = 4010"
  */
 export function searchIndustries(_ctx: ServiceContext, body: IndustrySearchRequest): IndustrySearchResponse {

@@ -18,6 +18,7 @@ export {
   industryMatchOf,
   MATCH_SCORES,
   MAX_INDUSTRY_QUERY_LENGTH,
+  MAX_INDUSTRY_QUERY_WORDS,
   SYNONYM_PENALTY,
   searchIndustryTaxonomy,
 } from "./search.js";

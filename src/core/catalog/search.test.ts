@@ -69,8 +69,15 @@ describe("searchIndustryTaxonomy ranking", () => {
     expect(searchIndustryTaxonomy("tech").matches.length).toBeLessThanOrEqual(20);
   });
 
-  it("rejects empty, blank, over-long and wordless queries with invalid_query", () => {
-    for (const q of ["", "   ", "x".repeat(MAX_INDUSTRY_QUERY_LENGTH + 1), "the & of", "123"]) {
+  it("searches each distinct word once", () => {
+    expect(searchIndustryTaxonomy(Array(40).fill("tech").join(" ")).matches).toEqual(
+      searchIndustryTaxonomy("tech").matches,
+    );
+  });
+
+  it("rejects empty, blank, over-long, wordless and too-many-word queries with invalid_query", () => {
+    const thirteen = "pharma banks oil reit chips autos telecom insurer media food hotel airline gold";
+    for (const q of ["", "   ", "x".repeat(MAX_INDUSTRY_QUERY_LENGTH + 1), "the & of", "123", thirteen]) {
       let error: unknown;
       try {
         searchIndustryTaxonomy(q);

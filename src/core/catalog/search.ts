@@ -42,6 +42,8 @@ export interface IndustryMatch {
 
 /** Longest accepted query, in characters (the contract's limit). */
 export const MAX_INDUSTRY_QUERY_LENGTH = 200;
+/** Most distinct searchable words in a query. */
+export const MAX_INDUSTRY_QUERY_WORDS = 12;
 /** Most matches returned by default. */
 export const DEFAULT_INDUSTRY_MATCH_LIMIT = 20;
 
@@ -137,15 +139,37 @@ function typoLimit(s: string): number {
   return s.length >= 8 ? 2 : s.length >= 5 ? 1 : 0;
 }
 
-/** True when query stem `s` matches one of `pool` exactly, as a prefix (3+ letters) or within the typo limit. */
-function looseMatch(s: string, pool: ReadonlySet<string>): boolean {
-  if (pool.has(s)) return true;
-  const limit = typoLimit(s);
-  for (const t of pool) {
-    if (s.length >= 3 && t.startsWith(s)) return true;
-    if (limit > 0 && Math.abs(t.length - s.length) <= limit && editDistance(s, t) <= limit) return true;
+/** Every stem of the names and keywords. */
+const STEM_VOCABULARY: readonly string[] = [...new Set(INDEX.flatMap((e) => [...e.stems]))];
+
+/**
+ * The vocabulary stems a query stem matches loosely: itself, those it is a prefix of (3+ letters), and those
+ * within its typo allowance. Memoized per search, so scoring never repeats an edit distance.
+ */
+class LooseMatcher {
+  private readonly cache = new Map<string, ReadonlySet<string>>();
+
+  of(s: string): ReadonlySet<string> {
+    let hits = this.cache.get(s);
+    if (hits === undefined) {
+      const limit = typoLimit(s);
+      const found = new Set<string>([s]);
+      for (const t of STEM_VOCABULARY) {
+        if (s.length >= 3 && t.startsWith(s)) found.add(t);
+        else if (limit > 0 && Math.abs(t.length - s.length) <= limit && editDistance(s, t) <= limit)
+          found.add(t);
+      }
+      hits = found;
+      this.cache.set(s, hits);
+    }
+    return hits;
   }
-  return false;
+
+  /** True when `s` matches a stem of `pool` loosely. */
+  matches(s: string, pool: ReadonlySet<string>): boolean {
+    for (const t of this.of(s)) if (pool.has(t)) return true;
+    return false;
+  }
 }
 
 interface Scored {
@@ -155,16 +179,15 @@ interface Scored {
   coverage: number;
 }
 
-function scoreVariant(entry: IndexedNode, words: readonly string[], penalty: number): Scored {
+function scoreVariant(
+  entry: IndexedNode,
+  words: readonly string[],
+  penalty: number,
+  loose: LooseMatcher,
+): Scored {
   const qStems = stems(words);
   const phrase = words.join(" ");
   const stemPhrase = qStems.join(" ");
-  const coverageOf = (match: (s: string) => boolean) => {
-    let hit = 0;
-    for (const n of entry.nameStems)
-      if (qStems.some((s) => match(s) && (s === n || looseMatch(s, new Set([n]))))) hit++;
-    return entry.nameStems.size === 0 ? 0 : hit / entry.nameStems.size;
-  };
   let score = 0;
   if (phrase === entry.namePhrase) score = MATCH_SCORES.exactName;
   else if (stemPhrase === entry.nameStemPhrase) score = MATCH_SCORES.stemmedName;
@@ -173,12 +196,15 @@ function scoreVariant(entry: IndexedNode, words: readonly string[], penalty: num
   else if (qStems.every((s) => entry.stems.has(s)))
     score = MATCH_SCORES.allWords + (qStems.every((s) => entry.nameStems.has(s)) ? 5 : 0);
   else {
-    const matched = qStems.filter((s) => looseMatch(s, entry.stems)).length;
+    const matched = qStems.filter((s) => loose.matches(s, entry.stems)).length;
     if (matched > 0) score = MATCH_SCORES.partial + (20 * matched) / qStems.length;
     else if (qStems.every((s) => entry.descriptionStems.has(s))) score = MATCH_SCORES.description;
   }
   if (score === 0) return { entry, score: 0, coverage: 0 };
-  return { entry, score: score - penalty, coverage: coverageOf(() => true) };
+  let covered = 0;
+  for (const n of entry.nameStems) if (qStems.some((s) => loose.of(s).has(n))) covered++;
+  const coverage = entry.nameStems.size === 0 ? 0 : covered / entry.nameStems.size;
+  return { entry, score: score - penalty, coverage };
 }
 
 /** The query's wordings: as typed, then each word replaced by each of its synonyms. */
@@ -234,7 +260,8 @@ export function industryMatchOf(code: number): IndustryMatch {
  * left out; otherwise the near matches are returned with a "did you mean" hint.
  *
  * @throws {ValidationError} code `invalid_query` (issue path `query`) for an empty or blank query, one longer
- *   than {@link MAX_INDUSTRY_QUERY_LENGTH}, or one without a searchable word (only stop words, punctuation or
+ *   than {@link MAX_INDUSTRY_QUERY_LENGTH} or with more than {@link MAX_INDUSTRY_QUERY_WORDS} distinct words,
+ *   or one without a searchable word (only stop words, punctuation or
  *   numbers that are not codes).
  * @throws {TypeError} when `query` is not a string.
  * @example searchIndustryTaxonomy("semiconductors").matches[0] // { level: "L3", id: 453010, name: "Semiconductors", expression: "industry = 453010", ... }
@@ -257,7 +284,13 @@ export function searchIndustryTaxonomy(
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new RangeError(`searchIndustryTaxonomy: limit must be a positive integer, got ${limit}`);
   }
-  const words = searchWords(query);
+  // Repeating a word adds nothing; distinct words are bounded so a query's cost is too.
+  const words = [...new Set(searchWords(query))];
+  if (words.length > MAX_INDUSTRY_QUERY_WORDS) {
+    throw invalid(
+      `The industry query has ${words.length} distinct words; at most ${MAX_INDUSTRY_QUERY_WORDS} are searched. Keep the words that name the industry, e.g. 'regional banks'.`,
+    );
+  }
   const codes = normalizeText(query)
     .split(" ")
     .filter((t) => /^(\d{2}|\d{4}|\d{6}|\d{8})$/.test(t) && findIndustryNode(Number(t)) !== undefined)
@@ -268,6 +301,8 @@ export function searchIndustryTaxonomy(
     );
   }
 
+  const wordings = variants(words);
+  const loose = new LooseMatcher();
   const best = new Map<number, Scored>();
   const keep = (s: Scored) => {
     const prev = best.get(s.entry.node.id);
@@ -280,7 +315,7 @@ export function searchIndustryTaxonomy(
   for (const entry of INDEX) {
     if (codes.includes(entry.node.id)) keep({ entry, score: MATCH_SCORES.exactName, coverage: 1 });
     if (words.length === 0) continue;
-    for (const v of variants(words)) keep(scoreVariant(entry, v.words, v.penalty));
+    for (const v of wordings) keep(scoreVariant(entry, v.words, v.penalty, loose));
   }
   let ranked = [...best.values()].sort(
     (a, b) =>
