@@ -405,6 +405,42 @@ describe("backtestTheme (endpoint 8)", () => {
     expect(empty.message).toContain("the store holds prices from 2022-01-03 to 2024-12-31");
   });
 
+  it("clips the window to the data when sizing it, and refuses a price panel that would be too large", () => {
+    const clipped = backtestTheme(ctx, org, theme, { start_date: "1700-01-01", end_date: "2022-03-31" });
+    expect(Object.keys(clipped.theme.backtest_values)[0]).toBe("2022-01-03");
+
+    const wide = openStore(":memory:");
+    try {
+      writeSyntheticMarket(
+        generateMarket({ seed: 9, securities: 50, years: 1, endDate: "2024-12-31" }),
+        wide.market,
+      );
+      // 750 listings known since 1900 (without prices here): 800 securities x ~32,600 weekdays > 20 million.
+      const old = wide.market.securities()[0]!;
+      wide.market.upsertSecurities(
+        Array.from({ length: 750 }, (_, k) => ({
+          ...old,
+          themeAssetId: `OLD${k}:XNYS`,
+          symbol: `OLD${k}`,
+          listedFrom: "1900-01-02",
+        })),
+      );
+      const c: ServiceContext = { store: wide, clock: () => new Date("2025-01-15T00:00:00Z") };
+      const o = wide.organizations.create("Wide").uuid;
+      const t = createTheme(c, o, TECH_DIVIDEND).uuid;
+      const e = caught(() => backtestTheme(c, o, t, { start_date: "1900-01-01", end_date: "2024-12-31" }));
+      expect(e.code).toBe("invalid_window");
+      expect(e.message).toMatch(
+        /spans about \d+ trading days of 800 securities \(\d+ million daily prices, at most 20 million\); shorten it$/,
+      );
+      expect(
+        backtestTheme(c, o, t, { start_date: "2024-01-01", end_date: "2024-12-31" }).rebalance_events.length,
+      ).toBe(12);
+    } finally {
+      wide.close();
+    }
+  });
+
   it("resolves index identifiers case-insensitively", () => {
     const r = backtestTheme(ctx, org, theme, {
       start_date: "2024-01-01",

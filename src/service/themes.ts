@@ -25,7 +25,7 @@ import {
 } from "../contract/index.js";
 import { universePresetExpressions } from "../core/catalog/presets.js";
 import type { Security } from "../core/data/types.js";
-import { addDays, isIsoDate } from "../core/dates.js";
+import { addDays, isIsoDate, toDayNumber } from "../core/dates.js";
 import { DataError, NotFoundError, ValidationError } from "../core/errors.js";
 import { compensatedSum } from "../core/metrics/index.js";
 import {
@@ -66,6 +66,11 @@ export const BENCHMARK_ALIASES: Readonly<Record<string, string>> = Object.freeze
   "S&P 500": "SP500",
   "SP-500": "SP500",
 });
+/**
+ * Largest daily price panel (trading days x securities of the store) a theme backtest loads: 20 million
+ * prices, e.g. 5,000 securities over about 16 years (the panel and its derived arrays take about 0.5 GB).
+ */
+export const MAX_THEME_BACKTEST_CELLS = 20_000_000;
 /** Calendar days before the window's first date searched for the benchmark level that applies on it. */
 const BENCHMARK_LOOKBACK_DAYS = 10;
 
@@ -262,6 +267,8 @@ export function backtestTheme(
   const benchmark = query.benchmark === undefined ? undefined : resolveBenchmark(ctx.store, query.benchmark);
 
   const market = ctx.store.market;
+  const allSecurities = market.securities();
+  checkWindowSize(ctx.store, allSecurities, start, end);
   const matrix = market.priceMatrix(start, end);
   const dates = matrix.dates;
   if (dates.length < 2) {
@@ -277,7 +284,7 @@ export function backtestTheme(
   }
   const first = dates[0]!;
   const last = dates[dates.length - 1]!;
-  const byId = new Map(market.securities().map((s) => [s.themeAssetId, s]));
+  const byId = new Map(allSecurities.map((s) => [s.themeAssetId, s]));
   const securities = matrix.ids.map((id) => byId.get(id)!);
   const panel = totalReturnPanel({
     dates: matrix.dates,
@@ -567,6 +574,31 @@ function backtestWindow(ctx: ServiceContext, query: ThemeBacktestQuery): { start
     throw bad(path, `start_date ${start} must be before end_date ${end}`);
   }
   return { start, end };
+}
+
+/**
+ * Refuses a window whose daily price panel would exceed {@link MAX_THEME_BACKTEST_CELLS} (weekdays of the
+ * window clipped to the data, times the securities), before anything is read.
+ */
+function checkWindowSize(store: Store, securities: readonly Security[], start: string, end: string): void {
+  let dataStart: string | undefined;
+  for (const s of securities)
+    if (s.listedFrom !== null && (dataStart === undefined || s.listedFrom < dataStart))
+      dataStart = s.listedFrom;
+  const latest = store.market.latestPriceDate();
+  const from = dataStart !== undefined && dataStart > start ? dataStart : start;
+  const to = latest !== null && latest < end ? latest : end;
+  if (from > to) return;
+  const days = Math.floor(((toDayNumber(to) - toDayNumber(from) + 1) * 5) / 7);
+  const cells = days * securities.length;
+  if (cells > MAX_THEME_BACKTEST_CELLS) {
+    const message = `the window ${start} to ${end} spans about ${days} trading days of ${securities.length} securities (${(cells / 1e6).toFixed(0)} million daily prices, at most ${MAX_THEME_BACKTEST_CELLS / 1e6} million); shorten it`;
+    throw new ValidationError(
+      `Invalid backtest window: ${message}`,
+      [{ path: "start_date", message }],
+      "invalid_window",
+    );
+  }
 }
 
 type Benchmark =
