@@ -37,6 +37,7 @@ function valuesOf(orgUuid: string, s: SeededOrganization): Record<string, string
     config_uuid: s.configUuid,
     asset_class_uuid: s.assetClassUuids[0]!,
     proposal_uuid: s.proposalUuid,
+    theme_uuid: s.themeUuid,
   };
 }
 
@@ -63,6 +64,14 @@ function validBody(route: AnyRoute): unknown {
       return { optimized_weights: [{ ticker: t.usTickers[2]!, weight: "0.5" }] };
     case "resolveTickers":
       return { tickers: [t.usTickers[0]!] };
+    case "createTheme":
+      return { name: "intruder", universe: { preset: "us_all" }, rules: { rebalancing_period: "ANNUALLY" } };
+    case "reviseTheme":
+      return { name: "changed by intruder" };
+    case "evaluateTheme":
+      return {};
+    case "searchIndustries":
+      return { query: "banks" };
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -84,6 +93,7 @@ function snapshotB(): string {
     configs: listPortfolioConfigs(t.ctx, t.orgB.uuid),
     assetClasses: listAssetClasses(t.ctx, t.orgB.uuid, true),
     proposals: t.store.proposals.list(t.orgB.uuid, b.accountUuid).map((p) => p.uuid),
+    themes: t.store.themes.list(t.orgB.uuid).map((x) => [x.name, t.store.themes.revisions(x.uuid).length]),
   });
 }
 
@@ -91,7 +101,7 @@ const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /** Same status and code, and the same message and details once the uuids they show are blanked. */
 function expectSameAnswer(actual: Answer, reference: Answer): void {
-  expect(actual.status).toBe(reference.status);
+  expect(actual.status, `${actual.text} vs ${reference.text}`).toBe(reference.status);
   const x = envelope(actual);
   const y = envelope(reference);
   expect(x.code).toBe(y.code);
@@ -208,7 +218,21 @@ describe("isolation between organizations on every route", () => {
     const global = API_ROUTES.filter((r) => !r.path.includes("{organization_uuid}")).map(
       (r) => r.operationId,
     );
-    expect(global.sort()).toEqual(["resolveTickers", "whoAmI"]);
+    expect(global.sort()).toEqual(
+      [
+        "resolveTickers",
+        "whoAmI",
+        "createTheme",
+        "listThemes",
+        "getTheme",
+        "reviseTheme",
+        "evaluateTheme",
+        "getThemeConstituents",
+        "backtestTheme",
+        "searchIndustries",
+        "listUniversePresets",
+      ].sort(),
+    );
     for (const route of orgRoutes) {
       const onB = await call(route, concrete(route, valuesOf(t.orgB.uuid, b)), t.orgA.apiKey);
       const onGhost = await call(
@@ -229,7 +253,9 @@ describe("isolation between organizations on every route", () => {
   it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
     const before = snapshotB();
     const withResource = protectedRoutes().filter((r) =>
-      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid)\}/.test(r.path),
+      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid)\}/.test(
+        r.path,
+      ),
     );
     expect(withResource.map((r) => r.operationId).sort()).toEqual(
       [
@@ -245,6 +271,11 @@ describe("isolation between organizations on every route", () => {
         "getAssetClass",
         "createProposal",
         "getProposal",
+        "getTheme",
+        "reviseTheme",
+        "evaluateTheme",
+        "getThemeConstituents",
+        "backtestTheme",
       ].sort(),
     );
     for (const route of withResource) {
@@ -264,6 +295,7 @@ describe("isolation between organizations on every route", () => {
         "config_uuid",
         "asset_class_uuid",
         "proposal_uuid",
+        "theme_uuid",
       ])
         ghosts[name] = crypto.randomUUID();
       const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);

@@ -14,11 +14,17 @@ import {
   type Client,
   clientListSchema,
   clientSchema,
+  industrySearchResponseSchema,
   type PortfolioConfigRead,
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  themeBacktestResultSchema,
+  themeConstituentSnapshotSchema,
+  themeListSchema,
+  themeSchema,
   tickerResolveResponseSchema,
+  universePresetsResponseSchema,
   whoAmISchema,
 } from "../src/contract/index.js";
 import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
@@ -271,6 +277,98 @@ describe("success shapes of every route", () => {
     ]);
   });
 
+  it("themes: create 201, list, read, evaluate, constituents (endpoint 7), revise, backtest (endpoint 8)", async () => {
+    const created = shape(
+      await send(app, "POST", "/api/v1/themes", {
+        key,
+        json: {
+          name: "Cheap quality",
+          universe: { preset: "us_all" },
+          filters: ["pe > 0"],
+          score: "-pe",
+          selection: { mode: "top_n", value: 8 },
+          weighting: { scheme: "equal" },
+          rules: { rebalancing_period: "MONTHLY" },
+        },
+      }),
+      201,
+      themeSchema,
+    );
+    const list = shape(await send(app, "GET", "/api/v1/themes", { key }), 200, themeListSchema);
+    expect(list.map((x) => x.uuid)).toContain(created.uuid);
+    expect(
+      shape(await send(app, "GET", `/api/v1/themes/${created.uuid}`, { key }), 200, themeSchema).name,
+    ).toBe("Cheap quality");
+    const missing = await send(app, "GET", `/api/v1/themes/${created.uuid}/constituents`, { key });
+    expect(missing.status).toBe(404);
+    expect(envelope(missing).code).toBe("snapshot_not_found");
+    const snap = shape(
+      await send(app, "POST", `/api/v1/themes/${created.uuid}/evaluate`, { key, json: {} }),
+      200,
+      themeConstituentSnapshotSchema,
+    );
+    expect(snap.total_constituents).toBe(8);
+    expect(snap.total_weight).toBeCloseTo(1, 12);
+    const weights = snap.constituents.map((c) => c.weight);
+    expect([...weights].sort((a, b) => b - a)).toEqual(weights);
+    expect(
+      shape(
+        await send(app, "GET", `/api/v1/themes/${created.uuid}/constituents`, { key }),
+        200,
+        themeConstituentSnapshotSchema,
+      ),
+    ).toEqual(snap);
+    shape(
+      await send(app, "PATCH", `/api/v1/themes/${created.uuid}`, {
+        key,
+        json: { selection: { mode: "top_n", value: 5 } },
+      }),
+      200,
+      themeSchema,
+    );
+    expect(
+      envelope(await send(app, "GET", `/api/v1/themes/${created.uuid}/constituents`, { key })).code,
+    ).toBe("snapshot_not_found");
+    const bt = shape(
+      await send(app, "GET", `/api/v1/themes/${created.uuid}/backtest?benchmark=SYNTH500`, { key }),
+      200,
+      themeBacktestResultSchema,
+    );
+    expect(bt.benchmark?.identifier).toBe("SYNTH500");
+    expect(Number.isFinite(bt.summary!.risk_metrics.volatility)).toBe(true);
+    const badWindow = await send(
+      app,
+      "GET",
+      `/api/v1/themes/${created.uuid}/backtest?start_date=2025-06-01&end_date=2025-01-01`,
+      { key },
+    );
+    expect(badWindow.status).toBe(400);
+    const badBenchmark = await send(app, "GET", `/api/v1/themes/${created.uuid}/backtest?benchmark=NOPE123`, {
+      key,
+    });
+    expect(envelope(badBenchmark).code).toBe("unknown_benchmark");
+  });
+
+  it("catalog: industry search (endpoint 9) and universe presets (endpoint 10)", async () => {
+    const r = shape(
+      await send(app, "POST", "/api/v1/catalog/industry", { key, json: { query: "banks" } }),
+      200,
+      industrySearchResponseSchema,
+    );
+    expect(r.success).toBe(true);
+    expect(r.matches[0]!.expression).toMatch(/^(sector|industry_group|industry|sub_industry) = \d+$/);
+    const presets = shape(
+      await send(app, "GET", "/api/v1/catalog/universe_presets", { key }),
+      200,
+      universePresetsResponseSchema,
+    );
+    expect(presets.presets.map((p) => p.id)).toEqual(
+      expect.arrayContaining(["us_large_cap", "us_all", "canada", "us_canada"]),
+    );
+    const empty = await send(app, "POST", "/api/v1/catalog/industry", { key, json: { query: "" } });
+    expect(empty.status).toBe(400);
+  });
+
   it("covers every operation route of the table in this file", () => {
     // Guards against a route added to the table without a success test here.
     expect(API_ROUTES.map((r) => r.operationId).sort()).toEqual(
@@ -295,6 +393,15 @@ describe("success shapes of every route", () => {
         "createProposal",
         "getProposal",
         "resolveTickers",
+        "createTheme",
+        "listThemes",
+        "getTheme",
+        "reviseTheme",
+        "evaluateTheme",
+        "getThemeConstituents",
+        "backtestTheme",
+        "searchIndustries",
+        "listUniversePresets",
       ].sort(),
     );
   });

@@ -20,6 +20,9 @@ import {
   type ClientUpdate,
   clientListSchema,
   clientSchema,
+  type IndustrySearchRequest,
+  type IndustrySearchResponse,
+  industrySearchResponseSchema,
   type PortfolioConfigCreate,
   type PortfolioConfigRead,
   type PortfolioConfigWrite,
@@ -28,8 +31,21 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  type Theme,
+  type ThemeBacktestQuery,
+  type ThemeBacktestResult,
+  type ThemeConstituentSnapshot,
+  type ThemeEvaluateRequest,
+  type ThemeMethodologyInput,
+  type ThemeRevision,
   type TickerResolveResponse,
+  themeBacktestResultSchema,
+  themeConstituentSnapshotSchema,
+  themeListSchema,
+  themeSchema,
   tickerResolveResponseSchema,
+  type UniversePresetsResponse,
+  universePresetsResponseSchema,
   type WhoAmI,
   whoAmISchema,
 } from "../contract/index.js";
@@ -213,6 +229,63 @@ export class RemoteBackend implements Backend {
       operation: "resolveTickers",
       body: { tickers: [...queries] },
       schema: tickerResolveResponseSchema,
+    });
+  }
+
+  createTheme(body: ThemeMethodologyInput): Promise<Theme> {
+    return this.http.request("POST", "/api/v1/themes", {
+      operation: "createTheme",
+      body,
+      schema: themeSchema,
+    });
+  }
+  listThemes(): Promise<Theme[]> {
+    return this.http.request("GET", "/api/v1/themes", { operation: "listThemes", schema: themeListSchema });
+  }
+  getTheme(themeUuid: string): Promise<Theme> {
+    return this.http.request("GET", `/api/v1/themes/${seg(themeUuid)}`, {
+      operation: "getTheme",
+      schema: themeSchema,
+    });
+  }
+  reviseTheme(themeUuid: string, body: ThemeRevision): Promise<Theme> {
+    return this.http.request("PATCH", `/api/v1/themes/${seg(themeUuid)}`, {
+      operation: "reviseTheme",
+      body,
+      schema: themeSchema,
+    });
+  }
+  evaluateTheme(themeUuid: string, body: ThemeEvaluateRequest = {}): Promise<ThemeConstituentSnapshot> {
+    return this.http.request("POST", `/api/v1/themes/${seg(themeUuid)}/evaluate`, {
+      operation: "evaluateTheme",
+      body,
+      schema: themeConstituentSnapshotSchema,
+    });
+  }
+  getThemeConstituents(themeUuid: string): Promise<ThemeConstituentSnapshot> {
+    return this.http.request("GET", `/api/v1/themes/${seg(themeUuid)}/constituents`, {
+      operation: "getThemeConstituents",
+      schema: themeConstituentSnapshotSchema,
+    });
+  }
+  backtestTheme(themeUuid: string, query: ThemeBacktestQuery = {}): Promise<ThemeBacktestResult> {
+    return this.http.request("GET", `/api/v1/themes/${seg(themeUuid)}/backtest`, {
+      operation: "backtestTheme",
+      query: { start_date: query.start_date, end_date: query.end_date, benchmark: query.benchmark },
+      schema: themeBacktestResultSchema,
+    });
+  }
+  searchIndustries(body: IndustrySearchRequest): Promise<IndustrySearchResponse> {
+    return this.http.request("POST", "/api/v1/catalog/industry", {
+      operation: "searchIndustries",
+      body,
+      schema: industrySearchResponseSchema,
+    });
+  }
+  listUniversePresets(): Promise<UniversePresetsResponse> {
+    return this.http.request("GET", "/api/v1/catalog/universe_presets", {
+      operation: "listUniversePresets",
+      schema: universePresetsResponseSchema,
     });
   }
 }

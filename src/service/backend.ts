@@ -13,12 +13,22 @@ import type {
   Client,
   ClientCreate,
   ClientUpdate,
+  IndustrySearchRequest,
+  IndustrySearchResponse,
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  Theme,
+  ThemeBacktestQuery,
+  ThemeBacktestResult,
+  ThemeConstituentSnapshot,
+  ThemeEvaluateRequest,
+  ThemeMethodologyInput,
+  ThemeRevision,
   TickerResolveResponse,
+  UniversePresetsResponse,
   WhoAmI,
 } from "../contract/index.js";
 
@@ -56,6 +66,23 @@ export interface Backend {
   createProposal(clientUuid: string, accountUuid: string, body: ProposalRequest): Promise<ProposalResponse>;
   /** A stored proposal (extension). */
   getProposal(clientUuid: string, accountUuid: string, proposalUuid: string): Promise<ProposalResponse>;
+
+  /** Create a theme with its first revision (extension). */
+  createTheme(body: ThemeMethodologyInput): Promise<Theme>;
+  listThemes(): Promise<Theme[]>;
+  getTheme(themeUuid: string): Promise<Theme>;
+  /** Save a new revision (extension). */
+  reviseTheme(themeUuid: string, body: ThemeRevision): Promise<Theme>;
+  /** Evaluate the latest revision and store the snapshot (extension). */
+  evaluateTheme(themeUuid: string, body?: ThemeEvaluateRequest): Promise<ThemeConstituentSnapshot>;
+  /** Endpoint 7. */
+  getThemeConstituents(themeUuid: string): Promise<ThemeConstituentSnapshot>;
+  /** Endpoint 8. */
+  backtestTheme(themeUuid: string, query?: ThemeBacktestQuery): Promise<ThemeBacktestResult>;
+  /** Endpoint 9. */
+  searchIndustries(body: IndustrySearchRequest): Promise<IndustrySearchResponse>;
+  /** Endpoint 10. */
+  listUniversePresets(): Promise<UniversePresetsResponse>;
 
   /** Resolve symbols or theme_asset_ids against the security master (extension). */
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse>;

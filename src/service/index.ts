@@ -6,6 +6,7 @@
 export { accountRead, holdingsRiskPercent, loadValuation, valuePositions } from "./accounts.js";
 export { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
 export type { Backend } from "./backend.js";
+export { getUniversePreset, listUniversePresets, searchIndustries } from "./catalog.js";
 export {
   clientRead,
   createAccount,
@@ -38,4 +39,16 @@ export {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 export { createProposal, getProposal } from "./proposals.js";
+export {
+  BENCHMARK_ALIASES,
+  backtestTheme,
+  createTheme,
+  DEFAULT_THEME_BACKTEST_DAYS,
+  DEFAULT_THEME_RISK_FREE_RATE,
+  evaluateTheme,
+  getTheme,
+  getThemeConstituents,
+  listThemes,
+  reviseTheme,
+} from "./themes.js";
 export { resolveTicker, resolveTickerQueries, resolveTickers, TickerBook } from "./tickers.js";

@@ -13,12 +13,22 @@ import type {
   Client,
   ClientCreate,
   ClientUpdate,
+  IndustrySearchRequest,
+  IndustrySearchResponse,
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  Theme,
+  ThemeBacktestQuery,
+  ThemeBacktestResult,
+  ThemeConstituentSnapshot,
+  ThemeEvaluateRequest,
+  ThemeMethodologyInput,
+  ThemeRevision,
   TickerResolveResponse,
+  UniversePresetsResponse,
   WhoAmI,
 } from "../contract/index.js";
 import {
@@ -26,14 +36,19 @@ import {
   assetClassCreateSchema,
   clientCreateSchema,
   clientUpdateSchema,
+  industrySearchRequestSchema,
   parseOrThrow,
   portfolioConfigCreateSchema,
   portfolioConfigWriteSchema,
   proposalRequestSchema,
+  themeBacktestQuerySchema,
+  themeMethodologySchema,
+  themeRevisionSchema,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
 import type { Backend } from "./backend.js";
+import { listUniversePresets, searchIndustries } from "./catalog.js";
 import {
   createAccount,
   createClient,
@@ -53,6 +68,15 @@ import {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 import { createProposal, getProposal } from "./proposals.js";
+import {
+  backtestTheme,
+  createTheme,
+  evaluateTheme,
+  getTheme,
+  getThemeConstituents,
+  listThemes,
+  reviseTheme,
+} from "./themes.js";
 import { resolveTickerQueries } from "./tickers.js";
 
 export class LocalBackend implements Backend {
@@ -178,5 +202,44 @@ export class LocalBackend implements Backend {
     return this.run(() =>
       getProposal(this.ctx, this.organizationUuid, clientUuid, accountUuid, proposalUuid),
     );
+  }
+
+  createTheme(body: ThemeMethodologyInput): Promise<Theme> {
+    return this.run(() =>
+      createTheme(this.ctx, this.organizationUuid, parseOrThrow(themeMethodologySchema, body)),
+    );
+  }
+  listThemes(): Promise<Theme[]> {
+    return this.run(() => listThemes(this.ctx, this.organizationUuid));
+  }
+  getTheme(themeUuid: string): Promise<Theme> {
+    return this.run(() => getTheme(this.ctx, this.organizationUuid, themeUuid));
+  }
+  reviseTheme(themeUuid: string, body: ThemeRevision): Promise<Theme> {
+    return this.run(() =>
+      reviseTheme(this.ctx, this.organizationUuid, themeUuid, parseOrThrow(themeRevisionSchema, body)),
+    );
+  }
+  evaluateTheme(themeUuid: string, body: ThemeEvaluateRequest = {}): Promise<ThemeConstituentSnapshot> {
+    return this.run(() => evaluateTheme(this.ctx, this.organizationUuid, themeUuid, body));
+  }
+  getThemeConstituents(themeUuid: string): Promise<ThemeConstituentSnapshot> {
+    return this.run(() => getThemeConstituents(this.ctx, this.organizationUuid, themeUuid));
+  }
+  backtestTheme(themeUuid: string, query: ThemeBacktestQuery = {}): Promise<ThemeBacktestResult> {
+    return this.run(() =>
+      backtestTheme(
+        this.ctx,
+        this.organizationUuid,
+        themeUuid,
+        parseOrThrow(themeBacktestQuerySchema, query),
+      ),
+    );
+  }
+  searchIndustries(body: IndustrySearchRequest): Promise<IndustrySearchResponse> {
+    return this.run(() => searchIndustries(this.ctx, parseOrThrow(industrySearchRequestSchema, body)));
+  }
+  listUniversePresets(): Promise<UniversePresetsResponse> {
+    return this.run(() => listUniversePresets(this.ctx));
   }
 }

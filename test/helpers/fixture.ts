@@ -15,6 +15,8 @@ import {
   createOrganization,
   createPortfolioConfig,
   createProposal,
+  createTheme,
+  evaluateTheme,
   type ServiceContext,
 } from "../../src/service/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
@@ -168,6 +170,7 @@ export interface SeededOrganization {
   clientUuid: string;
   accountUuid: string;
   proposalUuid: string;
+  themeUuid: string;
 }
 
 /**
@@ -209,7 +212,18 @@ export function seedOrganization(t: TestStore, org: TestOrganization, label = or
       { ticker: us[3]!, weight: "0.3" },
     ],
   });
+  const theme = createTheme(t.ctx, org.uuid, {
+    name: `${label} dividend payers`,
+    universe: { preset: "us_all" },
+    filters: ["dividend_yield > 0"],
+    score: "dividend_yield",
+    selection: { mode: "top_n", value: 10 },
+    weighting: { scheme: "score", max_weight: 0.2 },
+    rules: { rebalancing_period: "QUARTERLY" },
+  });
+  evaluateTheme(t.ctx, org.uuid, theme.uuid);
   return {
+    themeUuid: theme.uuid,
     assetClassUuids: [core.uuid, single.uuid],
     configUuid: config.uuid,
     clientUuid: client.uuid,
