@@ -10,7 +10,9 @@ import { registerConfigs } from "./commands/configs.js";
 import { registerInit } from "./commands/init.js";
 import { registerMarket } from "./commands/market.js";
 import { registerOrgs } from "./commands/orgs.js";
+import { registerProposal } from "./commands/proposal.js";
 import { registerServe } from "./commands/serve.js";
+import { registerThemes } from "./commands/themes.js";
 import { EXIT_USAGE } from "./errors.js";
 import type { ProgramHooks } from "./program.js";
 
@@ -47,6 +49,8 @@ Getting started:
   registerMarket(program, hooks);
   registerClients(program, hooks);
   registerConfigs(program, hooks);
+  registerProposal(program, hooks);
+  registerThemes(program, hooks);
   // Sub-commands inherit exitOverride so usage errors come back as CommanderError.
   const override = (c: Command) => {
     c.exitOverride();

@@ -17,6 +17,7 @@ import { createAccount, createClient, updateClient } from "./clients.js";
 import type { ServiceContext } from "./context.js";
 import { createOrganization } from "./organizations.js";
 import { createPortfolioConfig } from "./portfolio-configs.js";
+import { createTheme, evaluateTheme } from "./themes.js";
 
 export interface DemoOptions {
   /** Seed of the market and of the lot choices. @default 7 */
@@ -39,10 +40,23 @@ export interface DemoResult {
   account_uuid: string;
   portfolio_config_uuid: string;
   asset_class_uuid: string;
-  /** The evaluated demo theme (null until theme support is wired). */
-  theme_uuid: string | null;
+  /** The evaluated demo theme. */
+  theme_uuid: string;
   market: SyntheticWriteSummary & { first_date: string; last_date: string };
 }
+
+/** The demo theme: US technology and media dividend payers, weighted by yield, rebalanced quarterly. */
+const DEMO_THEME = {
+  name: "US tech and media dividend payers",
+  description:
+    "US technology and communication companies paying more than 0.5% dividends, weighted by yield (capped at 25%), rebalanced quarterly.",
+  universe: { preset: "us_all" },
+  filters: ["sector in (45, 50)", "dividend_yield > 0.5%"],
+  score: "dividend_yield",
+  selection: { mode: "all" as const, min_count: 3 },
+  weighting: { scheme: "score" as const, max_weight: 0.25 },
+  rules: { rebalancing_period: "QUARTERLY" as const },
+};
 
 /** Calendar days before the as-of date at which demo lots were bought (short and long term). */
 const PURCHASE_AGES = [1460, 1100, 760, 420, 250, 120, 45, 15] as const;
@@ -96,6 +110,8 @@ export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoR
     account_uuid: account.uuid,
     asset_class_settings: [{ asset_class_uuid: assetClass.uuid, direct_indexing_enabled: true }],
   });
+  const theme = createTheme(ctx, org, DEMO_THEME);
+  evaluateTheme(ctx, org, theme.uuid, { as_of_date: asOf });
   return {
     organization_uuid: org,
     api_key: apiKey.key,
@@ -103,7 +119,7 @@ export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoR
     account_uuid: account.uuid,
     portfolio_config_uuid: config.uuid,
     asset_class_uuid: assetClass.uuid,
-    theme_uuid: null,
+    theme_uuid: theme.uuid,
     market: { ...written, first_date: dates[0]!, last_date: asOf },
   };
 }

@@ -1,0 +1,213 @@
+/** @module cli/commands/proposal `lotwise proposal create|show` (endpoint 1 and its read extension). */
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
+import type { Command } from "commander";
+import { parse } from "csv-parse/sync";
+import { Decimal } from "decimal.js";
+import type { OptimizedWeight, ProposalResponse } from "../../contract/index.js";
+import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import { renderKeyValues, renderTable } from "../output.js";
+import { action, examples, type ProgramHooks } from "../program.js";
+import { money, quantity } from "../render.js";
+
+/**
+ * Read target weights from a CSV (`ticker,weight` header; `symbol`/`theme_asset_id` and `target_weight` also
+ * accepted; weights as fractions or with a % sign) or JSON (`{"optimized_weights": [...]}` or a bare array).
+ */
+export async function readWeightsFile(path: string): Promise<OptimizedWeight[]> {
+  const text = await readFile(path, "utf8");
+  if (
+    extname(path).toLowerCase() === ".json" ||
+    text.trimStart().startsWith("{") ||
+    text.trimStart().startsWith("[")
+  ) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      throw new ValidationError(
+        `${path} is not valid JSON: ${(err as Error).message}`,
+        [{ path, message: "invalid JSON" }],
+        "malformed_body",
+      );
+    }
+    const list = Array.isArray(doc) ? doc : (doc as { optimized_weights?: unknown }).optimized_weights;
+    if (!Array.isArray(list))
+      throw new ValidationError(
+        `${path}: expected {"optimized_weights": [...]} or an array of {ticker, weight}.`,
+        [{ path, message: "no optimized_weights" }],
+      );
+    return list as OptimizedWeight[];
+  }
+  const rows = parse(text, {
+    columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
+    skip_empty_lines: true,
+    bom: true,
+    trim: true,
+  }) as Record<string, string>[];
+  const issues: FieldIssue[] = [];
+  const out: OptimizedWeight[] = [];
+  rows.forEach((r, i) => {
+    const ticker = r.ticker ?? r.symbol ?? r.theme_asset_id ?? "";
+    let weight = (r.weight ?? r.target_weight ?? "").replace(/\s/g, "");
+    if (weight.endsWith("%")) {
+      const v = weight.slice(0, -1);
+      weight = /^-?\d+(\.\d+)?$/.test(v) ? new Decimal(v).div(100).toFixed() : weight;
+    }
+    if (!ticker)
+      issues.push({ path: `${path}: line ${i + 2}`, message: "no ticker (columns: ticker,weight)" });
+    else out.push({ ticker, weight });
+  });
+  if (issues.length > 0) throw new ValidationError(`${path}: ${issues.length} problem(s).`, issues);
+  return out;
+}
+
+export function renderProposal(p: ProposalResponse): string {
+  const parts: string[] = [];
+  parts.push(
+    renderKeyValues(
+      [
+        ["Proposal", p.proposal_uuid],
+        ["As of", p.as_of_date ?? ""],
+        ["NAV (USD)", money(p.nav_usd)],
+        ["Investable (USD)", money(p.investable_usd)],
+        ["Cash buffer USD", money(p.cash_buffer_usd_amount)],
+        ["Cash buffer CAD (CAD)", money(p.cash_buffer_cad_amount)],
+        ["Orders", p.orders.length],
+        ["Realized short-term (USD)", money(p.realized?.short_term_usd)],
+        ["Realized long-term (USD)", money(p.realized?.long_term_usd)],
+        ["Disallowed wash-sale losses (USD)", money(p.realized?.disallowed_loss_usd)],
+        ["FX fees (USD)", money(p.fx_fees_usd)],
+      ],
+      "Rebalance proposal",
+    ),
+  );
+  parts.push(
+    renderTable(
+      p.orders,
+      [
+        { header: "Ticker", value: (o) => o.ticker_symbol ?? o.ticker },
+        { header: "Side", value: (o) => (o.amount.startsWith("-") ? "SELL" : "BUY") },
+        { header: "Category", value: (o) => o.order_category ?? "" },
+        { header: "Type", value: (o) => o.type },
+        {
+          header: "Amount",
+          value: (o) => (o.type === "qty" ? quantity(o.amount) : money(o.amount)),
+          align: "right",
+        },
+        {
+          header: "USD",
+          value: (o) => money(o.amount_usd ?? (o.type === "notional" ? o.amount : null)),
+          align: "right",
+        },
+        { header: "Reason", value: (o) => o.reason ?? "" },
+        { header: "Held qty", value: (o) => quantity(o.existing_quantity), align: "right" },
+        {
+          header: "Weight now",
+          value: (o) => (o.existing_weight ? `${(Number(o.existing_weight) * 100).toFixed(2)}%` : ""),
+          align: "right",
+        },
+        {
+          header: "Target",
+          value: (o) => (o.target_weight ? `${(Number(o.target_weight) * 100).toFixed(2)}%` : ""),
+          align: "right",
+        },
+      ],
+      "Orders",
+    ),
+  );
+  const lots = p.orders.flatMap((o) => (o.tax_lots ?? []).map((l) => ({ o, l })));
+  if (lots.length > 0)
+    parts.push(
+      renderTable(
+        lots,
+        [
+          { header: "Ticker", value: ({ o }) => o.ticker_symbol ?? o.ticker },
+          { header: "Lot trade date", value: ({ l }) => l.trade_date },
+          { header: "Quantity", value: ({ l }) => quantity(l.quantity), align: "right" },
+          { header: "Cost basis (USD)", value: ({ l }) => money(l.cost_basis), align: "right" },
+          { header: "Gain (USD)", value: ({ l }) => money(l.gain), align: "right" },
+        ],
+        "Tax lots sold",
+      ),
+    );
+  const fx = p.orders.filter((o) => o.fx_cost_breakdown);
+  if (fx.length > 0)
+    parts.push(
+      renderTable(
+        fx,
+        [
+          { header: "Ticker", value: (o) => o.ticker_symbol ?? o.ticker },
+          { header: "Ccy", value: (o) => o.fx_cost_breakdown!.currency },
+          { header: "Rate (per USD)", value: (o) => o.fx_cost_breakdown!.fx_rate, align: "right" },
+          { header: "Base USD", value: (o) => money(o.fx_cost_breakdown!.base_amount_usd), align: "right" },
+          { header: "Fee %", value: (o) => o.fx_cost_breakdown!.fx_fee_percentage, align: "right" },
+          { header: "Fee USD", value: (o) => money(o.fx_cost_breakdown!.fx_fee_amount_usd), align: "right" },
+          { header: "Net USD", value: (o) => money(o.fx_cost_breakdown!.net_amount_usd), align: "right" },
+        ],
+        "FX costs",
+      ),
+    );
+  if ((p.dropped_orders?.length ?? 0) > 0)
+    parts.push(
+      renderTable(
+        p.dropped_orders!,
+        [
+          { header: "Ticker", value: (d) => d.ticker },
+          { header: "Side", value: (d) => d.side },
+          { header: "Reason", value: (d) => d.reason },
+          { header: "Wanted USD", value: (d) => money(d.wanted_amount_usd), align: "right" },
+          { header: "Why", value: (d) => d.message },
+        ],
+        "Orders not placed",
+      ),
+    );
+  for (const w of p.warnings ?? []) parts.push(`warning: ${w.message}`);
+  return parts.join("\n\n");
+}
+
+export function registerProposal(program: Command, hooks: ProgramHooks): void {
+  const proposal = program
+    .command("proposal")
+    .description(
+      "Rebalance proposals: orders, lots sold and realized gains for target weights (endpoint 1).",
+    );
+  examples(
+    proposal
+      .command("create")
+      .description(
+        "Create a proposal for an account from target weights (CSV with ticker,weight or JSON). Sells list the lots they consume (tax-optimal, wash-sale aware); the proposal is stored.",
+      )
+      .requiredOption("--account <uuid>", "the account")
+      .requiredOption("--weights <file>", "target weights: CSV (ticker,weight) or JSON")
+      .action(
+        action(hooks, async (ctx, opts: { account: string; weights: string }) => {
+          const weights = await readWeightsFile(opts.weights);
+          const backend = await ctx.backend();
+          const found = await backend.findAccount(opts.account);
+          const p = await backend.createProposal(found.client_uuid, opts.account, {
+            optimized_weights: weights,
+          });
+          if (ctx.out.json) ctx.out.printJson(p);
+          else ctx.out.line(renderProposal(p));
+        }),
+      ),
+    "lotwise proposal create --account 91aad834-... --weights fixtures/target-weights.csv",
+  );
+  examples(
+    proposal
+      .command("show <proposal>")
+      .description("Show a stored proposal.")
+      .requiredOption("--account <uuid>", "the account it was made for")
+      .action(
+        action(hooks, async (ctx, uuid: string, opts: { account: string }) => {
+          const backend = await ctx.backend();
+          const found = await backend.findAccount(opts.account);
+          const p = await backend.getProposal(found.client_uuid, opts.account, uuid);
+          if (ctx.out.json) ctx.out.printJson(p);
+          else ctx.out.line(renderProposal(p));
+        }),
+      ),
+    "lotwise proposal show 5d2c... --account 91aad834-...",
+  );
+}
