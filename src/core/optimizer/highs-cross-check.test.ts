@@ -3,13 +3,13 @@
  * piecewise-linear QP (one bounded variable per segment, the factor part lifted as t = V'x), and the engine's
  * answers must match its optimal objective to 1e-6 relative (and x to 1e-4, HiGHS's QP being the less accurate of the two).
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { createRandom } from "../random.js";
-import { SparseMatrixBuilder } from "../numeric/index.js";
-import { solvePwlQp } from "./pwl-qp.js";
-import type { PwlQpProblem } from "./pwl-qp-types.js";
 
 import highsImport from "highs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { SparseMatrixBuilder } from "../numeric/index.js";
+import { createRandom } from "../random.js";
+import { solvePwlQp } from "./pwl-qp.js";
+import type { PwlQpProblem } from "./pwl-qp-types.js";
 
 // highs ships CommonJS typings: under NodeNext the default import types as the module namespace, while the ESM build
 // hands over the loader function itself.
@@ -17,7 +17,6 @@ type HighsLoader = typeof highsImport.default;
 const highsLoader = ((highsImport as unknown as { default?: HighsLoader }).default ??
   highsImport) as unknown as HighsLoader;
 type Highs = Awaited<ReturnType<HighsLoader>>;
-
 
 /**
  * Optimal objective and x of a convex piecewise-linear QP by HiGHS: x_i = anchor_i + sum_j delta_ij with one
@@ -30,8 +29,10 @@ function highsSolve(highs: Highs, p: PwlQpProblem): { objective: number; x: Floa
   const k = p.P.factors?.cols ?? 0;
   const cols: { cost: number; lo: number; hi: number; hess: number }[] = [];
   const xCol = (i: number) => i; // columns 0..n-1 are x
-  for (let i = 0; i < n; i++) cols.push({ cost: p.q[i]!, lo: -Infinity, hi: Infinity, hess: p.P.diagonal[i]! });
-  for (let c = 0; c < k; c++) cols.push({ cost: 0, lo: -Infinity, hi: Infinity, hess: p.P.factorScales?.[c] ?? 1 });
+  for (let i = 0; i < n; i++)
+    cols.push({ cost: p.q[i]!, lo: -Infinity, hi: Infinity, hess: p.P.diagonal[i]! });
+  for (let c = 0; c < k; c++)
+    cols.push({ cost: 0, lo: -Infinity, hi: Infinity, hess: p.P.factorScales?.[c] ?? 1 });
   // Segment columns.
   const segCol = new Int32Array(seg.lower.length);
   const anchors = new Float64Array(n);
@@ -155,7 +156,12 @@ function highsSolve(highs: Highs, p: PwlQpProblem): { objective: number; x: Floa
       time_limit: 30,
     });
     model.run();
-    if (model.getModelStatus() !== 7) return { objective: Number.NaN, x: new Float64Array(n), status: String(model.getModelStatus()) } as never;
+    if (model.getModelStatus() !== 7)
+      return {
+        objective: Number.NaN,
+        x: new Float64Array(n),
+        status: String(model.getModelStatus()),
+      } as never;
     const sol = model.getSolution();
     const x = Float64Array.from({ length: n }, (_, i) => sol.colValue[i]!);
     return { objective: model.getObjectiveValue(), x };
@@ -165,7 +171,11 @@ function highsSolve(highs: Highs, p: PwlQpProblem): { objective: number; x: Floa
 }
 
 /** A random convex piecewise-linear QP: factor P, budget-like rows, convex segments, optional turnover row. */
-function randomProblem(seed: number, n: number, options: { turnover?: boolean; rows?: boolean } = {}): PwlQpProblem {
+function randomProblem(
+  seed: number,
+  n: number,
+  options: { turnover?: boolean; rows?: boolean } = {},
+): PwlQpProblem {
   const rng = createRandom(seed);
   const k = 2;
   const diagonal = Float64Array.from({ length: n }, () => rng.uniform(0.01, 0.2));
@@ -235,7 +245,11 @@ function randomProblem(seed: number, n: number, options: { turnover?: boolean; r
     P: { diagonal, factors: { rows: n, cols: k, data: V } },
     q,
     ...(options.rows
-      ? { A: b.build(), l: Float64Array.of(-Infinity, f0 - 0.05), u: Float64Array.of(sum0 + shift, f0 + 0.05) }
+      ? {
+          A: b.build(),
+          l: Float64Array.of(-Infinity, f0 - 0.05),
+          u: Float64Array.of(sum0 + shift, f0 + 0.05),
+        }
       : {}),
     segments: {
       start,

@@ -79,6 +79,11 @@ export interface PwlQpOptions {
   readonly initialX?: Float64Array;
   /** Options passed to the QP solver. */
   readonly qp?: QpOptions;
+  /**
+   * Extra bounds on the variables for this solve (they may cut segments; a point domain fixes the variable).
+   * Cheaper than a new problem: the QP solver keeps its structure.
+   */
+  readonly bounds?: { readonly lower: Float64Array; readonly upper: Float64Array };
   /** Side switches a variable may make across non-convex kinks before its side is frozen. @default 3 */
   readonly maxSideSwitches?: number;
 }
@@ -98,6 +103,11 @@ export interface PwlQpResult {
   readonly ySwitch: Float64Array;
   /** Multipliers of the variables' domain bounds (0 inside the domain). */
   readonly yBounds: Float64Array;
+  /**
+   * Gradient at x of everything but the piecewise-linear costs and the switch rows: P x + q + power'(x) + A'y +
+   * cone term (zeros when no solution). With `ySwitch` it gives each variable's one-dimensional model.
+   */
+  readonly gradient: Float64Array;
   /** Dual of each cone as reported by the QP solver. */
   readonly coneDuals: Float64Array[];
   /** True objective at x (quadratic + piecewise-linear + power cost + offset). */

@@ -28,13 +28,7 @@ import {
   type SparseMatrix,
   SparseMatrixBuilder,
 } from "../numeric/index.js";
-import type {
-  PwlQpOptions,
-  PwlQpProblem,
-  PwlQpResult,
-  PwlQpStatus,
-  PwlSegments,
-} from "./pwl-qp-types.js";
+import type { PwlQpOptions, PwlQpProblem, PwlQpResult, PwlQpStatus, PwlSegments } from "./pwl-qp-types.js";
 
 const DEFAULT_MAX_ROUNDS = 60;
 const DEFAULT_TOLERANCE = 1e-9;
@@ -62,8 +56,7 @@ export interface PwlQpSolver {
 }
 
 function assertArray(a: unknown, length: number, name: string): void {
-  if (!(a instanceof Float64Array))
-    throw new TypeError(`solvePwlQp: ${name} must be a Float64Array.`);
+  if (!(a instanceof Float64Array)) throw new TypeError(`solvePwlQp: ${name} must be a Float64Array.`);
   if (a.length !== length)
     throw new RangeError(`solvePwlQp: ${name} has length ${a.length}, expected ${length}.`);
 }
@@ -96,7 +89,10 @@ function checkSegments(seg: PwlSegments, n: number): void {
         throw new RangeError(
           `solvePwlQp: segments ${j - 1} and ${j} of variable ${i} are not contiguous (${upper[j - 1]} vs ${lower[j]}).`,
         );
-      if ((j > a && lower[j] === Number.NEGATIVE_INFINITY) || (j < b - 1 && upper[j] === Number.POSITIVE_INFINITY))
+      if (
+        (j > a && lower[j] === Number.NEGATIVE_INFINITY) ||
+        (j < b - 1 && upper[j] === Number.POSITIVE_INFINITY)
+      )
         throw new RangeError(`solvePwlQp: only the end segments of variable ${i} may be unbounded.`);
     }
   }
@@ -189,11 +185,78 @@ function powerGradient(c: number, r: number, x: number): number {
   return d === 0 ? 0 : 1.5 * c * Math.sqrt(Math.abs(d)) * Math.sign(d);
 }
 
-interface Prediction {
-  x: number;
-  segment: number;
-  /** Decrease of the one-dimensional model from x* to x (>= 0). */
-  decrease: number;
+/** A one-dimensional prediction (see {@link predictVariable}). */
+export interface Prediction {
+  readonly x: number;
+  readonly segment: number;
+  /** Decrease of the one-dimensional model from xi to x (>= 0). */
+  readonly decrease: number;
+}
+
+/**
+ * Best point of variable i's one-dimensional model around xi: minimize
+ * E (x - xi) + a (x - xi)^2 / 2 + H(x) - H(xi) over segments allowLo..allowHi, where H is the variable's
+ * piecewise-linear cost plus the switch rows weighted by their multipliers `ySwitch`. Scans every segment, so it
+ * also finds the better side of a non-convex kink. `decrease` is the model's decrease from xi (>= 0).
+ */
+export function predictVariable(
+  seg: PwlSegments,
+  sw: PwlQpProblem["switchRows"],
+  ySwitch: Float64Array,
+  a: number,
+  i: number,
+  xi: number,
+  E: number,
+  allowLo: number,
+  allowHi: number,
+  domLo = Number.NEGATIVE_INFINITY,
+  domHi = Number.POSITIVE_INFINITY,
+): Prediction {
+  const mSw = sw === undefined ? 0 : sw.l.length;
+  const j0 = segmentOf(seg, i, xi);
+  let bestX = xi;
+  let bestSeg = j0;
+  let bestDec = 0;
+  // Two walks away from xi (right, then left). In each segment j the model is
+  // E d + a d^2 / 2 + base + h_j (x - from), d = x - xi, minimized at xi - (E + h_j) / a clipped to the segment.
+  for (let dir = 1; dir >= -1; dir -= 2) {
+    let base = 0;
+    let prevH = dir > 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    for (let j = j0; dir > 0 ? j <= allowHi : j >= allowLo; j += dir) {
+      let h = seg.slope[j]!;
+      for (let r = 0; r < mSw; r++) h += ySwitch[r]! * sw!.coefficient[r]![j]!;
+      const from = j === j0 ? xi : dir > 0 ? seg.lower[j]! : seg.upper[j]!;
+      const to = dir > 0 ? seg.upper[j]! : seg.lower[j]!;
+      const inRange =
+        j >= allowLo && j <= allowHi && (dir > 0 ? from < domHi || j === j0 : from > domLo || j === j0);
+      // Convex so far and the model's derivative at `from` already points back: nothing further can be better.
+      const convex = dir > 0 ? h >= prevH : h <= prevH;
+      const slopeAtFrom = dir * (E + a * (from - xi) + h);
+      if (inRange && convex && slopeAtFrom >= 0 && j !== j0) break;
+      prevH = h;
+      if (inRange) {
+        const left = Math.max(dir > 0 ? from : to, domLo);
+        const right = Math.min(dir > 0 ? to : from, domHi);
+        let cand: number;
+        if (a > 0) cand = xi - (E + h) / a;
+        else cand = E + h > 0 ? Number.NEGATIVE_INFINITY : E + h < 0 ? Number.POSITIVE_INFINITY : xi;
+        if (cand < left) cand = left;
+        if (cand > right) cand = right;
+        // No curvature and an unbounded segment: a unit step names the direction.
+        if (!Number.isFinite(cand)) cand = cand > 0 ? Math.max(xi, left) + 1 : Math.min(xi, right) - 1;
+        const d = cand - xi;
+        const dec = -(E * d + 0.5 * a * d * d + base + h * (cand - from));
+        if (dec > bestDec || (dec === bestDec && Math.abs(d) < Math.abs(bestX - xi))) {
+          bestX = cand;
+          bestSeg = j;
+          bestDec = dec;
+        }
+      }
+      if (!Number.isFinite(to)) break;
+      base += h * (to - from);
+    }
+  }
+  return { x: bestX, segment: bestSeg, decrease: bestDec };
 }
 
 /** Internal state of a reusable engine. */
@@ -297,7 +360,9 @@ class Engine implements PwlQpSolver {
     if (changes.power !== undefined) {
       const a = this.power?.curvature;
       if (a === undefined || changes.power.curvature.some((v, i) => v !== a[i]))
-        throw new RangeError("PwlQpSolver.update: the power-cost curvature is structural; create a new solver.");
+        throw new RangeError(
+          "PwlQpSolver.update: the power-cost curvature is structural; create a new solver.",
+        );
       this.power = changes.power;
     }
     if (changes.offset !== undefined) this.offset = changes.offset;
@@ -309,7 +374,8 @@ class Engine implements PwlQpSolver {
     for (let i = 0; i < this.n; i++) {
       v += this.q[i]! * x[i]! + pwlValue(this.segments, i, x[i]!);
       const p = this.power;
-      if (p !== undefined && p.coefficient[i]! > 0) v += p.coefficient[i]! * Math.abs(x[i]! - p.reference[i]!) ** 1.5;
+      if (p !== undefined && p.coefficient[i]! > 0)
+        v += p.coefficient[i]! * Math.abs(x[i]! - p.reference[i]!) ** 1.5;
     }
     return v;
   }
@@ -349,7 +415,8 @@ interface EngineState {
 /** Does any switch row change its coefficient between segment j and j + 1? */
 function switchChangesAt(sw: PwlQpProblem["switchRows"], j: number): boolean {
   if (sw === undefined) return false;
-  for (let r = 0; r < sw.coefficient.length; r++) if (sw.coefficient[r]![j] !== sw.coefficient[r]![j + 1]) return true;
+  for (let r = 0; r < sw.coefficient.length; r++)
+    if (sw.coefficient[r]![j] !== sw.coefficient[r]![j + 1]) return true;
   return false;
 }
 
@@ -368,9 +435,22 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   const start = seg.start;
   const domLo = new Float64Array(n);
   const domHi = new Float64Array(n);
+  const extra = options.bounds;
+  if (extra !== undefined) {
+    assertArray(extra.lower, n, "options.bounds.lower");
+    assertArray(extra.upper, n, "options.bounds.upper");
+  }
   for (let i = 0; i < n; i++) {
     domLo[i] = seg.lower[start[i]!]!;
     domHi[i] = seg.upper[start[i + 1]! - 1]!;
+    if (extra !== undefined) {
+      if (extra.lower[i]! > domLo[i]!) domLo[i] = extra.lower[i]!;
+      if (extra.upper[i]! < domHi[i]!) domHi[i] = extra.upper[i]!;
+      if (!(domLo[i]! <= domHi[i]!))
+        throw new RangeError(
+          `solvePwlQp: options.bounds leave variable ${i} an empty domain [${domLo[i]}, ${domHi[i]}].`,
+        );
+    }
   }
   // Starting point: given, previous, or 0, clipped to the domain.
   const x = new Float64Array(n);
@@ -391,8 +471,13 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   const lastDir = new Int8Array(n);
   const reversals = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    allowLo[i] = start[i]!;
-    allowHi[i] = start[i + 1]! - 1;
+    // Segments that meet the domain (a point domain on a breakpoint keeps the left one).
+    let a = start[i]!;
+    let b = start[i + 1]! - 1;
+    while (a < b && seg.upper[a]! <= domLo[i]! && !(seg.upper[a] === domLo[i] && domLo[i] === domHi[i])) a++;
+    while (b > a && seg.lower[b]! >= domHi[i]!) b--;
+    allowLo[i] = a;
+    allowHi[i] = b;
   }
 
   const ySw = new Float64Array(mSw);
@@ -410,45 +495,8 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     return h;
   };
 
-  /** Best point of variable i's one-dimensional model around xi with smooth gradient E. */
-  const predict = (i: number, xi: number, E: number): Prediction => {
-    const a = s.diag[i]!;
-    const j0 = segmentOf(seg, i, xi);
-    let best: Prediction = { x: xi, segment: j0, decrease: 0 };
-    const consider = (j: number, from: number, to: number, base: number): void => {
-      // minimize E d + a d^2 / 2 + base + h (x - from) over x between from and to, d = x - xi
-      const h = hSlope(j);
-      const left = Math.min(from, to);
-      const right = Math.max(from, to);
-      let cand: number;
-      if (a > 0) cand = xi - (E + h) / a;
-      else cand = E + h > 0 ? Number.NEGATIVE_INFINITY : E + h < 0 ? Number.POSITIVE_INFINITY : xi;
-      cand = Math.min(right, Math.max(left, cand));
-      // No curvature and an unbounded segment: a unit step names the direction.
-      if (!Number.isFinite(cand)) cand = cand > 0 ? Math.max(xi, left) + 1 : Math.min(xi, right) - 1;
-      const d = cand - xi;
-      const dec = -(E * d + 0.5 * a * d * d + base + h * (cand - from));
-      if (dec > best.decrease || (dec === best.decrease && Math.abs(d) < Math.abs(best.x - xi)))
-        best = { x: cand, segment: j, decrease: dec };
-    };
-    let base = 0;
-    for (let j = j0; j <= allowHi[i]!; j++) {
-      const from = j === j0 ? xi : seg.lower[j]!;
-      const to = seg.upper[j]!;
-      if (j >= allowLo[i]!) consider(j, from, to, base);
-      if (to === Number.POSITIVE_INFINITY) break;
-      base += hSlope(j) * (to - from);
-    }
-    base = 0;
-    for (let j = j0; j >= allowLo[i]!; j--) {
-      const from = j === j0 ? xi : seg.upper[j]!;
-      const to = seg.lower[j]!;
-      if (j <= allowHi[i]!) consider(j, from, to, base);
-      if (to === Number.NEGATIVE_INFINITY) break;
-      base += hSlope(j) * (to - from);
-    }
-    return best;
-  };
+  const predict = (i: number, xi: number, E: number): Prediction =>
+    predictVariable(seg, sw, ySw, s.diag[i]!, i, xi, E, allowLo[i]!, allowHi[i]!, domLo[i]!, domHi[i]!);
 
   /** The run of segments around j with the same switch coefficients, within the allowed range. */
   const switchRegion = (i: number, j: number): [number, number] => {
@@ -471,8 +519,8 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
       if (xi < a) a = Math.max(xi, seg.lower[ra]!);
       if (xi > b) b = Math.min(xi, seg.upper[rb]!);
     }
-    lo[i] = Math.max(a, seg.lower[allowLo[i]!]!);
-    hi[i] = Math.min(b, seg.upper[allowHi[i]!]!);
+    lo[i] = Math.max(a, seg.lower[allowLo[i]!]!, domLo[i]!);
+    hi[i] = Math.min(b, seg.upper[allowHi[i]!]!, domHi[i]!);
     chosen[i] = j;
   };
 
@@ -503,7 +551,8 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     for (let i = 0; i < n; i++) {
       let v = s.q[i]! + seg.slope[chosen[i]!]!;
       // Power surrogate alpha x^2 / 2 + (f'(xRef) - alpha xRef) x: same gradient as f at xRef.
-      if (power !== undefined) v += powerGradient(power.coefficient[i]!, power.reference[i]!, xRef[i]!) - alpha![i]! * xRef[i]!;
+      if (power !== undefined)
+        v += powerGradient(power.coefficient[i]!, power.reference[i]!, xRef[i]!) - alpha![i]! * xRef[i]!;
       qEff[i] = v;
       bLo[i] = lo[i]!;
       bHi[i] = hi[i]!;
@@ -532,7 +581,11 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
       s.qp !== undefined &&
       (signature === undefined || (prev !== undefined && signature.every((v, k) => v === prev[k])));
     if (same) {
-      s.qp!.update({ q: qEff, ...(lEff.length > 0 ? { l: lEff, u: uEff } : {}), bounds: { lower: bLo, upper: bHi } });
+      s.qp!.update({
+        q: qEff,
+        ...(lEff.length > 0 ? { l: lEff, u: uEff } : {}),
+        bounds: { lower: bLo, upper: bHi },
+      });
     } else {
       s.qp = createQpSolver(buildQp(s, signature, qEff, lEff, uEff, bLo, bHi), options.qp);
       s.qpSignature = signature;
@@ -563,27 +616,46 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     } else {
       const [a, b] = switchRegion(i, p.segment);
       chosen[i] = p.segment;
-      lo[i] = seg.lower[a]!;
-      hi[i] = seg.upper[b]!;
+      lo[i] = Math.max(seg.lower[a]!, domLo[i]!);
+      hi[i] = Math.min(seg.upper[b]!, domHi[i]!);
     }
   }
   let qpr = assembleAndSolve();
   if (qpr.status === "primal_infeasible" && sw !== undefined && !startFeasible) {
     // Retry on the switch regions that hold the starting point.
     for (let i = 0; i < n; i++) {
-      const j = segmentOf(seg, i, x[i]!);
+      const j = Math.min(allowHi[i]!, Math.max(allowLo[i]!, segmentOf(seg, i, x[i]!)));
       const [a, b] = switchRegion(i, j);
       chosen[i] = j;
-      lo[i] = seg.lower[a]!;
-      hi[i] = seg.upper[b]!;
+      lo[i] = Math.max(seg.lower[a]!, domLo[i]!);
+      hi[i] = Math.min(seg.upper[b]!, domHi[i]!);
     }
     qpr = assembleAndSolve();
   }
   if (!solved(qpr)) {
     const status: PwlQpStatus =
-      qpr.status === "primal_infeasible" ? "infeasible" : qpr.status === "dual_infeasible" ? "unbounded" : "solver_failure";
+      qpr.status === "primal_infeasible"
+        ? "infeasible"
+        : qpr.status === "dual_infeasible"
+          ? "unbounded"
+          : "solver_failure";
     diagnosis.push(...qpr.diagnosis);
-    return finish(engine, status, qpr.x, undefined, qpr, ySw, 1, solves, rebuilds, qpIterations, diagnosis, 0);
+    return finish(
+      engine,
+      status,
+      qpr.x,
+      undefined,
+      qpr,
+      ySw,
+      1,
+      solves,
+      rebuilds,
+      qpIterations,
+      diagnosis,
+      0,
+      domLo,
+      domHi,
+    );
   }
 
   let round = 1;
@@ -624,12 +696,19 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
       const c = chosen[i]!;
       const p = predict(i, xi, grad[i]!);
       if (Math.abs(p.x - xi) <= tol || p.decrease <= 0) {
-        // Converged coordinate: make its interval the exact segment holding x*.
-        const j = xi >= seg.lower[c]! && xi <= seg.upper[c]! ? c : segmentOf(seg, i, xi);
-        if (j !== c || lo[i] !== seg.lower[j] || hi[i] !== seg.upper[j]) {
+        // Converged coordinate: make its interval the exact segment holding x* (to rounding, so a point on a
+        // breakpoint does not flip between the two segments that share it).
+        const slack = 1e-12 * Math.max(1, Math.abs(xi));
+        const j =
+          xi >= seg.lower[c]! - slack && xi <= seg.upper[c]! + slack
+            ? c
+            : Math.min(allowHi[i]!, Math.max(allowLo[i]!, segmentOf(seg, i, xi)));
+        const a = Math.max(seg.lower[j]!, domLo[i]!);
+        const b = Math.min(seg.upper[j]!, domHi[i]!);
+        if (j !== c || lo[i] !== a || hi[i] !== b) {
           chosen[i] = j;
-          lo[i] = seg.lower[j]!;
-          hi[i] = seg.upper[j]!;
+          lo[i] = a;
+          hi[i] = b;
           moves++;
         }
         continue;
@@ -664,7 +743,22 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     }
     qpr = next;
   }
-  return finish(engine, status, x, grad, dualSource, ySw, round, solves, rebuilds, qpIterations, diagnosis, powerGap);
+  return finish(
+    engine,
+    status,
+    x,
+    grad,
+    dualSource,
+    ySw,
+    round,
+    solves,
+    rebuilds,
+    qpIterations,
+    diagnosis,
+    powerGap,
+    domLo,
+    domHi,
+  );
 }
 
 /** Is x feasible for the fixed rows, switch rows and cones (the domain holds by construction)? */
@@ -693,7 +787,8 @@ function isFeasible(s: EngineState, x: Float64Array): boolean {
     const c = cone.center;
     const d = new Float64Array(s.n);
     for (let i = 0; i < s.n; i++) d[i] = x[i]! - (c?.[i] ?? 0);
-    const risk = 2 * halfQuadratic({ diagonal: cone.diagonal, ...(cone.factors ? { factors: cone.factors } : {}) }, d);
+    const risk =
+      2 * halfQuadratic({ diagonal: cone.diagonal, ...(cone.factors ? { factors: cone.factors } : {}) }, d);
     if (risk > cone.radius * cone.radius * (1 - 1e-12)) return false;
   }
   return true;
@@ -758,6 +853,8 @@ function finish(
   qpIterations: number,
   diagnosis: string[],
   powerGap: number,
+  domLo: Float64Array,
+  domHi: Float64Array,
 ): PwlQpResult {
   const s = engine.state;
   const { n, segments: seg } = s;
@@ -784,15 +881,15 @@ function finish(
       const atLo = xi <= seg.lower[j]!;
       const atHi = xi >= seg.upper[j]!;
       // One-sided slopes of the Lagrangian's piecewise part at x (NaN past the domain's ends).
-      const hLeft = atLo ? (j > a ? hs(j - 1) : Number.NaN) : hs(j);
-      const hRight = atHi ? (j < b ? hs(j + 1) : Number.NaN) : hs(j);
+      const hLeft = xi <= domLo[i]! ? Number.NaN : atLo ? (j > a ? hs(j - 1) : Number.NaN) : hs(j);
+      const hRight = xi >= domHi[i]! ? Number.NaN : atHi ? (j < b ? hs(j + 1) : Number.NaN) : hs(j);
       const g = grad[i]!;
       if (!Number.isNaN(hRight)) stationarity = Math.max(stationarity, -(g + hRight));
       if (!Number.isNaN(hLeft)) stationarity = Math.max(stationarity, g + hLeft);
       if (Number.isNaN(hRight) && !Number.isNaN(hLeft)) yBounds[i] = Math.max(0, -(g + hLeft));
       else if (Number.isNaN(hLeft) && !Number.isNaN(hRight)) yBounds[i] = Math.min(0, -(g + hRight));
       else if (Number.isNaN(hLeft) && Number.isNaN(hRight)) yBounds[i] = -(g + hs(j));
-      primal = Math.max(primal, seg.lower[a]! - xi, xi - seg.upper[b]!);
+      primal = Math.max(primal, domLo[i]! - xi, xi - domHi[i]!);
     }
     if (s.A !== undefined) {
       const A = s.A;
@@ -805,7 +902,8 @@ function finish(
     if (sw !== undefined)
       for (let r = 0; r < mSw; r++) {
         let v = 0;
-        for (let i = 0; i < n; i++) v += sw.coefficient[r]![segment[i]!]! * x[i]! + sw.constant[r]![segment[i]!]!;
+        for (let i = 0; i < n; i++)
+          v += sw.coefficient[r]![segment[i]!]! * x[i]! + sw.constant[r]![segment[i]!]!;
         primal = Math.max(primal, sw.l[r]! - v, v - sw.u[r]!);
       }
     primal = Math.max(primal, qpr.primalResidual);
@@ -817,6 +915,7 @@ function finish(
     y: qpr.y.slice(0, s.mFixed),
     ySwitch: Float64Array.from(ySw),
     yBounds,
+    gradient: grad === undefined ? new Float64Array(n) : Float64Array.from(grad),
     coneDuals: qpr.coneDuals,
     objective: grad === undefined ? Number.NaN : engine.objective(x),
     rounds,
