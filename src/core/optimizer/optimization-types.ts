@@ -11,7 +11,7 @@ import type { FactorModel } from "../risk/index.js";
 import type { HoldingTerm, TaxLot } from "../tax/index.js";
 import type { LotTable } from "./lot-table.js";
 import type { OptimizerConfig } from "./optimizer-config.js";
-import type { PwlQpProblem } from "./pwl-qp-types.js";
+import type { PwlQpProblem, PwlQpResult } from "./pwl-qp-types.js";
 
 /** A dated trade of an asset outside the lots (another account's purchase, a recent sale at a loss). */
 export interface DatedAssetEvent {
@@ -191,5 +191,7 @@ export interface OptimizationResult {
   /** When infeasible: the conflicting constraints, with numbers. */
   readonly diagnosis: readonly string[];
   readonly warnings: readonly string[];
+  /** With `includeProblem`: the engine problem of the final continuous solve and its solution (multipliers). */
   readonly problem?: PwlQpProblem;
+  readonly engine?: PwlQpResult;
 }

@@ -787,6 +787,6 @@ function report(
     binding: bindingNames(m, s, state.radius, st.trackingError),
     diagnosis: [],
     warnings,
-    ...(options.includeProblem ? { problem: s.built.problem } : {}),
+    ...(options.includeProblem ? { problem: s.built.problem, engine: s.res } : {}),
   };
 }

@@ -108,6 +108,9 @@ export interface PwlQpResult {
    * cone term (zeros when no solution). With `ySwitch` it gives each variable's one-dimensional model.
    */
   readonly gradient: Float64Array;
+  /** The domain of each variable in this solve (segments' ends and `options.bounds`). */
+  readonly domainLower: Float64Array;
+  readonly domainUpper: Float64Array;
   /** Dual of each cone as reported by the QP solver. */
   readonly coneDuals: Float64Array[];
   /** True objective at x (quadratic + piecewise-linear + power cost + offset). */

@@ -916,6 +916,8 @@ function finish(
     ySwitch: Float64Array.from(ySw),
     yBounds,
     gradient: grad === undefined ? new Float64Array(n) : Float64Array.from(grad),
+    domainLower: Float64Array.from(domLo),
+    domainUpper: Float64Array.from(domHi),
     coneDuals: qpr.coneDuals,
     objective: grad === undefined ? Number.NaN : engine.objective(x),
     rounds,
