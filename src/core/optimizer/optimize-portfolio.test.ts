@@ -56,7 +56,7 @@ function fixture(
   });
   const lots: TaxLot[] = [];
   for (const a of assets)
-    (a.lots ?? []).forEach((l, j) =>
+    for (const [j, l] of (a.lots ?? []).entries())
       lots.push(
         createLot({
           id: l.id ?? `${a.id}#${j}`,
@@ -66,8 +66,7 @@ function fixture(
           tradeDate: l.date ?? LONG_AGO,
           ...(l.lastSoldForLoss === undefined ? {} : { lastSoldForLossDate: l.lastSoldForLoss }),
         }),
-      ),
-    );
+      );
   const input: OptimizationInput = {
     asOf: AS_OF,
     assets: ids,
@@ -830,7 +829,7 @@ describe("optimizePortfolio: tax_gamma search", () => {
 describe("optimizePortfolio: whole shares, substitution, cash", () => {
   it("whole shares: integer trades that keep every constraint and never overspend", () => {
     // Prices 333.33 make the continuous answer fractional; 1% buffer, 7,000 USD cash to invest.
-    const spec = tenAssets((i) => ({ price: 333.33, lots: [{ qty: 30, basis: 300 }] }));
+    const spec = tenAssets(() => ({ price: 333.33, lots: [{ qty: 30, basis: 300 }] }));
     const r = fixture(spec, 7000, { requireWholeShares: true, cashBufferUsd: 0.01, tcostBps: 5 }).run();
     expect(r.status).toBe("optimal");
     for (const t of r.trades) expect(t.shares).toBeCloseTo(Math.round(t.shares), 9);
@@ -852,7 +851,7 @@ describe("optimizePortfolio: whole shares, substitution, cash", () => {
   });
 
   it("whole shares with every asset whole: a share-by-share repair keeps the factor bound", () => {
-    const spec = tenAssets((i) => ({ price: 333.33, lots: [{ qty: 30, basis: 300 }] }));
+    const spec = tenAssets(() => ({ price: 333.33, lots: [{ qty: 30, basis: 300 }] }));
     const r = fixture(spec, 7000, {
       requireWholeShares: true,
       factorExposureBounds: [{ factor: "value", minBound: 0.01 }],
