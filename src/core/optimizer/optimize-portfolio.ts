@@ -14,7 +14,7 @@
  * 6. whole shares: rounding, a continuous re-solve of the rest, and a share-by-share repair if needed;
  * 7. the report (trades, lots, exact gains and tax, costs, risk, binding constraints).
  */
-import { type BuiltProblem, buildProblem, IMPACT_CURVATURE_FLOOR, type SolveState } from "./build-problem.js";
+import { type BuiltProblem, buildProblem, type SolveState } from "./build-problem.js";
 import { precheck } from "./diagnose.js";
 import type {
   OptimizationInput,
@@ -128,8 +128,6 @@ function runOptimization(
   const pre = precheck(m);
   if (pre.length > 0) return infeasible(m, pre, warnings, counters, elapsed());
 
-  let curvature: Float64Array | undefined;
-  let curvatureId = 0;
   const state: { -readonly [K in keyof SolveState]: SolveState[K] } = {
     gamma: config.tax.taxGamma,
     reserve: 0,
@@ -142,7 +140,7 @@ function runOptimization(
   const builds = new Map<string, BuiltProblem>();
   const lastProblem = new WeakMap<PwlQpSolver, PwlQpProblem>();
   const getBuild = (st: SolveState): BuiltProblem => {
-    const buildKey = `${st.gamma}|${st.objective}|${st.convexifyKinks === true}|${st.powerCurvature === undefined ? 0 : curvatureId}|${st.radius}|${JSON.stringify(st.relax ?? {})}`;
+    const buildKey = `${st.gamma}|${st.objective}|${st.convexifyKinks === true}|${st.radius}|${JSON.stringify(st.relax ?? {})}`;
     let built = builds.get(buildKey);
     if (built === undefined) {
       built = buildProblem(m, {
@@ -170,7 +168,7 @@ function runOptimization(
       st.radius,
       built.switches.join("+"),
       built.factorRows.map((f) => f.index).join(","),
-      p.power === undefined ? "none" : curvatureId,
+      p.power === undefined ? "none" : "power",
     ].join("|");
     // The budget row with the cost reserve.
     const u = Float64Array.from(p.u!);
@@ -240,31 +238,10 @@ function runOptimization(
     return { built: { ...built, lower, upper, problem: { ...p, u } }, res, w };
   };
 
-  /** Solve the current state: impact-curvature adaptation and the trading-cost reserve of the budget. */
+  /** Solve the current state, with the trading-cost reserve of the budget. */
   const solvePlain = (initialX?: Float64Array): Solved => {
-    let s = solveOnce(
-      { ...state, ...(curvature === undefined ? {} : { powerCurvature: curvature }) },
-      initialX,
-    );
+    let s = solveOnce(state, initialX);
     for (let pass = 0; pass < 6 && ok(s.res); pass++) {
-      // The impact surrogate did not settle: take its curvature from the trades found (rebuilds the engine).
-      if (s.built.problem.power !== undefined && s.res.kkt.powerGradientGap > 1e-9) {
-        const pw = s.built.problem.power;
-        const next = new Float64Array(m.n);
-        for (let i = 0; i < m.n; i++) {
-          const c = pw.coefficient[i]!;
-          if (c === 0) continue;
-          const t = Math.abs(s.w[i]! - m.w0[i]!);
-          next[i] = Math.max(
-            pw.curvature[i]!,
-            (1.5 * c) / Math.sqrt(Math.max(t, IMPACT_CURVATURE_FLOOR * 1e-2)),
-          );
-        }
-        curvature = next;
-        curvatureId++;
-        s = solveOnce({ ...state, powerCurvature: curvature }, s.res.x);
-        continue;
-      }
       // Cash after trades and their costs must cover the buffers: reserve the costs in the budget row.
       if (config.optimizationMode === "LONG_SHORT") break;
       const st = solutionStats(m, s.w, state.gamma);
@@ -273,7 +250,7 @@ function runOptimization(
       const costs = (st.linearCostUsd + st.impactUsd) / m.investableUsd;
       if (sum + costs <= 1 + 1e-12) break;
       state.reserve = costs * (1 + 1e-9) + 1e-15;
-      s = solveOnce({ ...state, ...(curvature === undefined ? {} : { powerCurvature: curvature }) });
+      s = solveOnce(state);
     }
     return s;
   };
@@ -286,7 +263,7 @@ function runOptimization(
    */
   const solve = (initialX?: Float64Array): Solved => {
     // The problem with both sides open: which assets are two-sided, and their other side's model below.
-    const full = getBuild({ ...state, ...(curvature === undefined ? {} : { powerCurvature: curvature }) });
+    const full = getBuild(state);
     const two = full.twoSided;
     if (!two.some((v) => v === 1)) {
       state.side = undefined;

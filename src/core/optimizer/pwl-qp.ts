@@ -263,8 +263,10 @@ export function predictVariable(
 class Engine implements PwlQpSolver {
   readonly n: number;
   readonly P: FactorForm;
-  readonly Peff: FactorForm;
-  readonly diag: Float64Array;
+  Peff: FactorForm;
+  diag: Float64Array;
+  /** Surrogate curvature of the power cost in use (adapted by the engine when the iteration oscillates). */
+  alpha: Float64Array | undefined;
   q: Float64Array;
   readonly A: SparseMatrix | undefined;
   l: Float64Array;
@@ -308,15 +310,26 @@ class Engine implements PwlQpSolver {
     }
     this.offset = problem.offset ?? 0;
     const alpha = this.power?.curvature;
+    this.alpha = alpha === undefined ? undefined : Float64Array.from(alpha);
+    this.Peff = problem.P;
+    this.diag = diagonalOf(problem.P);
+    this.setCurvature(this.alpha);
+  }
+
+  /** Use surrogate curvature `alpha` (P's diagonal + alpha); the next solve rebuilds the QP. */
+  setCurvature(alpha: Float64Array | undefined): void {
+    this.alpha = alpha;
+    const P = this.P;
     this.Peff =
       alpha === undefined
-        ? problem.P
+        ? P
         : {
-            diagonal: problem.P.diagonal.map((d, i) => d + alpha[i]!),
-            ...(problem.P.factors === undefined ? {} : { factors: problem.P.factors }),
-            ...(problem.P.factorScales === undefined ? {} : { factorScales: problem.P.factorScales }),
+            diagonal: P.diagonal.map((d, i) => d + alpha[i]!),
+            ...(P.factors === undefined ? {} : { factors: P.factors }),
+            ...(P.factorScales === undefined ? {} : { factorScales: P.factorScales }),
           };
     this.diag = diagonalOf(this.Peff);
+    this.qp = undefined;
   }
 
   checkSwitchRows(): void {
@@ -358,11 +371,14 @@ class Engine implements PwlQpSolver {
     }
     if (changes.segments !== undefined || changes.switchRows !== undefined) this.checkSwitchRows();
     if (changes.power !== undefined) {
-      const a = this.power?.curvature;
-      if (a === undefined || changes.power.curvature.some((v, i) => v !== a[i]))
-        throw new RangeError(
-          "PwlQpSolver.update: the power-cost curvature is structural; create a new solver.",
-        );
+      if (this.power === undefined)
+        throw new RangeError("PwlQpSolver.update: the problem has no power cost; create a new solver.");
+      assertArray(changes.power.coefficient, this.n, "power.coefficient");
+      assertArray(changes.power.reference, this.n, "power.reference");
+      // The engine keeps the curvature it adapted (at least the one given).
+      const a = this.alpha!;
+      if (changes.power.curvature.some((v, i) => v > a[i]!))
+        this.setCurvature(a.map((v, i) => Math.max(v, changes.power!.curvature[i]!)));
       this.power = changes.power;
     }
     if (changes.offset !== undefined) this.offset = changes.offset;
@@ -409,6 +425,8 @@ interface EngineState {
   qp: QpSolver | undefined;
   qpSignature: Float64Array | undefined;
   lastX: Float64Array | undefined;
+  alpha: Float64Array | undefined;
+  setCurvature(alpha: Float64Array | undefined): void;
   objective(x: Float64Array): number;
 }
 
@@ -460,7 +478,9 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   for (let i = 0; i < n; i++) x[i] = Math.min(domHi[i]!, Math.max(domLo[i]!, init?.[i] ?? 0));
 
   const power = s.power;
-  const alpha = power?.curvature;
+  let alpha = s.alpha;
+  const prevDelta = new Float64Array(n);
+  const oscillations = new Int32Array(n);
   const xRef = Float64Array.from(x); // linearization point of the power cost
 
   const chosen = new Int32Array(n); // segment whose slope and switch coefficients are in the QP
@@ -682,8 +702,24 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
         // Replace the surrogate's gradient alpha (x - xRef) + f'(xRef) by the true f'(x).
         grad[i]! += gNew - gOld - alpha![i]! * (x[i]! - xRef[i]!);
         powerGap = Math.max(powerGap, Math.abs(gNew - gOld));
+        const delta = x[i]! - xRef[i]!;
+        if (delta * prevDelta[i]! < 0 && Math.abs(gNew - gOld) > tol) oscillations[i]!++;
+        prevDelta[i] = delta;
         xRef[i] = x[i]!;
       }
+    if (power !== undefined && oscillations.some((v) => v >= 2)) {
+      // The surrogate is flatter than the cost near x (alpha < f''/2 makes the iteration overshoot): steepen it to the
+      // secant through the reference, 1.5 c / sqrt|x - r| >= 2 f''(x), for the oscillating variables.
+      const next = Float64Array.from(alpha!);
+      for (let i = 0; i < n; i++) {
+        if (oscillations[i]! < 2) continue;
+        const d = Math.max(Math.abs(x[i]! - power.reference[i]!), 1e-12);
+        next[i] = Math.max(2 * next[i]!, (1.5 * power.coefficient[i]!) / Math.sqrt(d));
+        oscillations[i] = 0;
+      }
+      s.setCurvature(next);
+      alpha = s.alpha;
+    }
     const obj = engine.objective(x);
     if (obj < bestObjective - 1e-14 * Math.max(1e-12, Math.abs(obj))) {
       bestObjective = obj;
