@@ -182,7 +182,11 @@ export interface OptimizationResult {
     readonly solves: number;
     readonly rebuilds: number;
     readonly qpIterations: number;
+    /** Wall time (with an injected clock): total, preparing the period model, solving, reporting. */
     readonly timeMs: number | null;
+    readonly prepareMs: number | null;
+    readonly solveMs: number | null;
+    readonly reportMs: number | null;
   };
   /** KKT residuals of the final continuous solve (see PwlQpResult.kkt). */
   readonly kkt: { readonly stationarity: number; readonly primal: number; readonly powerGradientGap: number };

@@ -51,6 +51,8 @@ interface Workspace {
   engines: Map<string, PwlQpSolver>;
   objectIds: WeakMap<object, number>;
   nextId: number;
+  /** What the last rebalance of a universe learned: sides of two-sided assets, the cost reserve. */
+  memory: { universe: string; side: Int8Array | undefined; reserve: number } | undefined;
 }
 
 function objectId(ws: Workspace, o: object): number {
@@ -74,6 +76,7 @@ export function createOptimizer(): Optimizer {
     engines: new Map(),
     objectIds: new WeakMap(),
     nextId: 1,
+    memory: undefined,
   };
   return { optimize: (input, options) => runOptimization(ws, input, options ?? {}) };
 }
@@ -134,6 +137,13 @@ function runOptimization(
     radius: null,
     objective: "full",
   };
+  // Next month's rebalance of the same universe starts from last month's sides and cost reserve.
+  const universe = m.assets.join("\u0000");
+  if (ws.memory !== undefined && ws.memory.universe === universe) {
+    if (ws.memory.side !== undefined) state.side = Int8Array.from(ws.memory.side);
+    state.reserve = ws.memory.reserve;
+  }
+  const prepared = elapsed();
 
   // Builds depend on gamma, the objective, convexified kinks, the impact curvature and relaxations; side locks,
   // extra bounds and the cost reserve are applied to a build without rebuilding it (engine bounds, budget row).
@@ -555,7 +565,9 @@ function runOptimization(
         finalW[i] = state.extraLower[i]!;
   }
 
-  return report(
+  ws.memory = { universe, side: state.side === undefined ? undefined : Int8Array.from(state.side), reserve: state.reserve };
+  const solved = elapsed();
+  const out = report(
     m,
     cur,
     finalW,
@@ -565,10 +577,21 @@ function runOptimization(
     search,
     warnings,
     counters,
-    elapsed(),
+    null,
     options,
     cur.res.status === "optimal" ? "optimal" : "suboptimal",
   );
+  const done = elapsed();
+  return {
+    ...out,
+    solver: {
+      ...out.solver,
+      timeMs: done,
+      prepareMs: prepared,
+      solveMs: solved === null || prepared === null ? null : solved - prepared,
+      reportMs: done === null || solved === null ? null : done - solved,
+    },
+  };
 }
 
 /** Relax one group of constraints at a time to name the ones in conflict. */
@@ -669,7 +692,7 @@ function infeasible(
       tax: Number.NaN,
       expectedReturn: Number.NaN,
     },
-    solver: { status: "infeasible", ...c, timeMs },
+    solver: { status: "infeasible", ...c, timeMs, prepareMs: null, solveMs: null, reportMs: null },
     kkt: { stationarity: Number.NaN, primal: Number.NaN, powerGradientGap: Number.NaN },
     binding: [],
     diagnosis,
@@ -759,7 +782,7 @@ function report(
       tax: st.taxTerm,
       expectedReturn: st.returnTerm,
     },
-    solver: { status: s.res.status, ...c, timeMs },
+    solver: { status: s.res.status, ...c, timeMs, prepareMs: null, solveMs: null, reportMs: null },
     kkt: s.res.kkt,
     binding: bindingNames(m, s, state.radius, st.trackingError),
     diagnosis: [],
