@@ -172,6 +172,36 @@ export {
   sparseTransposeMultiply,
   symmetricEigen,
 } from "./core/numeric/index.js";
+// Tax-aware optimizer
+export {
+  type BuiltProblem,
+  buildPeriodModel,
+  buildProblem,
+  createOptimizer,
+  createPwlQpSolver,
+  DEFAULT_OPTIMIZER_CONFIG,
+  DEFAULT_TAX_PREFERENCES,
+  type FactorExposureBound,
+  type GammaSearchOptions,
+  type GammaSearchResult,
+  impactCurvature,
+  type LotTable,
+  NO_DAY,
+  type Optimizer,
+  type OptimizerConfig,
+  type OptimizerConfigInput,
+  type OptimizerTaxPreferences,
+  optimizePortfolio,
+  type PeriodModel,
+  type PwlQpSolver,
+  prepareLotTable,
+  resolveOptimizerConfig,
+  type SolveState,
+  searchTaxGamma,
+  solvePwlQp,
+  type TickerTarget,
+} from "./core/optimizer/index.js";
+
 // Rebalance proposals
 export {
   buildProposal,

@@ -565,7 +565,11 @@ function runOptimization(
         finalW[i] = state.extraLower[i]!;
   }
 
-  ws.memory = { universe, side: state.side === undefined ? undefined : Int8Array.from(state.side), reserve: state.reserve };
+  ws.memory = {
+    universe,
+    side: state.side === undefined ? undefined : Int8Array.from(state.side),
+    reserve: state.reserve,
+  };
   const solved = elapsed();
   const out = report(
     m,
