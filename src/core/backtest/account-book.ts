@@ -94,6 +94,19 @@ export interface TaxYearRecord {
   readonly carryforward: { readonly shortTerm: Decimal; readonly longTerm: Decimal };
 }
 
+/** One executed trade. */
+export interface TradeFill {
+  readonly date: string;
+  readonly themeAssetId: string;
+  readonly side: "buy" | "sell" | "short" | "cover";
+  readonly quantity: Decimal;
+  /** Close of the execution date, listing currency (costs are folded into the price of the lots). */
+  readonly close: number;
+  /** Gross USD value (quantity x close / fx). */
+  readonly valueUsd: Decimal;
+  readonly harvest: boolean;
+}
+
 /** Money totals of the trades executed so far (USD). */
 export interface TradeTotals {
   /** Gross value bought (shares x close / fx), long buys and covers. */
@@ -142,6 +155,7 @@ export class AccountBook {
   readonly #realized: RealizedGain[][];
   readonly #harvest: boolean[][];
   readonly #covers: CoverRecord[] = [];
+  readonly #fills: TradeFill[] = [];
   /** Long and short shares per column (sums of the lots), kept in step with every change of the lots. */
   readonly #long: Decimal[];
   readonly #short: Decimal[];
@@ -230,6 +244,31 @@ export class AccountBook {
       });
     });
     return out;
+  }
+
+  /** Every executed trade, in execution order. */
+  get fills(): readonly TradeFill[] {
+    return this.#fills;
+  }
+
+  #fill(
+    t: number,
+    i: number,
+    side: TradeFill["side"],
+    quantity: Decimal,
+    valueUsd: Decimal,
+    harvest: boolean,
+  ): void {
+    const n = this.#market.ids.length;
+    this.#fills.push({
+      date: this.#market.dates[t]!,
+      themeAssetId: this.#market.ids[i]!,
+      side,
+      quantity,
+      close: this.#market.close[t * n + i]!,
+      valueUsd,
+      harvest,
+    });
   }
 
   /** Every cover of a short lot. */
@@ -501,6 +540,7 @@ export class AccountBook {
       if (isLossSale(r) && (this.#lastLossSale[i] ?? "") < date) this.#lastLossSale[i] = date;
     }
     const gross = quantity.times(close).dividedBy(fx);
+    this.#fill(t, i, "sell", quantity, gross, harvest);
     this.#cash = this.#cash.plus(quantity.times(price).dividedBy(fx));
     this.totals.salesUsd = this.totals.salesUsd.plus(gross);
     this.totals.transactionCostUsd = this.totals.transactionCostUsd.plus(gross.times(this.#c));
@@ -567,6 +607,7 @@ export class AccountBook {
     }
     this.#lots[i] = result.lots;
     const gross = quantity.times(close).dividedBy(fx);
+    this.#fill(t, i, "buy", quantity, gross, false);
     this.#cash = this.#cash.minus(cost);
     this.totals.purchasesUsd = this.totals.purchasesUsd.plus(gross);
     this.totals.transactionCostUsd = this.totals.transactionCostUsd.plus(gross.times(this.#c));
@@ -598,6 +639,7 @@ export class AccountBook {
       openDate: this.#market.dates[t]!,
     });
     const gross = quantity.times(close).dividedBy(fx);
+    this.#fill(t, i, "short", quantity, gross, false);
     this.#cash = this.#cash.plus(proceeds.dividedBy(fx));
     this.totals.salesUsd = this.totals.salesUsd.plus(gross);
     this.totals.transactionCostUsd = this.totals.transactionCostUsd.plus(gross.times(this.#c));
@@ -671,6 +713,7 @@ export class AccountBook {
     }
     this.#shorts[i] = lots.filter((l) => remaining.has(l.id)).map((l) => remaining.get(l.id)!);
     const gross = wanted.times(close).dividedBy(fx);
+    this.#fill(t, i, "cover", wanted, gross, o.harvest === true);
     this.#cash = this.#cash.minus(wanted.times(price).dividedBy(fx));
     this.totals.purchasesUsd = this.totals.purchasesUsd.plus(gross);
     this.totals.transactionCostUsd = this.totals.transactionCostUsd.plus(gross.times(this.#c));

@@ -12,6 +12,7 @@ export {
   type LossOffset,
   QUANTITY_DECIMALS,
   type TaxYearRecord,
+  type TradeFill,
   type TradeTotals,
 } from "./account-book.js";
 export { type CaseMetrics, type SummarizeOptions, summarizeBacktest } from "./case-metrics.js";
@@ -22,6 +23,7 @@ export {
   type TradingCosts,
 } from "./costs.js";
 export { BacktestCancelledError, LookAheadError } from "./errors.js";
+export { type HandAsset, type HandMarketInput, handMarket, weekdayCalendar } from "./hand-market.js";
 export {
   type BacktestBenchmark,
   type BacktestCharacteristics,
@@ -40,6 +42,7 @@ export type {
   PolicyOrder,
   PortfolioSnapshot,
 } from "./policy.js";
+export { type RandomMarketOptions, randomMarket } from "./random-market.js";
 export { type BacktestRebalancePeriod, type BacktestSchedule, backtestSchedule } from "./schedule.js";
 export {
   type BacktestCase,

@@ -12,7 +12,7 @@
  *     4. the account is marked to market (daily value, float; exact decimal NAV at period ends);
  *   then, on a rebalance date r_k, each policy decides on the market served at t.
  *
- * Progress is reported after each period (all cases), and the cancellation check runs before each.
+ * Progress is reported after each period (all cases); the cancellation check runs before each rebalance.
  */
 import type { Decimal } from "decimal.js";
 import { type LotSelectionPolicy, resolveTaxRules, TaxDecimal, type TaxLot } from "../tax/index.js";
@@ -21,6 +21,7 @@ import {
   type BacktestTaxSettings,
   type CoverRecord,
   type TaxYearRecord,
+  type TradeFill,
   type TradeTotals,
 } from "./account-book.js";
 import { resolveTradingCosts, type TradingCosts } from "./costs.js";
@@ -108,6 +109,8 @@ export interface CaseRun {
   /** Every realized long sale record (wash sales applied) with its harvest flag. */
   readonly realized: ReturnType<AccountBook["realizedRecords"]>;
   readonly covers: readonly CoverRecord[];
+  /** Every executed trade. */
+  readonly fills: readonly TradeFill[];
   readonly taxYears: readonly TaxYearRecord[];
   /** The final, partial year (strategy sales only) and the liquidation at the last close. */
   readonly finalYear: TaxYearRecord;
@@ -210,7 +213,6 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
 
   for (let t = first; t <= last; t++) {
     const k = isRebalance.get(t);
-    if (k !== undefined && hooks.shouldCancel?.()) throw new BacktestCancelledError(k);
     for (let c = 0; c < cases.length; c++) {
       const book = books[c]!;
       if (t > first) {
@@ -239,14 +241,6 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
       }
     }
     if (isPeriodEnd.has(t)) valueDates.push(market.dates[t]!);
-    if (k !== undefined) {
-      const view = new MarketView(market, t);
-      for (let c = 0; c < cases.length; c++) {
-        const start = hooks.now?.() ?? 0;
-        pending[c] = cases[c]!.policy.decide({ view, portfolio: books[c]!.snapshot(t), period: k });
-        policyMs[c]! += (hooks.now?.() ?? 0) - start;
-      }
-    }
     const done = isPeriodEnd.get(t);
     if (done !== undefined)
       hooks.onProgress?.({
@@ -254,6 +248,16 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
         completedPeriods: done + 1,
         lastCompletedPeriod: market.dates[rebalances[done]!]!,
       });
+    if (k !== undefined) {
+      // Checked once the previous period is complete, before the next decisions.
+      if (hooks.shouldCancel?.()) throw new BacktestCancelledError(k);
+      const view = new MarketView(market, t);
+      for (let c = 0; c < cases.length; c++) {
+        const start = hooks.now?.() ?? 0;
+        pending[c] = cases[c]!.policy.decide({ view, portfolio: books[c]!.snapshot(t), period: k });
+        policyMs[c]! += (hooks.now?.() ?? 0) - start;
+      }
+    }
   }
 
   const runs: CaseRun[] = cases.map((c, i) => {
@@ -271,6 +275,7 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
       ledger: ledgers[i]!,
       realized: book.realizedRecords(),
       covers: book.covers,
+      fills: book.fills,
       taxYears: book.taxYears,
       finalYear: final.year,
       liquidation: final.liquidation,

@@ -33,6 +33,13 @@ import { solvePwlTracking } from "./pwl-tracking-qp.js";
 import type { RiskModelProvider } from "./risk-model-provider.js";
 import { DEFAULT_MIN_TRADE_FRACTION, investableTargetWeights } from "./target-weights.js";
 
+/**
+ * Smallest gain, as a fraction of a lot's value, at which a lot of an asset bought within the wash-sale window
+ * may be sold: orders execute one day after the decision, and a thinner gain could turn into a loss that
+ * the recent purchase would wash.
+ */
+export const WASH_SALE_GAIN_MARGIN = 0.05;
+
 /** Default risk aversion lambda of the tracking objective (annualized active variance). */
 export const DEFAULT_TRACKING_RISK_AVERSION = 2;
 
@@ -87,6 +94,8 @@ export interface TaxAwarePolicy extends BacktestPolicy {
 interface LotInfo {
   lot: TaxLot;
   valueUsd: number;
+  /** gain / value. */
+  gainFraction: number;
   /** Tax per dollar sold: rate(term) x gain / value (negative for a loss). */
   taxPerDollar: number;
   loss: boolean;
@@ -246,9 +255,12 @@ function decide(
     }
     const c = current[i]!;
     if (!wantShort) {
-      // 3. Long domain: sells consume sellable lots cheapest tax first; unsellable (washed) losses stay.
+      // 3. Long domain: sells consume sellable lots cheapest tax first. When another lot of the asset was
+      // bought within the window, a loss (or a gain thin enough to become one by the execution close) stays.
       const recent = lots.filter((l) => isRecent(l.lot, windowStart));
-      const sellable = lots.filter((l) => !l.loss || !recent.some((r) => r.lot.id !== l.lot.id));
+      const sellable = lots.filter(
+        (l) => l.gainFraction >= WASH_SALE_GAIN_MARGIN || !recent.some((r) => r.lot.id !== l.lot.id),
+      );
       sellable.sort(
         (a, b) =>
           Math.max(a.taxPerDollar, 0) - Math.max(b.taxPerDollar, 0) ||
@@ -330,9 +342,11 @@ function decide(
     const price = view.priceUsd(i);
     if (domainShort[i]) {
       if (delta < 0) orders.push({ side: "short", column: i, quantity: (-delta / price).toFixed(6) });
-      else if (exit)
-        orders.push({ side: "cover", column: i, shortLotIds: portfolio.shortLots(i).map((s) => s.id) });
-      else orders.push({ side: "cover", column: i, quantity: (delta / price).toFixed(6) });
+      else if (exit) {
+        const remaining = (sellOrder[i] ?? []) as ShortInfo[];
+        if (remaining.length > 0)
+          orders.push({ side: "cover", column: i, shortLotIds: remaining.map((s) => s.lot.id) });
+      } else orders.push({ side: "cover", column: i, quantity: (delta / price).toFixed(6) });
       continue;
     }
     if (delta > 0) {
@@ -384,7 +398,13 @@ function lotInfo(
   const valueUsd = lot.quantity.toNumber() * view.priceUsd(i);
   const gain = valueUsd - lot.totalCostBasis.toNumber() / lot.fxRate.toNumber();
   const rate = term === "long_term" ? o.longTermRate : o.shortTermRate;
-  return { lot, valueUsd, taxPerDollar: valueUsd > 0 ? (rate * gain) / valueUsd : 0, loss: gain < 0 };
+  return {
+    lot,
+    valueUsd,
+    gainFraction: valueUsd > 0 ? gain / valueUsd : 0,
+    taxPerDollar: valueUsd > 0 ? (rate * gain) / valueUsd : 0,
+    loss: gain < 0,
+  };
 }
 
 function shortInfo(
