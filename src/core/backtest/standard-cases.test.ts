@@ -1,3 +1,4 @@
+import type { Decimal } from "decimal.js";
 import { describe, expect, it } from "vitest";
 import { daysBetween } from "../dates.js";
 import { TaxDecimal } from "../tax/index.js";
@@ -78,7 +79,7 @@ describe("runStandardBacktest on a random 30-asset market (2 Canadian listings)"
 
   it("conserves lot quantities: held = bought - sold (x splits) for every asset", () => {
     for (const run of result.simulation.cases) {
-      const held = new Map<string, TaxDecimal>();
+      const held = new Map<string, Decimal>();
       for (const l of run.endLots)
         held.set(l.themeAssetId, (held.get(l.themeAssetId) ?? new TaxDecimal(0)).plus(l.quantity));
       for (const id of market.ids) {
