@@ -160,6 +160,8 @@ export function resolveBacktestParams(
   } else if (start < firstDate)
     throw invalid("start_date", `${start} is before the first market date ${firstDate}`);
   if (start >= end) throw invalid("end_date", "end_date must be after start_date");
+  if (end < addMonths(start, 1))
+    throw invalid("end_date", `the window ${start} to ${end} is shorter than one monthly rebalance period`);
   const dates = market.tradingDates(start, end);
   if (dates.length < 2 || backtestSchedule(dates, start, end).rebalances.length === 0)
     throw invalid("end_date", `the window ${start} to ${end} holds fewer than two trading dates`);
