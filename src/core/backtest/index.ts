@@ -34,7 +34,37 @@ export {
   prepareBacktestMarket,
 } from "./market-data.js";
 export { MarketView } from "./market-view.js";
-export * from "./policies/index.js";
+export {
+  type BuyAndHoldOptions,
+  buyAndHoldPolicy,
+  type CharacteristicOverlayOptions,
+  characteristicOverlay,
+  createRiskModelProvider,
+  DEFAULT_MIN_TRADE_FRACTION,
+  DEFAULT_OVERLAY_GROSS,
+  DEFAULT_OVERLAY_QUANTILE,
+  DEFAULT_REINVEST_FRACTION,
+  DEFAULT_TRACKING_RISK_AVERSION,
+  investableTargetWeights,
+  LONG_SHORT_FACTOR_CHARACTERISTICS,
+  type LongShortFactor,
+  ordersToTarget,
+  type PwlSegments,
+  type PwlTrackingOptions,
+  type PwlTrackingProblem,
+  type PwlTrackingResult,
+  priorRiskModel,
+  type RebalanceToTargetOptions,
+  type RiskModelProvider,
+  type RiskModelProviderOptions,
+  rebalanceToTargetPolicy,
+  solvePwlTracking,
+  type TaxAwarePolicy,
+  type TaxAwarePolicyStats,
+  type TaxAwareTrackingOptions,
+  taxAwareTrackingPolicy,
+  WASH_SALE_GAIN_MARGIN,
+} from "./policies/index.js";
 export type {
   BacktestPolicy,
   BacktestShortLot,

@@ -37,4 +37,5 @@ export {
   type TaxAwarePolicyStats,
   type TaxAwareTrackingOptions,
   taxAwareTrackingPolicy,
+  WASH_SALE_GAIN_MARGIN,
 } from "./tax-aware-tracking.js";
