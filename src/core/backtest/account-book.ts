@@ -13,7 +13,7 @@
  */
 import type { Decimal } from "decimal.js";
 import { daysBetween } from "../dates.js";
-import { DataError, InsufficientLotsError } from "../errors.js";
+import { DataError, TaxLotError } from "../errors.js";
 import {
   applyPurchase,
   applySale,
@@ -142,7 +142,14 @@ function dec(v: Decimal.Value): Decimal {
   return new TaxDecimal(v);
 }
 
-/** The simulated account of one case (mutable; owned by the simulator). */
+/**
+ * The simulated account of one case (mutable; owned by the simulator, never given to a policy: policies get a
+ * {@link PortfolioSnapshot}). Date arguments `t` are indices into the market's dates.
+ * @example
+ * const book = new AccountBook(market, { cashUsd: 1e6 }, { costs, tax, lotSelection: "FIFO", idPrefix: "a-" });
+ * book.execute(t, [{ side: "buy", column: 0, amountUsd: 5000 }]);
+ * book.nav(t).eq(book.cash.plus(book.positionsValue(t))); // true
+ */
 export class AccountBook {
   readonly #market: BacktestMarket;
   readonly #options: AccountBookOptions;
@@ -181,6 +188,11 @@ export class AccountBook {
     trades: 0,
   };
 
+  /**
+   * An account holding `initial` at the close of the first date.
+   * @throws {RangeError} when a lot or short lot names an asset outside the market, or an asset is held both
+   *   long and short.
+   */
   constructor(market: BacktestMarket, initial: InitialHoldings, options: AccountBookOptions) {
     this.#market = market;
     this.#options = options;
@@ -446,6 +458,8 @@ export class AccountBook {
    * Executes the orders decided at the previous rebalance, at the close of `t`: long sells, short sales,
    * covers, then buys. Buys share the cash left (never below zero): when they ask for more, each is scaled
    * by the same factor. Orders of a column without a close on `t` are not filled (counted).
+   * @throws {RangeError} for an order column outside the universe or a negative or non-finite buy amount.
+   * @throws {TaxLotError} for a sell naming a lot the account does not hold.
    */
   execute(t: number, orders: readonly PolicyOrder[]): void {
     const n = this.#market.ids.length;
@@ -497,7 +511,11 @@ export class AccountBook {
       quantity = ZERO;
       for (const r of o.lots) {
         const lot = lots.find((l) => l.id === r.lotId);
-        if (!lot) throw new InsufficientLotsError(id, `lot ${r.lotId}`, "no such lot");
+        if (!lot)
+          throw new TaxLotError(
+            `A sell order of ${id} on ${this.#market.dates[t]} names lot ${r.lotId}, which the account does not hold.`,
+            { code: "unknown_lot" },
+          );
         const q = dec(r.quantity).gt(lot.quantity) ? lot.quantity : dec(r.quantity);
         if (q.lte(0)) continue;
         specific.push({ lotId: r.lotId, quantity: q });
