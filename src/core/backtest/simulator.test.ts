@@ -244,6 +244,16 @@ describe("simulateBacktest: the served view", () => {
     expect(all.at(-1)).toEqual({ planned: 15, done: 15, last: "2024-03-04" });
   });
 
+  it("names a sell order's unknown lot", () => {
+    const bad = scripted({
+      0: () => [{ side: "buy", column: 0, amountUsd: 1000 }],
+      1: () => [{ side: "sell", column: 0, lots: [{ lotId: "nope", quantity: 1 }] }],
+    });
+    expect(() => run(bad)).toThrow(
+      /sell order of A:XNYS on 2023-02-03 names lot nope, which the account does not hold/,
+    );
+  });
+
   it("refuses duplicate case names and an empty case list", () => {
     const c = {
       name: "x",
