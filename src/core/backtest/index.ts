@@ -1,0 +1,94 @@
+/**
+ * @module core/backtest
+ * The account backtest (docs/backtests.md): a simulator over a served market view, accounts kept lot by lot
+ * through the tax engine, trading policies, the standard cases and their figures. Pure; money in decimal.js.
+ */
+export {
+  AccountBook,
+  type AccountBookOptions,
+  type BacktestTaxSettings,
+  type CoverRecord,
+  type InitialHoldings,
+  type LossOffset,
+  QUANTITY_DECIMALS,
+  type TaxYearRecord,
+  type TradeFill,
+  type TradeTotals,
+} from "./account-book.js";
+export { type CaseMetrics, type SummarizeOptions, summarizeBacktest } from "./case-metrics.js";
+export {
+  DEFAULT_FX_FEE_BPS,
+  DEFAULT_TRANSACTION_COST_BPS,
+  resolveTradingCosts,
+  type TradingCosts,
+} from "./costs.js";
+export { BacktestCancelledError, LookAheadError } from "./errors.js";
+export { type HandAsset, type HandMarketInput, handMarket, weekdayCalendar } from "./hand-market.js";
+export {
+  type BacktestBenchmark,
+  type BacktestCharacteristics,
+  type BacktestMarket,
+  type BacktestMarketInput,
+  type BacktestSecurity,
+  type ColumnEvent,
+  prepareBacktestMarket,
+} from "./market-data.js";
+export { MarketView } from "./market-view.js";
+export {
+  type BuyAndHoldOptions,
+  buyAndHoldPolicy,
+  type CharacteristicOverlayOptions,
+  characteristicOverlay,
+  createRiskModelProvider,
+  DEFAULT_MIN_TRADE_FRACTION,
+  DEFAULT_OVERLAY_GROSS,
+  DEFAULT_OVERLAY_QUANTILE,
+  DEFAULT_REINVEST_FRACTION,
+  DEFAULT_TRACKING_RISK_AVERSION,
+  investableTargetWeights,
+  LONG_SHORT_FACTOR_CHARACTERISTICS,
+  type LongShortFactor,
+  ordersToTarget,
+  type PwlSegments,
+  type PwlTrackingOptions,
+  type PwlTrackingProblem,
+  type PwlTrackingResult,
+  priorRiskModel,
+  type RebalanceToTargetOptions,
+  type RiskModelProvider,
+  type RiskModelProviderOptions,
+  rebalanceToTargetPolicy,
+  solvePwlTracking,
+  type TaxAwarePolicy,
+  type TaxAwarePolicyStats,
+  type TaxAwareTrackingOptions,
+  taxAwareTrackingPolicy,
+  WASH_SALE_GAIN_MARGIN,
+} from "./policies/index.js";
+export type {
+  BacktestPolicy,
+  BacktestShortLot,
+  PolicyContext,
+  PolicyOrder,
+  PortfolioSnapshot,
+} from "./policy.js";
+export { type RandomMarketOptions, randomMarket } from "./random-market.js";
+export { type BacktestRebalancePeriod, type BacktestSchedule, backtestSchedule } from "./schedule.js";
+export {
+  type BacktestCase,
+  type BacktestHooks,
+  type BacktestProgressReport,
+  type CaseRun,
+  DEFAULT_BACKTEST_TAX_RATES,
+  type LedgerEntry,
+  resolveBacktestTax,
+  type SimulateBacktestInput,
+  type SimulatedBacktest,
+  simulateBacktest,
+} from "./simulator.js";
+export {
+  runStandardBacktest,
+  STANDARD_CASE_NAMES,
+  type StandardBacktestInput,
+  type StandardBacktestResult,
+} from "./standard-cases.js";

@@ -1,0 +1,425 @@
+/**
+ * @module core/backtest/policies/tax-aware-tracking
+ * The tax-managed policy (cases `tax_managed` and `long_short_tlh`). At each rebalance date t, with orders
+ * executing on the next trading date e:
+ *
+ * 1. Target: the benchmark weights in force at t over priced assets, scaled to 1 - cash buffer, plus the
+ *    long-short overlay when one is configured.
+ * 2. Harvest: every long lot whose loss is at least `harvestThresholdBps` of its basis is sold (SPECIFIC
+ *    lots), unless another lot of the asset bought within the wash-sale window before e is kept (it would
+ *    wash the loss). Short lots whose loss reaches the same share of their proceeds are covered. A harvested
+ *    asset is not bought back this period, and no asset sold at a loss within the window is bought (the
+ *    window both ways: IRC §1091); the proceeds go to substitutes through step 3, or stay in cash.
+ * 3. Rebalance: the tax-aware mean-variance tracking problem over post-trade weights w,
+ *
+ *      minimize  lambda (w - w_T)' Sigma (w - w_T) + sum_i phi_i(w_i)    s.t.  sum_i w_i = sum_i w_T,i
+ *
+ *    with Sigma the risk model at t (annualized) and phi_i the trading cost c_i |w_i - w0_i| plus, for sales,
+ *    tax_gamma x the tax of the lots consumed: lots are sold in increasing order of tax per dollar,
+ *    rate(term) x gain / value (losses count as 0 in the objective, so phi stays convex; they still sell
+ *    first and still realize their loss), loss lots exposed to a recent purchase cannot be sold, a blocked
+ *    asset cannot be bought. Solved exactly by the segment active-set loop of {@link solvePwlTracking}.
+ * 4. Orders: sells name their lots (the optimizer's order), buys are USD amounts, trades under
+ *    `minTradeFraction` of NAV are skipped.
+ */
+import { addDays } from "../../dates.js";
+import type { FactorModel } from "../../risk/index.js";
+import { riskModelTimesVector, toQuadraticForm } from "../../risk/index.js";
+import { holdingTerm, type TaxLot, type TaxRulesOptions } from "../../tax/index.js";
+import type { MarketView } from "../market-view.js";
+import type { BacktestPolicy, BacktestShortLot, PolicyContext, PolicyOrder } from "../policy.js";
+import { characteristicOverlay, type LongShortFactor } from "./characteristic-overlay.js";
+import { solvePwlTracking } from "./pwl-tracking-qp.js";
+import type { RiskModelProvider } from "./risk-model-provider.js";
+import { DEFAULT_MIN_TRADE_FRACTION, investableTargetWeights } from "./target-weights.js";
+
+/**
+ * Smallest gain, as a fraction of a lot's value, at which a lot of an asset bought within the wash-sale window
+ * may be sold: orders execute one day after the decision, and a thinner gain could turn into a loss that
+ * the recent purchase would wash.
+ */
+export const WASH_SALE_GAIN_MARGIN = 0.05;
+
+/** Default risk aversion lambda of the tracking objective (annualized active variance). */
+export const DEFAULT_TRACKING_RISK_AVERSION = 2;
+
+/** Options of {@link taxAwareTrackingPolicy}. */
+export interface TaxAwareTrackingOptions {
+  /** Weight of the tax cost in the objective (0 = tax-blind rebalancing, harvesting still on). */
+  readonly taxGamma: number;
+  /** Harvest a lot when its loss reaches this many bps of its basis. */
+  readonly harvestThresholdBps: number;
+  readonly shortTermRate: number;
+  readonly longTermRate: number;
+  /** Wash-sale window, long-term threshold and holding-period convention. */
+  readonly taxRules?: TaxRulesOptions;
+  /** One-way transaction cost, bps (the simulator's). */
+  readonly transactionBps: number;
+  /** FX fee of non-USD trades, bps (the simulator's). */
+  readonly fxFeeBps: number;
+  /** @default 2 ({@link DEFAULT_TRACKING_RISK_AVERSION}) */
+  readonly riskAversion?: number;
+  /** @default 0 */
+  readonly cashBuffer?: number;
+  /** Largest weight of one asset (long) or short position. @default 1 */
+  readonly maxWeight?: number;
+  /** @default 1e-4 */
+  readonly minTradeFraction?: number;
+  /** The risk model at a decision date (share one provider between cases). */
+  readonly riskModel: RiskModelProvider;
+  /** Adds a long-short overlay tilted to this factor. */
+  readonly overlay?: {
+    readonly factor: LongShortFactor;
+    readonly grossExposure?: number;
+    readonly quantile?: number;
+  };
+}
+
+/** Counters of a policy's decisions, for reports and tests. */
+export interface TaxAwarePolicyStats {
+  decisions: number;
+  /** Lots harvested (long and short). */
+  harvestedLots: number;
+  /** Decisions whose optimization hit its round limit, was infeasible or failed (the no-trade point is kept). */
+  unsolved: number;
+  /** Segment rounds summed over decisions. */
+  rounds: number;
+}
+
+/** A tax-aware policy with its counters. */
+export interface TaxAwarePolicy extends BacktestPolicy {
+  readonly stats: TaxAwarePolicyStats;
+}
+
+interface LotInfo {
+  lot: TaxLot;
+  valueUsd: number;
+  /** gain / value. */
+  gainFraction: number;
+  /** Tax per dollar sold: rate(term) x gain / value (negative for a loss). */
+  taxPerDollar: number;
+  loss: boolean;
+}
+
+interface ShortInfo {
+  lot: BacktestShortLot;
+  valueUsd: number;
+  taxPerDollar: number;
+  loss: boolean;
+}
+
+/**
+ * Creates the policy. One instance per case (it keeps its counters); the risk-model provider may be shared.
+ * @throws {RangeError} for a negative gamma, threshold, cost or risk aversion.
+ * @example taxAwareTrackingPolicy({ taxGamma: 1, harvestThresholdBps: 500, shortTermRate: 0.37, longTermRate: 0.2,
+ *   transactionBps: 5, fxFeeBps: 25, riskModel: createRiskModelProvider() })
+ */
+export function taxAwareTrackingPolicy(options: TaxAwareTrackingOptions): TaxAwarePolicy {
+  for (const key of ["taxGamma", "harvestThresholdBps", "transactionBps", "fxFeeBps"] as const)
+    if (!(options[key] >= 0 && Number.isFinite(options[key])))
+      throw new RangeError(`taxAwareTrackingPolicy: ${key} must be finite and >= 0, got ${options[key]}`);
+  const lambda = options.riskAversion ?? DEFAULT_TRACKING_RISK_AVERSION;
+  if (!(lambda > 0 && Number.isFinite(lambda)))
+    throw new RangeError(`taxAwareTrackingPolicy: riskAversion must be finite and > 0, got ${lambda}`);
+  const stats: TaxAwarePolicyStats = { decisions: 0, harvestedLots: 0, unsolved: 0, rounds: 0 };
+  return {
+    stats,
+    decide(context: PolicyContext): PolicyOrder[] {
+      stats.decisions += 1;
+      return decide(context, options, lambda, stats);
+    },
+  };
+}
+
+function decide(
+  { view, portfolio }: PolicyContext,
+  o: TaxAwareTrackingOptions,
+  lambda: number,
+  stats: TaxAwarePolicyStats,
+): PolicyOrder[] {
+  const n = view.size;
+  const exec = view.executionDate ?? view.date;
+  const rules = o.taxRules ?? {};
+  const windowStart = addDays(exec, -(rules.washSaleThresholdDays ?? 30));
+  const nav = portfolio.navUsd;
+  const minTrade = (o.minTradeFraction ?? DEFAULT_MIN_TRADE_FRACTION) * nav;
+  const maxWeight = o.maxWeight ?? 1;
+  const threshold = o.harvestThresholdBps / 1e4;
+  const gamma = o.taxGamma;
+  const target = investableTargetWeights(view, o.cashBuffer ?? 0);
+  if (o.overlay) {
+    const overlay = characteristicOverlay(view, target, o.overlay);
+    for (let i = 0; i < n; i++) target[i]! += overlay[i]!;
+  }
+  let targetSum = 0;
+  for (let i = 0; i < n; i++) targetSum += target[i]!;
+
+  // Lots bought on one date share their term: memoize it per decision.
+  const terms = new Map<string, "short_term" | "long_term">();
+  const termAt = (start: string) => {
+    let term = terms.get(start);
+    if (term === undefined) {
+      term = holdingTerm(start, exec, rules);
+      terms.set(start, term);
+    }
+    return term;
+  };
+  const orders: PolicyOrder[] = [];
+  // Assets harvested in this decision: no buy (long) or new short (short) this period.
+  const blockedBuy = new Set<number>();
+  const blockedShort = new Set<number>();
+  const current = new Float64Array(n);
+  const sellOrder: (LotInfo[] | ShortInfo[] | null)[] = new Array(n).fill(null);
+  const domainShort = new Uint8Array(n);
+  const segStart: number[] = [0];
+  const segLower: number[] = [];
+  const segUpper: number[] = [];
+  const segSlope: number[] = [];
+  const push = (lo: number, hi: number, slope: number) => {
+    const k = segSlope.length;
+    // Adjacent pieces with one slope are one segment.
+    if (k > segStart[segStart.length - 1]! && segSlope[k - 1] === slope && segUpper[k - 1] === lo)
+      segUpper[k - 1] = hi;
+    else {
+      segLower.push(lo);
+      segUpper.push(hi);
+      segSlope.push(slope);
+    }
+  };
+
+  for (let i = 0; i < n; i++) {
+    const price = view.priceUsd(i);
+    const value = portfolio.valuesUsd[i]!;
+    current[i] = value / nav;
+    const tradable = view.pricedToday(i) && price > 0;
+    if (!tradable) {
+      push(current[i]!, current[i]!, 0);
+      segStart.push(segSlope.length);
+      continue;
+    }
+    const usd = view.security(i).currency === "USD";
+    const cost = (o.transactionBps + (usd ? 0 : o.fxFeeBps)) / 1e4;
+    const wantShort = target[i]! < 0;
+    let lots = portfolio.lots(i).map((lot) => lotInfo(lot, view, i, termAt(lot.holdingPeriodStart), o));
+    let shorts = portfolio.shortLots(i).map((lot) => shortInfo(lot, view, i, o));
+
+    // 2. Harvest.
+    if (lots.length > 0) {
+      const harvest = lots.filter(
+        (l) =>
+          l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
+      );
+      const picked = new Set(harvest.map((l) => l.lot.id));
+      const recentKept = lots.some((l) => !picked.has(l.lot.id) && isRecent(l.lot, windowStart));
+      if (harvest.length > 0 && !recentKept) {
+        orders.push({
+          side: "sell",
+          column: i,
+          lots: harvest.map((l) => ({ lotId: l.lot.id, quantity: l.lot.quantity })),
+          harvest: true,
+        });
+        stats.harvestedLots += harvest.length;
+        for (const l of harvest) current[i]! -= l.valueUsd / nav;
+        lots = lots.filter((l) => !picked.has(l.lot.id));
+        blockedBuy.add(i);
+      }
+    }
+    if (shorts.length > 0) {
+      const harvest = shorts.filter((s) => s.loss && lossOfShort(s) >= threshold * proceedsUsd(s));
+      if (harvest.length > 0) {
+        orders.push({ side: "cover", column: i, shortLotIds: harvest.map((s) => s.lot.id), harvest: true });
+        stats.harvestedLots += harvest.length;
+        for (const s of harvest) current[i]! += s.valueUsd / nav;
+        const ids = new Set(harvest.map((s) => s.lot.id));
+        shorts = shorts.filter((s) => !ids.has(s.lot.id));
+        blockedShort.add(i);
+      }
+    }
+    const lossSold = (portfolio.lastLossSale(i) ?? "") >= windowStart || blockedBuy.has(i);
+    const coveredAtLoss = (portfolio.lastShortLossCover(i) ?? "") >= windowStart || blockedShort.has(i);
+
+    // Positions are never long and short at once: a sign change closes the old side first.
+    if (wantShort && lots.length > 0) {
+      orders.push({
+        side: "sell",
+        column: i,
+        lots: lots.map((l) => ({ lotId: l.lot.id, quantity: l.lot.quantity })),
+      });
+      for (const l of lots) current[i]! -= l.valueUsd / nav;
+      lots = [];
+    }
+    if (!wantShort && shorts.length > 0) {
+      orders.push({ side: "cover", column: i, shortLotIds: shorts.map((s) => s.lot.id) });
+      for (const s of shorts) current[i]! += s.valueUsd / nav;
+      shorts = [];
+    }
+    const c = current[i]!;
+    if (!wantShort) {
+      // 3. Long domain: sells consume sellable lots cheapest tax first. When another lot of the asset was
+      // bought within the window, a loss (or a gain thin enough to become one by the execution close) stays.
+      const recent = lots.filter((l) => isRecent(l.lot, windowStart));
+      const sellable = lots.filter(
+        (l) => l.gainFraction >= WASH_SALE_GAIN_MARGIN || !recent.some((r) => r.lot.id !== l.lot.id),
+      );
+      sellable.sort(
+        (a, b) =>
+          Math.max(a.taxPerDollar, 0) - Math.max(b.taxPerDollar, 0) ||
+          a.taxPerDollar - b.taxPerDollar ||
+          (a.lot.id < b.lot.id ? -1 : 1),
+      );
+      sellOrder[i] = sellable;
+      let position = c;
+      for (const l of sellable) position -= l.valueUsd / nav;
+      position = Math.max(0, position);
+      const upper = lossSold ? c : Math.max(c, maxWeight);
+      for (let k = sellable.length - 1; k >= 0; k--) {
+        const l = sellable[k]!;
+        const w = l.valueUsd / nav;
+        if (w > 0) push(position, position + w, -(cost + gamma * Math.max(l.taxPerDollar, 0)));
+        position += w;
+      }
+      // Rounding of the float sums must not open a gap: the buy segment starts where the lots end.
+      if (upper > position) push(position, upper, cost);
+      if (segSlope.length === segStart[segStart.length - 1]) push(c, c, 0);
+    } else {
+      domainShort[i] = 1;
+      const ordered = [...shorts].sort(
+        (a, b) => Math.max(a.taxPerDollar, 0) - Math.max(b.taxPerDollar, 0) || (a.lot.id < b.lot.id ? -1 : 1),
+      );
+      sellOrder[i] = ordered;
+      const lower = coveredAtLoss ? c : Math.min(c, -maxWeight);
+      if (lower < c) push(lower, c, -cost);
+      let position = c;
+      for (const s of ordered) {
+        const w = s.valueUsd / nav;
+        if (w > 0) push(position, Math.min(0, position + w), cost + gamma * Math.max(s.taxPerDollar, 0));
+        position += w;
+      }
+      if (segSlope.length === segStart[segStart.length - 1]) push(c, c, 0);
+    }
+    segStart.push(segSlope.length);
+  }
+
+  // The tracking QP.
+  const model: FactorModel = o.riskModel(view);
+  const P = toQuadraticForm(model, { scale: 2 * lambda });
+  const sigmaTarget = riskModelTimesVector(model, target);
+  const q = new Float64Array(n);
+  for (let i = 0; i < n; i++) q[i] = -2 * lambda * sigmaTarget[i]!;
+  const segments = {
+    start: Int32Array.from(segStart),
+    lower: Float64Array.from(segLower),
+    upper: Float64Array.from(segUpper),
+    slope: Float64Array.from(segSlope),
+  };
+  let minSum = 0;
+  let maxSum = 0;
+  for (let i = 0; i < n; i++) {
+    minSum += segments.lower[segments.start[i]!]!;
+    maxSum += segments.upper[segments.start[i + 1]! - 1]!;
+  }
+  const budget = Math.min(Math.max(targetSum, minSum), maxSum);
+  const solved = solvePwlTracking({
+    P,
+    q,
+    segments,
+    budget: { lower: budget, upper: budget },
+    start: current,
+  });
+  stats.rounds += solved.rounds;
+  if (solved.status !== "optimal" && solved.status !== "max_rounds") {
+    stats.unsolved += 1;
+    return orders;
+  }
+  if (solved.status === "max_rounds") stats.unsolved += 1;
+
+  // 4. Orders.
+  const w = solved.x;
+  for (let i = 0; i < n; i++) {
+    const delta = (w[i]! - current[i]!) * nav;
+    const exit = Math.abs(w[i]!) * nav < minTrade && current[i] !== 0;
+    if (Math.abs(delta) < minTrade && !exit) continue;
+    const price = view.priceUsd(i);
+    if (domainShort[i]) {
+      if (delta < 0) orders.push({ side: "short", column: i, quantity: (-delta / price).toFixed(6) });
+      else if (exit) {
+        const remaining = (sellOrder[i] ?? []) as ShortInfo[];
+        if (remaining.length > 0)
+          orders.push({ side: "cover", column: i, shortLotIds: remaining.map((s) => s.lot.id) });
+      } else orders.push({ side: "cover", column: i, quantity: (delta / price).toFixed(6) });
+      continue;
+    }
+    if (delta > 0) {
+      orders.push({ side: "buy", column: i, amountUsd: delta });
+      continue;
+    }
+    const sellable = (sellOrder[i] ?? []) as LotInfo[];
+    let left = exit ? Number.POSITIVE_INFINITY : -delta;
+    const picks: { lotId: string; quantity: string }[] = [];
+    for (const l of sellable) {
+      if (left <= 0) break;
+      if (l.valueUsd <= left) {
+        picks.push({ lotId: l.lot.id, quantity: l.lot.quantity.toString() });
+        left -= l.valueUsd;
+      } else {
+        const q6 = (Math.floor((left / price) * 1e6) / 1e6).toFixed(6);
+        if (Number(q6) > 0) picks.push({ lotId: l.lot.id, quantity: q6 });
+        left = 0;
+      }
+    }
+    if (picks.length > 0) orders.push({ side: "sell", column: i, lots: picks });
+  }
+  return orders;
+}
+
+function isRecent(lot: TaxLot, windowStart: string): boolean {
+  return lot.tradeDate >= windowStart && lot.washSaleDate === null;
+}
+
+function basisUsd(l: LotInfo): number {
+  return l.lot.totalCostBasis.toNumber() / l.lot.fxRate.toNumber();
+}
+
+function proceedsUsd(s: ShortInfo): number {
+  return s.lot.proceeds.toNumber() / s.lot.fxRate.toNumber();
+}
+
+function lossOfShort(s: ShortInfo): number {
+  return s.valueUsd - proceedsUsd(s);
+}
+
+function lotInfo(
+  lot: TaxLot,
+  view: MarketView,
+  i: number,
+  term: "short_term" | "long_term",
+  o: TaxAwareTrackingOptions,
+): LotInfo {
+  const valueUsd = lot.quantity.toNumber() * view.priceUsd(i);
+  const gain = valueUsd - lot.totalCostBasis.toNumber() / lot.fxRate.toNumber();
+  const rate = term === "long_term" ? o.longTermRate : o.shortTermRate;
+  return {
+    lot,
+    valueUsd,
+    gainFraction: valueUsd > 0 ? gain / valueUsd : 0,
+    taxPerDollar: valueUsd > 0 ? (rate * gain) / valueUsd : 0,
+    loss: gain < 0,
+  };
+}
+
+function shortInfo(
+  lot: BacktestShortLot,
+  view: MarketView,
+  i: number,
+  o: TaxAwareTrackingOptions,
+): ShortInfo {
+  // Value of a short = cost to cover it now (positive number); gain = proceeds - cost, always short-term.
+  const valueUsd = lot.quantity.toNumber() * view.priceUsd(i);
+  const gain = lot.proceeds.toNumber() / lot.fxRate.toNumber() - valueUsd;
+  return {
+    lot,
+    valueUsd,
+    taxPerDollar: valueUsd > 0 ? (o.shortTermRate * gain) / valueUsd : 0,
+    loss: gain < 0,
+  };
+}

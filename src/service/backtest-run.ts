@@ -1,0 +1,561 @@
+/**
+ * @module service/backtest-run
+ * The account backtest as a service operation (endpoint 2's work, run by the job system): resolve the request's
+ * defaults against the account and the store, load everything the simulation needs from the store once, run
+ * the standard cases of `core/backtest` and return contract-valid case results. Decisions (defaults, starting
+ * portfolio, benchmark resolution) are in docs/backtests.md.
+ */
+import type { Decimal } from "decimal.js";
+import {
+  BACKTEST_LIMITS,
+  type BacktestCaseResult,
+  type BacktestRequest,
+  type BacktestResolvedParams,
+  backtestCaseResultSchema,
+  type PortfolioConfigRead,
+} from "../contract/index.js";
+import {
+  type BacktestBenchmark,
+  type BacktestCharacteristics,
+  type BacktestMarket,
+  backtestSchedule,
+  type CaseMetrics,
+  LONG_SHORT_FACTOR_CHARACTERISTICS,
+  type LongShortFactor,
+  prepareBacktestMarket,
+  runStandardBacktest,
+  type StandardBacktestResult,
+} from "../core/backtest/index.js";
+import type { Currency, Security } from "../core/data/types.js";
+import { addDays, addMonths, indexAtOrBefore } from "../core/dates.js";
+import { DataError, type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
+import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
+import type { AccountRecord } from "../store/index.js";
+import type { ServiceContext } from "./context.js";
+import { effectiveConfig } from "./effective-config.js";
+import { lotRecordToTaxLot } from "./lots.js";
+
+/** Resolved parameters plus the optional long-short factor (as stored with a job). */
+export type AccountBacktestParams = BacktestResolvedParams & { ls_tlh_factor?: LongShortFactor | undefined };
+
+/** Progress as the job record stores it. */
+export interface AccountBacktestProgress {
+  planned_periods: number;
+  completed_periods: number;
+  last_completed_period: string | null;
+}
+
+/** Hooks of a run: progress after each period, and a cancellation check before each. */
+export interface AccountBacktestHooks {
+  onProgress?(progress: AccountBacktestProgress): void;
+  shouldCancel?(): boolean;
+}
+
+/** Default harvesting threshold: a lot is harvested when its loss reaches 5% of its basis. */
+export const DEFAULT_TAX_LOSS_THRESHOLD_BPS = 500;
+/** Default tax_gamma when neither the request nor the configuration's tax_preferences give one. */
+export const DEFAULT_BACKTEST_TAX_GAMMA = 1;
+/** Default starting value of an account without holdings at the start date, USD. */
+export const DEFAULT_STARTING_NAV = 1_000_000;
+/** Default window: the three years ending on the last market date. */
+export const DEFAULT_BACKTEST_YEARS = 3;
+/** Calendar days of price history loaded before the start, for the policies' risk model (~252 trading days). */
+export const RISK_HISTORY_CALENDAR_DAYS = 380;
+/** Benchmarks tried, in order, when the account names none. */
+export const FALLBACK_BENCHMARKS = ["SYNTH500", "SP500"] as const;
+
+function requireAccount(ctx: ServiceContext, org: string, accountUuid: string): AccountRecord {
+  const account = ctx.store.accounts.getInOrganization(org, accountUuid);
+  if (!account) throw new NotFoundError(`Account ${accountUuid} not found.`, "account_not_found");
+  return account;
+}
+
+function invalid(path: string, message: string): ValidationError {
+  return new ValidationError(`Invalid backtest request: ${path}: ${message}`, [{ path, message }]);
+}
+
+/** Product of the split ratios of an asset effective after `date` (to bring today's lot quantities back). */
+function splitFactorAfter(ctx: ServiceContext, themeAssetId: string, date: string): Decimal {
+  let f = new TaxDecimal(1);
+  for (const s of ctx.store.market.splits(addDays(date, 1), "9999-12-31"))
+    if (s.themeAssetId === themeAssetId) f = f.times(s.ratio);
+  return f;
+}
+
+/**
+ * The account as it stood at the close of `date`: its lots acquired on or before `date` (stored lots carry
+ * today's split-adjusted quantities; quantities are divided back by the splits after `date`, total basis
+ * unchanged), its USD cash, and their value at that close.
+ */
+function holdingsAt(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  date: string,
+): { lots: TaxLot[]; cashUsd: Decimal; valueUsd: Decimal } {
+  const lots: TaxLot[] = [];
+  let value = new TaxDecimal(account.cashValueUsd);
+  const prices = new Map<string, { close: number }>();
+  for (const record of ctx.store.accounts.lots(account.uuid)) {
+    if (record.tradeDate > date) continue;
+    const lot = lotRecordToTaxLot(record);
+    const factor = splitFactorAfter(ctx, lot.themeAssetId, date);
+    const adjusted = factor.eq(1) ? lot : { ...lot, quantity: lot.quantity.dividedBy(factor) };
+    lots.push(adjusted);
+    if (!prices.has(lot.themeAssetId)) {
+      const p = ctx.store.market.latestPrices([lot.themeAssetId], date).get(lot.themeAssetId);
+      if (!p)
+        throw new DataError(
+          `The account holds ${lot.themeAssetId} on ${date} but the store has no price for it on or before that date.`,
+          { code: "missing_price" },
+        );
+      prices.set(lot.themeAssetId, p);
+    }
+    const security = ctx.store.market.security(lot.themeAssetId);
+    const fx =
+      security && security.currency !== "USD"
+        ? (ctx.store.market.fxRateAsOf(security.currency, date)?.perUsd ?? Number.NaN)
+        : 1;
+    if (!Number.isFinite(fx))
+      throw new DataError(`No ${security?.currency} per USD rate on or before ${date}.`, {
+        code: "missing_fx",
+      });
+    value = value.plus(adjusted.quantity.times(prices.get(lot.themeAssetId)!.close).dividedBy(fx));
+  }
+  return { lots, cashUsd: new TaxDecimal(account.cashValueUsd), valueUsd: value };
+}
+
+/**
+ * Fills the defaults of a backtest request and checks the window against the store's data.
+ *
+ * Defaults: end_date = the last market date; start_date = end_date - 3 years (or the first market date when the
+ * data are shorter); rebalance_period MONTHLY; tax_gamma = the effective configuration's
+ * tax_preferences.tax_gamma, else 1; tax_loss_threshold_bps 500; starting_nav = the account's value at the close
+ * of start_date (cash + lots held then), else 1,000,000 for an account without holdings.
+ * @throws {NotFoundError} for an account not in the organization.
+ * @throws {ValidationError} naming the field: dates outside the market data, a window without a rebalance,
+ *   a resolved starting_nav outside the limits.
+ * @example resolveBacktestParams(ctx, org, account, {}) // { start_date: "2022-12-31", end_date: "2025-12-31", ... }
+ */
+export function resolveBacktestParams(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  request: BacktestRequest,
+): BacktestResolvedParams {
+  const account = requireAccount(ctx, org, accountUuid);
+  const market = ctx.store.market;
+  const lastDate = market.latestPriceDate();
+  const firstDate = market.tradingDates()[0];
+  if (lastDate === null || firstDate === undefined)
+    throw new ValidationError("Invalid backtest request: the store holds no market data to backtest on.", [
+      { path: "start_date", message: "the store holds no prices (lotwise market generate | import)" },
+    ]);
+  const end = request.end_date ?? lastDate;
+  if (end > lastDate) throw invalid("end_date", `${end} is after the last market date ${lastDate}`);
+  if (end <= firstDate) throw invalid("end_date", `${end} is not after the first market date ${firstDate}`);
+  let start = request.start_date;
+  if (start === undefined) {
+    start = addMonths(end, -12 * DEFAULT_BACKTEST_YEARS);
+    if (start < firstDate) start = firstDate;
+  } else if (start < firstDate)
+    throw invalid("start_date", `${start} is before the first market date ${firstDate}`);
+  if (start >= end) throw invalid("end_date", "end_date must be after start_date");
+  if (end < addMonths(start, 1))
+    throw invalid("end_date", `the window ${start} to ${end} is shorter than one monthly rebalance period`);
+  const dates = market.tradingDates(start, end);
+  if (dates.length < 2 || backtestSchedule(dates, start, end).rebalances.length === 0)
+    throw invalid("end_date", `the window ${start} to ${end} holds fewer than two trading dates`);
+
+  const config = effectiveConfig(ctx, account, dates[0]!).read;
+  const gammaPref = config.tax_preferences.tax_gamma;
+  const taxGamma = request.tax_gamma ?? (gammaPref === null ? DEFAULT_BACKTEST_TAX_GAMMA : Number(gammaPref));
+  const threshold = request.tax_loss_threshold_bps ?? DEFAULT_TAX_LOSS_THRESHOLD_BPS;
+  let startingNav = request.starting_nav;
+  if (startingNav === undefined) {
+    const at = holdingsAt(ctx, account, dates[0]!);
+    startingNav = at.valueUsd.gt(0) ? at.valueUsd.toDecimalPlaces(2).toNumber() : DEFAULT_STARTING_NAV;
+    const { min, max } = BACKTEST_LIMITS.starting_nav;
+    if (startingNav < min || startingNav > max)
+      throw invalid(
+        "starting_nav",
+        `the account is worth ${startingNav} USD on ${dates[0]}, outside ${min}..${max}; give starting_nav`,
+      );
+  }
+  return {
+    start_date: start,
+    end_date: end,
+    rebalance_period: request.rebalance_period ?? "MONTHLY",
+    starting_nav: startingNav,
+    tax_gamma: taxGamma,
+    tax_loss_threshold_bps: threshold,
+  };
+}
+
+/** Where the target weights come from, and their identifier. */
+interface BenchmarkSource {
+  name: string;
+  /** Indexes and their share of the target. */
+  indexes: { identifier: string; share: number }[];
+  /** Single securities and their share. */
+  singles: { themeAssetId: string; share: number }[];
+}
+
+function fromAllocations(
+  ctx: ServiceContext,
+  allocations: PortfolioConfigRead["asset_allocations"],
+  share: number,
+  out: BenchmarkSource,
+): void {
+  for (const a of allocations) {
+    const s = share * Number(a.target_allocation);
+    if (!(s > 0)) continue;
+    if (a.is_composite) fromAllocations(ctx, a.child_asset_allocations, s, out);
+    else if (a.benchmark_index_identifier && hasWeights(ctx, a.benchmark_index_identifier))
+      out.indexes.push({ identifier: a.benchmark_index_identifier, share: s });
+    else if (a.single_security_theme_asset_id)
+      out.singles.push({ themeAssetId: a.single_security_theme_asset_id, share: s });
+  }
+}
+
+function hasWeights(ctx: ServiceContext, identifier: string): boolean {
+  return ctx.store.market.indexWeightsAsOf(identifier, "9999-12-31").length > 0;
+}
+
+/**
+ * The target of the account (docs/backtests.md, "Benchmark"): the effective configuration's asset allocations
+ * (index sleeves by their stored constituent weights, single-security sleeves, composites recursively), else
+ * the benchmark indexes of the account's asset-class settings (equal shares), else SYNTH500 or SP500 when
+ * stored; null when none applies (the caller then holds the account's own starting weights).
+ */
+function benchmarkSource(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  config: PortfolioConfigRead,
+): BenchmarkSource | null {
+  const out: BenchmarkSource = { name: "", indexes: [], singles: [] };
+  fromAllocations(ctx, config.asset_allocations, 1, out);
+  if (out.indexes.length === 0 && out.singles.length === 0) {
+    const ids: string[] = [];
+    for (const s of ctx.store.accounts.assetClassSettings(account.uuid)) {
+      const ac = ctx.store.assetClasses.get(account.organizationUuid, s.assetClassUuid);
+      const identifier = (ac?.document as { benchmark_index_identifier?: string | null } | undefined)
+        ?.benchmark_index_identifier;
+      if (identifier && hasWeights(ctx, identifier) && !ids.includes(identifier)) ids.push(identifier);
+    }
+    for (const id of ids) out.indexes.push({ identifier: id, share: 1 / ids.length });
+  }
+  if (out.indexes.length === 0 && out.singles.length === 0) {
+    const fallback = FALLBACK_BENCHMARKS.find((id) => hasWeights(ctx, id));
+    if (fallback === undefined) return null;
+    out.indexes.push({ identifier: fallback, share: 1 });
+  }
+  const parts = [...out.indexes.map((x) => x.identifier), ...out.singles.map((x) => x.themeAssetId)];
+  out.name = parts.length === 1 ? parts[0]! : `blend of ${parts.join(", ")}`;
+  return out;
+}
+
+/** Everything the simulation needs, loaded from the store once. */
+interface LoadedBacktest {
+  market: BacktestMarket;
+  lots: TaxLot[];
+  cashUsd: Decimal;
+  startingValueUsd: number;
+  config: PortfolioConfigRead;
+}
+
+function loadBacktest(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  params: AccountBacktestParams,
+): LoadedBacktest {
+  const store = ctx.store.market;
+  const windowDates = store.tradingDates(params.start_date, params.end_date);
+  if (windowDates.length < 2)
+    throw invalid(
+      "end_date",
+      `the window ${params.start_date} to ${params.end_date} holds fewer than two trading dates`,
+    );
+  const first = windowDates[0]!;
+  const schedule = backtestSchedule(windowDates, params.start_date, params.end_date, params.rebalance_period);
+  const rebalanceDates = schedule.rebalances.map((t) => windowDates[t]!);
+  const config = effectiveConfig(ctx, account, first).read;
+
+  // The starting account, scaled to starting_nav (quantities and basis alike, so gains keep their ratio).
+  const at = holdingsAt(ctx, account, first);
+  const nav = new TaxDecimal(params.starting_nav);
+  const scale = at.valueUsd.gt(0) ? nav.dividedBy(at.valueUsd) : null;
+  const lots =
+    scale === null || scale.eq(1)
+      ? at.lots
+      : at.lots.map((l) => ({
+          ...l,
+          quantity: l.quantity.times(scale),
+          totalCostBasis: l.totalCostBasis.times(scale),
+        }));
+  const cashUsd = scale === null ? nav : scale.eq(1) ? at.cashUsd : at.cashUsd.times(scale);
+
+  // Target weights in force at each rebalance date (point in time), with the date they were set.
+  const source = benchmarkSource(ctx, account, config);
+  const byDate: { date: string; weights: Map<string, number> }[] = rebalanceDates.map((date) => {
+    const w = new Map<string, number>();
+    let set = "";
+    if (source === null) return { date, weights: w };
+    for (const { identifier, share } of source.indexes)
+      for (const row of store.indexWeightsAsOf(identifier, date)) {
+        w.set(row.themeAssetId, (w.get(row.themeAssetId) ?? 0) + share * row.weight);
+        if (row.date > set) set = row.date;
+      }
+    for (const { themeAssetId, share } of source.singles)
+      w.set(themeAssetId, (w.get(themeAssetId) ?? 0) + share);
+    return { date: set === "" ? date : set, weights: w };
+  });
+  // An index whose first weights are dated after the start (month-end weights, a start mid-month) uses its
+  // earliest weights from the start on: a slight look-ahead in the constituent list (docs/backtests.md).
+  const firstWeighted = byDate.findIndex((b) => b.weights.size > 0);
+  for (let k = 0; k < firstWeighted; k++) byDate[k] = byDate[firstWeighted]!;
+  if (firstWeighted >= 0 && byDate[0]!.date > rebalanceDates[0]!)
+    byDate[0] = { date: rebalanceDates[0]!, weights: byDate[0]!.weights };
+  const benchmarkDates: string[] = [];
+  const benchmarkMaps: Map<string, number>[] = [];
+  for (const b of byDate)
+    if (benchmarkDates.length === 0 || b.date > benchmarkDates[benchmarkDates.length - 1]!) {
+      benchmarkDates.push(b.date);
+      benchmarkMaps.push(b.weights);
+    }
+  const universe = new Set<string>();
+  for (const w of benchmarkMaps) for (const id of w.keys()) universe.add(id);
+  for (const l of lots) universe.add(l.themeAssetId);
+  const ids = [...universe].sort();
+  if (ids.length === 0)
+    throw invalid(
+      "start_date",
+      "nothing to backtest: the account holds nothing on the start date and no benchmark index with constituent weights is stored",
+    );
+  const securityList = store.securities({ themeAssetIds: ids });
+  const securityById = new Map<string, Security>(securityList.map((s) => [s.themeAssetId, s]));
+  const unknown = ids.filter((id) => !securityById.has(id));
+  if (unknown.length > 0)
+    throw new DataError(
+      `The backtest universe names securities missing from the security master: ${unknown.slice(0, 10).join(", ")}.`,
+    );
+
+  const from = addDays(first, -RISK_HISTORY_CALENDAR_DAYS);
+  const matrix = store.priceMatrix(from, params.end_date, ids);
+  const N = ids.length;
+  const column = new Map(ids.map((id, i) => [id, i]));
+  let benchmark: BacktestBenchmark;
+  if (source === null) {
+    // No index: hold the account's own starting weights (at the start close) as the target.
+    const t0 = indexAtOrBefore(matrix.dates, first);
+    const w = new Float64Array(N);
+    let total = 0;
+    for (const l of lots) {
+      const i = column.get(l.themeAssetId)!;
+      const s = securityById.get(l.themeAssetId)!;
+      const fx = s.currency === "USD" ? 1 : (store.fxRateAsOf(s.currency, first)?.perUsd ?? Number.NaN);
+      const v = (l.quantity.toNumber() * matrix.close[t0 * N + i]!) / fx;
+      w[i]! += v;
+      total += v;
+    }
+    for (let i = 0; i < N; i++) w[i]! /= total;
+    benchmark = { name: "account holdings at the start", dates: [first], weights: [w] };
+  } else {
+    benchmark = {
+      name: source.name,
+      // Index weights drift with prices between weighting dates (single-security sleeves are tiny exceptions).
+      drift: source.indexes.length > 0,
+      dates: benchmarkDates,
+      weights: benchmarkMaps.map((m) => {
+        const w = new Float64Array(N);
+        for (const [id, v] of m) w[column.get(id)!] = v;
+        return w;
+      }),
+    };
+  }
+
+  // FX of every non-USD listing currency, carried forward from the last rate before the history starts.
+  const fxPerUsd: Partial<Record<Currency, Float64Array>> = {};
+  const dateIndex = new Map(matrix.dates.map((d, t) => [d, t]));
+  for (const currency of new Set(securityList.map((s) => s.currency))) {
+    if (currency === "USD") continue;
+    const series = new Float64Array(matrix.dates.length).fill(Number.NaN);
+    const seed = store.fxRateAsOf(currency, from);
+    if (seed) series[0] = seed.perUsd;
+    for (const r of store.fxSeries(currency, from, params.end_date)) {
+      const t = dateIndex.get(r.date);
+      if (t !== undefined) series[t] = r.perUsd;
+    }
+    fxPerUsd[currency] = series;
+  }
+
+  let characteristics: BacktestCharacteristics | undefined;
+  if (params.ls_tlh_factor !== undefined) {
+    const names = LONG_SHORT_FACTOR_CHARACTERISTICS[params.ls_tlh_factor];
+    const values: Record<string, Float64Array> = {};
+    const obsDates = new Set<string>();
+    const available = names.filter((n) => store.characteristicDates(n).length > 0);
+    if (available.length === 0)
+      throw invalid(
+        "ls_tlh_factor",
+        `the ${params.ls_tlh_factor} overlay needs the characteristic ${names.join(" or ")}, which the store does not hold`,
+      );
+    for (const name of available)
+      for (const d of store.characteristicDates(name)) if (d <= params.end_date) obsDates.add(d);
+    const dates = [...obsDates].sort();
+    for (const name of available) {
+      const v = new Float64Array(dates.length * N).fill(Number.NaN);
+      dates.forEach((d, j) => {
+        for (const [id, x] of store.characteristicsAsOf(name, d)) {
+          const i = column.get(id);
+          if (i !== undefined) v[j * N + i] = x;
+        }
+      });
+      values[name] = v;
+    }
+    characteristics = { dates, values };
+  }
+
+  const market = prepareBacktestMarket({
+    dates: matrix.dates,
+    securities: ids.map((id) => {
+      const s = securityById.get(id)!;
+      return { themeAssetId: id, currency: s.currency, sector: s.sector };
+    }),
+    close: matrix.close,
+    splits: store.splits(from, params.end_date),
+    dividends: store.dividends(from, params.end_date),
+    fxPerUsd,
+    ...(characteristics === undefined ? {} : { characteristics }),
+    benchmark,
+  });
+  return { market, lots, cashUsd, startingValueUsd: params.starting_nav, config };
+}
+
+/** Number of a configuration decimal field, or `fallback` when unset. */
+function configNumber(value: string | null | undefined, fallback: number): number {
+  return value === null || value === undefined ? fallback : Number(value);
+}
+
+/** The contract shape of a case's figures. */
+export function toCaseResult(m: CaseMetrics): BacktestCaseResult {
+  return backtestCaseResultSchema.parse({
+    description: m.description,
+    tax_managed: m.taxManaged,
+    start_date: m.startDate,
+    end_date: m.endDate,
+    periods: m.periods,
+    starting_value: m.startingValue,
+    ending_value: m.endingValue,
+    values: m.values.map((v) => ({ date: v.date, value: v.value })),
+    pre_tax_return: m.preTaxReturn,
+    pre_tax_return_annualized: m.preTaxReturnAnnualized,
+    after_tax_return: m.afterTaxReturn,
+    after_tax_return_annualized: m.afterTaxReturnAnnualized,
+    after_tax_liquidation_value: m.afterTaxLiquidationValue,
+    realized_short_term_gains: m.realizedShortTermGains,
+    realized_short_term_losses: m.realizedShortTermLosses,
+    realized_long_term_gains: m.realizedLongTermGains,
+    realized_long_term_losses: m.realizedLongTermLosses,
+    harvested_losses: m.harvestedLosses,
+    taxes_paid: m.taxesPaid,
+    tax_alpha_bps: m.taxAlphaBps,
+    turnover: m.turnover,
+    tracking_error: m.trackingError,
+    costs: { transaction: m.costs.transaction, fx: m.costs.fx },
+  });
+}
+
+/**
+ * Runs the standard cases and returns the full core result (figures, simulation and policy counters); the
+ * job helper uses {@link runAccountBacktest}, this is for reports and studies.
+ * @throws as {@link runAccountBacktest}.
+ */
+export function runAccountBacktestDetailed(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  params: AccountBacktestParams,
+  hooks: AccountBacktestHooks = {},
+  options: { lossOffset?: "carryforward" | "outside_gains" } = {},
+): StandardBacktestResult {
+  const account = requireAccount(ctx, org, accountUuid);
+  const issues: FieldIssue[] = [];
+  for (const key of ["tax_gamma", "tax_loss_threshold_bps", "starting_nav"] as const) {
+    const { min, max } = BACKTEST_LIMITS[key];
+    const v = params[key];
+    if (!(Number.isFinite(v) && v >= min && v <= max))
+      issues.push({ path: key, message: `${v} is outside ${min}..${max}` });
+  }
+  if (issues.length > 0)
+    throw new ValidationError(
+      `Invalid backtest parameters: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      issues,
+    );
+  const loaded = loadBacktest(ctx, account, params);
+  const c = loaded.config;
+  const tp = c.tax_preferences;
+  const shortTermRate = configNumber(tp.short_term_rate, 0.37);
+  return runStandardBacktest({
+    market: loaded.market,
+    startDate: params.start_date,
+    endDate: params.end_date,
+    holdings: { cashUsd: loaded.cashUsd, lots: loaded.lots },
+    benchmarkStartingValueUsd: loaded.startingValueUsd,
+    taxGamma: params.tax_gamma,
+    harvestThresholdBps: params.tax_loss_threshold_bps,
+    ...(params.ls_tlh_factor === undefined ? {} : { longShortFactor: params.ls_tlh_factor }),
+    costs: { transactionBps: configNumber(c.tcost_bps, 5) },
+    tax: {
+      shortTermRate,
+      longTermRate: configNumber(tp.long_term_rate, 0.2),
+      ordinaryIncomeRate: configNumber(tp.ordinary_income_tax_rate, shortTermRate),
+      ...(options.lossOffset === undefined ? {} : { lossOffset: options.lossOffset }),
+      rules: {
+        ...(tp.wash_sale_threshold === null ? {} : { washSaleThresholdDays: tp.wash_sale_threshold }),
+        ...(tp.long_term_threshold === null ? {} : { longTermThresholdDays: tp.long_term_threshold }),
+      },
+    },
+    riskAversion: configNumber(c.risk_aversion, 2),
+    cashBuffer: configNumber(c.cash_buffer_usd, 0),
+    maxWeight: configNumber(c.max_weight, 1),
+    hooks: {
+      ...(hooks.onProgress === undefined
+        ? {}
+        : {
+            onProgress: (p) =>
+              hooks.onProgress!({
+                planned_periods: p.plannedPeriods,
+                completed_periods: p.completedPeriods,
+                last_completed_period: p.lastCompletedPeriod,
+              }),
+          }),
+      ...(hooks.shouldCancel === undefined ? {} : { shouldCancel: hooks.shouldCancel }),
+    },
+  });
+}
+
+/**
+ * Runs the account backtest: tax_managed, pre_tax, benchmark, and long_short_tlh when `ls_tlh_factor` is given.
+ * Loads the market once (one price matrix over the window plus a year of history, splits, dividends, FX,
+ * point-in-time benchmark weights, characteristics for the overlay), starts from the account as it stood on
+ * start_date scaled to starting_nav, and applies the account's effective configuration at the start
+ * (tax_preferences rates and windows, tcost_bps, risk_aversion, cash_buffer_usd, max_weight).
+ * @throws {NotFoundError} for an account not in the organization.
+ * @throws {ValidationError} for parameters outside the contract's limits, a window without data, an overlay
+ *   whose characteristic the store lacks.
+ * @throws {DataError} for prices or FX missing where the account needs them.
+ * @throws {BacktestCancelledError} when `hooks.shouldCancel` returns true.
+ * @example runAccountBacktest(ctx, org, account, resolveBacktestParams(ctx, org, account, {}), { onProgress })
+ */
+export function runAccountBacktest(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  params: AccountBacktestParams,
+  hooks: AccountBacktestHooks = {},
+): Record<string, BacktestCaseResult> {
+  const { metrics } = runAccountBacktestDetailed(ctx, org, accountUuid, params, hooks);
+  const out: Record<string, BacktestCaseResult> = {};
+  for (const [name, m] of Object.entries(metrics)) out[name] = toCaseResult(m);
+  return out;
+}
