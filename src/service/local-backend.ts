@@ -10,6 +10,8 @@ import type {
   AccountLookup,
   AssetClass,
   AssetClassCreate,
+  BacktestJob,
+  BacktestRequest,
   Client,
   ClientCreate,
   ClientUpdate,
@@ -34,6 +36,7 @@ import type {
 import {
   accountCreateSchema,
   assetClassCreateSchema,
+  backtestRequestSchema,
   clientCreateSchema,
   clientUpdateSchema,
   industrySearchRequestSchema,
@@ -48,6 +51,7 @@ import {
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
 import type { Backend } from "./backend.js";
+import { cancelBacktest, getBacktest, listBacktests, startBacktest } from "./backtest-jobs.js";
 import { listUniversePresets, searchIndustries } from "./catalog.js";
 import {
   createAccount,
@@ -241,5 +245,27 @@ export class LocalBackend implements Backend {
   }
   listUniversePresets(): Promise<UniversePresetsResponse> {
     return this.run(() => listUniversePresets(this.ctx));
+  }
+
+  // Backtests
+  startBacktest(clientUuid: string, accountUuid: string, body: BacktestRequest): Promise<BacktestJob> {
+    return this.run(() =>
+      startBacktest(
+        this.ctx,
+        this.organizationUuid,
+        clientUuid,
+        accountUuid,
+        parseOrThrow(backtestRequestSchema, body, "backtest request"),
+      ),
+    );
+  }
+  listBacktests(clientUuid: string, accountUuid: string): Promise<BacktestJob[]> {
+    return this.run(() => listBacktests(this.ctx, this.organizationUuid, clientUuid, accountUuid));
+  }
+  getBacktest(jobId: string): Promise<BacktestJob> {
+    return this.run(() => getBacktest(this.ctx, this.organizationUuid, jobId));
+  }
+  cancelBacktest(jobId: string): Promise<BacktestJob> {
+    return this.run(() => cancelBacktest(this.ctx, this.organizationUuid, jobId));
   }
 }
