@@ -120,7 +120,7 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
     else if (monotonic() - lastCheck >= checkEvery) {
       lastCheck = monotonic();
       const current = jobs.getById(job.id);
-      if (!current || current.status !== "RUNNING" || current.leaseOwner !== owner)
+      if (current?.status !== "RUNNING" || current.leaseOwner !== owner)
         lost = "the job is no longer leased to this worker";
       else if (current.cancelRequested) cancelled = true;
     }
