@@ -7,7 +7,8 @@
 import { Decimal } from "decimal.js";
 import type { PortfolioConfigCreate, TaxLotWrite } from "../contract/index.js";
 import type { Security } from "../core/data/types.js";
-import { addDays, indexAtOrBefore } from "../core/dates.js";
+import { addDays, daysBetween, indexAtOrBefore } from "../core/dates.js";
+import { ValidationError } from "../core/errors.js";
 import { createRandom } from "../core/random.js";
 import { holdingTerm } from "../core/tax/index.js";
 import type { SyntheticWriteSummary } from "../market/synthetic/index.js";
@@ -144,7 +145,15 @@ function planLots(market: ReturnType<typeof generateMarket>, seed: number): Plan
   const { dates, ids, close } = market.prices;
   const n = ids.length;
   const asOf = dates[dates.length - 1]!;
-  const oldest = addDays(asOf, -PURCHASE_AGES[0] - 10);
+  // Purchase ages that fit the history (a short market keeps the younger ages; long-term needs > 365 days).
+  const span = daysBetween(dates[0]!, asOf);
+  const purchaseAges = PURCHASE_AGES.filter((a) => a < span - 30);
+  if (!purchaseAges.some((a) => a > 400))
+    throw new ValidationError(
+      `buildDemo: the market must cover at least 2 years to hold long-term lots (it covers ${span} days).`,
+      [{ path: "years", message: "at least 2" }],
+    );
+  const oldest = addDays(asOf, -purchaseAges[0]! - 10);
   const bySecurity = new Map(market.securities.map((s) => [s.themeAssetId, s]));
   const eligible = market.securities.filter((s) => {
     const i = ids.indexOf(s.themeAssetId);
@@ -160,7 +169,7 @@ function planLots(market: ReturnType<typeof generateMarket>, seed: number): Plan
     for (const s of picks) {
       const i = ids.indexOf(s.themeAssetId);
       const count = rng.int(1, 4);
-      const ages = pickDistinct([...PURCHASE_AGES], count, rng).sort((a, b) => b - a);
+      const ages = pickDistinct(purchaseAges, count, rng).sort((a, b) => b - a);
       for (const age of ages) {
         const t = indexAtOrBefore(dates, addDays(asOf, -age));
         const px = close[t * n + i]!;

@@ -28,6 +28,7 @@ export {
   updateClient,
 } from "./clients.js";
 export { clockDate, marketAsOf, nowIso, type ServiceContext } from "./context.js";
+export { buildDemo, type DemoOptions, type DemoResult } from "./demo.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";

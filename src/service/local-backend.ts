@@ -4,6 +4,8 @@
  * service functions, so a command run locally and one run against `lotwise serve` give identical JSON. Bodies are
  * validated with the same contract schemas as at the HTTP boundary.
  */
+
+import type * as z from "zod";
 import type {
   Account,
   AccountCreate,
@@ -35,18 +37,38 @@ import type {
 } from "../contract/index.js";
 import {
   accountCreateSchema,
+  accountListSchema,
+  accountLookupSchema,
+  accountSchema,
   assetClassCreateSchema,
+  assetClassListSchema,
+  assetClassSchema,
+  backtestJobListSchema,
+  backtestJobSchema,
   backtestRequestSchema,
   clientCreateSchema,
+  clientListSchema,
+  clientSchema,
   clientUpdateSchema,
   industrySearchRequestSchema,
+  industrySearchResponseSchema,
   parseOrThrow,
   portfolioConfigCreateSchema,
+  portfolioConfigListSchema,
+  portfolioConfigReadSchema,
   portfolioConfigWriteSchema,
   proposalRequestSchema,
+  proposalResponseSchema,
   themeBacktestQuerySchema,
+  themeBacktestResultSchema,
+  themeConstituentSnapshotSchema,
+  themeListSchema,
   themeMethodologySchema,
   themeRevisionSchema,
+  themeSchema,
+  tickerResolveResponseSchema,
+  universePresetsResponseSchema,
+  whoAmISchema,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
@@ -105,8 +127,21 @@ export class LocalBackend implements Backend {
     }
   }
 
+  /**
+   * Run an operation and pass its answer through the contract's response schema, as the HTTP client does with the
+   * server's: a local answer is validated and has the same key order as a remote one (identical JSON).
+   */
+  private reply<T>(schema: z.ZodType<T>, fn: () => T): Promise<T> {
+    return this.run(() => {
+      const result = schema.safeParse(fn());
+      if (!result.success)
+        throw new Error(`internal error: an answer does not match the contract: ${result.error.message}`);
+      return result.data;
+    });
+  }
+
   whoAmI(): Promise<WhoAmI> {
-    return this.run(() => ({
+    return this.reply(whoAmISchema, () => ({
       organization_uuid: this.organizationUuid,
       organization_name: this.ctx.store.organizations.get(this.organizationUuid)!.name,
       api_key_id: "local",
@@ -114,18 +149,18 @@ export class LocalBackend implements Backend {
   }
 
   createClient(body: ClientCreate): Promise<Client> {
-    return this.run(() =>
+    return this.reply(clientSchema, () =>
       createClient(this.ctx, this.organizationUuid, parseOrThrow(clientCreateSchema, body)),
     );
   }
   listClients(): Promise<Client[]> {
-    return this.run(() => listClients(this.ctx, this.organizationUuid));
+    return this.reply(clientListSchema, () => listClients(this.ctx, this.organizationUuid));
   }
   getClient(clientUuid: string): Promise<Client> {
-    return this.run(() => getClient(this.ctx, this.organizationUuid, clientUuid));
+    return this.reply(clientSchema, () => getClient(this.ctx, this.organizationUuid, clientUuid));
   }
   updateClient(clientUuid: string, body: ClientUpdate): Promise<Client> {
-    return this.run(() =>
+    return this.reply(clientSchema, () =>
       updateClient(this.ctx, this.organizationUuid, clientUuid, parseOrThrow(clientUpdateSchema, body)),
     );
   }
@@ -133,18 +168,20 @@ export class LocalBackend implements Backend {
     return this.run(() => deleteClient(this.ctx, this.organizationUuid, clientUuid));
   }
   createAccount(clientUuid: string, body: AccountCreate): Promise<Account> {
-    return this.run(() =>
+    return this.reply(accountSchema, () =>
       createAccount(this.ctx, this.organizationUuid, clientUuid, parseOrThrow(accountCreateSchema, body)),
     );
   }
   listAccounts(clientUuid: string): Promise<Account[]> {
-    return this.run(() => listAccounts(this.ctx, this.organizationUuid, clientUuid));
+    return this.reply(accountListSchema, () => listAccounts(this.ctx, this.organizationUuid, clientUuid));
   }
   getAccount(clientUuid: string, accountUuid: string): Promise<Account> {
-    return this.run(() => getAccount(this.ctx, this.organizationUuid, clientUuid, accountUuid));
+    return this.reply(accountSchema, () =>
+      getAccount(this.ctx, this.organizationUuid, clientUuid, accountUuid),
+    );
   }
   findAccount(accountUuid: string): Promise<AccountLookup> {
-    return this.run(() => {
+    return this.reply(accountLookupSchema, () => {
       const { clientUuid } = findAccount(this.ctx, this.organizationUuid, accountUuid);
       return {
         client_uuid: clientUuid,
@@ -154,18 +191,20 @@ export class LocalBackend implements Backend {
   }
 
   listPortfolioConfigs(): Promise<PortfolioConfigRead[]> {
-    return this.run(() => listPortfolioConfigs(this.ctx, this.organizationUuid));
+    return this.reply(portfolioConfigListSchema, () => listPortfolioConfigs(this.ctx, this.organizationUuid));
   }
   getPortfolioConfig(configUuid: string): Promise<PortfolioConfigRead> {
-    return this.run(() => getPortfolioConfig(this.ctx, this.organizationUuid, configUuid));
+    return this.reply(portfolioConfigReadSchema, () =>
+      getPortfolioConfig(this.ctx, this.organizationUuid, configUuid),
+    );
   }
   createPortfolioConfig(body: PortfolioConfigCreate): Promise<PortfolioConfigRead> {
-    return this.run(() =>
+    return this.reply(portfolioConfigReadSchema, () =>
       createPortfolioConfig(this.ctx, this.organizationUuid, parseOrThrow(portfolioConfigCreateSchema, body)),
     );
   }
   updatePortfolioConfig(configUuid: string, body: PortfolioConfigWrite): Promise<PortfolioConfigRead> {
-    return this.run(() =>
+    return this.reply(portfolioConfigReadSchema, () =>
       updatePortfolioConfig(
         this.ctx,
         this.organizationUuid,
@@ -176,23 +215,27 @@ export class LocalBackend implements Backend {
   }
 
   createAssetClass(body: AssetClassCreate): Promise<AssetClass> {
-    return this.run(() =>
+    return this.reply(assetClassSchema, () =>
       createAssetClass(this.ctx, this.organizationUuid, parseOrThrow(assetClassCreateSchema, body)),
     );
   }
   listAssetClasses(): Promise<AssetClass[]> {
-    return this.run(() => listAssetClasses(this.ctx, this.organizationUuid));
+    return this.reply(assetClassListSchema, () => listAssetClasses(this.ctx, this.organizationUuid));
   }
   getAssetClass(assetClassUuid: string): Promise<AssetClass> {
-    return this.run(() => readAssetClass(this.ctx, this.organizationUuid, assetClassUuid));
+    return this.reply(assetClassSchema, () =>
+      readAssetClass(this.ctx, this.organizationUuid, assetClassUuid),
+    );
   }
 
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {
-    return this.run(() => resolveTickerQueries(this.ctx.store, marketAsOf(this.ctx), queries));
+    return this.reply(tickerResolveResponseSchema, () =>
+      resolveTickerQueries(this.ctx.store, marketAsOf(this.ctx), queries),
+    );
   }
 
   createProposal(clientUuid: string, accountUuid: string, body: ProposalRequest): Promise<ProposalResponse> {
-    return this.run(() =>
+    return this.reply(proposalResponseSchema, () =>
       createProposal(
         this.ctx,
         this.organizationUuid,
@@ -203,35 +246,39 @@ export class LocalBackend implements Backend {
     );
   }
   getProposal(clientUuid: string, accountUuid: string, proposalUuid: string): Promise<ProposalResponse> {
-    return this.run(() =>
+    return this.reply(proposalResponseSchema, () =>
       getProposal(this.ctx, this.organizationUuid, clientUuid, accountUuid, proposalUuid),
     );
   }
 
   createTheme(body: ThemeMethodologyInput): Promise<Theme> {
-    return this.run(() =>
+    return this.reply(themeSchema, () =>
       createTheme(this.ctx, this.organizationUuid, parseOrThrow(themeMethodologySchema, body)),
     );
   }
   listThemes(): Promise<Theme[]> {
-    return this.run(() => listThemes(this.ctx, this.organizationUuid));
+    return this.reply(themeListSchema, () => listThemes(this.ctx, this.organizationUuid));
   }
   getTheme(themeUuid: string): Promise<Theme> {
-    return this.run(() => getTheme(this.ctx, this.organizationUuid, themeUuid));
+    return this.reply(themeSchema, () => getTheme(this.ctx, this.organizationUuid, themeUuid));
   }
   reviseTheme(themeUuid: string, body: ThemeRevision): Promise<Theme> {
-    return this.run(() =>
+    return this.reply(themeSchema, () =>
       reviseTheme(this.ctx, this.organizationUuid, themeUuid, parseOrThrow(themeRevisionSchema, body)),
     );
   }
   evaluateTheme(themeUuid: string, body: ThemeEvaluateRequest = {}): Promise<ThemeConstituentSnapshot> {
-    return this.run(() => evaluateTheme(this.ctx, this.organizationUuid, themeUuid, body));
+    return this.reply(themeConstituentSnapshotSchema, () =>
+      evaluateTheme(this.ctx, this.organizationUuid, themeUuid, body),
+    );
   }
   getThemeConstituents(themeUuid: string): Promise<ThemeConstituentSnapshot> {
-    return this.run(() => getThemeConstituents(this.ctx, this.organizationUuid, themeUuid));
+    return this.reply(themeConstituentSnapshotSchema, () =>
+      getThemeConstituents(this.ctx, this.organizationUuid, themeUuid),
+    );
   }
   backtestTheme(themeUuid: string, query: ThemeBacktestQuery = {}): Promise<ThemeBacktestResult> {
-    return this.run(() =>
+    return this.reply(themeBacktestResultSchema, () =>
       backtestTheme(
         this.ctx,
         this.organizationUuid,
@@ -241,15 +288,17 @@ export class LocalBackend implements Backend {
     );
   }
   searchIndustries(body: IndustrySearchRequest): Promise<IndustrySearchResponse> {
-    return this.run(() => searchIndustries(this.ctx, parseOrThrow(industrySearchRequestSchema, body)));
+    return this.reply(industrySearchResponseSchema, () =>
+      searchIndustries(this.ctx, parseOrThrow(industrySearchRequestSchema, body)),
+    );
   }
   listUniversePresets(): Promise<UniversePresetsResponse> {
-    return this.run(() => listUniversePresets(this.ctx));
+    return this.reply(universePresetsResponseSchema, () => listUniversePresets(this.ctx));
   }
 
   // Backtests
   startBacktest(clientUuid: string, accountUuid: string, body: BacktestRequest): Promise<BacktestJob> {
-    return this.run(() =>
+    return this.reply(backtestJobSchema, () =>
       startBacktest(
         this.ctx,
         this.organizationUuid,
@@ -260,12 +309,14 @@ export class LocalBackend implements Backend {
     );
   }
   listBacktests(clientUuid: string, accountUuid: string): Promise<BacktestJob[]> {
-    return this.run(() => listBacktests(this.ctx, this.organizationUuid, clientUuid, accountUuid));
+    return this.reply(backtestJobListSchema, () =>
+      listBacktests(this.ctx, this.organizationUuid, clientUuid, accountUuid),
+    );
   }
   getBacktest(jobId: string): Promise<BacktestJob> {
-    return this.run(() => getBacktest(this.ctx, this.organizationUuid, jobId));
+    return this.reply(backtestJobSchema, () => getBacktest(this.ctx, this.organizationUuid, jobId));
   }
   cancelBacktest(jobId: string): Promise<BacktestJob> {
-    return this.run(() => cancelBacktest(this.ctx, this.organizationUuid, jobId));
+    return this.reply(backtestJobSchema, () => cancelBacktest(this.ctx, this.organizationUuid, jobId));
   }
 }

@@ -485,18 +485,27 @@ function asOfValues(store: Store, names: readonly string[], asOf: string): Map<s
 }
 
 /**
- * As-of characteristic values for successive dates, read once per observation date: two dates with the
- * same latest observation date of a characteristic share its values.
+ * As-of characteristic values for successive dates. Each characteristic's history is read once (one range scan) and
+ * as-of values are taken from it by binary search; two dates with the same latest observation date of a
+ * characteristic share its values.
  */
 class AsOfCache {
+  private readonly series: Map<string, Map<string, { dates: string[]; values: number[] }>>;
   private readonly observed: Map<string, string[]>;
   private readonly values = new Map<string, Map<string, number>>();
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly names: readonly string[],
   ) {
-    this.observed = new Map(names.map((n) => [n, store.market.characteristicDates(n)]));
+    this.series = new Map(names.map((n) => [n, store.market.characteristicSeries(n)]));
+    this.observed = new Map(
+      names.map((n) => {
+        const all = new Set<string>();
+        for (const s of this.series.get(n)!.values()) for (const d of s.dates) all.add(d);
+        return [n, [...all].sort()];
+      }),
+    );
   }
 
   at(date: string): Map<string, Map<string, number>> {
@@ -511,7 +520,11 @@ class AsOfCache {
       const key = `${name}|${dates[k]}`;
       let v = this.values.get(key);
       if (v === undefined) {
-        v = this.store.market.characteristicsAsOf(name, dates[k]!);
+        v = new Map();
+        for (const [id, s] of this.series.get(name)!) {
+          const j = lastAtOrBefore(s.dates, dates[k]!);
+          if (j >= 0) v.set(id, s.values[j]!);
+        }
         this.values.set(key, v);
       }
       out.set(name, v);

@@ -39,6 +39,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
     db.pragma("synchronous = NORMAL");
+    // 64 MiB of page cache: bulk market-data imports touch several B-trees at once (table + date index).
+    db.pragma("cache_size = -65536");
+    db.pragma("temp_store = MEMORY");
     if (!options.readonly) migrate(db, path);
     return db;
   } catch (err) {

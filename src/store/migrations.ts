@@ -208,7 +208,12 @@ CREATE TABLE prices (
   volume REAL,
   PRIMARY KEY (theme_asset_id, date)
 ) WITHOUT ROWID;
-CREATE INDEX prices_date ON prices(date);
+
+-- Every date with at least one price (kept by the price writers): the trading calendar of the store. A separate
+-- table instead of an index on prices(date), whose random inserts made bulk imports three times slower.
+CREATE TABLE trading_dates (
+  date TEXT PRIMARY KEY
+) WITHOUT ROWID;
 
 CREATE TABLE splits (
   theme_asset_id TEXT NOT NULL,
@@ -238,7 +243,6 @@ CREATE TABLE characteristics (
   value REAL NOT NULL,
   PRIMARY KEY (name, theme_asset_id, date)
 ) WITHOUT ROWID;
-CREATE INDEX characteristics_date ON characteristics(name, date);
 
 CREATE TABLE indexes (
   identifier TEXT PRIMARY KEY,

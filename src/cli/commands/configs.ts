@@ -5,6 +5,9 @@ import { usageError } from "../errors.js";
 import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { renderAssetClass, renderAssetClasses, renderConfig, renderConfigs } from "../render.js";
 
+/** Configuration fields whose values are JSON integers (every other number is a decimal string). */
+const INTEGER_FIELDS = new Set(["risk_bound_max_iterations"]);
+
 export function registerConfigs(program: Command, hooks: ProgramHooks): void {
   const configs = program
     .command("configs")
@@ -82,11 +85,16 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
           for (const s of opts.set) {
             const eq = s.indexOf("=");
             if (eq < 1) throw usageError(`--set expects FIELD=JSON, got "${s}"`, "set");
+            const field = s.slice(0, eq);
             const raw = s.slice(eq + 1);
-            try {
-              body[s.slice(0, eq)] = JSON.parse(raw);
-            } catch {
-              body[s.slice(0, eq)] = raw;
+            // Decimals travel as strings in the contract; only integer fields take JSON numbers.
+            if (/^-?\d+(\.\d+)?$/.test(raw)) body[field] = INTEGER_FIELDS.has(field) ? Number(raw) : raw;
+            else {
+              try {
+                body[field] = JSON.parse(raw);
+              } catch {
+                body[field] = raw;
+              }
             }
           }
           if (Object.keys(body).length === 0)

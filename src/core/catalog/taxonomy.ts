@@ -198,6 +198,11 @@ function normalizeLabel(label: string): string {
     .trim();
 }
 
+/** The sector labels {@link sectorCodeForName} accepts (normalized), for error messages. */
+export function knownSectorLabels(): string[] {
+  return [...SECTOR_LABELS.keys()];
+}
+
 /**
  * The sector code for an external sector label, case-insensitively, or null when the label is not known.
  * Accepts the current eleven names, older labels ("Telecommunication Services", "Telecommunications Services"

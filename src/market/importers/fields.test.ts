@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { sectorCodeForName } from "../../core/catalog/taxonomy.js";
 import { DateCache, headerKey, isMissing, parseDate, parseNumber } from "./fields.js";
 import { minimalSecurity } from "./minimal-security.js";
-import { sectorCodeOfName } from "./sector-names.js";
 import {
   micOfExchangeName,
   parseThemeAssetId,
@@ -106,9 +106,9 @@ describe("symbol resolution", () => {
     expect(micOfExchangeName("NYSE")).toBe("XNYS");
     expect(micOfExchangeName("XTSE")).toBe("XTSE");
     expect(micOfExchangeName("Moon")).toBeUndefined();
-    expect(sectorCodeOfName("Information Technology")).toBe(45);
-    expect(sectorCodeOfName("telecommunications  services")).toBe(50);
-    expect(sectorCodeOfName("Real Estate")).toBe(60);
-    expect(sectorCodeOfName("Widgets")).toBeNull();
+    expect(sectorCodeForName("Information Technology")).toBe(45);
+    expect(sectorCodeForName("telecommunications  services")).toBe(50);
+    expect(sectorCodeForName("Real Estate")).toBe(60);
+    expect(sectorCodeForName("Widgets")).toBeNull();
   });
 });

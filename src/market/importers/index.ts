@@ -53,7 +53,6 @@ export {
   type PriceParseResult,
   parsePrices,
 } from "./prices.js";
-export { knownSectorNames, SECTOR_CODES, sectorCodeOfName } from "./sector-names.js";
 export {
   type ImportSecuritiesOptions,
   importSecurities,

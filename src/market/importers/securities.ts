@@ -16,6 +16,7 @@
  * | `shares_outstanding` (`shares`) | positive number |
  * | `description`, `listed_from`, `delisted_on` | text, dates |
  */
+import { knownSectorLabels, SECTOR_CODES, sectorCodeForName } from "../../core/catalog/taxonomy.js";
 import {
   ASSET_TYPES,
   type AssetType,
@@ -29,7 +30,6 @@ import { readCsvTable } from "./csv-table.js";
 import { DateCache, isMissing, parseNumber } from "./fields.js";
 import { importFile, type ParseOptions } from "./import-support.js";
 import { MIC_DEFAULTS } from "./mic-defaults.js";
-import { knownSectorNames, SECTOR_CODES, sectorCodeOfName } from "./sector-names.js";
 import { FlawLog, type ImportSummary } from "./summary.js";
 import { micOfExchangeName, normalizeSymbol, parseThemeAssetId } from "./symbol-resolver.js";
 
@@ -233,12 +233,12 @@ export async function parseSecurities(
               `sector code ${sectorText} is not one of ${SECTOR_CODES.join(", ")}.`,
             );
         } else {
-          sector = sectorCodeOfName(sectorText);
+          sector = sectorCodeForName(sectorText);
           if (sector === null)
             throw h.error(
               line,
               col.sector,
-              `unknown sector name ${JSON.stringify(sectorText)}; use a code (${SECTOR_CODES.join(", ")}) or one of: ${knownSectorNames().join(", ")}.`,
+              `unknown sector name ${JSON.stringify(sectorText)}; use a code (${SECTOR_CODES.join(", ")}) or one of: ${knownSectorLabels().join(", ")}.`,
             );
         }
       }

@@ -10,12 +10,12 @@
  * presence of `Book Value` (2013 layout) unless given. Dividend Yield is in percent in both files and becomes
  * a fraction. The 52-week columns (swapped in the 2018 file), Book Value and SEC Filings are not used.
  */
+import { knownSectorLabels, sectorCodeForName } from "../../core/catalog/taxonomy.js";
 import type { CharacteristicValue } from "../../core/data/types.js";
 import type { CsvInput } from "../importers/csv-input.js";
 import { readCsvTable } from "../importers/csv-table.js";
 import { isMissing } from "../importers/fields.js";
 import { numberField, SymbolColumn, type SymbolParseOptions } from "../importers/import-support.js";
-import { knownSectorNames, sectorCodeOfName } from "../importers/sector-names.js";
 import { FlawLog, type ImportSummary } from "../importers/summary.js";
 
 /** One resolved constituent row. Money in USD. */
@@ -115,12 +115,12 @@ export async function parseConstituentsFinancials(
         }
         seen.set(id, line);
         const sectorName = fields[iSector]!.trim();
-        const sector = sectorCodeOfName(sectorName);
+        const sector = sectorCodeForName(sectorName);
         if (sector === null)
           throw h.error(
             line,
             iSector,
-            `unknown sector name ${JSON.stringify(sectorName)} (known: ${knownSectorNames().join(", ")}).`,
+            `unknown sector name ${JSON.stringify(sectorName)} (known: ${knownSectorLabels().join(", ")}).`,
           );
         const price = isMissing(fields[iPrice]!) ? null : numberField(h, fields, iPrice, line);
         if (price === null)

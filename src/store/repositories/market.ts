@@ -128,7 +128,14 @@ export class MarketRepository implements MarketDataWriter {
     this.transaction(() => {
       for (const b of bars)
         stmt.run(b.themeAssetId, b.date, b.open, b.high, b.low, b.close, b.adjClose, b.volume);
+      this.addTradingDates(new Set(bars.map((b) => b.date)));
     });
+  }
+
+  /** Record dates that now have a price (the store's trading calendar). */
+  private addTradingDates(dates: Iterable<string>): void {
+    const stmt = this.db.prepare("INSERT OR IGNORE INTO trading_dates (date) VALUES (?)");
+    for (const d of dates) stmt.run(d);
   }
 
   /** Bulk insert of a columnar panel (the synthetic generator's output); NaN closes are skipped. */
@@ -151,6 +158,9 @@ export class MarketRepository implements MarketDataWriter {
           rows++;
         }
       }
+      this.addTradingDates(
+        m.dates.filter((_, t) => m.ids.some((_, i) => !Number.isNaN(m.close[t * n + i]!))),
+      );
     });
     return rows;
   }
@@ -186,8 +196,15 @@ export class MarketRepository implements MarketDataWriter {
     const stmt = this.db.prepare(
       "INSERT INTO characteristics (name, theme_asset_id, date, value) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET value = excluded.value",
     );
+    // Insert in primary-key order (name, asset, date): sequential B-tree appends instead of random page writes.
+    const sorted = [...values].sort(
+      (a, b) =>
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+        (a.themeAssetId < b.themeAssetId ? -1 : a.themeAssetId > b.themeAssetId ? 1 : 0) ||
+        (a.date < b.date ? -1 : a.date > b.date ? 1 : 0),
+    );
     this.transaction(() => {
-      for (const c of values) stmt.run(c.name, c.themeAssetId, c.date, c.value);
+      for (const c of sorted) stmt.run(c.name, c.themeAssetId, c.date, c.value);
     });
   }
 
@@ -270,24 +287,24 @@ export class MarketRepository implements MarketDataWriter {
 
   /** All trading dates with at least one price, ascending, optionally within [from, to]. */
   tradingDates(from?: string, to?: string): string[] {
-    const rows = this.db
-      .prepare("SELECT DISTINCT date FROM prices WHERE date >= ? AND date <= ? ORDER BY date")
+    return this.db
+      .prepare("SELECT date FROM trading_dates WHERE date >= ? AND date <= ? ORDER BY date")
       .pluck()
       .all(from ?? "0000-00-00", to ?? "9999-99-99") as string[];
-    return rows;
   }
 
-  /** Latest trading date (a date with any price) on or before `date`, or null when there is none. Uses prices_date. */
+  /** Latest trading date (a date with any price) on or before `date`, or null when there is none. */
   latestTradingDate(date: string): string | null {
     return (
-      (this.db.prepare("SELECT max(date) FROM prices WHERE date <= ?").pluck().get(date) as string | null) ??
-      null
+      (this.db.prepare("SELECT max(date) FROM trading_dates WHERE date <= ?").pluck().get(date) as
+        | string
+        | null) ?? null
     );
   }
 
   /** Latest date with any price (the "as of" of a store), or null for an empty store. */
   latestPriceDate(): string | null {
-    return (this.db.prepare("SELECT max(date) FROM prices").pluck().get() as string | null) ?? null;
+    return (this.db.prepare("SELECT max(date) FROM trading_dates").pluck().get() as string | null) ?? null;
   }
 
   /**
@@ -321,17 +338,18 @@ export class MarketRepository implements MarketDataWriter {
     const n = ids.length;
     const close = new Float64Array(dates.length * n).fill(Number.NaN);
     const volume = new Float64Array(dates.length * n).fill(Number.NaN);
-    const col = new Map(ids.map((id, i) => [id, i]));
     const row = new Map(dates.map((d, t) => [d, t]));
+    // One primary-key range scan per security: sequential reads, no date index needed.
     const stmt = this.db
-      .prepare("SELECT theme_asset_id, date, close, volume FROM prices WHERE date >= ? AND date <= ?")
+      .prepare("SELECT date, close, volume FROM prices WHERE theme_asset_id = ? AND date >= ? AND date <= ?")
       .raw();
-    for (const r of stmt.iterate(from, to) as IterableIterator<[string, string, number, number | null]>) {
-      const i = col.get(r[0]);
-      if (i === undefined) continue;
-      const t = row.get(r[1])!;
-      close[t * n + i] = r[2];
-      volume[t * n + i] = r[3] ?? Number.NaN;
+    for (let i = 0; i < n; i++) {
+      for (const r of stmt.iterate(ids[i], from, to) as IterableIterator<[string, number, number | null]>) {
+        const t = row.get(r[0]);
+        if (t === undefined) continue;
+        close[t * n + i] = r[1];
+        volume[t * n + i] = r[2] ?? Number.NaN;
+      }
     }
     return { dates, ids, close, volume };
   }
@@ -388,6 +406,27 @@ export class MarketRepository implements MarketDataWriter {
       .raw()
       .all(name, asOf) as [string, number, string][];
     return new Map(rows.map((r) => [r[0], r[1]]));
+  }
+
+  /**
+   * Every observation of `name` dated on or before `to`, per security, in date order: one primary-key range scan.
+   * Point-in-time readers (theme backtests) take as-of values from it without querying per date.
+   */
+  characteristicSeries(name: string, to = "9999-12-31"): Map<string, { dates: string[]; values: number[] }> {
+    const out = new Map<string, { dates: string[]; values: number[] }>();
+    const rows = this.db
+      .prepare(
+        "SELECT theme_asset_id, date, value FROM characteristics WHERE name = ? AND date <= ? ORDER BY theme_asset_id, date",
+      )
+      .raw()
+      .iterate(name, to) as IterableIterator<[string, string, number]>;
+    for (const [id, date, value] of rows) {
+      let s = out.get(id);
+      if (!s) out.set(id, (s = { dates: [], values: [] }));
+      s.dates.push(date);
+      s.values.push(value);
+    }
+    return out;
   }
 
   /** Dates on which `name` was observed, ascending. */

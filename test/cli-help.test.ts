@@ -1,0 +1,65 @@
+/** Every command of the CLI teaches: a description, and an example in its --help. */
+import type { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../src/cli/main.js";
+
+function leaves(cmd: Command, path: string[] = []): { path: string; cmd: Command }[] {
+  if (cmd.commands.length === 0) return [{ path: path.join(" "), cmd }];
+  return cmd.commands.flatMap((c) => leaves(c, [...path, c.name()]));
+}
+
+function helpOf(cmd: Command): string {
+  let text = "";
+  cmd.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+  cmd.outputHelp();
+  return text;
+}
+
+describe("CLI help", () => {
+  const all = leaves(buildProgram());
+
+  it("has the command tree of PRODUCT.md section 6", () => {
+    const paths = all.map((l) => l.path);
+    for (const p of [
+      "init",
+      "serve",
+      "orgs create",
+      "keys create",
+      "keys list",
+      "keys revoke",
+      "market generate",
+      "market import",
+      "market list",
+      "clients create",
+      "clients list",
+      "clients show",
+      "clients update",
+      "accounts create",
+      "accounts show",
+      "lots import",
+      "configs list",
+      "configs show",
+      "configs create",
+      "configs update",
+      "asset-classes list",
+      "asset-classes show",
+      "asset-classes create",
+      "proposal create",
+      "themes create",
+      "themes update",
+      "themes list",
+      "themes show",
+      "themes evaluate",
+      "themes constituents",
+      "themes backtest",
+      "catalog industry",
+      "catalog presets",
+    ])
+      expect(paths).toContain(p);
+  });
+
+  it.each(all.map((l) => [l.path, l.cmd] as const))("%s has a description and an example", (_path, cmd) => {
+    expect(cmd.description().length).toBeGreaterThan(10);
+    expect(helpOf(cmd)).toMatch(/Examples:\n\s+\$ lotwise /);
+  });
+});

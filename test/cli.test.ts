@@ -1,0 +1,340 @@
+/**
+ * The CLI as users run it: the built binary as a child process (`npm test` builds dist/ before vitest runs).
+ * Exit codes (0 ok, 1 failure, 2 usage), --help with examples, --json output validated by the contract, the demo,
+ * lots import from a broker export, configurations, proposals, themes, catalog, and local/remote parity.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  accountSchema,
+  clientListSchema,
+  industrySearchResponseSchema,
+  portfolioConfigReadSchema,
+  proposalResponseSchema,
+  themeConstituentSnapshotSchema,
+} from "../src/contract/index.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const BIN = join(ROOT, "bin", "lotwise.js");
+const FIXTURES = join(ROOT, "fixtures");
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, CI: "true", LOTWISE_STORE: "", LOTWISE_URL: "", LOTWISE_API_KEY: "", ...env },
+        maxBuffer: 64 << 20,
+      },
+      (err, stdout, stderr) =>
+        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const json = (r: Run) => {
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+};
+
+describe("lotwise CLI", () => {
+  let dir: string;
+  let store: string;
+  let demo: {
+    store: string;
+    organization_uuid: string;
+    api_key: string;
+    client_uuid: string;
+    account_uuid: string;
+    portfolio_config_uuid: string;
+    asset_class_uuid: string;
+    theme_uuid: string;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "lotwise-cli-"));
+    store = join(dir, "demo.db");
+    demo = json(await run(["init", "--demo", "--store", store, "--json"]));
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("prints the identifiers of init --demo --json with the fixed names", () => {
+    expect(Object.keys(demo).sort()).toEqual(
+      [
+        "store",
+        "organization_uuid",
+        "api_key",
+        "client_uuid",
+        "account_uuid",
+        "portfolio_config_uuid",
+        "asset_class_uuid",
+        "theme_uuid",
+      ].sort(),
+    );
+    expect(demo.api_key).toMatch(/^lw_[0-9a-f]{12}_/);
+    expect(demo.store).toBe(store);
+  });
+
+  it("teaches with --help: every command has an example", async () => {
+    const top = await run(["--help"]);
+    expect(top.code).toBe(0);
+    for (const c of [
+      "init",
+      "serve",
+      "orgs",
+      "keys",
+      "market",
+      "clients",
+      "accounts",
+      "lots",
+      "configs",
+      "asset-classes",
+      "proposal",
+      "themes",
+      "catalog",
+    ])
+      expect(top.stdout).toContain(c);
+    for (const c of [
+      ["lots", "import"],
+      ["proposal", "create"],
+      ["themes", "backtest"],
+      ["market", "import"],
+      ["init"],
+    ]) {
+      const h = await run([...c, "--help"]);
+      expect(h.code).toBe(0);
+      expect(h.stdout, c.join(" ")).toContain("Examples:");
+    }
+  });
+
+  it("exits 2 on usage errors and 1 on failures, with a message", async () => {
+    const unknown = await run(["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command/);
+    const missing = await run(["proposal", "create", "--store", store]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/required option/);
+    const again = await run(["init", "--store", store]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already holds a lotwise store/);
+    const nostore = await run(["clients", "list", "--store", join(dir, "none.db")]);
+    expect(nostore.code).toBe(1);
+    expect(nostore.stderr).toMatch(/No lotwise store at .*lotwise init/);
+  });
+
+  it("shows the demo account with positions, lots, gains and NAV", async () => {
+    const table = await run(["accounts", "show", demo.account_uuid, "--store", store]);
+    expect(table.code).toBe(0);
+    for (const s of [
+      "Positions",
+      "Tax lots",
+      "NAV / AUM (USD)",
+      "Unrealized short-term",
+      "Unrealized long-term",
+      "VRV:XTSE",
+    ])
+      expect(table.stdout).toContain(s);
+    const a = accountSchema.parse(
+      json(await run(["accounts", "show", demo.account_uuid, "--store", store, "--json"])),
+    );
+    expect(a.positions.length).toBeGreaterThan(5);
+  });
+
+  it("imports a broker export of lots all-or-nothing, naming the line and column of bad rows", async () => {
+    const dry = json(
+      await run([
+        "lots",
+        "import",
+        join(FIXTURES, "lots-broker-export.csv"),
+        "--account",
+        demo.account_uuid,
+        "--dry-run",
+        "--json",
+        "--store",
+        store,
+      ]),
+    );
+    expect(dry.lots_in_file).toBe(6);
+    expect(dry.lots.map((l: { theme_asset_id: string }) => l.theme_asset_id)).toEqual([
+      "DEL:XNYS",
+      "DEL:XNYS",
+      "OSM:XNYS",
+      "SGR:XNYS",
+      "NORL:XNAS",
+      "VRV:XTSE",
+    ]);
+    const bad = join(dir, "bad.csv");
+    writeFileSync(
+      bad,
+      "Symbol,Quantity,Cost Basis,Open Date\nDEL,10,100,2024-01-02\nZZZZ,5,50,2024-01-02\nOSM,x,1,2024-01-02\n",
+    );
+    const failed = await run(["lots", "import", bad, "--account", demo.account_uuid, "--store", store]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('bad.csv: line 4, column "Quantity"');
+    const before = accountSchema.parse(
+      json(await run(["accounts", "show", demo.account_uuid, "--json", "--store", store])),
+    );
+    expect(before.holdings.tax_lots.length).toBeGreaterThan(6); // the demo's lots are untouched
+    const unknown = join(dir, "unknown.csv");
+    writeFileSync(
+      unknown,
+      "Symbol,Quantity,Cost Basis,Open Date\nDEL,10,100,2024-01-02\nZZZZ,5,50,2024-01-02\n",
+    );
+    const u = await run(["lots", "import", unknown, "--account", demo.account_uuid, "--store", store]);
+    expect(u.code).toBe(1);
+    expect(u.stderr).toContain("unknown ticker ZZZZ");
+  });
+
+  it("creates and updates a configuration from the sample file", async () => {
+    const c = portfolioConfigReadSchema.parse(
+      json(
+        await run([
+          "configs",
+          "create",
+          "--file",
+          join(FIXTURES, "portfolio-config.json"),
+          "--json",
+          "--store",
+          store,
+        ]),
+      ),
+    );
+    expect(c.name).toBe("US core direct index, tax-managed");
+    const u = portfolioConfigReadSchema.parse(
+      json(await run(["configs", "update", c.uuid, "--set", "max_weight=0.05", "--json", "--store", store])),
+    );
+    expect(u.max_weight).toBe("0.05");
+    expect(u.no_hold_tickers).toHaveLength(1);
+  });
+
+  it("creates a proposal from the sample weights file", async () => {
+    const p = proposalResponseSchema.parse(
+      json(
+        await run([
+          "proposal",
+          "create",
+          "--account",
+          demo.account_uuid,
+          "--weights",
+          join(FIXTURES, "target-weights.csv"),
+          "--json",
+          "--store",
+          store,
+        ]),
+      ),
+    );
+    expect(p.orders.some((o) => o.tax_lots && o.tax_lots.length > 0)).toBe(true);
+    expect(p.orders.find((o) => o.ticker === "VRV:XTSE")?.fx_cost_breakdown?.currency).toBe("CAD");
+    const shown = proposalResponseSchema.parse(
+      json(
+        await run([
+          "proposal",
+          "show",
+          p.proposal_uuid,
+          "--account",
+          demo.account_uuid,
+          "--json",
+          "--store",
+          store,
+        ]),
+      ),
+    );
+    expect(shown).toEqual(p);
+  });
+
+  it("creates and evaluates the sample theme and searches the catalog", async () => {
+    const created = json(
+      await run([
+        "themes",
+        "create",
+        "--file",
+        join(FIXTURES, "theme-dividend-tech.json"),
+        "--evaluate",
+        "--json",
+        "--store",
+        store,
+      ]),
+    );
+    const snap = themeConstituentSnapshotSchema.parse(created.snapshot);
+    expect(snap.theme_uuid).toBe(created.theme.uuid);
+    const stored = themeConstituentSnapshotSchema.parse(
+      json(await run(["themes", "constituents", demo.theme_uuid, "--json", "--store", store])),
+    );
+    expect(stored.total_weight).toBeCloseTo(1, 9);
+    const search = industrySearchResponseSchema.parse(
+      json(await run(["catalog", "industry", "semiconductors", "--json", "--store", store])),
+    );
+    expect(search.matches[0]!.name.toLowerCase()).toContain("semiconductor");
+  });
+
+  describe("against a served instance", () => {
+    let server: ChildProcess;
+    let url: string;
+
+    beforeAll(async () => {
+      server = spawn(process.execPath, [BIN, "serve", "--store", store, "--port", "0", "--json"], {
+        cwd: ROOT,
+        env: { ...process.env, CI: "true" },
+      });
+      url = await new Promise<string>((ok, fail) => {
+        let out = "";
+        server.stdout!.on("data", (d) => {
+          out += String(d);
+          const m = /"url":\s*"([^"]+)"/.exec(out);
+          if (m) ok(m[1]!);
+        });
+        server.once("exit", (code) => fail(new Error(`serve exited with ${code}`)));
+      });
+    }, 30_000);
+    afterAll(async () => {
+      server.kill("SIGTERM");
+      await new Promise((r) => server.once("exit", r));
+    });
+
+    it("gives identical JSON locally and remotely", async () => {
+      const remote = ["--url", url, "--api-key", demo.api_key, "--json"];
+      const local = ["--store", store, "--json"];
+      for (const cmd of [
+        ["accounts", "show", demo.account_uuid],
+        ["clients", "list"],
+        ["configs", "show", demo.portfolio_config_uuid],
+        ["asset-classes", "show", demo.asset_class_uuid],
+        ["themes", "constituents", demo.theme_uuid],
+        ["catalog", "presets"],
+      ]) {
+        const a = await run([...cmd, ...local]);
+        const b = await run([...cmd, ...remote]);
+        expect(a.code, a.stderr).toBe(0);
+        expect(b.code, b.stderr).toBe(0);
+        expect(b.stdout, cmd.join(" ")).toBe(a.stdout);
+      }
+      clientListSchema.parse(JSON.parse((await run(["clients", "list", ...remote])).stdout));
+    });
+
+    it("refuses a wrong key and reports an unreachable server", async () => {
+      const bad = await run([
+        "clients",
+        "list",
+        "--url",
+        url,
+        "--api-key",
+        "lw_000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      ]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/unauthorized|API key/i);
+      const down = await run(["clients", "list", "--url", "http://127.0.0.1:9", "--api-key", demo.api_key]);
+      expect(down.code).toBe(1);
+    });
+  });
+});
