@@ -525,7 +525,7 @@ async function runBatch(
       ),
     );
     ctx.out.line(
-      `${summary.accounts} accounts in ${summary.wall_seconds.toFixed(1)} s (${summary.accounts_per_minute} per minute, concurrency ${concurrency}): ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.rejected} rejected, ${summary.breached} over thresholds. ${summary.passed ? "PASS" : "FAIL"}`,
+      `${summary.accounts} account${summary.accounts === 1 ? "" : "s"} in ${summary.wall_seconds.toFixed(1)} s (${summary.accounts_per_minute} per minute, concurrency ${concurrency}): ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.rejected} rejected, ${summary.breached} over thresholds. ${summary.passed ? "PASS" : "FAIL"}`,
     );
   }
   if (opts.out) ctx.out.note(`lotwise: wrote ${opts.out}`);
