@@ -422,7 +422,10 @@ export class MarketRepository implements MarketDataWriter {
       .iterate(name, to) as IterableIterator<[string, string, number]>;
     for (const [id, date, value] of rows) {
       let s = out.get(id);
-      if (!s) out.set(id, (s = { dates: [], values: [] }));
+      if (!s) {
+        s = { dates: [], values: [] };
+        out.set(id, s);
+      }
       s.dates.push(date);
       s.values.push(value);
     }
