@@ -335,13 +335,16 @@ describe.skipIf(!hasEngine)("lotwise backtest", () => {
     } finally {
       db.close();
     }
-    const stuck = await local("backtest", "status", id);
-    expect(stuck.stdout).toMatch(/RUNNING \d+\/\d+ periods/);
-    const waited = await local("backtest", "wait", id, "--json");
-    const done = jobOf(waited);
-    expect(done.status).toBe("SUCCESS");
-    expect(waited.stderr).toContain(
+    // The next command on the store recovers it: re-queued, then run to the end by `wait`.
+    const status = await local("backtest", "status", id);
+    expect(status.stdout.trim()).toBe(`${id}  PENDING (re-queued after its worker stopped)`);
+    expect(status.stderr).toContain(
       "recovered backtest jobs left running by a stopped process: 1 re-queued, 0 failed",
     );
+    const done = jobOf(await local("backtest", "wait", id, "--json"));
+    expect(done.status).toBe("SUCCESS");
+    const after = openStore(store, { create: false });
+    expect(after.backtestJobs.getById(id)!.attempts).toBe(2);
+    after.close();
   });
 });

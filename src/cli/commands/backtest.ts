@@ -19,7 +19,7 @@ import {
 } from "../../contract/index.js";
 import { ValidationError } from "../../core/errors.js";
 import type { Backend } from "../../service/index.js";
-import { defaultConcurrency } from "../../service/jobs/index.js";
+import { defaultConcurrency, recoverOrphanJobs } from "../../service/jobs/index.js";
 import {
   type BatchRow,
   type BatchThresholds,
@@ -170,6 +170,22 @@ async function followOne(
   }
 }
 
+/**
+ * The backend, after recovering jobs left RUNNING by a stopped process in local mode (as a runner's start would),
+ * so that reads never show a dead job as RUNNING.
+ */
+async function backendFor(ctx: CommandContext): Promise<Backend> {
+  const backend = await ctx.backend();
+  if (!ctx.remote) {
+    const r = recoverOrphanJobs(ctx.store());
+    if (r.requeued.length + r.failed.length > 0)
+      ctx.out.note(
+        `lotwise: recovered backtest jobs left running by a stopped process: ${r.requeued.length} re-queued, ${r.failed.length} failed.`,
+      );
+  }
+  return backend;
+}
+
 /** Prints a finished (or pending) job and returns the exit code it deserves. */
 function report(ctx: CommandContext, job: BacktestJob): number {
   if (ctx.out.json) ctx.out.printJson(job);
@@ -225,7 +241,7 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
       .description("Status and progress of a job.")
       .action(
         actionWithCode(hooks, async (ctx, id: string) => {
-          const job = await (await ctx.backend()).getBacktest(id);
+          const job = await (await backendFor(ctx)).getBacktest(id);
           if (ctx.out.json) ctx.out.printJson(job);
           else ctx.out.line(`${job.id}  ${statusLine(job)}`);
           return EXIT_OK;
@@ -274,7 +290,7 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
       .option("--ascii", "chart with ASCII characters only")
       .action(
         actionWithCode(hooks, async (ctx, id: string, opts: { html?: string; ascii?: boolean }) => {
-          const job = await (await ctx.backend()).getBacktest(id);
+          const job = await (await backendFor(ctx)).getBacktest(id);
           if (opts.html) {
             await writeFile(
               opts.html,
@@ -298,7 +314,7 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
       .requiredOption("--account <uuid>", "the account")
       .action(
         actionWithCode(hooks, async (ctx, opts: { account: string }) => {
-          const backend = await ctx.backend();
+          const backend = await backendFor(ctx);
           const found = await backend.findAccount(opts.account);
           const jobs = await backend.listBacktests(found.client_uuid, found.account.uuid);
           if (ctx.out.json) ctx.out.printJson(jobs);

@@ -41,5 +41,6 @@ export {
   defaultConcurrency,
   type RecoveryReport,
   type RunnerEvent,
+  recoverOrphanJobs,
 } from "./runner.js";
 export { defaultExecutorModule, spawnJobWorker } from "./spawn-worker.js";

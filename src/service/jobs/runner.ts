@@ -42,6 +42,25 @@ export function defaultConcurrency(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
+/**
+ * Re-queues (or, on their last attempt, fails) the RUNNING jobs of a store whose lease owner is gone or whose
+ * heartbeat is older than `staleHeartbeatMs` — what a runner does at start, for callers that only read jobs (the
+ * CLI's local status/show/list), so that they never show a dead job as RUNNING.
+ * @example recoverOrphanJobs(store) // { requeued: ["9f8e..."], failed: [] }
+ */
+export function recoverOrphanJobs(
+  store: Store,
+  options: { maxAttempts?: number; staleHeartbeatMs?: number } = {},
+): RecoveryReport {
+  const staleMs = options.staleHeartbeatMs ?? DEFAULT_STALE_HEARTBEAT_MS;
+  return store.backtestJobs.recoverOrphans({
+    liveOwners: [],
+    staleBefore: new Date(Date.parse(store.now()) - staleMs).toISOString(),
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    isLiveOwner: isLeaseOwnerLive,
+  });
+}
+
 /** Options of {@link BacktestJobRunner}. */
 export interface BacktestJobRunnerOptions {
   /** The store (the runner's own connection: recovery, watching, in-process runs). */
@@ -292,13 +311,11 @@ export class BacktestJobRunner {
    * Runs at start, on every worker death and every `sweepIntervalMs`.
    */
   recover(): RecoveryReport {
-    const staleMs = this.options.staleHeartbeatMs ?? DEFAULT_STALE_HEARTBEAT_MS;
-    const staleBefore = new Date(Date.parse(this.store.now()) - staleMs).toISOString();
-    return this.store.backtestJobs.recoverOrphans({
-      liveOwners: [],
-      staleBefore,
-      maxAttempts: this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      isLiveOwner: isLeaseOwnerLive,
+    return recoverOrphanJobs(this.store, {
+      ...(this.options.maxAttempts !== undefined ? { maxAttempts: this.options.maxAttempts } : {}),
+      ...(this.options.staleHeartbeatMs !== undefined
+        ? { staleHeartbeatMs: this.options.staleHeartbeatMs }
+        : {}),
     });
   }
 
