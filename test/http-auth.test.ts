@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AnyRoute, API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
-import { listAssetClasses, listClients, listPortfolioConfigs } from "../src/service/index.js";
+import {
+  type BacktestServiceContext,
+  listAssetClasses,
+  listClients,
+  listPortfolioConfigs,
+} from "../src/service/index.js";
+import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
 import {
   createTestStore,
   type SeededOrganization,
@@ -18,13 +24,27 @@ let t: TestStore;
 let app: LotwiseApp;
 let a: SeededOrganization;
 let b: SeededOrganization;
+/** One backtest job per organization (keyed by organization uuid). */
+const backtests = new Map<string, string>();
 
 beforeAll(() => {
   t = createTestStore();
   a = seedOrganization(t, t.orgA);
   b = seedOrganization(t, t.orgB);
-  app = createApp({ ctx: t.ctx });
+  for (const [org, s] of [
+    [t.orgA.uuid, a],
+    [t.orgB.uuid, b],
+  ] as const)
+    backtests.set(org, t.store.backtestJobs.create(org, s.accountUuid, {}, FAKE_DEFAULTS, NOT_STARTED).id);
+  app = createApp({ ctx: { ...t.ctx, backtestExecutor: fastExecutor } as BacktestServiceContext });
 });
+
+const NOT_STARTED = {
+  planned_periods: 0,
+  completed_periods: 0,
+  last_completed_period: null,
+  last_progress_at: null,
+};
 afterAll(() => t.close());
 
 /** Path parameter values that address the resources of one organization. */
@@ -38,6 +58,7 @@ function valuesOf(orgUuid: string, s: SeededOrganization): Record<string, string
     asset_class_uuid: s.assetClassUuids[0]!,
     proposal_uuid: s.proposalUuid,
     theme_uuid: s.themeUuid,
+    backtest_uuid: backtests.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
   };
 }
 
@@ -72,6 +93,8 @@ function validBody(route: AnyRoute): unknown {
       return {};
     case "searchIndustries":
       return { query: "banks" };
+    case "createBacktest":
+      return { tax_gamma: 2 };
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -94,6 +117,7 @@ function snapshotB(): string {
     assetClasses: listAssetClasses(t.ctx, t.orgB.uuid, true),
     proposals: t.store.proposals.list(t.orgB.uuid, b.accountUuid).map((p) => p.uuid),
     themes: t.store.themes.list(t.orgB.uuid).map((x) => [x.name, t.store.themes.revisions(x.uuid).length]),
+    backtests: t.store.backtestJobs.list(t.orgB.uuid).map((j) => [j.id, j.status, j.cancelRequested]),
   });
 }
 
@@ -253,7 +277,7 @@ describe("isolation between organizations on every route", () => {
   it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
     const before = snapshotB();
     const withResource = protectedRoutes().filter((r) =>
-      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid)\}/.test(
+      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid)\}/.test(
         r.path,
       ),
     );
@@ -276,6 +300,11 @@ describe("isolation between organizations on every route", () => {
         "evaluateTheme",
         "getThemeConstituents",
         "backtestTheme",
+        "createBacktest",
+        "listBacktests",
+        "getAccountBacktest",
+        "getBacktest",
+        "cancelBacktest",
       ].sort(),
     );
     for (const route of withResource) {
@@ -296,6 +325,7 @@ describe("isolation between organizations on every route", () => {
         "asset_class_uuid",
         "proposal_uuid",
         "theme_uuid",
+        "backtest_uuid",
       ])
         ghosts[name] = crypto.randomUUID();
       const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);
@@ -383,5 +413,15 @@ describe("isolation between organizations on every route", () => {
       expect(ids.length).toBeGreaterThan(0);
       expect(ids.filter((id) => bIds.has(id))).toEqual([]);
     }
+    const jobs = await send(
+      app,
+      "GET",
+      `${org}/clients/${a.clientUuid}/accounts/${a.accountUuid}/backtests/`,
+      {
+        key,
+      },
+    );
+    expect(jobs.status).toBe(200);
+    expect((jobs.body as { id: string }[]).map((j) => j.id)).toEqual([backtests.get(t.orgA.uuid)]);
   });
 });

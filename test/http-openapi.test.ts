@@ -91,6 +91,10 @@ describe("OpenAPI document", () => {
         1,
         "POST /api/v1/custom/org/{organization_uuid}/clients/{client_uuid}/accounts/{account_uuid}/proposal/",
       ],
+      [
+        2,
+        "POST /api/v1/custom/org/{organization_uuid}/clients/{client_uuid}/accounts/{account_uuid}/backtests/",
+      ],
       [3, "GET /api/v1/custom/org/{organization_uuid}/portfolio_configs/"],
       [4, "PATCH /api/v1/custom/org/{organization_uuid}/portfolio_configs/{config_uuid}/"],
       [5, "GET /api/v1/custom/org/{organization_uuid}/asset_classes/{asset_class_uuid}/"],
@@ -105,7 +109,7 @@ describe("OpenAPI document", () => {
       else expect(o.path.endsWith("/"), o.path).toBe(false);
     }
     const extensions = operations(doc).filter((o) => o.op["x-lotwise-extension"]);
-    expect(extensions).toHaveLength(API_ROUTES.length - 9);
+    expect(extensions).toHaveLength(API_ROUTES.length - 10);
   });
 
   it("resolves every $ref and names request and response bodies by their contract ids", () => {

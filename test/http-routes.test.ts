@@ -11,6 +11,8 @@ import {
   accountSchema,
   assetClassListSchema,
   assetClassSchema,
+  backtestJobListSchema,
+  backtestJobSchema,
   type Client,
   clientListSchema,
   clientSchema,
@@ -28,7 +30,13 @@ import {
   whoAmISchema,
 } from "../src/contract/index.js";
 import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
-import { getClient, listPortfolioConfigs, readAssetClass } from "../src/service/index.js";
+import {
+  type BacktestServiceContext,
+  getClient,
+  listPortfolioConfigs,
+  readAssetClass,
+} from "../src/service/index.js";
+import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
 import {
   createTestStore,
   type SeededOrganization,
@@ -369,6 +377,61 @@ describe("success shapes of every route", () => {
     expect(empty.status).toBe(400);
   });
 
+  it("backtests: start (endpoint 2) 202 PENDING with resolved_params, list, read, read by id, cancel 202", async () => {
+    const btApp = createApp({ ctx: { ...t.ctx, backtestExecutor: fastExecutor } as BacktestServiceContext });
+    const account = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
+    const job = shape(
+      await send(btApp, "POST", `${account}/backtests/`, {
+        key,
+        json: { tax_gamma: 2.5, ls_tlh_factor: "quality" },
+      }),
+      202,
+      backtestJobSchema,
+    );
+    expect(job).toMatchObject({
+      status: "PENDING",
+      params: { tax_gamma: 2.5, ls_tlh_factor: "quality" },
+      resolved_params: { ...FAKE_DEFAULTS, tax_gamma: 2.5 },
+      progress: {
+        planned_periods: 0,
+        completed_periods: 0,
+        last_completed_period: null,
+        last_progress_at: null,
+      },
+      result: null,
+      error_message: null,
+      started_at: null,
+      finished_at: null,
+    });
+    const list = shape(
+      await send(btApp, "GET", `${account}/backtests/`, { key }),
+      200,
+      backtestJobListSchema,
+    );
+    expect(list.map((j) => j.id)).toContain(job.id);
+    const read = shape(
+      await send(btApp, "GET", `${account}/backtests/${job.id}/`, { key }),
+      200,
+      backtestJobSchema,
+    );
+    expect(read).toEqual(job);
+    const byId = shape(
+      await send(btApp, "GET", `${org}/backtests/${job.id}/`, { key }),
+      200,
+      backtestJobSchema,
+    );
+    expect(byId).toEqual(job);
+    const cancelled = shape(
+      await send(btApp, "POST", `${org}/backtests/${job.id}/cancel/`, { key }),
+      202,
+      backtestJobSchema,
+    );
+    expect(cancelled).toMatchObject({ status: "FAILURE", error_message: "Cancelled before it started." });
+    const again = await send(btApp, "POST", `${org}/backtests/${job.id}/cancel/`, { key });
+    expect(again.status).toBe(409);
+    expect(envelope(again).code).toBe("backtest_finished");
+  });
+
   it("covers every operation route of the table in this file", () => {
     // Guards against a route added to the table without a success test here.
     expect(API_ROUTES.map((r) => r.operationId).sort()).toEqual(
@@ -402,6 +465,11 @@ describe("success shapes of every route", () => {
         "backtestTheme",
         "searchIndustries",
         "listUniversePresets",
+        "createBacktest",
+        "listBacktests",
+        "getAccountBacktest",
+        "getBacktest",
+        "cancelBacktest",
       ].sort(),
     );
   });

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
+import { registerBacktest } from "./commands/backtest.js";
 import { registerClients } from "./commands/clients.js";
 import { registerConfigs } from "./commands/configs.js";
 import { registerInit } from "./commands/init.js";
@@ -51,6 +52,7 @@ Getting started:
   registerConfigs(program, hooks);
   registerProposal(program, hooks);
   registerThemes(program, hooks);
+  registerBacktest(program, hooks);
   // Sub-commands inherit exitOverride so usage errors come back as CommanderError.
   const override = (c: Command) => {
     c.exitOverride();

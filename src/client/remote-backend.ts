@@ -15,6 +15,10 @@ import {
   accountSchema,
   assetClassListSchema,
   assetClassSchema,
+  type BacktestJob,
+  type BacktestRequest,
+  backtestJobListSchema,
+  backtestJobSchema,
   type Client,
   type ClientCreate,
   type ClientUpdate,
@@ -286,6 +290,34 @@ export class RemoteBackend implements Backend {
     return this.http.request("GET", "/api/v1/catalog/universe_presets", {
       operation: "listUniversePresets",
       schema: universePresetsResponseSchema,
+    });
+  }
+
+  // Backtests
+  startBacktest(clientUuid: string, accountUuid: string, body: BacktestRequest): Promise<BacktestJob> {
+    return this.http.request(
+      "POST",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/backtests/`),
+      { operation: "createBacktest", body, schema: backtestJobSchema },
+    );
+  }
+  listBacktests(clientUuid: string, accountUuid: string): Promise<BacktestJob[]> {
+    return this.http.request(
+      "GET",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/backtests/`),
+      { operation: "listBacktests", schema: backtestJobListSchema },
+    );
+  }
+  getBacktest(jobId: string): Promise<BacktestJob> {
+    return this.http.request("GET", this.org(`backtests/${seg(jobId)}/`), {
+      operation: "getBacktest",
+      schema: backtestJobSchema,
+    });
+  }
+  cancelBacktest(jobId: string): Promise<BacktestJob> {
+    return this.http.request("POST", this.org(`backtests/${seg(jobId)}/cancel/`), {
+      operation: "cancelBacktest",
+      schema: backtestJobSchema,
     });
   }
 }

@@ -15,6 +15,11 @@ import {
   assetClassCreateSchema,
   assetClassListSchema,
   assetClassSchema,
+  type BacktestRequest,
+  backtestJobListSchema,
+  backtestJobSchema,
+  backtestRequestFromForm,
+  backtestRequestSchema,
   type ClientCreate,
   type ClientUpdate,
   clientCreateSchema,
@@ -54,6 +59,7 @@ import {
 } from "../contract/index.js";
 import {
   backtestTheme,
+  cancelBacktest,
   createAccount,
   createAssetClass,
   createClient,
@@ -64,6 +70,7 @@ import {
   evaluateTheme,
   findAccount,
   getAccount,
+  getBacktest,
   getClient,
   getPortfolioConfig,
   getProposal,
@@ -71,6 +78,7 @@ import {
   getThemeConstituents,
   listAccounts,
   listAssetClasses,
+  listBacktests,
   listClients,
   listPortfolioConfigs,
   listThemes,
@@ -80,6 +88,7 @@ import {
   resolveTickerQueries,
   reviseTheme,
   searchIndustries,
+  startBacktest,
   updateClient,
   updatePortfolioConfig,
 } from "../service/index.js";
@@ -472,4 +481,81 @@ export const API_ROUTES: readonly AnyRoute[] = [
     response: { status: 200, schema: universePresetsResponseSchema, description: "The presets." },
     handler: ({ ctx }) => listUniversePresets(ctx),
   }),
+
+  // ---- Backtests (endpoint 2 and the job extensions; service/backtest-jobs.ts, docs/backtest-jobs.md) ----
+  ...backtestRoutes(),
 ];
+
+/** The backtest routes: endpoint 2 and the job extensions (read, list, cancel). */
+function backtestRoutes(): AnyRoute[] {
+  const tag = "Backtests";
+  const account = `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}`;
+  return [
+    defineRoute<BacktestRequest>({
+      method: "POST",
+      path: `${account}/backtests/`,
+      operationId: "createBacktest",
+      tag,
+      specEndpoint: 2,
+      summary: "Start an account backtest",
+      description:
+        "Endpoint 2. Validates the parameters (tax_gamma 0-100, tax_loss_threshold_bps 0-5000, starting_nav 100-1e9, rebalance_period MONTHLY, ls_tlh_factor quality|value|growth, start_date before end_date; every field optional), resolves the defaults against the account and the market data, and stores a PENDING job (202) with `resolved_params`. A job runner (`lotwise serve`) runs it on a worker thread: RUNNING with progress after every period, then SUCCESS with `result` (case name -> case result) or FAILURE with `error_message`. Accepts JSON, form-urlencoded and multipart bodies with the same fields (numbers as decimal text in forms). Errors: validation_error naming the field (400), client_not_found / account_not_found (404).",
+      body: {
+        schema: backtestRequestSchema,
+        accept: ["json", "form", "multipart"],
+        fromForm: (value) => backtestRequestFromForm(value as Record<string, string>),
+      },
+      response: { status: 202, schema: backtestJobSchema, description: "The PENDING job." },
+      errors: [422],
+      handler: ({ ctx, org, params, body }) =>
+        startBacktest(ctx, org, params.client_uuid!, params.account_uuid!, body),
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${account}/backtests/`,
+      operationId: "listBacktests",
+      tag,
+      summary: "List the backtest jobs of an account",
+      description: "Extension. Every job of the account, oldest first, with status and progress.",
+      response: { status: 200, schema: backtestJobListSchema, description: "The jobs." },
+      handler: ({ ctx, org, params }) => listBacktests(ctx, org, params.client_uuid!, params.account_uuid!),
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${account}/backtests/{backtest_uuid}/`,
+      operationId: "getAccountBacktest",
+      tag,
+      summary: "Get a backtest job of an account",
+      description:
+        "Extension. The job with status, progress and, when done, result or error_message; backtest_not_found (404) when it is not this account's.",
+      response: { status: 200, schema: backtestJobSchema, description: "The job." },
+      handler: ({ ctx, org, params }) =>
+        getBacktest(ctx, org, params.backtest_uuid!, {
+          clientUuid: params.client_uuid!,
+          accountUuid: params.account_uuid!,
+        }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${ORG_PREFIX}/backtests/{backtest_uuid}/`,
+      operationId: "getBacktest",
+      tag,
+      summary: "Get a backtest job by its id alone",
+      description: "Extension. The same job as under its account's path, for clients that only kept the id.",
+      response: { status: 200, schema: backtestJobSchema, description: "The job." },
+      handler: ({ ctx, org, params }) => getBacktest(ctx, org, params.backtest_uuid!),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${ORG_PREFIX}/backtests/{backtest_uuid}/cancel/`,
+      operationId: "cancelBacktest",
+      tag,
+      summary: "Cancel a backtest job",
+      description:
+        "Extension. A PENDING job becomes FAILURE at once (error_message `Cancelled before it started.`); a RUNNING job stops at its next period and becomes FAILURE (202 returns it while it still runs). backtest_finished (409) when the job already ended.",
+      response: { status: 202, schema: backtestJobSchema, description: "The job after the request." },
+      errors: [409],
+      handler: ({ ctx, org, params }) => cancelBacktest(ctx, org, params.backtest_uuid!),
+    }),
+  ];
+}

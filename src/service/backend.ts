@@ -10,6 +10,8 @@ import type {
   AccountLookup,
   AssetClass,
   AssetClassCreate,
+  BacktestJob,
+  BacktestRequest,
   Client,
   ClientCreate,
   ClientUpdate,
@@ -86,4 +88,14 @@ export interface Backend {
 
   /** Resolve symbols or theme_asset_ids against the security master (extension). */
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse>;
+
+  // Backtests
+  /** Endpoint 2: a PENDING backtest job with its resolved parameters (it runs on a job runner). */
+  startBacktest(clientUuid: string, accountUuid: string, body: BacktestRequest): Promise<BacktestJob>;
+  /** The backtest jobs of an account, oldest first (extension). */
+  listBacktests(clientUuid: string, accountUuid: string): Promise<BacktestJob[]>;
+  /** A backtest job by its id alone (extension). */
+  getBacktest(jobId: string): Promise<BacktestJob>;
+  /** Cancel a PENDING or RUNNING backtest job (extension). */
+  cancelBacktest(jobId: string): Promise<BacktestJob>;
 }

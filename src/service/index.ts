@@ -6,6 +6,14 @@
 export { accountRead, holdingsRiskPercent, loadValuation, valuePositions } from "./accounts.js";
 export { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
 export type { Backend } from "./backend.js";
+export {
+  type BacktestServiceContext,
+  backtestJobRead,
+  cancelBacktest,
+  getBacktest,
+  listBacktests,
+  startBacktest,
+} from "./backtest-jobs.js";
 export { getUniversePreset, listUniversePresets, searchIndustries } from "./catalog.js";
 export {
   clientRead,

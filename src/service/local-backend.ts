@@ -12,6 +12,8 @@ import type {
   AccountLookup,
   AssetClass,
   AssetClassCreate,
+  BacktestJob,
+  BacktestRequest,
   Client,
   ClientCreate,
   ClientUpdate,
@@ -41,6 +43,9 @@ import {
   assetClassCreateSchema,
   assetClassListSchema,
   assetClassSchema,
+  backtestJobListSchema,
+  backtestJobSchema,
+  backtestRequestSchema,
   clientCreateSchema,
   clientListSchema,
   clientSchema,
@@ -68,6 +73,7 @@ import {
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
 import type { Backend } from "./backend.js";
+import { cancelBacktest, getBacktest, listBacktests, startBacktest } from "./backtest-jobs.js";
 import { listUniversePresets, searchIndustries } from "./catalog.js";
 import {
   createAccount,
@@ -288,5 +294,29 @@ export class LocalBackend implements Backend {
   }
   listUniversePresets(): Promise<UniversePresetsResponse> {
     return this.reply(universePresetsResponseSchema, () => listUniversePresets(this.ctx));
+  }
+
+  // Backtests
+  startBacktest(clientUuid: string, accountUuid: string, body: BacktestRequest): Promise<BacktestJob> {
+    return this.reply(backtestJobSchema, () =>
+      startBacktest(
+        this.ctx,
+        this.organizationUuid,
+        clientUuid,
+        accountUuid,
+        parseOrThrow(backtestRequestSchema, body, "backtest request"),
+      ),
+    );
+  }
+  listBacktests(clientUuid: string, accountUuid: string): Promise<BacktestJob[]> {
+    return this.reply(backtestJobListSchema, () =>
+      listBacktests(this.ctx, this.organizationUuid, clientUuid, accountUuid),
+    );
+  }
+  getBacktest(jobId: string): Promise<BacktestJob> {
+    return this.reply(backtestJobSchema, () => getBacktest(this.ctx, this.organizationUuid, jobId));
+  }
+  cancelBacktest(jobId: string): Promise<BacktestJob> {
+    return this.reply(backtestJobSchema, () => cancelBacktest(this.ctx, this.organizationUuid, jobId));
   }
 }

@@ -1,6 +1,8 @@
 /** @module cli/commands/serve `lotwise serve`: the HTTP API over the local store. */
 import type { Command } from "commander";
 import { DEFAULT_HOST, DEFAULT_PORT, serve } from "../../server/index.js";
+import type { BacktestServiceContext } from "../../service/index.js";
+import { BacktestJobRunner, defaultConcurrency } from "../../service/jobs/index.js";
 import { usageError } from "../errors.js";
 import { action, examples, type ProgramHooks } from "../program.js";
 
@@ -12,17 +14,38 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
     )
     .option("--host <host>", "interface to bind", DEFAULT_HOST)
     .option("--port <port>", "port to bind (0 picks a free one)", String(DEFAULT_PORT))
+    .option(
+      "--workers <n>",
+      `backtest worker threads (0: run no backtest jobs here; default cores - 1 = ${defaultConcurrency()})`,
+    )
     .action(
-      action(hooks, async (ctx, opts: { host: string; port: string }) => {
+      action(hooks, async (ctx, opts: { host: string; port: string; workers?: string }) => {
         const port = Number(opts.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw usageError(`--port must be an integer from 0 to 65535, got ${opts.port}`, "port");
-        const service = ctx.service();
-        const handle = await serve({ ctx: service, host: opts.host, port });
-        if (ctx.out.json) ctx.out.printJson({ url: handle.url, store: service.store.path });
+        const workers = opts.workers === undefined ? defaultConcurrency() : Number(opts.workers);
+        if (!Number.isInteger(workers) || workers < 0 || workers > 256)
+          throw usageError(`--workers must be an integer from 0 to 256, got ${opts.workers}`, "workers");
+        const base = ctx.service();
+        // Backtest jobs run on worker threads of this process, never on the server's event loop.
+        const runner =
+          workers > 0 ? new BacktestJobRunner({ store: base.store, concurrency: workers }) : undefined;
+        const recovered = await runner?.start();
+        const service: BacktestServiceContext = runner ? { ...base, backtestRunner: runner } : base;
+        const handle = await serve({ ctx: service, host: opts.host, port }).catch(async (err: unknown) => {
+          await runner?.stop();
+          throw err;
+        });
+        if (ctx.out.json)
+          ctx.out.printJson({ url: handle.url, store: service.store.path, backtest_workers: workers });
         else {
           ctx.out.line(`lotwise serving ${service.store.path} at ${handle.url}`);
           ctx.out.line(`  API docs: ${handle.url}/api/v1/docs   OpenAPI: ${handle.url}/api/v1/openapi.json`);
+          ctx.out.line(
+            workers > 0
+              ? `  Backtest jobs: ${workers} worker thread(s)${recovered && recovered.requeued.length + recovered.failed.length > 0 ? `; recovered ${recovered.requeued.length} re-queued and ${recovered.failed.length} failed job(s) left by a stopped process` : ""}.`
+              : "  Backtest jobs: not run here (--workers 0).",
+          );
           ctx.out.line("  Press Ctrl-C to stop.");
         }
         await new Promise<void>((resolve) => {
@@ -30,7 +53,10 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
             process.off("SIGINT", stop);
             process.off("SIGTERM", stop);
             ctx.out.note("lotwise: shutting down...");
-            handle.close({ graceMs: 5000 }).then(resolve, resolve);
+            // Running backtests get the same grace; unfinished ones are re-queued for the next start.
+            Promise.allSettled([handle.close({ graceMs: 5000 }), runner?.stop({ graceMs: 5000 })]).then(() =>
+              resolve(),
+            );
           };
           process.on("SIGINT", stop);
           process.on("SIGTERM", stop);

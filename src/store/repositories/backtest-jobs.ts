@@ -151,6 +151,22 @@ export class BacktestJobRepository {
     return claim.immediate();
   }
 
+  /**
+   * Atomically move one given PENDING job to RUNNING for `leaseOwner` (a runner that was handed specific jobs, e.g.
+   * the CLI running the job it just created); undefined when that job is not PENDING (claimed elsewhere, finished,
+   * cancelled or unknown).
+   */
+  claim(id: string, leaseOwner: string): BacktestJobRecord | undefined {
+    const t = this.now();
+    const r = this.db
+      .prepare(
+        `UPDATE backtest_jobs SET status = 'RUNNING', lease_owner = ?, heartbeat_at = ?, attempts = attempts + 1,
+           started_at = coalesce(started_at, ?) WHERE id = ? AND status = 'PENDING' AND cancel_requested = 0`,
+      )
+      .run(leaseOwner, t, t, id);
+    return r.changes === 1 ? this.getById(id) : undefined;
+  }
+
   /** Record progress (and the heartbeat) of a running job owned by `leaseOwner`. Returns false if the lease was lost. */
   progress(id: string, leaseOwner: string, progress: BacktestProgress): boolean {
     const r = this.db
@@ -201,9 +217,17 @@ export class BacktestJobRepository {
   /**
    * Make sure no job stays RUNNING after its worker died. Jobs RUNNING under another lease owner whose heartbeat
    * is older than `staleBefore` (or any owner not in `liveOwners`) are re-queued as PENDING while they have had
-   * fewer than `maxAttempts` attempts, and otherwise failed with a message saying why. Returns what it did.
+   * fewer than `maxAttempts` attempts, and otherwise failed with a message saying why. `isLiveOwner`, when given, is
+   * asked about owners not in `liveOwners` inside the same transaction (so a job claimed meanwhile by another live
+   * process is judged with the rest); owners it calls live are still recovered when their heartbeat is stale.
+   * Returns what it did.
    */
-  recoverOrphans(options: { liveOwners: readonly string[]; staleBefore: string; maxAttempts: number }): {
+  recoverOrphans(options: {
+    liveOwners: readonly string[];
+    staleBefore: string;
+    maxAttempts: number;
+    isLiveOwner?: (leaseOwner: string) => boolean;
+  }): {
     requeued: string[];
     failed: string[];
   } {
@@ -212,7 +236,9 @@ export class BacktestJobRepository {
       const requeued: string[] = [];
       const failed: string[] = [];
       for (const r of rows) {
-        const live = r.lease_owner !== null && options.liveOwners.includes(r.lease_owner);
+        const live =
+          r.lease_owner !== null &&
+          (options.liveOwners.includes(r.lease_owner) || options.isLiveOwner?.(r.lease_owner) === true);
         const stale = r.heartbeat_at === null || r.heartbeat_at < options.staleBefore;
         if (live && !stale) continue;
         if (r.cancel_requested === 1) {

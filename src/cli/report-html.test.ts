@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { type BacktestJob, CONTRACT_EXAMPLES } from "../contract/index.js";
+import { escapeHtml, niceTicks, renderBacktestReportHtml, svgLineChart } from "./report-html.js";
+
+const job = CONTRACT_EXAMPLES.BacktestJob as BacktestJob;
+
+describe("HTML backtest report", () => {
+  it("is one self-contained document: inline SVG charts, no script, no external resource, no URL", () => {
+    const html = renderBacktestReportHtml(job, { generatedAt: "2025-02-03T10:05:00Z" });
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
+    // The value chart (one polyline per case) and the return bars.
+    expect(html.match(/<svg /g)).toHaveLength(2);
+    expect(html.match(/<polyline /g)).toHaveLength(2);
+    expect(html.match(/<rect [^>]*><title>/g)).toHaveLength(4);
+  });
+
+  it("shows the parameters and each case's figures", () => {
+    const html = renderBacktestReportHtml(job);
+    expect(html).toContain("<td>Window</td><td>2020-01-02 to 2020-03-31 (monthly)</td>");
+    expect(html).toContain("<th>tax_managed</th><th>pre_tax</th>");
+    // tax_managed ending value 812,345.67 and tax alpha 412.5 bps; pre_tax has no tax alpha.
+    expect(html).toContain("<td>Ending value (USD)</td><td>812,345.67</td><td>812,345.67</td>");
+    expect(html).toContain("<td>Tax alpha</td><td>412.5 bps</td><td>n/a</td>");
+    expect(html).toContain('<span class="status-SUCCESS">SUCCESS</span>');
+  });
+
+  it("escapes text that comes from the job", () => {
+    const evil: BacktestJob = {
+      ...job,
+      status: "FAILURE",
+      result: null,
+      error_message: '<img src=x onerror="alert(1)">',
+    };
+    const html = renderBacktestReportHtml(evil, { title: "A & B <c>" });
+    expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    expect(html).toContain("<title>A &amp; B &lt;c&gt;</title>");
+    expect(html).not.toContain("<img");
+  });
+
+  it("says a job that has not finished has no results yet", () => {
+    const running: BacktestJob = { ...job, status: "RUNNING", result: null, finished_at: null };
+    const html = renderBacktestReportHtml(running);
+    expect(html).toContain("The job has not finished yet (RUNNING 3/3 periods (last 2020-03-31)).");
+    expect(html).not.toContain("<svg");
+  });
+});
+
+describe("chart pieces", () => {
+  it("picks round tick steps (1, 2, 2.5, 5 x 10^k)", () => {
+    // raw step 0.25 -> 0.25
+    expect(niceTicks(0, 1)).toEqual([0, 0.25, 0.5, 0.75, 1]);
+    // raw step (1e6 - 812345) / 4 = 46913.75 -> 50000, from ceil(812345 / 50000) x 50000 = 850000
+    expect(niceTicks(812_345, 1_000_000)).toEqual([850_000, 900_000, 950_000, 1_000_000]);
+    expect(niceTicks(3, 3)).toEqual([3]);
+  });
+
+  it("places the points of a line chart inside the plot area", () => {
+    const svg = svgLineChart(
+      [
+        {
+          name: "x",
+          points: [
+            { date: "2024-01-31", value: 0 },
+            { date: "2024-02-29", value: 1 },
+          ],
+        },
+      ],
+      { title: "t", width: 200, height: 100 },
+    );
+    // Margins left 64, right 16, top 16, bottom 48: x from 64 to 184, y from 52 (value 0) to 16 (value 1).
+    expect(svg).toContain('<polyline points="64,52 184,16"');
+  });
+
+  it("escapes the five HTML special characters", () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * @module cli/report-html
+ * `lotwise backtest show ID --html FILE`: a self-contained HTML report of a backtest job — parameters, the summary
+ * table by case, a line chart of the value series and a bar chart of pre- and after-tax annualized returns, both
+ * inline SVG. No script, stylesheet, font or image is fetched from anywhere: the file opens offline and can be
+ * attached to a CI run as is.
+ */
+import type { BacktestCaseResult, BacktestJob } from "../contract/index.js";
+import { caseOrder, SUMMARY_ROWS, statusLine } from "./backtest-render.js";
+import { money } from "./render.js";
+import { compactNumber } from "./terminal-chart.js";
+
+/** Colours of the series, in case order (colour-blind-safe palette of Okabe and Ito, 2008). */
+export const SERIES_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"];
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+const fmt = (v: number) => (Number.isFinite(v) ? Number(v.toFixed(2)).toString() : "0");
+
+/** Evenly spaced "nice" tick values covering [lo, hi] (1, 2, 2.5 or 5 times a power of ten). */
+export function niceTicks(lo: number, hi: number, count = 5): number[] {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / Math.max(1, count - 1);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
+  const out: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+    out.push(Number(v.toPrecision(12)));
+  return out;
+}
+
+/** An inline SVG line chart of date-indexed series (x: position in the union of dates; y: value). */
+export function svgLineChart(
+  series: readonly { name: string; points: readonly { date: string; value: number }[] }[],
+  options: { width?: number; height?: number; title: string },
+): string {
+  const width = options.width ?? 760;
+  const height = options.height ?? 320;
+  const m = { top: 16, right: 16, bottom: 48, left: 64 };
+  const dates = [...new Set(series.flatMap((s) => s.points.map((p) => p.date)))].sort();
+  const values = series.flatMap((s) => s.points.map((p) => p.value)).filter(Number.isFinite);
+  if (dates.length === 0 || values.length === 0) return "<p>No values to chart.</p>";
+  let lo = Math.min(...values);
+  let hi = Math.max(...values);
+  if (hi === lo) {
+    lo -= Math.abs(lo) * 0.01 || 1;
+    hi += Math.abs(hi) * 0.01 || 1;
+  }
+  const ticks = niceTicks(lo, hi);
+  lo = Math.min(lo, ticks[0]!);
+  hi = Math.max(hi, ticks[ticks.length - 1]!);
+  const index = new Map(dates.map((d, i) => [d, i]));
+  const x = (d: string) =>
+    m.left + (dates.length === 1 ? 0 : (index.get(d)! / (dates.length - 1)) * (width - m.left - m.right));
+  const y = (v: number) => m.top + (1 - (v - lo) / (hi - lo)) * (height - m.top - m.bottom);
+  const parts: string[] = [];
+  for (const t of ticks)
+    parts.push(
+      `<line x1="${m.left}" x2="${width - m.right}" y1="${fmt(y(t))}" y2="${fmt(y(t))}" class="grid"/>`,
+      `<text x="${m.left - 6}" y="${fmt(y(t) + 4)}" text-anchor="end">${escapeHtml(compactNumber(t))}</text>`,
+    );
+  const labelled = [...new Set([0, Math.floor((dates.length - 1) / 2), dates.length - 1])];
+  for (const i of labelled)
+    parts.push(
+      `<text x="${fmt(x(dates[i]!))}" y="${height - m.bottom + 18}" text-anchor="middle">${escapeHtml(dates[i]!)}</text>`,
+    );
+  parts.push(
+    `<line x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${height - m.bottom}" class="axis"/>`,
+    `<line x1="${m.left}" x2="${width - m.right}" y1="${height - m.bottom}" y2="${height - m.bottom}" class="axis"/>`,
+  );
+  series.forEach((s, i) => {
+    const color = SERIES_COLORS[i % SERIES_COLORS.length]!;
+    const pts = s.points
+      .filter((p) => Number.isFinite(p.value))
+      .map((p) => `${fmt(x(p.date))},${fmt(y(p.value))}`)
+      .join(" ");
+    parts.push(
+      `<polyline points="${pts}" fill="none" stroke="${color}" stroke-width="2"><title>${escapeHtml(s.name)}</title></polyline>`,
+    );
+    const lx = m.left + i * 150;
+    parts.push(
+      `<rect x="${lx}" y="${height - 18}" width="12" height="12" fill="${color}"/>`,
+      `<text x="${lx + 16}" y="${height - 8}">${escapeHtml(s.name)}</text>`,
+    );
+  });
+  return `<svg role="img" aria-label="${escapeHtml(options.title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join("")}</svg>`;
+}
+
+/** An inline SVG grouped bar chart: for each case, its pre-tax and after-tax annualized return (percent). */
+export function svgReturnBars(result: Readonly<Record<string, BacktestCaseResult>>, title: string): string {
+  const names = caseOrder(result);
+  const width = 760;
+  const height = 260;
+  const m = { top: 16, right: 16, bottom: 48, left: 64 };
+  const values = names.flatMap((n) => [
+    result[n]!.pre_tax_return_annualized * 100,
+    result[n]!.after_tax_return_annualized * 100,
+  ]);
+  const ticks = niceTicks(Math.min(0, ...values), Math.max(0, ...values));
+  const lo = Math.min(0, ticks[0]!, ...values);
+  const hi = Math.max(0, ticks[ticks.length - 1]!, ...values);
+  const span = hi - lo || 1;
+  const y = (v: number) => m.top + (1 - (v - lo) / span) * (height - m.top - m.bottom);
+  const group = (width - m.left - m.right) / Math.max(1, names.length);
+  const bar = Math.min(40, group / 3);
+  const parts: string[] = [];
+  for (const t of ticks)
+    parts.push(
+      `<line x1="${m.left}" x2="${width - m.right}" y1="${fmt(y(t))}" y2="${fmt(y(t))}" class="grid"/>`,
+      `<text x="${m.left - 6}" y="${fmt(y(t) + 4)}" text-anchor="end">${escapeHtml(`${t}%`)}</text>`,
+    );
+  parts.push(
+    `<line x1="${m.left}" x2="${width - m.right}" y1="${fmt(y(0))}" y2="${fmt(y(0))}" class="axis"/>`,
+  );
+  names.forEach((n, i) => {
+    const c = result[n]!;
+    const cx = m.left + group * (i + 0.5);
+    [
+      ["pre-tax", c.pre_tax_return_annualized * 100, SERIES_COLORS[0]!],
+      ["after-tax", c.after_tax_return_annualized * 100, SERIES_COLORS[1]!],
+    ].forEach(([label, v, color], k) => {
+      const value = v as number;
+      const top = Math.min(y(value), y(0));
+      const x0 = cx - bar + k * bar;
+      parts.push(
+        `<rect x="${fmt(x0)}" y="${fmt(top)}" width="${fmt(bar - 2)}" height="${fmt(Math.abs(y(value) - y(0)))}" fill="${color}"><title>${escapeHtml(`${n} ${label}: ${value.toFixed(2)}%`)}</title></rect>`,
+      );
+    });
+    parts.push(
+      `<text x="${fmt(cx)}" y="${height - m.bottom + 18}" text-anchor="middle">${escapeHtml(n)}</text>`,
+    );
+  });
+  parts.push(
+    `<rect x="${m.left}" y="${height - 18}" width="12" height="12" fill="${SERIES_COLORS[0]}"/>`,
+    `<text x="${m.left + 16}" y="${height - 8}">pre-tax, annualized</text>`,
+    `<rect x="${m.left + 170}" y="${height - 18}" width="12" height="12" fill="${SERIES_COLORS[1]}"/>`,
+    `<text x="${m.left + 186}" y="${height - 8}">after-tax, annualized</text>`,
+  );
+  return `<svg role="img" aria-label="${escapeHtml(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join("")}</svg>`;
+}
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;margin:2rem auto;max-width:820px;padding:0 1rem}
+h1{font-size:1.4rem;margin-bottom:.2rem}h2{font-size:1.1rem;margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+table{border-collapse:collapse;width:100%}th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
+.status-SUCCESS{color:#0a7a3a}.status-FAILURE{color:#b00020}.muted{color:#666}
+svg text{font-size:11px;fill:#333}svg .grid{stroke:#eee}svg .axis{stroke:#999}
+`;
+
+/**
+ * The report as one HTML document.
+ * @example writeFileSync("report.html", renderBacktestReportHtml(job, { generatedAt: new Date().toISOString() }));
+ */
+export function renderBacktestReportHtml(
+  job: BacktestJob,
+  options: { title?: string; generatedAt?: string; account?: string } = {},
+): string {
+  const title = options.title ?? `Backtest ${job.id}`;
+  const r = job.resolved_params;
+  const params: [string, string][] = [
+    ["Job", job.id],
+    ...(options.account ? ([["Account", options.account]] as [string, string][]) : []),
+    ["Status", statusLine(job)],
+    ["Window", `${r.start_date} to ${r.end_date} (${r.rebalance_period.toLowerCase()})`],
+    ["Starting NAV (USD)", money(r.starting_nav)],
+    ["Tax gamma", String(r.tax_gamma)],
+    ["Harvest threshold", `${r.tax_loss_threshold_bps} bps`],
+    ["Long-short TLH factor", job.params.ls_tlh_factor ?? "none"],
+    ["Created", job.created_at],
+    ["Started", job.started_at ?? ""],
+    ["Finished", job.finished_at ?? ""],
+  ];
+  const body: string[] = [
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="muted">lotwise backtest report${options.generatedAt ? `, generated ${escapeHtml(options.generatedAt)}` : ""}. <span class="status-${escapeHtml(job.status)}">${escapeHtml(job.status)}</span></p>`,
+    "<h2>Parameters</h2>",
+    `<table>${params.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`,
+  ];
+  if (job.status === "SUCCESS" && job.result) {
+    const names = caseOrder(job.result);
+    const result = job.result;
+    body.push(
+      "<h2>Value of the portfolio by case (USD)</h2>",
+      svgLineChart(
+        names.map((n) => ({ name: n, points: result[n]!.values })),
+        { title: "Value by case" },
+      ),
+      "<h2>Annualized returns before and after tax</h2>",
+      svgReturnBars(result, "Annualized returns by case"),
+      "<h2>Summary by case</h2>",
+      `<table><tr><th></th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>${SUMMARY_ROWS.map(
+        ([label, f]) =>
+          `<tr><td>${escapeHtml(label)}</td>${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
+      ).join("")}</table>`,
+      `<h2>Cases</h2><table>${names
+        .map(
+          (n) =>
+            `<tr><td>${escapeHtml(n)}</td><td style="text-align:left;white-space:normal">${escapeHtml(result[n]!.description)}</td></tr>`,
+        )
+        .join("")}</table>`,
+    );
+  } else if (job.status === "FAILURE") {
+    body.push("<h2>Error</h2>", `<p>${escapeHtml(job.error_message ?? "")}</p>`);
+  } else {
+    body.push(`<p>The job has not finished yet (${escapeHtml(statusLine(job))}).</p>`);
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body>
+${body.join("\n")}
+</body></html>
+`;
+}

@@ -1,0 +1,164 @@
+/**
+ * @module service/jobs/run-job
+ * Runs one claimed job to its end, on whatever thread holds the lease: calls the executor with hooks that record
+ * progress (the heartbeat) under the lease and poll for cancel requests, then finishes the job as SUCCESS (a result
+ * that matches the contract) or FAILURE with a message a user can act on. A run whose lease was taken away (the job
+ * was recovered as stale, or re-queued) leaves the job to its new owner.
+ */
+import * as z from "zod";
+import {
+  type BacktestProgress,
+  backtestCaseResultSchema,
+  backtestProgressSchema,
+  backtestResolvedParamsSchema,
+  LS_TLH_FACTORS,
+  summarizeIssues,
+  toFieldIssues,
+} from "../../contract/index.js";
+import { PortfolioError } from "../../core/errors.js";
+import type { BacktestJobRecord } from "../../store/index.js";
+import { nowIso, type ServiceContext } from "../context.js";
+import type { BacktestExecutor, BacktestPeriodProgress, BacktestRunParams } from "./executor.js";
+
+/** Longest error_message stored (a runaway message would bloat every read of the job). */
+export const MAX_ERROR_MESSAGE_LENGTH = 4000;
+
+/** Default minimum time between two reads of the job's cancel flag in the store. */
+export const DEFAULT_CANCEL_CHECK_INTERVAL_MS = 200;
+
+/** How a run ended. `lost`: the lease was taken away, the job belongs to someone else now. */
+export type JobOutcome =
+  | { status: "SUCCESS"; progress: BacktestProgress }
+  | { status: "FAILURE"; errorMessage: string; progress: BacktestProgress }
+  | { status: "LOST"; reason: string };
+
+/** Options of {@link runClaimedJob}. */
+export interface RunClaimedJobOptions {
+  /** Store and clock of the running thread. */
+  ctx: ServiceContext;
+  /** The job, as returned by the claim (RUNNING under `owner`). */
+  job: BacktestJobRecord;
+  owner: string;
+  executor: BacktestExecutor;
+  /** A cancel signal faster than the store (e.g. shared memory set by the runner). */
+  cancelSignal?: () => boolean;
+  /** Minimum milliseconds between two reads of the cancel flag in the store. @default DEFAULT_CANCEL_CHECK_INTERVAL_MS */
+  cancelCheckIntervalMs?: number;
+  /** Called after each recorded period. */
+  onProgress?: (progress: BacktestProgress) => void;
+  /** Monotonic milliseconds (throttling only). @default performance.now */
+  monotonicMs?: () => number;
+}
+
+const resultSchema = z.record(z.string().min(1), backtestCaseResultSchema);
+
+/** Thrown inside the executor's hooks to abort a run whose lease is gone; never stored. */
+class LeaseLostSignal extends Error {}
+
+/** The message stored for an error thrown by the executor. */
+export function failureMessage(err: unknown): string {
+  let text: string;
+  if (err instanceof PortfolioError) text = err.message;
+  else if (err instanceof Error)
+    text = `Internal error in the backtest engine (${err.name}: ${err.message}). Please report it with the job id.`;
+  else
+    text = `Internal error in the backtest engine: it threw ${String(err)}. Please report it with the job id.`;
+  return text.length > MAX_ERROR_MESSAGE_LENGTH ? `${text.slice(0, MAX_ERROR_MESSAGE_LENGTH - 3)}...` : text;
+}
+
+/** Parameters of the run: resolved parameters (checked) plus the long-short factor of the request. */
+function runParams(job: BacktestJobRecord): BacktestRunParams {
+  const resolved = backtestResolvedParamsSchema.parse(job.resolvedParams);
+  const factor = job.params.ls_tlh_factor;
+  return (LS_TLH_FACTORS as readonly unknown[]).includes(factor)
+    ? { ...resolved, ls_tlh_factor: factor as BacktestRunParams["ls_tlh_factor"] & string }
+    : resolved;
+}
+
+/**
+ * Runs a claimed job and records how it ended (unless the lease was lost). Never throws for a failing backtest:
+ * every error becomes the job's FAILURE.
+ * @example const outcome = runClaimedJob({ ctx, job: store.backtestJobs.claimNext(owner)!, owner, executor });
+ */
+export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
+  const { ctx, job, owner, executor } = options;
+  const jobs = ctx.store.backtestJobs;
+  const monotonic = options.monotonicMs ?? (() => performance.now());
+  const checkEvery = options.cancelCheckIntervalMs ?? DEFAULT_CANCEL_CHECK_INTERVAL_MS;
+  let progress: BacktestProgress = {
+    planned_periods: job.progress?.planned_periods ?? 0,
+    completed_periods: 0,
+    last_completed_period: null,
+    last_progress_at: job.progress?.last_progress_at ?? null,
+  };
+  let cancelled = false;
+  let lost: string | undefined;
+  let lastCheck = Number.NEGATIVE_INFINITY;
+
+  const onProgress = (p: BacktestPeriodProgress) => {
+    if (lost !== undefined) throw new LeaseLostSignal(lost);
+    const next = backtestProgressSchema.safeParse({
+      planned_periods: p.planned_periods,
+      completed_periods: p.completed_periods,
+      last_completed_period: p.last_completed_period,
+      last_progress_at: nowIso(ctx),
+    });
+    if (!next.success)
+      throw new TypeError(
+        `onProgress received an invalid progress record (${summarizeIssues(toFieldIssues(next.error))})`,
+      );
+    if (!jobs.progress(job.id, owner, next.data)) {
+      lost = "the job's lease was taken over while it ran (its heartbeat was considered stale)";
+      throw new LeaseLostSignal(lost);
+    }
+    progress = next.data;
+    options.onProgress?.(progress);
+  };
+  const shouldCancel = () => {
+    if (cancelled || lost !== undefined) return true;
+    if (options.cancelSignal?.()) cancelled = true;
+    else if (monotonic() - lastCheck >= checkEvery) {
+      lastCheck = monotonic();
+      const current = jobs.getById(job.id);
+      if (current?.status !== "RUNNING" || current.leaseOwner !== owner)
+        lost = "the job is no longer leased to this worker";
+      else if (current.cancelRequested) cancelled = true;
+    }
+    return cancelled || lost !== undefined;
+  };
+
+  let result: unknown;
+  let error: unknown;
+  let failed = false;
+  try {
+    const params = runParams(job);
+    result = executor.run(ctx, job.organizationUuid, job.accountUuid, params, { onProgress, shouldCancel });
+  } catch (err) {
+    failed = true;
+    error = err;
+  }
+  if (lost !== undefined) return { status: "LOST", reason: lost };
+  const fail = (message: string): JobOutcome =>
+    jobs.fail(job.id, message, owner)
+      ? { status: "FAILURE", errorMessage: message, progress }
+      : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
+  if (cancelled)
+    return fail(
+      `Cancelled on request after ${progress.completed_periods} of ${progress.planned_periods} periods${progress.last_completed_period ? ` (last completed period ${progress.last_completed_period})` : ""}.`,
+    );
+  if (failed) return fail(failureMessage(error));
+  const parsed = resultSchema.safeParse(result);
+  if (!parsed.success || Object.keys(parsed.data).length === 0)
+    return fail(
+      failureMessage(
+        new Error(
+          parsed.success
+            ? "the result has no case"
+            : `the result does not match the contract: ${summarizeIssues(toFieldIssues(parsed.error))}`,
+        ),
+      ),
+    );
+  return jobs.succeed(job.id, owner, parsed.data, progress)
+    ? { status: "SUCCESS", progress }
+    : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
+}

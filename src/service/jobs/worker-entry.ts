@@ -1,0 +1,62 @@
+/**
+ * @module service/jobs/worker-entry
+ * Main module of a job worker thread: opens its own connection to the store file, loads the executor, then claims
+ * and runs jobs one at a time when the runner asks. A run blocks this thread only; progress, cancel checks and the
+ * final state go through the store, so the runner (and any other process on the file) sees them.
+ */
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { openStore, type Store } from "../../store/index.js";
+import type { ServiceContext } from "../context.js";
+import { type BacktestExecutor, loadExecutor } from "./executor.js";
+import { runClaimedJob } from "./run-job.js";
+import type { FromWorker, ToWorker, WorkerInit } from "./worker-protocol.js";
+
+if (!parentPort)
+  throw new Error("worker-entry: this module runs as a worker thread of the backtest job runner");
+const port: MessagePort = parentPort;
+const init = workerData as WorkerInit;
+const cancel = new Int32Array(init.cancelSignal);
+const post = (message: FromWorker) => port.postMessage(message);
+let seq = 0;
+
+function main(store: Store, executor: BacktestExecutor): void {
+  const ctx: ServiceContext = { store, clock: () => new Date() };
+  port.on("message", (message: ToWorker) => {
+    if (message.type === "stop") {
+      store.close();
+      port.close();
+      return;
+    }
+    const job =
+      message.jobId === undefined
+        ? store.backtestJobs.claimNext(init.owner)
+        : store.backtestJobs.claim(message.jobId, init.owner);
+    if (!job) {
+      post(message.jobId === undefined ? { type: "idle" } : { type: "idle", jobId: message.jobId });
+      return;
+    }
+    const mySeq = ++seq;
+    post({ type: "started", jobId: job.id, seq: mySeq, attempts: job.attempts });
+    const outcome = runClaimedJob({
+      ctx,
+      job,
+      owner: init.owner,
+      executor,
+      cancelSignal: () => Atomics.load(cancel, 0) === mySeq,
+      cancelCheckIntervalMs: init.cancelCheckIntervalMs,
+      onProgress: (progress) => post({ type: "progress", jobId: job.id, progress }),
+    });
+    post({ type: "finished", jobId: job.id, outcome });
+  });
+  post({ type: "ready" });
+}
+
+let store: Store | undefined;
+try {
+  store = openStore(init.storePath, { create: false });
+  main(store, await loadExecutor(init.executor));
+} catch (err) {
+  store?.close();
+  post({ type: "fatal", message: err instanceof Error ? err.message : String(err) });
+  port.close();
+}

@@ -1,0 +1,70 @@
+/**
+ * The two additions of the job runner to the backtest-job repository: claiming one given job, and a liveness
+ * predicate for lease owners in orphan recovery.
+ */
+import { describe, expect, it } from "vitest";
+import { openStore } from "../store.js";
+
+function setup() {
+  const store = openStore(":memory:");
+  const org = store.organizations.create("Org").uuid;
+  const client = store.clients.create(org, {});
+  const account = store.accounts.create(org, client.uuid, { cashValueUsd: "0" });
+  const progress = {
+    planned_periods: 0,
+    completed_periods: 0,
+    last_completed_period: null,
+    last_progress_at: null,
+  };
+  const create = () => store.backtestJobs.create(org, account.uuid, {}, {}, progress);
+  return { store, org, create };
+}
+
+describe("backtest job repository", () => {
+  it("claims one given PENDING job, and nothing that is running, finished or cancelled", () => {
+    const { store, org, create } = setup();
+    const a = create();
+    const b = create();
+    const claimed = store.backtestJobs.claim(b.id, "owner-1")!;
+    expect(claimed).toMatchObject({ id: b.id, status: "RUNNING", leaseOwner: "owner-1", attempts: 1 });
+    expect(claimed.startedAt).toBe(claimed.heartbeatAt);
+    // Already running: a second claim gets nothing.
+    expect(store.backtestJobs.claim(b.id, "owner-2")).toBeUndefined();
+    // The other job is untouched and still first in line for claimNext.
+    expect(store.backtestJobs.getById(a.id)!.status).toBe("PENDING");
+    store.backtestJobs.requestCancel(org, a.id);
+    expect(store.backtestJobs.claim(a.id, "owner-2")).toBeUndefined();
+    expect(store.backtestJobs.claim("00000000-0000-4000-8000-000000000000", "owner-2")).toBeUndefined();
+    store.close();
+  });
+
+  it("keeps jobs of owners the predicate calls live, and recovers the others", () => {
+    const { store, create } = setup();
+    const a = create();
+    const b = create();
+    store.backtestJobs.claim(a.id, "alive");
+    store.backtestJobs.claim(b.id, "dead");
+    const asked: string[] = [];
+    const r = store.backtestJobs.recoverOrphans({
+      liveOwners: [],
+      staleBefore: "2000-01-01T00:00:00.000Z",
+      maxAttempts: 3,
+      isLiveOwner: (owner) => {
+        asked.push(owner);
+        return owner === "alive";
+      },
+    });
+    expect(r).toEqual({ requeued: [b.id], failed: [] });
+    expect(asked.sort()).toEqual(["alive", "dead"]);
+    expect(store.backtestJobs.getById(a.id)!.status).toBe("RUNNING");
+    // A live owner whose heartbeat is stale is recovered all the same.
+    const r2 = store.backtestJobs.recoverOrphans({
+      liveOwners: [],
+      staleBefore: "9999-01-01T00:00:00.000Z",
+      maxAttempts: 3,
+      isLiveOwner: () => true,
+    });
+    expect(r2).toEqual({ requeued: [a.id], failed: [] });
+    store.close();
+  });
+});
