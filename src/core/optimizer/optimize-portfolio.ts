@@ -88,7 +88,7 @@ export function createOptimizer(): Optimizer {
  * @example
  * const r = optimizePortfolio({ asOf, assets, pricesUsd, lots, cashUsd, benchmark, riskModel,
  *   config: resolveOptimizerConfig({ maxWeight: 0.05 }) });
- * if (r.status === "infeasible") console.log(r.diagnosis);
+ * if (r.status === "infeasible") report(r.diagnosis);
  */
 export function optimizePortfolio(
   input: OptimizationInput,
