@@ -4,7 +4,7 @@
  * lots import from a broker export, configurations, proposals, themes, catalog, and local/remote parity.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import {
   industrySearchResponseSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
 } from "../src/contract/index.js";
 
@@ -276,6 +277,31 @@ describe("lotwise CLI", () => {
       json(await run(["catalog", "industry", "semiconductors", "--json", "--store", store])),
     );
     expect(search.matches[0]!.name.toLowerCase()).toContain("semiconductor");
+  });
+
+  it("backtests the demo theme against the synthetic index and writes an HTML report", async () => {
+    const html = join(dir, "theme.html");
+    const r = await run([
+      "themes",
+      "backtest",
+      demo.theme_uuid,
+      "--benchmark",
+      "SYNTH500",
+      "--html",
+      html,
+      "--json",
+      "--store",
+      store,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = themeBacktestResultSchema.parse(json(r));
+    expect(r.stderr).toContain(`wrote the report to ${html}`);
+    const page = readFileSync(html, "utf8");
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page.match(/<polyline /g)).toHaveLength(2);
+    // Every rebalance event of the answer is a row of the report.
+    for (const e of result.rebalance_events)
+      expect(page).toContain(`<tr><td>${e.date}</td><td>${e.constituent_count}</td>`);
   });
 
   describe("against a served instance", () => {

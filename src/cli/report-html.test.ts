@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type BacktestJob, CONTRACT_EXAMPLES } from "../contract/index.js";
-import { escapeHtml, niceTicks, renderBacktestReportHtml, svgLineChart } from "./report-html.js";
+import { type BacktestJob, CONTRACT_EXAMPLES, type ThemeBacktestResult } from "../contract/index.js";
+import {
+  escapeHtml,
+  niceTicks,
+  renderBacktestReportHtml,
+  renderThemeBacktestReportHtml,
+  svgLineChart,
+} from "./report-html.js";
 
 const job = CONTRACT_EXAMPLES.BacktestJob as BacktestJob;
 
@@ -75,5 +81,44 @@ describe("chart pieces", () => {
 
   it("escapes the five HTML special characters", () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  });
+});
+
+describe("HTML theme backtest report", () => {
+  const result = CONTRACT_EXAMPLES.ThemeBacktestResult as ThemeBacktestResult;
+
+  it("is self-contained and charts the theme and the benchmark's growth of 1", () => {
+    const html = renderThemeBacktestReportHtml(result, { theme: "Dividend tech" });
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/https?:\/\/|<script|<link|<img|url\(/i);
+    expect(html.match(/<svg /g)).toHaveLength(1);
+    expect(html.match(/<polyline /g)).toHaveLength(2);
+    expect(html).toContain("benchmark SPY:ARCX");
+  });
+
+  it("shows the summary and every period with the benchmark beside it", () => {
+    const html = renderThemeBacktestReportHtml(result);
+    expect(html).toContain("<td>Window</td><td>2024-01-02 to 2024-06-28</td>");
+    expect(html).toContain("<td>Theme return since inception</td><td>5.61%</td>");
+    expect(html).toContain("<td>Relative return</td><td>-9.10%</td>");
+    expect(html).toContain("<td>Beta</td><td>1.320</td>");
+    // 2024-06-28: theme -2.30%, benchmark 3.90%, cumulative 5.61%.
+    expect(html).toContain("<tr><td>2024-06-28</td><td>-2.30%</td><td>3.90%</td><td>5.61%</td></tr>");
+    // One rebalance on 2024-03-28: two names, EQIX added, none removed.
+    expect(html).toMatch(/<tr><td>2024-03-28<\/td><td>2<\/td><td [^>]*>EQIX<\/td><td [^>]*><\/td><\/tr>/);
+  });
+
+  it("compounds the benchmark's period returns into its growth series", () => {
+    // Benchmark: 1, 1.104, 1.104 x 1.039 = 1.147056; theme: 1, 1.081, 1.0561. Same dates, so same x; the chart's
+    // y axis is linear, so the gaps between the two lines at each date are in the ratio 0 : 0.023 : 0.090956.
+    const html = renderThemeBacktestReportHtml(result);
+    const lines = [...html.matchAll(/<polyline points="([^"]+)"/g)].map((m) =>
+      m[1]!.split(" ").map((p) => p.split(",").map(Number) as [number, number]),
+    );
+    const [theme, bench] = lines as [[number, number][], [number, number][]];
+    expect(bench.map((p) => p[0])).toEqual(theme.map((p) => p[0]));
+    const gap = theme.map((p, k) => p[1] - bench[k]![1]);
+    expect(gap[0]).toBeCloseTo(0, 1);
+    expect(gap[2]! / gap[1]!).toBeCloseTo(0.090956 / 0.023, 1);
   });
 });

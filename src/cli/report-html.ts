@@ -5,7 +5,7 @@
  * inline SVG. No script, stylesheet, font or image is fetched from anywhere: the file opens offline and can be
  * attached to a CI run as is.
  */
-import type { BacktestCaseResult, BacktestJob } from "../contract/index.js";
+import type { BacktestCaseResult, BacktestJob, ThemeBacktestResult } from "../contract/index.js";
 import { caseOrder, SUMMARY_ROWS, statusLine } from "./backtest-render.js";
 import { money } from "./render.js";
 import { compactNumber } from "./terminal-chart.js";
@@ -213,6 +213,86 @@ export function renderBacktestReportHtml(
   } else {
     body.push(`<p>The job has not finished yet (${escapeHtml(statusLine(job))}).</p>`);
   }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<body>
+${body.join("\n")}
+</body></html>
+`;
+}
+
+/**
+ * `lotwise themes backtest THEME --html FILE`: a self-contained report of a theme backtest — the window and
+ * benchmark, the growth of 1 for the theme and the benchmark (benchmark values compounded from its period returns),
+ * the summary against the benchmark, period returns and rebalance events. Inline SVG, nothing fetched.
+ * @example writeFileSync("theme.html", renderThemeBacktestReportHtml(result, { theme: "Dividend tech" }));
+ */
+export function renderThemeBacktestReportHtml(
+  result: ThemeBacktestResult,
+  options: { title?: string; theme?: string; generatedAt?: string } = {},
+): string {
+  const title = options.title ?? `Theme backtest${options.theme ? ` of ${options.theme}` : ""}`;
+  const pct = (v: number | string | null | undefined) =>
+    v === null || v === undefined || !Number.isFinite(Number(v)) ? "n/a" : `${(Number(v) * 100).toFixed(2)}%`;
+  const num = (v: number | null) => (v === null ? "n/a" : v.toFixed(3));
+  const values = Object.entries(result.theme.backtest_values).sort(([a], [b]) => (a < b ? -1 : 1));
+  const series = [{ name: "theme", points: values.map(([date, value]) => ({ date, value })) }];
+  const benchReturns = result.benchmark?.backtest_returns ?? {};
+  if (result.benchmark && values.length > 0) {
+    // The benchmark's growth of 1 over the same period ends, from the start date of the theme's series.
+    let level = 1;
+    const points = [{ date: values[0]![0], value: 1 }];
+    for (const [date, r] of Object.entries(benchReturns).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      level *= 1 + r;
+      points.push({ date, value: level });
+    }
+    series.push({ name: `benchmark ${result.benchmark.identifier}`, points });
+  }
+  const first = values[0]?.[0] ?? "";
+  const last = values[values.length - 1]?.[0] ?? "";
+  const rows: [string, string][] = [
+    ...(options.theme ? ([["Theme", options.theme]] as [string, string][]) : []),
+    ["Window", `${first} to ${last}`],
+    ["Rebalances", String(result.rebalance_events.length)],
+    ["Theme return since inception", pct(result.theme.since_inception_returns)],
+  ];
+  if (result.summary) {
+    const m = result.summary.risk_metrics;
+    rows.push(
+      ["Benchmark", result.benchmark?.identifier ?? ""],
+      ["Benchmark return", pct(result.summary.benchmark_return)],
+      ["Relative return", pct(result.summary.relative_return)],
+      ["Beta", num(m.beta)],
+      ["Sharpe", num(m.sharpe)],
+      ["Volatility (annualized)", pct(m.volatility)],
+      ["Max drawdown", pct(m.max_drawdown)],
+    );
+    if (result.summary.benchmark_coverage_note)
+      rows.push(["Coverage", result.summary.benchmark_coverage_note]);
+  }
+  const periods = Object.entries(result.theme.backtest_returns).sort(([a], [b]) => (a < b ? -1 : 1));
+  const body = [
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="muted">lotwise theme backtest report${options.generatedAt ? `, generated ${escapeHtml(options.generatedAt)}` : ""}.</p>`,
+    "<h2>Summary</h2>",
+    `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`,
+    "<h2>Growth of 1</h2>",
+    svgLineChart(series, { title: "Growth of 1" }),
+    "<h2>Period returns</h2>",
+    `<table><tr><th>Period end</th><th>Theme</th><th>Benchmark</th><th>Cumulative</th></tr>${periods
+      .map(
+        ([d, r]) =>
+          `<tr><td>${escapeHtml(d)}</td><td>${pct(r)}</td><td>${benchReturns[d] === undefined ? "" : pct(benchReturns[d])}</td><td>${pct(result.theme.cumulative_backtest_returns[d])}</td></tr>`,
+      )
+      .join("")}</table>`,
+    "<h2>Rebalance events</h2>",
+    `<table><tr><th>Date</th><th>Names</th><th>Added</th><th>Removed</th></tr>${result.rebalance_events
+      .map(
+        (e) =>
+          `<tr><td>${escapeHtml(e.date)}</td><td>${e.constituent_count}</td><td style="text-align:left;white-space:normal">${escapeHtml(e.added.map((a) => a.symbol).join(" "))}</td><td style="text-align:left;white-space:normal">${escapeHtml(e.removed.map((a) => a.symbol).join(" "))}</td></tr>`,
+      )
+      .join("")}</table>`,
+  ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body>

@@ -2,6 +2,7 @@
  * @module cli/commands/themes
  * `lotwise themes ...` (endpoints 7, 8 and the theme extensions) and `lotwise catalog ...` (endpoints 9, 10).
  */
+import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type {
   Theme,
@@ -14,6 +15,7 @@ import { usageError } from "../errors.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { percent } from "../render.js";
+import { renderThemeBacktestReportHtml } from "../report-html.js";
 
 function renderTheme(t: Theme): string {
   const m = t.methodology;
@@ -261,10 +263,15 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
       .option("--start <date>", "first day (default: 365 days before --end)")
       .option("--end <date>", "last day (default: the latest market date)")
       .option("--benchmark <id>", "index identifier (SP500, SYNTH500) or ticker")
+      .option("--html <file>", "also write a self-contained HTML report with charts to FILE")
       .action(
         action(
           hooks,
-          async (ctx, uuid: string, opts: { start?: string; end?: string; benchmark?: string }) => {
+          async (
+            ctx,
+            uuid: string,
+            opts: { start?: string; end?: string; benchmark?: string; html?: string },
+          ) => {
             const r = await ctx.out.spin("Backtesting the theme", async () =>
               (await ctx.backend()).backtestTheme(uuid, {
                 ...(opts.start ? { start_date: opts.start } : {}),
@@ -272,12 +279,16 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
                 ...(opts.benchmark ? { benchmark: opts.benchmark } : {}),
               }),
             );
+            if (opts.html) {
+              await writeFile(opts.html, renderThemeBacktestReportHtml(r, { theme: uuid }));
+              ctx.out.note(`lotwise: wrote the report to ${opts.html}`);
+            }
             if (ctx.out.json) ctx.out.printJson(r);
             else ctx.out.line(renderBacktest(r));
           },
         ),
       ),
-    "lotwise themes backtest 0b6e... --start 2024-01-01 --benchmark SYNTH500",
+    "lotwise themes backtest 0b6e... --start 2024-01-01 --benchmark SYNTH500 --html theme.html",
   );
 
   const catalog = program
