@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildCustomRiskModel, portfolioVariance } from "../risk/index.js";
 import { createLot, type TaxLot } from "../tax/index.js";
 import type { OptimizationInput, OptimizationResult, OptimizeOptions } from "./optimization-types.js";
-import { optimizePortfolio } from "./optimize-portfolio.js";
+import { createOptimizer, optimizePortfolio } from "./optimize-portfolio.js";
 import { type OptimizerConfigInput, resolveOptimizerConfig } from "./optimizer-config.js";
 import { segmentOf } from "./pwl-qp.js";
 
@@ -997,5 +997,39 @@ describe("optimizePortfolio: infeasible configurations give a diagnosis", () => 
     expect(r.diagnosis[0]).toMatch(
       /feasible without factor_exposure_bounds \(value \[0.3, inf\].*market \[-inf, 0.25\]/,
     );
+  });
+});
+
+describe("a reused optimizer workspace", () => {
+  it("never reuses an engine built for another universe of the same size and ends (same risk model object)", () => {
+    // One model over four assets; two universes [A, B, D] and [A, C, D]: same length, same first and last asset.
+    // B and C differ in risk (C is far riskier and loads on value), so the two problems differ.
+    const all = ["A:XNYS", "B:XNYS", "C:XNYS", "D:XNYS"];
+    const model = buildCustomRiskModel({
+      assets: all,
+      factors: ["market", "value"],
+      exposures: Float64Array.of(1, 0.5, 1, -0.5, 1.4, 2, 1, 0),
+      factorCovariance: Float64Array.of(0.04, 0, 0, 0.02),
+      specificVariance: Float64Array.of(0.02, 0.01, 0.2, 0.03),
+    });
+    const inputOf = (assets: string[]): OptimizationInput => ({
+      asOf: AS_OF,
+      assets,
+      pricesUsd: Float64Array.of(100, 100, 100),
+      lots: [],
+      cashUsd: 30_000,
+      benchmark: Float64Array.of(0.5, 0.3, 0.2),
+      riskModel: model,
+      config: resolveOptimizerConfig({ maxWeight: 0.45, tcostBps: 5 }),
+    });
+    const first = inputOf(["A:XNYS", "B:XNYS", "D:XNYS"]);
+    const second = inputOf(["A:XNYS", "C:XNYS", "D:XNYS"]);
+    const optimizer = createOptimizer();
+    optimizer.optimize(first);
+    const warm = optimizer.optimize(second);
+    const cold = optimizePortfolio(second);
+    expect(warm.status).toBe("optimal");
+    for (let i = 0; i < 3; i++) expect(warm.weights[i]).toBeCloseTo(cold.weights[i]!, 9);
+    expect(warm.trackingError).toBeCloseTo(cold.trackingError, 9);
   });
 });

@@ -51,6 +51,8 @@ interface Workspace {
   engines: Map<string, PwlQpSolver>;
   objectIds: WeakMap<object, number>;
   nextId: number;
+  /** Universes seen (assets joined), numbered: an engine is only reused for exactly the same asset list. */
+  universeIds: Map<string, number>;
   /** What the last rebalance of a universe learned: sides of two-sided assets, the cost reserve. */
   memory: { universe: string; side: Int8Array | undefined; reserve: number } | undefined;
 }
@@ -76,6 +78,7 @@ export function createOptimizer(): Optimizer {
     engines: new Map(),
     objectIds: new WeakMap(),
     nextId: 1,
+    universeIds: new Map(),
     memory: undefined,
   };
   return { optimize: (input, options) => runOptimization(ws, input, options ?? {}) };
@@ -139,6 +142,12 @@ function runOptimization(
   };
   // Next month's rebalance of the same universe starts from last month's sides and cost reserve.
   const universe = m.assets.join("\u0000");
+  let universeId = ws.universeIds.get(universe);
+  if (universeId === undefined) {
+    if (ws.universeIds.size >= 64) ws.universeIds.clear();
+    universeId = ws.nextId++;
+    ws.universeIds.set(universe, universeId);
+  }
   if (ws.memory !== undefined && ws.memory.universe === universe) {
     if (ws.memory.side !== undefined) state.side = Int8Array.from(ws.memory.side);
     state.reserve = ws.memory.reserve;
@@ -171,9 +180,7 @@ function runOptimization(
     const key = [
       objectId(ws, input.riskModel),
       config.spectralShift,
-      m.assets.length,
-      m.assets[0],
-      m.assets[m.assets.length - 1],
+      universeId,
       st.objective === "risk-only" ? 1 : config.riskAversion,
       st.radius,
       built.switches.join("+"),
