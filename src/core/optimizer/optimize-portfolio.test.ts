@@ -416,6 +416,24 @@ describe("optimizePortfolio: risk, factors, turnover and costs", () => {
     expect(te.trackingError).toBeCloseTo(0.025, 9);
   });
 
+  it("keeps the active-risk cap through the tax-budget search when it does not bind at the start", () => {
+    // tax_gamma 0 rebalances A0 fully (tracking error near 0, cap not binding); the budget of 0 USD then raises
+    // tax_gamma until no gain is realized, which alone would hold the overweight (tracking error > 2%).
+    const heavy = tenAssets((i) => ({ lots: [{ qty: i === 0 ? 280 : 80, basis: i === 0 ? 20 : 100 }] }));
+    const budgetOnly = fixture(heavy, 0, { tax: { taxGamma: 0, taxBudgetUsd: 0 } }).run();
+    expect(budgetOnly.trackingError).toBeGreaterThan(0.02);
+    const capped = fixture(heavy, 0, {
+      tax: { taxGamma: 0, taxBudgetUsd: 0 },
+      useActiveRiskBounds: true,
+      maxActiveRiskPct: 1.5,
+    }).run();
+    expect(capped.status).toBe("optimal");
+    expect(capped.trackingError).toBeLessThanOrEqual(0.015 * (1 + 1e-9));
+    expect(capped.riskCap).toMatchObject({ requested: 0.015, used: 0.015, binding: true });
+    // The cap forces some gain to be realized: the budget cannot be met, and the result says how far off it is.
+    expect(capped.taxCostUsd).toBeGreaterThan(0);
+  });
+
   it("relaxes an infeasible cap by risk_bound_increase_factor up to risk_bound_max_iterations", () => {
     // no_trade on A0 at 0.28 forces an active weight of 0.18: tracking error at least ~0.18 x sqrt(0.02).
     const base = { noTrade: ["A0:XNYS"], useActiveRiskBounds: true, maxActiveRiskPct: 0.5 } as const;

@@ -368,9 +368,17 @@ function runOptimization(
   const requested = Math.min(pctCap, config.tax.trackingErrorThreshold ?? Infinity);
   if (Number.isFinite(requested)) {
     const te = solutionStats(m, cur.w, state.gamma).trackingError;
-    if (te <= requested * (1 + 1e-9))
+    if (te <= requested * (1 + 1e-9)) {
       riskCap = { requested, used: requested, relaxations: 0, minimumAchievable: null, binding: false };
-    else {
+      // Not binding here, but later stages (substitution groups, the tax_gamma search, whole shares) move the
+      // solution: they solve with the cap as a constraint so that none of them can leave it.
+      const laterStages =
+        config.substitutionGroups.length > 0 ||
+        config.tax.taxBudgetUsd !== null ||
+        config.tax.taxGainTarget !== null ||
+        whole.some((v) => v === 1);
+      if (laterStages) state.radius = requested;
+    } else {
       const minimal = solveOnce({ ...state, objective: "risk-only", radius: null });
       const teMin = ok(minimal.res) ? solutionStats(m, minimal.w, 0).trackingError : Number.NaN;
       let r = requested;
@@ -570,6 +578,16 @@ function runOptimization(
     for (let i = 0; i < m.n; i++)
       if (whole[i] === 1 && state.extraLower?.[i] !== undefined && !Number.isNaN(state.extraLower[i]!))
         finalW[i] = state.extraLower[i]!;
+  }
+
+  if (riskCap !== null) {
+    // The final weights against the cap used (whole-share repair works outside the cone; say so if it crossed).
+    const te = solutionStats(m, finalW, state.gamma).trackingError;
+    if (te > riskCap.used * (1 + 1e-6))
+      warnings.push(
+        `The final tracking error ${pct(te)} exceeds the active-risk cap ${pct(riskCap.used)} after whole-share rounding.`,
+      );
+    else if (!riskCap.binding && te >= riskCap.used * (1 - 1e-7)) riskCap = { ...riskCap, binding: true };
   }
 
   ws.memory = {
