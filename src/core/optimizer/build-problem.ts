@@ -398,7 +398,7 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
   const mode = config.optimizationMode;
   const sumB = rows.sumB;
   l[0] = mode === "LONG_BIASED" && !relax.budget ? -sumB : Number.NEGATIVE_INFINITY;
-  u[0] = relax.budget ? Number.POSITIVE_INFINITY : (mode === "LONG_SHORT" ? 1 : 1 - state.reserve) - sumB;
+  u[0] = relax.budget ? Number.POSITIVE_INFINITY : 1 - state.reserve - sumB;
   rows.defs.forEach((f, r) => {
     const xb = rows.exposuresOfB[r]!;
     l[1 + r] = relax.factors ? Number.NEGATIVE_INFINITY : Math.max(f.lo - xb, f.activeLo);

@@ -924,6 +924,23 @@ describe("optimizePortfolio: whole shares, substitution, cash", () => {
   });
 });
 
+describe("optimizePortfolio: LONG_SHORT keeps the cash buffer", () => {
+  it("reserves the trading costs in the budget as LONG_ONLY does, so cash after the trades covers the buffer", () => {
+    // 75,000 cash, five assets held (50 shares at 100), a 5% buffer, 50 bps costs and a risk aversion high enough
+    // to invest everything it may: the costs of the buys (~355 USD) must come out of the investable part.
+    const assets = tenAssets((i) => ({ lots: i < 5 ? [{ qty: 50, basis: 100 }] : [] }));
+    const config = { cashBufferUsd: 0.05, tcostBps: 50, riskAversion: 1e4, tax: { taxGamma: 0 } };
+    const longOnly = fixture(assets, 75_000, config).run();
+    const longShort = fixture(assets, 75_000, { ...config, optimizationMode: "LONG_SHORT" }).run();
+    expect(longShort.status).toBe("optimal");
+    expect(longShort.transactionCostUsd).toBeGreaterThan(300);
+    expect(longShort.cashAfterUsd).toBeGreaterThanOrEqual(longShort.cashBufferUsd - 1e-6);
+    // Nothing here is short, so both modes reach the same portfolio.
+    expect(longShort.cashAfterUsd).toBeCloseTo(longOnly.cashAfterUsd, 4);
+    expect(longShort.warnings.join(" ")).not.toMatch(/below the buffer/);
+  });
+});
+
 describe("optimizePortfolio: infeasible configurations give a diagnosis", () => {
   it("min_weight x assets above the budget", () => {
     const r = fixture(tenAssets(), 0, { minWeight: 0.12 }).run();

@@ -189,7 +189,7 @@ function runOptimization(
     ].join("|");
     // The budget row with the cost reserve.
     const u = Float64Array.from(p.u!);
-    if (config.optimizationMode !== "LONG_SHORT" && Number.isFinite(u[0]!)) u[0]! -= st.reserve;
+    if (Number.isFinite(u[0]!)) u[0]! -= st.reserve;
     let engine = ws.engines.get(key);
     if (engine === undefined || engine.n !== m.n) {
       engine = createPwlQpSolver({ ...p, u });
@@ -255,12 +255,18 @@ function runOptimization(
     return { built: { ...built, lower, upper, problem: { ...p, u } }, res, w };
   };
 
+  const fixedNet =
+    config.optimizationMode === "LONG_SHORT" &&
+    config.longWeightSum !== null &&
+    config.shortWeightSum !== null;
   /** Solve the current state, with the trading-cost reserve of the budget. */
   const solvePlain = (initialX?: Float64Array): Solved => {
     let s = solveOnce(state, initialX);
     for (let pass = 0; pass < 6 && ok(s.res); pass++) {
       // Cash after trades and their costs must cover the buffers: reserve the costs in the budget row.
-      if (config.optimizationMode === "LONG_SHORT") break;
+      // LONG_SHORT with both sums set fixes the net weight (long + short): no room to reserve, the costs come out
+      // of the buffer and a warning says so (below).
+      if (fixedNet) break;
       const st = solutionStats(m, s.w, state.gamma);
       let sum = 0;
       for (let i = 0; i < m.n; i++) sum += s.w[i]!;
@@ -611,8 +617,14 @@ function runOptimization(
     cur.res.status === "optimal" ? "optimal" : "suboptimal",
   );
   const done = elapsed();
+  const lateWarnings: string[] = [];
+  if (out.cashAfterUsd < out.cashBufferUsd - 1e-6)
+    lateWarnings.push(
+      `Cash after the trades, ${out.cashAfterUsd.toFixed(2)} USD, is below the buffer ${out.cashBufferUsd.toFixed(2)} USD: long_weight_sum + short_weight_sum fixes the net weight, so the trading costs come out of the buffer.`,
+    );
   return {
     ...out,
+    warnings: [...out.warnings, ...lateWarnings],
     solver: {
       ...out.solver,
       timeMs: done,
