@@ -269,7 +269,7 @@ export function backtestTheme(
   const market = ctx.store.market;
   const allSecurities = market.securities();
   checkWindowSize(ctx.store, allSecurities, start, end);
-  const matrix = market.priceMatrix(start, end);
+  const matrix = market.closeMatrix(start, end);
   const dates = matrix.dates;
   if (dates.length < 2) {
     const s = market.summary();

@@ -325,6 +325,71 @@ describe("store", () => {
       priceRows: 3,
     });
   });
+
+  it("reads price and close matrices with gaps, late listings and missing volumes", () => {
+    const ids = ["GAP:XNYS", "FULL:XNYS", "LATE:XNYS", "NONE:XNYS"];
+    store.market.upsertSecurities(ids.map((id) => security(id)));
+    const bar = (themeAssetId: string, date: string, close: number, volume: number | null) => ({
+      themeAssetId,
+      date,
+      open: null,
+      high: null,
+      low: null,
+      close,
+      adjClose: null,
+      volume,
+    });
+    const days = ["2025-01-02", "2025-01-03", "2025-01-06", "2025-01-07", "2025-01-08"];
+    store.market.insertPrices([
+      ...days.map((d, k) => bar("FULL:XNYS", d, 100 + k, 1000 + k)),
+      // A gap on 01-06 (not first or last): its dates must be read to place the closes.
+      bar("GAP:XNYS", "2025-01-02", 20, null),
+      bar("GAP:XNYS", "2025-01-03", 21, 7),
+      bar("GAP:XNYS", "2025-01-07", 23, 9),
+      bar("GAP:XNYS", "2025-01-08", 24, null),
+      bar("LATE:XNYS", "2025-01-07", 5.5, 3),
+      bar("LATE:XNYS", "2025-01-08", 5.25, 4),
+    ]);
+    const NaN_ = Number.NaN;
+    // The window clips the first date: FULL starts inside it, GAP keeps its gap.
+    const m = store.market.priceMatrix("2025-01-03", "2025-01-31", ids);
+    expect(m.dates).toEqual(days.slice(1));
+    expect(m.ids).toEqual(ids);
+    // Rows are dates, columns GAP, FULL, LATE, NONE.
+    expect(Array.from(m.close)).toEqual(
+      [
+        [21, 101, NaN_, NaN_],
+        [NaN_, 102, NaN_, NaN_],
+        [23, 103, 5.5, NaN_],
+        [24, 104, 5.25, NaN_],
+      ].flat(),
+    );
+    expect(Array.from(m.volume)).toEqual(
+      [
+        [7, 1001, NaN_, NaN_],
+        [NaN_, 1002, NaN_, NaN_],
+        [9, 1003, 3, NaN_],
+        [NaN_, 1004, 4, NaN_],
+      ].flat(),
+    );
+    const c = store.market.closeMatrix("2025-01-03", "2025-01-31", ids);
+    expect(c).toEqual({ dates: m.dates, ids: m.ids, close: m.close });
+    // Without ids: every security, by theme_asset_id.
+    const all = store.market.closeMatrix("2025-01-02", "2025-01-06");
+    expect(all.ids).toEqual(["FULL:XNYS", "GAP:XNYS", "LATE:XNYS", "NONE:XNYS"]);
+    expect(Array.from(all.close)).toEqual(
+      [
+        [100, 20, NaN_, NaN_],
+        [101, 21, NaN_, NaN_],
+        [102, NaN_, NaN_, NaN_],
+      ].flat(),
+    );
+    expect(store.market.closeMatrix("2025-02-01", "2025-02-28", ids)).toEqual({
+      dates: [],
+      ids,
+      close: new Float64Array(0),
+    });
+  });
 });
 
 describe("store files", () => {

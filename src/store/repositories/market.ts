@@ -58,12 +58,17 @@ const toSecurity = (r: SecurityRow): Security => ({
   delistedOn: r.delisted_on,
 });
 
-/** Columnar prices for a set of securities over a window (see src/core/data/types.ts). */
-export interface PriceMatrix {
+/** Columnar closes for a set of securities over a window (see src/core/data/types.ts). */
+export interface CloseMatrix {
   dates: string[];
   ids: string[];
   /** close[t * ids.length + i]; NaN where the security has no price that day. */
   close: Float64Array;
+}
+
+/** Columnar prices for a set of securities over a window (see src/core/data/types.ts). */
+export interface PriceMatrix extends CloseMatrix {
+  /** volume[t * ids.length + i]; NaN where the security has no price or no volume that day. */
   volume: Float64Array;
 }
 
@@ -328,30 +333,72 @@ export class MarketRepository implements MarketDataWriter {
 
   /** Closes and volumes of `themeAssetIds` (all securities when omitted) on every trading date in [from, to]. */
   priceMatrix(from: string, to: string, themeAssetIds?: readonly string[]): PriceMatrix {
-    const dates = this.tradingDates(from, to);
-    const ids = themeAssetIds
-      ? [...themeAssetIds]
-      : (this.db
-          .prepare("SELECT theme_asset_id FROM securities ORDER BY theme_asset_id")
-          .pluck()
-          .all() as string[]);
-    const n = ids.length;
-    const close = new Float64Array(dates.length * n).fill(Number.NaN);
-    const volume = new Float64Array(dates.length * n).fill(Number.NaN);
-    const row = new Map(dates.map((d, t) => [d, t]));
-    // One primary-key range scan per security: sequential reads, no date index needed.
-    const stmt = this.db
-      .prepare("SELECT date, close, volume FROM prices WHERE theme_asset_id = ? AND date >= ? AND date <= ?")
-      .raw();
-    for (let i = 0; i < n; i++) {
-      for (const r of stmt.iterate(ids[i], from, to) as IterableIterator<[string, number, number | null]>) {
-        const t = row.get(r[0]);
-        if (t === undefined) continue;
-        close[t * n + i] = r[1];
-        volume[t * n + i] = r[2] ?? Number.NaN;
+    return this.readPanel(from, to, themeAssetIds, true) as PriceMatrix;
+  }
+
+  /**
+   * Closes only of `themeAssetIds` (all securities when omitted) on every trading date in [from, to]: the same
+   * `dates`, `ids` and `close` as {@link priceMatrix}, without the volume read.
+   */
+  closeMatrix(from: string, to: string, themeAssetIds?: readonly string[]): CloseMatrix {
+    return this.readPanel(from, to, themeAssetIds, false);
+  }
+
+  /**
+   * One primary-key range scan per security and column, each read as a flat array of numbers (`pluck`):
+   * materializing a row array and a date string per price costs four times the scan itself. A security
+   * whose prices fill its first-to-last trading dates of the window without a gap (the usual case) needs
+   * no dates: its k-th close belongs to the k-th trading date from its first. Otherwise its dates are read
+   * too. This relies on every price date being in trading_dates (the price writers keep it so). The reads
+   * share one read transaction, so a concurrent writer cannot misalign them.
+   */
+  private readPanel(
+    from: string,
+    to: string,
+    themeAssetIds: readonly string[] | undefined,
+    withVolume: boolean,
+  ): CloseMatrix & { volume?: Float64Array } {
+    const read = () => {
+      const dates = this.tradingDates(from, to);
+      const ids = themeAssetIds
+        ? [...themeAssetIds]
+        : (this.db
+            .prepare("SELECT theme_asset_id FROM securities ORDER BY theme_asset_id")
+            .pluck()
+            .all() as string[]);
+      const n = ids.length;
+      const close = new Float64Array(dates.length * n).fill(Number.NaN);
+      const volume = withVolume ? new Float64Array(dates.length * n).fill(Number.NaN) : undefined;
+      const position = new Map(dates.map((d, t) => [d, t]));
+      const range = "FROM prices WHERE theme_asset_id = ? AND date >= ? AND date <= ?";
+      const closes = this.db.prepare(`SELECT close ${range} ORDER BY date`).pluck();
+      const volumes = this.db.prepare(`SELECT volume ${range} ORDER BY date`).pluck();
+      const allDates = this.db.prepare(`SELECT date ${range} ORDER BY date`).pluck();
+      const firstDate = this.db.prepare(`SELECT date ${range} ORDER BY date LIMIT 1`).pluck();
+      const lastDate = this.db.prepare(`SELECT date ${range} ORDER BY date DESC LIMIT 1`).pluck();
+      const rows = new Int32Array(dates.length);
+      for (let i = 0; i < n; i++) {
+        const id = ids[i]!;
+        const c = closes.all(id, from, to) as number[];
+        const m = c.length;
+        if (m === 0) continue;
+        const t0 = position.get(firstDate.get(id, from, to) as string);
+        const t1 = position.get(lastDate.get(id, from, to) as string);
+        if (t0 !== undefined && t1 !== undefined && t1 - t0 + 1 === m) {
+          for (let k = 0; k < m; k++) rows[k] = t0 + k;
+        } else {
+          const ds = allDates.all(id, from, to) as string[];
+          for (let k = 0; k < m; k++) rows[k] = position.get(ds[k]!) ?? -1;
+        }
+        for (let k = 0; k < m; k++) if (rows[k]! >= 0) close[rows[k]! * n + i] = c[k]!;
+        if (volume) {
+          const v = volumes.all(id, from, to) as (number | null)[];
+          for (let k = 0; k < m; k++) if (rows[k]! >= 0) volume[rows[k]! * n + i] = v[k] ?? Number.NaN;
+        }
       }
-    }
-    return { dates, ids, close, volume };
+      return volume ? { dates, ids, close, volume } : { dates, ids, close };
+    };
+    return this.db.inTransaction ? read() : this.db.transaction(read).deferred();
   }
 
   splits(from: string, to: string): Split[] {
