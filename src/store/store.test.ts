@@ -390,6 +390,68 @@ describe("store", () => {
       close: new Float64Array(0),
     });
   });
+
+  it("reads point-in-time characteristics at several dates in one pass, never a value dated later", () => {
+    store.market.upsertSecurities(["OLD:XNYS", "NEW:XNYS", "ALL:XNYS"].map((id) => security(id)));
+    const pe = (themeAssetId: string, date: string, value: number) => ({
+      themeAssetId,
+      date,
+      name: "pe",
+      value,
+    });
+    store.market.insertCharacteristics([
+      // OLD's last observation before the first date is long ago: older rows are still read for it.
+      pe("OLD:XNYS", "2020-06-30", 9),
+      pe("OLD:XNYS", "2024-03-29", 10),
+      pe("OLD:XNYS", "2024-09-30", 12),
+      // NEW starts after the first date.
+      pe("NEW:XNYS", "2024-05-15", 30),
+      pe("NEW:XNYS", "2024-06-28", 31),
+      // ALL: superseded observations, one exactly on a date, one after the last date.
+      pe("ALL:XNYS", "2019-12-31", 1),
+      pe("ALL:XNYS", "2023-12-29", 2),
+      pe("ALL:XNYS", "2024-01-31", 3),
+      pe("ALL:XNYS", "2024-06-28", 4),
+      pe("ALL:XNYS", "2024-12-31", 99),
+      { themeAssetId: "ALL:XNYS", date: "2024-06-28", name: "pb", value: 7 },
+    ]);
+    const dates = ["2024-02-15", "2024-06-28", "2024-07-01", "2024-10-01"];
+    // Columns NEW, ALL, OLD, NONE (not in the store): any order of ids.
+    const ids = ["NEW:XNYS", "ALL:XNYS", "OLD:XNYS", "NONE:XNYS"];
+    const NaN_ = Number.NaN;
+    const v = store.market.characteristicsAsOfDates("pe", ids, dates);
+    expect(Array.from(v)).toEqual(
+      [
+        [NaN_, 3, 9, NaN_],
+        [31, 4, 10, NaN_],
+        [31, 4, 10, NaN_],
+        [31, 4, 12, NaN_],
+      ].flat(),
+    );
+    // The same as one characteristicsAsOf read per date.
+    dates.forEach((d, k) => {
+      const byId = store.market.characteristicsAsOf("pe", d);
+      ids.forEach((id, i) => {
+        expect(v[k * ids.length + i]).toEqual(byId.get(id) ?? NaN_);
+      });
+    });
+    expect(
+      Array.from(store.market.characteristicsAsOfDates("pe", ["ALL:XNYS"], ["2019-12-30", "2025-01-01"])),
+    ).toEqual([NaN_, 99]);
+    expect(
+      Array.from(store.market.characteristicsAsOfDates("pb", ["ALL:XNYS"], ["2024-06-27", "2024-06-28"])),
+    ).toEqual([NaN_, 7]);
+    expect(Array.from(store.market.characteristicsAsOfDates("nope", ["ALL:XNYS"], ["2024-06-28"]))).toEqual([
+      NaN_,
+    ]);
+    expect(store.market.characteristicsAsOfDates("pe", ids, [])).toEqual(new Float64Array(0));
+    expect(() => store.market.characteristicsAsOfDates("pe", ids, ["2024-06-28", "2024-02-15"])).toThrow(
+      /ascending/,
+    );
+    expect(() => store.market.characteristicsAsOfDates("pe", ["ALL:XNYS", "ALL:XNYS"], dates)).toThrow(
+      /distinct/,
+    );
+  });
 });
 
 describe("store files", () => {

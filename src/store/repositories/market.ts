@@ -456,25 +456,77 @@ export class MarketRepository implements MarketDataWriter {
   }
 
   /**
-   * Every observation of `name` dated on or before `to`, per security, in date order: one primary-key range scan.
-   * Point-in-time readers (theme backtests) take as-of values from it without querying per date.
+   * Point-in-time values of `name` at each of `asOfDates` (ascending) for `themeAssetIds` (distinct), as
+   * {@link characteristicsAsOf} at each date but in one pass: `values[k * themeAssetIds.length + i]` is the
+   * latest value of security i dated on or before `asOfDates[k]`, NaN when it has none.
+   *
+   * Reads the observations from the earliest of the securities' last observations on or before the first date
+   * (older ones can never be an as-of value) to the last date, as three flat primary-key range scans (run
+   * lengths per security, dates, values) in one read transaction, rather than one row array with an id and a
+   * date string per observation.
+   * @throws {RangeError} when `asOfDates` is not ascending or `themeAssetIds` repeats an id.
+   * @example characteristicsAsOfDates("pe", ["AAPL:XNAS"], ["2024-06-28", "2024-07-31"]) // Float64Array(2)
    */
-  characteristicSeries(name: string, to = "9999-12-31"): Map<string, { dates: string[]; values: number[] }> {
-    const out = new Map<string, { dates: string[]; values: number[] }>();
-    const rows = this.db
-      .prepare(
-        "SELECT theme_asset_id, date, value FROM characteristics WHERE name = ? AND date <= ? ORDER BY theme_asset_id, date",
-      )
-      .raw()
-      .iterate(name, to) as IterableIterator<[string, string, number]>;
-    for (const [id, date, value] of rows) {
-      let s = out.get(id);
-      if (!s) {
-        s = { dates: [], values: [] };
-        out.set(id, s);
+  characteristicsAsOfDates(
+    name: string,
+    themeAssetIds: readonly string[],
+    asOfDates: readonly string[],
+  ): Float64Array {
+    const n = themeAssetIds.length;
+    const K = asOfDates.length;
+    for (let k = 1; k < K; k++) {
+      if (!(asOfDates[k - 1]! <= asOfDates[k]!)) {
+        throw new RangeError(
+          `characteristicsAsOfDates: asOfDates must be ascending (${asOfDates[k - 1]}, ${asOfDates[k]})`,
+        );
       }
-      s.dates.push(date);
-      s.values.push(value);
+    }
+    const column = new Map(themeAssetIds.map((id, i) => [id, i]));
+    if (column.size !== n) throw new RangeError("characteristicsAsOfDates: themeAssetIds must be distinct");
+    const out = new Float64Array(K * n).fill(Number.NaN);
+    if (K === 0 || n === 0) return out;
+    const first = asOfDates[0]!;
+    const last = asOfDates[K - 1]!;
+    const read = () => {
+      const from =
+        (this.db
+          .prepare(
+            "SELECT min(d) FROM (SELECT max(date) AS d FROM characteristics WHERE name = ? AND date <= ? GROUP BY theme_asset_id)",
+          )
+          .pluck()
+          .get(name, first) as string | null) ?? first;
+      const range = "FROM characteristics WHERE name = ? AND date >= ? AND date <= ?";
+      return {
+        runs: this.db
+          .prepare(`SELECT theme_asset_id, count(*) ${range} GROUP BY theme_asset_id ORDER BY theme_asset_id`)
+          .raw()
+          .all(name, from, last) as [string, number][],
+        dates: this.db
+          .prepare(`SELECT date ${range} ORDER BY theme_asset_id, date`)
+          .pluck()
+          .all(name, from, last) as string[],
+        values: this.db
+          .prepare(`SELECT value ${range} ORDER BY theme_asset_id, date`)
+          .pluck()
+          .all(name, from, last) as number[],
+      };
+    };
+    const { runs, dates, values } = this.db.inTransaction ? read() : this.db.transaction(read).deferred();
+    let offset = 0;
+    for (const [id, count] of runs) {
+      const i = column.get(id);
+      const end = offset + count;
+      if (i !== undefined) {
+        // Walk the security's observations and the as-of dates together; `latest` is the last one not after d.
+        let j = offset;
+        let latest = -1;
+        for (let k = 0; k < K; k++) {
+          const d = asOfDates[k]!;
+          while (j < end && dates[j]! <= d) latest = j++;
+          if (latest >= 0) out[k * n + i] = values[latest]!;
+        }
+      }
+      offset = end;
     }
     return out;
   }
