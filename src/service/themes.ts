@@ -269,7 +269,7 @@ export function backtestTheme(
   const market = ctx.store.market;
   const allSecurities = market.securities();
   checkWindowSize(ctx.store, allSecurities, start, end);
-  const matrix = market.priceMatrix(start, end);
+  const matrix = market.closeMatrix(start, end);
   const dates = matrix.dates;
   if (dates.length < 2) {
     const s = market.summary();
@@ -296,18 +296,23 @@ export function backtestTheme(
   });
 
   const N = securities.length;
-  const fields = characteristicFields(compiled);
-  const asOf = new AsOfCache(ctx.store, fields);
-  const period = methodology.rules.rebalancing_period;
+  const rebalances = rebalanceIndices(matrix.dates, methodology.rules.rebalancing_period);
+  const columnsAt = rebalanceColumns(
+    ctx.store,
+    characteristicFields(compiled),
+    matrix.ids,
+    rebalances.map((t) => matrix.dates[t]!),
+  );
+  const rebalanceOf = new Map(rebalances.map((t, k) => [t, k]));
   const run = simulateTheme({
     dates: matrix.dates,
     width: N,
     growth: panel.growth,
-    rebalances: rebalanceIndices(matrix.dates, period),
+    rebalances,
     targetsAt: (t) => {
       const date = matrix.dates[t]!;
       const eligible = listedMask(securities, date, panel.priced.subarray(t * N, (t + 1) * N));
-      const table = securityTable(securities, characteristicColumns(securities, asOf.at(date)));
+      const table = securityTable(securities, columnsAt(rebalanceOf.get(t)!));
       const r = evaluateThemeDefinition(compiled, table, { eligible });
       return { columns: r.rows, weights: r.weights };
     },
@@ -485,66 +490,24 @@ function asOfValues(store: Store, names: readonly string[], asOf: string): Map<s
 }
 
 /**
- * As-of characteristic values for successive dates. Each characteristic's history is read once (one range scan) and
- * as-of values are taken from it by binary search; two dates with the same latest observation date of a
- * characteristic share its values.
+ * Characteristic columns (aligned with `ids`) at each of the ascending evaluation `dates`, by index: one store
+ * pass per characteristic for all the dates (`characteristicsAsOfDates`: the latest value dated on or before
+ * each date, so nothing later than the date is used), non-finite values as missing (NaN) as
+ * `characteristicColumns` makes them. Names the store does not hold are all missing.
  */
-class AsOfCache {
-  private readonly series: Map<string, Map<string, { dates: string[]; values: number[] }>>;
-  private readonly observed: Map<string, string[]>;
-  private readonly values = new Map<string, Map<string, number>>();
-
-  constructor(
-    store: Store,
-    private readonly names: readonly string[],
-  ) {
-    this.series = new Map(names.map((n) => [n, store.market.characteristicSeries(n)]));
-    this.observed = new Map(
-      names.map((n) => {
-        const all = new Set<string>();
-        for (const s of this.series.get(n)!.values()) for (const d of s.dates) all.add(d);
-        return [n, [...all].sort()];
-      }),
-    );
-  }
-
-  at(date: string): Map<string, Map<string, number>> {
-    const out = new Map<string, Map<string, number>>();
-    for (const name of this.names) {
-      const dates = this.observed.get(name)!;
-      const k = lastAtOrBefore(dates, date);
-      if (k < 0) {
-        out.set(name, new Map());
-        continue;
-      }
-      const key = `${name}|${dates[k]}`;
-      let v = this.values.get(key);
-      if (v === undefined) {
-        v = new Map();
-        for (const [id, s] of this.series.get(name)!) {
-          const j = lastAtOrBefore(s.dates, dates[k]!);
-          if (j >= 0) v.set(id, s.values[j]!);
-        }
-        this.values.set(key, v);
-      }
-      out.set(name, v);
-    }
-    return out;
-  }
-}
-
-function lastAtOrBefore(dates: readonly string[], date: string): number {
-  let lo = 0;
-  let hi = dates.length - 1;
-  let ans = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (dates[mid]! <= date) {
-      ans = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return ans;
+function rebalanceColumns(
+  store: Store,
+  names: readonly string[],
+  ids: readonly string[],
+  dates: readonly string[],
+): (k: number) => Map<string, Float64Array> {
+  const N = ids.length;
+  const panels = names.map((name) => {
+    const values = store.market.characteristicsAsOfDates(name, ids, dates);
+    for (let j = 0; j < values.length; j++) if (!Number.isFinite(values[j]!)) values[j] = Number.NaN;
+    return [name, values] as const;
+  });
+  return (k) => new Map(panels.map(([name, values]) => [name, values.slice(k * N, (k + 1) * N)]));
 }
 
 /** Units of each security's currency per USD on each date (forward-filled), undefined for USD listings. */

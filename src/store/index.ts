@@ -32,7 +32,7 @@ export type {
   ClientPatch,
   ClientRepository,
 } from "./repositories/clients.js";
-export type { MarketRepository, MarketSummary, PriceMatrix } from "./repositories/market.js";
+export type { CloseMatrix, MarketRepository, MarketSummary, PriceMatrix } from "./repositories/market.js";
 export type { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 export type { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
 export type { ProposalRepository } from "./repositories/proposals.js";

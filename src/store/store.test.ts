@@ -325,6 +325,133 @@ describe("store", () => {
       priceRows: 3,
     });
   });
+
+  it("reads price and close matrices with gaps, late listings and missing volumes", () => {
+    const ids = ["GAP:XNYS", "FULL:XNYS", "LATE:XNYS", "NONE:XNYS"];
+    store.market.upsertSecurities(ids.map((id) => security(id)));
+    const bar = (themeAssetId: string, date: string, close: number, volume: number | null) => ({
+      themeAssetId,
+      date,
+      open: null,
+      high: null,
+      low: null,
+      close,
+      adjClose: null,
+      volume,
+    });
+    const days = ["2025-01-02", "2025-01-03", "2025-01-06", "2025-01-07", "2025-01-08"];
+    store.market.insertPrices([
+      ...days.map((d, k) => bar("FULL:XNYS", d, 100 + k, 1000 + k)),
+      // A gap on 01-06 (not first or last): its dates must be read to place the closes.
+      bar("GAP:XNYS", "2025-01-02", 20, null),
+      bar("GAP:XNYS", "2025-01-03", 21, 7),
+      bar("GAP:XNYS", "2025-01-07", 23, 9),
+      bar("GAP:XNYS", "2025-01-08", 24, null),
+      bar("LATE:XNYS", "2025-01-07", 5.5, 3),
+      bar("LATE:XNYS", "2025-01-08", 5.25, 4),
+    ]);
+    const NaN_ = Number.NaN;
+    // The window clips the first date: FULL starts inside it, GAP keeps its gap.
+    const m = store.market.priceMatrix("2025-01-03", "2025-01-31", ids);
+    expect(m.dates).toEqual(days.slice(1));
+    expect(m.ids).toEqual(ids);
+    // Rows are dates, columns GAP, FULL, LATE, NONE.
+    expect(Array.from(m.close)).toEqual(
+      [
+        [21, 101, NaN_, NaN_],
+        [NaN_, 102, NaN_, NaN_],
+        [23, 103, 5.5, NaN_],
+        [24, 104, 5.25, NaN_],
+      ].flat(),
+    );
+    expect(Array.from(m.volume)).toEqual(
+      [
+        [7, 1001, NaN_, NaN_],
+        [NaN_, 1002, NaN_, NaN_],
+        [9, 1003, 3, NaN_],
+        [NaN_, 1004, 4, NaN_],
+      ].flat(),
+    );
+    const c = store.market.closeMatrix("2025-01-03", "2025-01-31", ids);
+    expect(c).toEqual({ dates: m.dates, ids: m.ids, close: m.close });
+    // Without ids: every security, by theme_asset_id.
+    const all = store.market.closeMatrix("2025-01-02", "2025-01-06");
+    expect(all.ids).toEqual(["FULL:XNYS", "GAP:XNYS", "LATE:XNYS", "NONE:XNYS"]);
+    expect(Array.from(all.close)).toEqual(
+      [
+        [100, 20, NaN_, NaN_],
+        [101, 21, NaN_, NaN_],
+        [102, NaN_, NaN_, NaN_],
+      ].flat(),
+    );
+    expect(store.market.closeMatrix("2025-02-01", "2025-02-28", ids)).toEqual({
+      dates: [],
+      ids,
+      close: new Float64Array(0),
+    });
+  });
+
+  it("reads point-in-time characteristics at several dates in one pass, never a value dated later", () => {
+    store.market.upsertSecurities(["OLD:XNYS", "NEW:XNYS", "ALL:XNYS"].map((id) => security(id)));
+    const pe = (themeAssetId: string, date: string, value: number) => ({
+      themeAssetId,
+      date,
+      name: "pe",
+      value,
+    });
+    store.market.insertCharacteristics([
+      // OLD's last observation before the first date is long ago: older rows are still read for it.
+      pe("OLD:XNYS", "2020-06-30", 9),
+      pe("OLD:XNYS", "2024-03-29", 10),
+      pe("OLD:XNYS", "2024-09-30", 12),
+      // NEW starts after the first date.
+      pe("NEW:XNYS", "2024-05-15", 30),
+      pe("NEW:XNYS", "2024-06-28", 31),
+      // ALL: superseded observations, one exactly on a date, one after the last date.
+      pe("ALL:XNYS", "2019-12-31", 1),
+      pe("ALL:XNYS", "2023-12-29", 2),
+      pe("ALL:XNYS", "2024-01-31", 3),
+      pe("ALL:XNYS", "2024-06-28", 4),
+      pe("ALL:XNYS", "2024-12-31", 99),
+      { themeAssetId: "ALL:XNYS", date: "2024-06-28", name: "pb", value: 7 },
+    ]);
+    const dates = ["2024-02-15", "2024-06-28", "2024-07-01", "2024-10-01"];
+    // Columns NEW, ALL, OLD, NONE (not in the store): any order of ids.
+    const ids = ["NEW:XNYS", "ALL:XNYS", "OLD:XNYS", "NONE:XNYS"];
+    const NaN_ = Number.NaN;
+    const v = store.market.characteristicsAsOfDates("pe", ids, dates);
+    expect(Array.from(v)).toEqual(
+      [
+        [NaN_, 3, 9, NaN_],
+        [31, 4, 10, NaN_],
+        [31, 4, 10, NaN_],
+        [31, 4, 12, NaN_],
+      ].flat(),
+    );
+    // The same as one characteristicsAsOf read per date.
+    dates.forEach((d, k) => {
+      const byId = store.market.characteristicsAsOf("pe", d);
+      ids.forEach((id, i) => {
+        expect(v[k * ids.length + i]).toEqual(byId.get(id) ?? NaN_);
+      });
+    });
+    expect(
+      Array.from(store.market.characteristicsAsOfDates("pe", ["ALL:XNYS"], ["2019-12-30", "2025-01-01"])),
+    ).toEqual([NaN_, 99]);
+    expect(
+      Array.from(store.market.characteristicsAsOfDates("pb", ["ALL:XNYS"], ["2024-06-27", "2024-06-28"])),
+    ).toEqual([NaN_, 7]);
+    expect(Array.from(store.market.characteristicsAsOfDates("nope", ["ALL:XNYS"], ["2024-06-28"]))).toEqual([
+      NaN_,
+    ]);
+    expect(store.market.characteristicsAsOfDates("pe", ids, [])).toEqual(new Float64Array(0));
+    expect(() => store.market.characteristicsAsOfDates("pe", ids, ["2024-06-28", "2024-02-15"])).toThrow(
+      /ascending/,
+    );
+    expect(() => store.market.characteristicsAsOfDates("pe", ["ALL:XNYS", "ALL:XNYS"], dates)).toThrow(
+      /distinct/,
+    );
+  });
 });
 
 describe("store files", () => {

@@ -58,12 +58,17 @@ const toSecurity = (r: SecurityRow): Security => ({
   delistedOn: r.delisted_on,
 });
 
-/** Columnar prices for a set of securities over a window (see src/core/data/types.ts). */
-export interface PriceMatrix {
+/** Columnar closes for a set of securities over a window (see src/core/data/types.ts). */
+export interface CloseMatrix {
   dates: string[];
   ids: string[];
   /** close[t * ids.length + i]; NaN where the security has no price that day. */
   close: Float64Array;
+}
+
+/** Columnar prices for a set of securities over a window (see src/core/data/types.ts). */
+export interface PriceMatrix extends CloseMatrix {
+  /** volume[t * ids.length + i]; NaN where the security has no price or no volume that day. */
   volume: Float64Array;
 }
 
@@ -328,30 +333,72 @@ export class MarketRepository implements MarketDataWriter {
 
   /** Closes and volumes of `themeAssetIds` (all securities when omitted) on every trading date in [from, to]. */
   priceMatrix(from: string, to: string, themeAssetIds?: readonly string[]): PriceMatrix {
-    const dates = this.tradingDates(from, to);
-    const ids = themeAssetIds
-      ? [...themeAssetIds]
-      : (this.db
-          .prepare("SELECT theme_asset_id FROM securities ORDER BY theme_asset_id")
-          .pluck()
-          .all() as string[]);
-    const n = ids.length;
-    const close = new Float64Array(dates.length * n).fill(Number.NaN);
-    const volume = new Float64Array(dates.length * n).fill(Number.NaN);
-    const row = new Map(dates.map((d, t) => [d, t]));
-    // One primary-key range scan per security: sequential reads, no date index needed.
-    const stmt = this.db
-      .prepare("SELECT date, close, volume FROM prices WHERE theme_asset_id = ? AND date >= ? AND date <= ?")
-      .raw();
-    for (let i = 0; i < n; i++) {
-      for (const r of stmt.iterate(ids[i], from, to) as IterableIterator<[string, number, number | null]>) {
-        const t = row.get(r[0]);
-        if (t === undefined) continue;
-        close[t * n + i] = r[1];
-        volume[t * n + i] = r[2] ?? Number.NaN;
+    return this.readPanel(from, to, themeAssetIds, true) as PriceMatrix;
+  }
+
+  /**
+   * Closes only of `themeAssetIds` (all securities when omitted) on every trading date in [from, to]: the same
+   * `dates`, `ids` and `close` as {@link priceMatrix}, without the volume read.
+   */
+  closeMatrix(from: string, to: string, themeAssetIds?: readonly string[]): CloseMatrix {
+    return this.readPanel(from, to, themeAssetIds, false);
+  }
+
+  /**
+   * One primary-key range scan per security and column, each read as a flat array of numbers (`pluck`):
+   * materializing a row array and a date string per price costs four times the scan itself. A security
+   * whose prices fill its first-to-last trading dates of the window without a gap (the usual case) needs
+   * no dates: its k-th close belongs to the k-th trading date from its first. Otherwise its dates are read
+   * too. This relies on every price date being in trading_dates (the price writers keep it so). The reads
+   * share one read transaction, so a concurrent writer cannot misalign them.
+   */
+  private readPanel(
+    from: string,
+    to: string,
+    themeAssetIds: readonly string[] | undefined,
+    withVolume: boolean,
+  ): CloseMatrix & { volume?: Float64Array } {
+    const read = () => {
+      const dates = this.tradingDates(from, to);
+      const ids = themeAssetIds
+        ? [...themeAssetIds]
+        : (this.db
+            .prepare("SELECT theme_asset_id FROM securities ORDER BY theme_asset_id")
+            .pluck()
+            .all() as string[]);
+      const n = ids.length;
+      const close = new Float64Array(dates.length * n).fill(Number.NaN);
+      const volume = withVolume ? new Float64Array(dates.length * n).fill(Number.NaN) : undefined;
+      const position = new Map(dates.map((d, t) => [d, t]));
+      const range = "FROM prices WHERE theme_asset_id = ? AND date >= ? AND date <= ?";
+      const closes = this.db.prepare(`SELECT close ${range} ORDER BY date`).pluck();
+      const volumes = this.db.prepare(`SELECT volume ${range} ORDER BY date`).pluck();
+      const allDates = this.db.prepare(`SELECT date ${range} ORDER BY date`).pluck();
+      const firstDate = this.db.prepare(`SELECT date ${range} ORDER BY date LIMIT 1`).pluck();
+      const lastDate = this.db.prepare(`SELECT date ${range} ORDER BY date DESC LIMIT 1`).pluck();
+      const rows = new Int32Array(dates.length);
+      for (let i = 0; i < n; i++) {
+        const id = ids[i]!;
+        const c = closes.all(id, from, to) as number[];
+        const m = c.length;
+        if (m === 0) continue;
+        const t0 = position.get(firstDate.get(id, from, to) as string);
+        const t1 = position.get(lastDate.get(id, from, to) as string);
+        if (t0 !== undefined && t1 !== undefined && t1 - t0 + 1 === m) {
+          for (let k = 0; k < m; k++) rows[k] = t0 + k;
+        } else {
+          const ds = allDates.all(id, from, to) as string[];
+          for (let k = 0; k < m; k++) rows[k] = position.get(ds[k]!) ?? -1;
+        }
+        for (let k = 0; k < m; k++) if (rows[k]! >= 0) close[rows[k]! * n + i] = c[k]!;
+        if (volume) {
+          const v = volumes.all(id, from, to) as (number | null)[];
+          for (let k = 0; k < m; k++) if (rows[k]! >= 0) volume[rows[k]! * n + i] = v[k] ?? Number.NaN;
+        }
       }
-    }
-    return { dates, ids, close, volume };
+      return volume ? { dates, ids, close, volume } : { dates, ids, close };
+    };
+    return this.db.inTransaction ? read() : this.db.transaction(read).deferred();
   }
 
   splits(from: string, to: string): Split[] {
@@ -409,25 +456,77 @@ export class MarketRepository implements MarketDataWriter {
   }
 
   /**
-   * Every observation of `name` dated on or before `to`, per security, in date order: one primary-key range scan.
-   * Point-in-time readers (theme backtests) take as-of values from it without querying per date.
+   * Point-in-time values of `name` at each of `asOfDates` (ascending) for `themeAssetIds` (distinct), as
+   * {@link characteristicsAsOf} at each date but in one pass: `values[k * themeAssetIds.length + i]` is the
+   * latest value of security i dated on or before `asOfDates[k]`, NaN when it has none.
+   *
+   * Reads the observations from the earliest of the securities' last observations on or before the first date
+   * (older ones can never be an as-of value) to the last date, as three flat primary-key range scans (run
+   * lengths per security, dates, values) in one read transaction, rather than one row array with an id and a
+   * date string per observation.
+   * @throws {RangeError} when `asOfDates` is not ascending or `themeAssetIds` repeats an id.
+   * @example characteristicsAsOfDates("pe", ["AAPL:XNAS"], ["2024-06-28", "2024-07-31"]) // Float64Array(2)
    */
-  characteristicSeries(name: string, to = "9999-12-31"): Map<string, { dates: string[]; values: number[] }> {
-    const out = new Map<string, { dates: string[]; values: number[] }>();
-    const rows = this.db
-      .prepare(
-        "SELECT theme_asset_id, date, value FROM characteristics WHERE name = ? AND date <= ? ORDER BY theme_asset_id, date",
-      )
-      .raw()
-      .iterate(name, to) as IterableIterator<[string, string, number]>;
-    for (const [id, date, value] of rows) {
-      let s = out.get(id);
-      if (!s) {
-        s = { dates: [], values: [] };
-        out.set(id, s);
+  characteristicsAsOfDates(
+    name: string,
+    themeAssetIds: readonly string[],
+    asOfDates: readonly string[],
+  ): Float64Array {
+    const n = themeAssetIds.length;
+    const K = asOfDates.length;
+    for (let k = 1; k < K; k++) {
+      if (!(asOfDates[k - 1]! <= asOfDates[k]!)) {
+        throw new RangeError(
+          `characteristicsAsOfDates: asOfDates must be ascending (${asOfDates[k - 1]}, ${asOfDates[k]})`,
+        );
       }
-      s.dates.push(date);
-      s.values.push(value);
+    }
+    const column = new Map(themeAssetIds.map((id, i) => [id, i]));
+    if (column.size !== n) throw new RangeError("characteristicsAsOfDates: themeAssetIds must be distinct");
+    const out = new Float64Array(K * n).fill(Number.NaN);
+    if (K === 0 || n === 0) return out;
+    const first = asOfDates[0]!;
+    const last = asOfDates[K - 1]!;
+    const read = () => {
+      const from =
+        (this.db
+          .prepare(
+            "SELECT min(d) FROM (SELECT max(date) AS d FROM characteristics WHERE name = ? AND date <= ? GROUP BY theme_asset_id)",
+          )
+          .pluck()
+          .get(name, first) as string | null) ?? first;
+      const range = "FROM characteristics WHERE name = ? AND date >= ? AND date <= ?";
+      return {
+        runs: this.db
+          .prepare(`SELECT theme_asset_id, count(*) ${range} GROUP BY theme_asset_id ORDER BY theme_asset_id`)
+          .raw()
+          .all(name, from, last) as [string, number][],
+        dates: this.db
+          .prepare(`SELECT date ${range} ORDER BY theme_asset_id, date`)
+          .pluck()
+          .all(name, from, last) as string[],
+        values: this.db
+          .prepare(`SELECT value ${range} ORDER BY theme_asset_id, date`)
+          .pluck()
+          .all(name, from, last) as number[],
+      };
+    };
+    const { runs, dates, values } = this.db.inTransaction ? read() : this.db.transaction(read).deferred();
+    let offset = 0;
+    for (const [id, count] of runs) {
+      const i = column.get(id);
+      const end = offset + count;
+      if (i !== undefined) {
+        // Walk the security's observations and the as-of dates together; `latest` is the last one not after d.
+        let j = offset;
+        let latest = -1;
+        for (let k = 0; k < K; k++) {
+          const d = asOfDates[k]!;
+          while (j < end && dates[j]! <= d) latest = j++;
+          if (latest >= 0) out[k * n + i] = values[latest]!;
+        }
+      }
+      offset = end;
     }
     return out;
   }
