@@ -45,6 +45,8 @@ describe("CLI help", () => {
       "asset-classes show",
       "asset-classes create",
       "proposal create",
+      "optimize",
+      "rebalance",
       "themes create",
       "themes update",
       "themes list",

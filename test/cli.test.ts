@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  accountOptimizationSchema,
+  accountRebalanceSchema,
   accountSchema,
   clientListSchema,
   industrySearchResponseSchema,
@@ -102,6 +104,8 @@ describe("lotwise CLI", () => {
       "configs",
       "asset-classes",
       "proposal",
+      "optimize",
+      "rebalance",
       "themes",
       "catalog",
     ])
@@ -109,6 +113,8 @@ describe("lotwise CLI", () => {
     for (const c of [
       ["lots", "import"],
       ["proposal", "create"],
+      ["optimize"],
+      ["rebalance"],
       ["themes", "backtest"],
       ["market", "import"],
       ["init"],
@@ -254,6 +260,74 @@ describe("lotwise CLI", () => {
     expect(shown).toEqual(p);
   });
 
+  it("optimizes the demo account and rebalances it into a stored proposal; infeasible exits 1", async () => {
+    const table = await run(["optimize", "--account", demo.account_uuid, "--store", store]);
+    expect(table.code, table.stderr).toBe(0);
+    for (const s of [
+      "Status",
+      "OPTIMAL",
+      "Tracking error",
+      "Tax cost (USD)",
+      "Turnover",
+      "Solver",
+      "Trades",
+      "Lots to sell",
+    ])
+      expect(table.stdout).toContain(s);
+    const o = accountOptimizationSchema.parse(
+      json(await run(["optimize", "--account", demo.account_uuid, "--json", "--store", store])),
+    );
+    expect(o.status).toBe("optimal");
+    expect(o.trades.length).toBeGreaterThan(0);
+    // The table shows the same figures as the JSON.
+    expect(table.stdout).toContain(`${(o.turnover * 100).toFixed(2)}%`);
+    const r = accountRebalanceSchema.parse(
+      json(await run(["rebalance", "--account", demo.account_uuid, "--json", "--store", store])),
+    );
+    expect(r.optimization).toEqual(o);
+    const shown = proposalResponseSchema.parse(
+      json(
+        await run([
+          "proposal",
+          "show",
+          r.proposal!.proposal_uuid,
+          "--account",
+          demo.account_uuid,
+          "--json",
+          "--store",
+          store,
+        ]),
+      ),
+    );
+    expect(shown).toEqual(r.proposal);
+    const human = await run(["rebalance", "--account", demo.account_uuid, "--store", store]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain("Optimization");
+    expect(human.stdout).toContain("Rebalance proposal");
+    const bad = await run([
+      "optimize",
+      "--account",
+      demo.account_uuid,
+      "--as-of",
+      "31/12/2025",
+      "--store",
+      store,
+    ]);
+    expect(bad.code).toBe(2);
+    const set = (v: string) =>
+      run(["configs", "update", demo.portfolio_config_uuid, "--set", `min_weight=${v}`, "--store", store]);
+    expect((await set("0.05")).code).toBe(0);
+    try {
+      const infeasible = await run(["rebalance", "--account", demo.account_uuid, "--store", store]);
+      expect(infeasible.code).toBe(1);
+      expect(infeasible.stdout).toContain("Diagnosis");
+      expect(infeasible.stdout).toContain("min_weight 0.05");
+      expect(infeasible.stdout).toContain("No proposal");
+    } finally {
+      expect((await set("0")).code).toBe(0);
+    }
+  }, 60_000);
+
   it("creates and evaluates the sample theme and searches the catalog", async () => {
     const created = json(
       await run([
@@ -346,6 +420,29 @@ describe("lotwise CLI", () => {
         expect(b.stdout, cmd.join(" ")).toBe(a.stdout);
       }
       clientListSchema.parse(JSON.parse((await run(["clients", "list", ...remote])).stdout));
+    });
+
+    it("optimizes and rebalances identically locally and remotely", async () => {
+      const remote = ["--url", url, "--api-key", demo.api_key];
+      const local = ["--store", store];
+      for (const extra of [["--json"], [], ["--as-of", "2025-11-28", "--json"]]) {
+        const cmd = ["optimize", "--account", demo.account_uuid, ...extra];
+        const a = await run([...cmd, ...local]);
+        const b = await run([...cmd, ...remote]);
+        expect(a.code, a.stderr).toBe(0);
+        expect(b.code, b.stderr).toBe(0);
+        expect(b.stdout, cmd.join(" ")).toBe(a.stdout);
+      }
+      // Each rebalance stores its own proposal: the same answer but for the proposal's uuid and timestamp.
+      const cmd = ["rebalance", "--account", demo.account_uuid, "--json"];
+      const strip = (r: Run) => {
+        expect(r.code, r.stderr).toBe(0);
+        const x = accountRebalanceSchema.parse(JSON.parse(r.stdout));
+        return { ...x, proposal: { ...x.proposal!, proposal_uuid: "", created: "" } };
+      };
+      const a = strip(await run([...cmd, ...local]));
+      const b = strip(await run([...cmd, ...remote]));
+      expect(JSON.stringify(b)).toBe(JSON.stringify(a));
     });
 
     it("refuses a wrong key and reports an unreachable server", async () => {

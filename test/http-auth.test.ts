@@ -95,6 +95,9 @@ function validBody(route: AnyRoute): unknown {
       return { query: "banks" };
     case "createBacktest":
       return { tax_gamma: 2 };
+    case "optimizeAccount":
+    case "rebalanceAccount":
+      return {};
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -295,6 +298,8 @@ describe("isolation between organizations on every route", () => {
         "getAssetClass",
         "createProposal",
         "getProposal",
+        "optimizeAccount",
+        "rebalanceAccount",
         "getTheme",
         "reviseTheme",
         "evaluateTheme",

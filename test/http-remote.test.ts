@@ -104,6 +104,11 @@ describe("RemoteBackend", () => {
       ["getPortfolioConfig", (b) => b.getPortfolioConfig(seeded.configUuid)],
       ["listAssetClasses", (b) => b.listAssetClasses()],
       ["getAssetClass", (b) => b.getAssetClass(seeded.assetClassUuids[0]!)],
+      ["optimizeAccount", (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid)],
+      [
+        "optimizeAccount as of a date",
+        (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "2025-03-31" }),
+      ],
     ];
     for (const [name, op] of pairs) expect(json(await op(remote)), name).toEqual(json(await op(local)));
   });
@@ -149,6 +154,16 @@ describe("RemoteBackend", () => {
           b.updatePortfolioConfig(seeded.configUuid, { no_hold_tickers: [{ theme_asset_id: "ZZZZ:XNAS" }] }),
       ],
       ["updateClient", (b) => b.updateClient(seeded.clientUuid, { portfolio_config_uuid: ghost })],
+      ["optimizeAccount", (b) => b.optimizeAccount(seeded.clientUuid, ghost)],
+      ["rebalanceAccount", (b) => b.rebalanceAccount(ghost, seeded.accountUuid)],
+      [
+        "optimizeAccount with a bad date",
+        (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "31/03/2025" }),
+      ],
+      [
+        "optimizeAccount before the market data",
+        (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "1990-01-02" }),
+      ],
     ];
     for (const [name, op] of calls) {
       const r = await failure(op(remote));

@@ -8,6 +8,8 @@ import type * as z from "zod";
 import {
   accountListSchema,
   accountLookupSchema,
+  accountOptimizationSchema,
+  accountRebalanceSchema,
   accountSchema,
   assetClassListSchema,
   assetClassSchema,
@@ -34,6 +36,7 @@ import {
   type BacktestServiceContext,
   getClient,
   listPortfolioConfigs,
+  optimizeAccount,
   readAssetClass,
 } from "../src/service/index.js";
 import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
@@ -205,6 +208,47 @@ describe("success shapes of every route", () => {
     expect(read).toEqual(
       JSON.parse(JSON.stringify(readAssetClass(t.ctx, t.orgA.uuid, seeded.assetClassUuids[0]!))),
     );
+  });
+
+  it("optimizer: optimize (extension) agrees with the service; rebalance stores the proposal it returns", async () => {
+    const account = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
+    const o = shape(
+      await send(app, "POST", `${account}/optimize/`, { key, json: {} }),
+      200,
+      accountOptimizationSchema,
+    );
+    expect(o).toEqual(JSON.parse(JSON.stringify(optimizeAccount(t.ctx, t.orgA.uuid, seeded.accountUuid))));
+    expect(o.status).toBe("optimal");
+    expect(o.account_uuid).toBe(seeded.accountUuid);
+    expect(o.trades.length).toBeGreaterThan(0);
+    const earlier = shape(
+      await send(app, "POST", `${account}/optimize/`, { key, json: { as_of_date: "2025-03-31" } }),
+      200,
+      accountOptimizationSchema,
+    );
+    expect(earlier.as_of_date).toBe("2025-03-31");
+    const badDate = await send(app, "POST", `${account}/optimize/`, {
+      key,
+      json: { as_of_date: "31/03/2025" },
+    });
+    expect(badDate.status).toBe(400);
+    expect(envelope(badDate).details?.[0]?.path).toBe("as_of_date");
+    const r = shape(
+      await send(app, "POST", `${account}/rebalance/`, { key, json: {} }),
+      200,
+      accountRebalanceSchema,
+    );
+    expect(r.optimization).toEqual(o);
+    expect(r.message).toBeNull();
+    const stored = shape(
+      await send(app, "GET", `${account}/proposals/${r.proposal!.proposal_uuid}/`, { key }),
+      200,
+      proposalResponseSchema,
+    );
+    expect(stored).toEqual(r.proposal);
+    const sides = new Map(o.trades.map((x) => [x.ticker, x.side]));
+    for (const order of stored.orders)
+      expect(order.amount.startsWith("-") ? "sell" : "buy").toBe(sides.get(order.ticker));
   });
 
   it("proposals: create (endpoint 1) from JSON, form and multipart bodies alike, then read it back", async () => {
@@ -455,6 +499,8 @@ describe("success shapes of every route", () => {
         "getAssetClass",
         "createProposal",
         "getProposal",
+        "optimizeAccount",
+        "rebalanceAccount",
         "resolveTickers",
         "createTheme",
         "listThemes",

@@ -10,6 +10,7 @@ import { registerClients } from "./commands/clients.js";
 import { registerConfigs } from "./commands/configs.js";
 import { registerInit } from "./commands/init.js";
 import { registerMarket } from "./commands/market.js";
+import { registerOptimize } from "./commands/optimize.js";
 import { registerOrgs } from "./commands/orgs.js";
 import { registerProposal } from "./commands/proposal.js";
 import { registerServe } from "./commands/serve.js";
@@ -51,6 +52,7 @@ Getting started:
   registerClients(program, hooks);
   registerConfigs(program, hooks);
   registerProposal(program, hooks);
+  registerOptimize(program, hooks);
   registerThemes(program, hooks);
   registerBacktest(program, hooks);
   // Sub-commands inherit exitOverride so usage errors come back as CommanderError.

@@ -43,6 +43,25 @@ export function action<A extends unknown[]>(
   };
 }
 
+/** Like {@link action}, but the command returns its exit code (0 ok, 1 failure). */
+export function actionWithCode<A extends unknown[]>(
+  hooks: ProgramHooks,
+  fn: (ctx: CommandContext, ...args: A) => Promise<number>,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const globals = cmd.optsWithGlobals() as GlobalOptions;
+    const ctx = createCommandContext(globals, hooks.output?.(Boolean(globals.json)));
+    try {
+      hooks.exitCode = await fn(ctx, ...(args.slice(0, -1) as A));
+    } catch (err) {
+      hooks.exitCode = reportError(err, ctx.out);
+    } finally {
+      ctx.close();
+    }
+  };
+}
+
 /** Read a JSON object from a file path or `-` (stdin). */
 export async function readJsonInput(path: string): Promise<unknown> {
   const { readFile } = await import("node:fs/promises");

@@ -8,10 +8,14 @@ import {
   type Account,
   type AccountCreate,
   type AccountLookup,
+  type AccountOptimization,
+  type AccountRebalance,
   type AssetClass,
   type AssetClassCreate,
   accountListSchema,
   accountLookupSchema,
+  accountOptimizationSchema,
+  accountRebalanceSchema,
   accountSchema,
   assetClassListSchema,
   assetClassSchema,
@@ -27,6 +31,7 @@ import {
   type IndustrySearchRequest,
   type IndustrySearchResponse,
   industrySearchResponseSchema,
+  type OptimizeRequest,
   type PortfolioConfigCreate,
   type PortfolioConfigRead,
   type PortfolioConfigWrite,
@@ -226,6 +231,28 @@ export class RemoteBackend implements Backend {
       "GET",
       this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/proposals/${seg(proposalUuid)}/`),
       { operation: "getProposal", schema: proposalResponseSchema },
+    );
+  }
+  optimizeAccount(
+    clientUuid: string,
+    accountUuid: string,
+    body: OptimizeRequest = {},
+  ): Promise<AccountOptimization> {
+    return this.http.request(
+      "POST",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/optimize/`),
+      { operation: "optimizeAccount", body, schema: accountOptimizationSchema },
+    );
+  }
+  rebalanceAccount(
+    clientUuid: string,
+    accountUuid: string,
+    body: OptimizeRequest = {},
+  ): Promise<AccountRebalance> {
+    return this.http.request(
+      "POST",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/rebalance/`),
+      { operation: "rebalanceAccount", body, schema: accountRebalanceSchema },
     );
   }
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {

@@ -133,6 +133,14 @@ export {
 } from "./error-envelope.js";
 export { CONTRACT_EXAMPLES, type ContractExampleId } from "./examples.js";
 export {
+  type AccountOptimization,
+  type AccountRebalance,
+  accountOptimizationSchema,
+  accountRebalanceSchema,
+  type OptimizeRequest,
+  optimizeRequestSchema,
+} from "./optimization.js";
+export {
   type CustomizationConfigWrite,
   capitalGainsReductionsSchema,
   customizationConfigWriteSchema,

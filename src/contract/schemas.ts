@@ -41,6 +41,7 @@ import {
 } from "./catalog.js";
 import { clientCreateSchema, clientListSchema, clientSchema, clientUpdateSchema } from "./client.js";
 import { errorDetailSchema, errorEnvelopeSchema } from "./error-envelope.js";
+import { accountOptimizationSchema, accountRebalanceSchema, optimizeRequestSchema } from "./optimization.js";
 import {
   customizationConfigWriteSchema,
   portfolioConfigCreateSchema,
@@ -113,6 +114,10 @@ export const CONTRACT_SCHEMAS = {
   TickerResolution: tickerResolutionSchema,
   TickerResolveResponse: tickerResolveResponseSchema,
   FxCostBreakdown: fxCostBreakdownSchema,
+  // Optimizer (extensions)
+  OptimizeRequest: optimizeRequestSchema,
+  AccountOptimization: accountOptimizationSchema,
+  AccountRebalance: accountRebalanceSchema,
   // Backtest (endpoint 2 and extensions)
   BacktestRequest: backtestRequestSchema,
   BacktestResolvedParams: backtestResolvedParamsSchema,

@@ -11,6 +11,8 @@ import {
   accountCreateSchema,
   accountListSchema,
   accountLookupSchema,
+  accountOptimizationSchema,
+  accountRebalanceSchema,
   accountSchema,
   assetClassCreateSchema,
   assetClassListSchema,
@@ -29,6 +31,8 @@ import {
   type IndustrySearchRequest,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
+  type OptimizeRequest,
+  optimizeRequestSchema,
   type PortfolioConfigCreate,
   type PortfolioConfigWrite,
   type ProposalRequest,
@@ -84,7 +88,9 @@ import {
   listThemes,
   listUniversePresets,
   marketAsOf,
+  optimizeAccount,
   readAssetClass,
+  rebalanceAccount,
   resolveTickerQueries,
   reviseTheme,
   searchIndustries,
@@ -350,6 +356,46 @@ export const API_ROUTES: readonly AnyRoute[] = [
     response: { status: 200, schema: proposalResponseSchema, description: "The proposal." },
     handler: ({ ctx, org, params }) =>
       getProposal(ctx, org, params.client_uuid!, params.account_uuid!, params.proposal_uuid!),
+  }),
+
+  // Optimizer (extensions; service/optimize.ts, docs/optimize-service.md)
+  defineRoute<OptimizeRequest>({
+    method: "POST",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/optimize/`,
+    operationId: "optimizeAccount",
+    tag: TAGS.proposals,
+    summary: "Optimize an account",
+    description:
+      "Extension. Runs the tax-aware optimizer on the account as of `as_of_date` (default: the market's latest date): universe = benchmark constituents, holdings and tickers the effective configuration names; prices = last closes on or before the date in USD; benchmark = the configuration's asset allocations, else the asset-class benchmarks, else SYNTH500/SP500; risk model = risk_model_name (default pca) from the trailing year of returns. Answers target weights, trades, lots to sell, risk, tax and costs. An infeasible configuration answers 200 with status `infeasible` and a `diagnosis`. Nothing is stored. Errors: validation_error (400), client_not_found / account_not_found (404), missing_price / risk_model_inputs_missing (422).",
+    body: { schema: optimizeRequestSchema },
+    response: { status: 200, schema: accountOptimizationSchema, description: "The optimization." },
+    errors: [422],
+    handler: ({ ctx, org, params, body }) =>
+      optimizeAccount(ctx, org, params.account_uuid!, {
+        clientUuid: params.client_uuid!,
+        asOf: body.as_of_date,
+      }),
+  }),
+  defineRoute<OptimizeRequest>({
+    method: "POST",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/rebalance/`,
+    operationId: "rebalanceAccount",
+    tag: TAGS.proposals,
+    summary: "Optimize an account and store the rebalance proposal",
+    description:
+      "Extension. The optimize extension, then endpoint 1 with the optimized weights (priced at the same date): the proposal is stored and returned with the optimization. When the optimization is infeasible no proposal is stored: `proposal` is null and `message` gives the diagnosis (200).",
+    body: { schema: optimizeRequestSchema },
+    response: {
+      status: 200,
+      schema: accountRebalanceSchema,
+      description: "The optimization and the stored proposal.",
+    },
+    errors: [422],
+    handler: ({ ctx, org, params, body }) =>
+      rebalanceAccount(ctx, org, params.account_uuid!, {
+        clientUuid: params.client_uuid!,
+        asOf: body.as_of_date,
+      }),
   }),
 
   // Securities

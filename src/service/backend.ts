@@ -8,6 +8,8 @@ import type {
   Account,
   AccountCreate,
   AccountLookup,
+  AccountOptimization,
+  AccountRebalance,
   AssetClass,
   AssetClassCreate,
   BacktestJob,
@@ -17,6 +19,7 @@ import type {
   ClientUpdate,
   IndustrySearchRequest,
   IndustrySearchResponse,
+  OptimizeRequest,
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
@@ -68,6 +71,18 @@ export interface Backend {
   createProposal(clientUuid: string, accountUuid: string, body: ProposalRequest): Promise<ProposalResponse>;
   /** A stored proposal (extension). */
   getProposal(clientUuid: string, accountUuid: string, proposalUuid: string): Promise<ProposalResponse>;
+  /** Run the tax-aware optimizer on an account as of a date (extension); infeasible answers carry a diagnosis. */
+  optimizeAccount(
+    clientUuid: string,
+    accountUuid: string,
+    body?: OptimizeRequest,
+  ): Promise<AccountOptimization>;
+  /** Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension). */
+  rebalanceAccount(
+    clientUuid: string,
+    accountUuid: string,
+    body?: OptimizeRequest,
+  ): Promise<AccountRebalance>;
 
   /** Create a theme with its first revision (extension). */
   createTheme(body: ThemeMethodologyInput): Promise<Theme>;

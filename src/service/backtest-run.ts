@@ -34,6 +34,7 @@ import type { AccountRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRecordToTaxLot } from "./lots.js";
+import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
 /** Resolved parameters plus the optional long-short factor (as stored with a job). */
 export type AccountBacktestParams = BacktestResolvedParams & { ls_tlh_factor?: LongShortFactor | undefined };
@@ -61,8 +62,8 @@ export const DEFAULT_STARTING_NAV = 1_000_000;
 export const DEFAULT_BACKTEST_YEARS = 3;
 /** Calendar days of price history loaded before the start, for the policies' risk model (~252 trading days). */
 export const RISK_HISTORY_CALENDAR_DAYS = 380;
-/** Benchmarks tried, in order, when the account names none. */
-export const FALLBACK_BENCHMARKS = ["SYNTH500", "SP500"] as const;
+/** Benchmarks tried, in order, when the account names none (re-exported from service/targets). */
+export { FALLBACK_BENCHMARKS } from "./targets.js";
 
 function requireAccount(ctx: ServiceContext, org: string, accountUuid: string): AccountRecord {
   const account = ctx.store.accounts.getInOrganization(org, accountUuid);
@@ -87,7 +88,7 @@ function splitFactorAfter(ctx: ServiceContext, themeAssetId: string, date: strin
  * today's split-adjusted quantities; quantities are divided back by the splits after `date`, total basis
  * unchanged), its USD cash, and their value at that close.
  */
-function holdingsAt(
+export function holdingsAt(
   ctx: ServiceContext,
   account: AccountRecord,
   date: string,
@@ -191,69 +192,6 @@ export function resolveBacktestParams(
   };
 }
 
-/** Where the target weights come from, and their identifier. */
-interface BenchmarkSource {
-  name: string;
-  /** Indexes and their share of the target. */
-  indexes: { identifier: string; share: number }[];
-  /** Single securities and their share. */
-  singles: { themeAssetId: string; share: number }[];
-}
-
-function fromAllocations(
-  ctx: ServiceContext,
-  allocations: PortfolioConfigRead["asset_allocations"],
-  share: number,
-  out: BenchmarkSource,
-): void {
-  for (const a of allocations) {
-    const s = share * Number(a.target_allocation);
-    if (!(s > 0)) continue;
-    if (a.is_composite) fromAllocations(ctx, a.child_asset_allocations, s, out);
-    else if (a.benchmark_index_identifier && hasWeights(ctx, a.benchmark_index_identifier))
-      out.indexes.push({ identifier: a.benchmark_index_identifier, share: s });
-    else if (a.single_security_theme_asset_id)
-      out.singles.push({ themeAssetId: a.single_security_theme_asset_id, share: s });
-  }
-}
-
-function hasWeights(ctx: ServiceContext, identifier: string): boolean {
-  return ctx.store.market.indexWeightsAsOf(identifier, "9999-12-31").length > 0;
-}
-
-/**
- * The target of the account (docs/backtests.md, "Benchmark"): the effective configuration's asset allocations
- * (index sleeves by their stored constituent weights, single-security sleeves, composites recursively), else
- * the benchmark indexes of the account's asset-class settings (equal shares), else SYNTH500 or SP500 when
- * stored; null when none applies (the caller then holds the account's own starting weights).
- */
-function benchmarkSource(
-  ctx: ServiceContext,
-  account: AccountRecord,
-  config: PortfolioConfigRead,
-): BenchmarkSource | null {
-  const out: BenchmarkSource = { name: "", indexes: [], singles: [] };
-  fromAllocations(ctx, config.asset_allocations, 1, out);
-  if (out.indexes.length === 0 && out.singles.length === 0) {
-    const ids: string[] = [];
-    for (const s of ctx.store.accounts.assetClassSettings(account.uuid)) {
-      const ac = ctx.store.assetClasses.get(account.organizationUuid, s.assetClassUuid);
-      const identifier = (ac?.document as { benchmark_index_identifier?: string | null } | undefined)
-        ?.benchmark_index_identifier;
-      if (identifier && hasWeights(ctx, identifier) && !ids.includes(identifier)) ids.push(identifier);
-    }
-    for (const id of ids) out.indexes.push({ identifier: id, share: 1 / ids.length });
-  }
-  if (out.indexes.length === 0 && out.singles.length === 0) {
-    const fallback = FALLBACK_BENCHMARKS.find((id) => hasWeights(ctx, id));
-    if (fallback === undefined) return null;
-    out.indexes.push({ identifier: fallback, share: 1 });
-  }
-  const parts = [...out.indexes.map((x) => x.identifier), ...out.singles.map((x) => x.themeAssetId)];
-  out.name = parts.length === 1 ? parts[0]! : `blend of ${parts.join(", ")}`;
-  return out;
-}
-
 /** Everything the simulation needs, loaded from the store once. */
 interface LoadedBacktest {
   market: BacktestMarket;
@@ -297,17 +235,9 @@ function loadBacktest(
   // Target weights in force at each rebalance date (point in time), with the date they were set.
   const source = benchmarkSource(ctx, account, config);
   const byDate: { date: string; weights: Map<string, number> }[] = rebalanceDates.map((date) => {
-    const w = new Map<string, number>();
-    let set = "";
-    if (source === null) return { date, weights: w };
-    for (const { identifier, share } of source.indexes)
-      for (const row of store.indexWeightsAsOf(identifier, date)) {
-        w.set(row.themeAssetId, (w.get(row.themeAssetId) ?? 0) + share * row.weight);
-        if (row.date > set) set = row.date;
-      }
-    for (const { themeAssetId, share } of source.singles)
-      w.set(themeAssetId, (w.get(themeAssetId) ?? 0) + share);
-    return { date: set === "" ? date : set, weights: w };
+    if (source === null) return { date, weights: new Map<string, number>() };
+    const { weights, date: set } = benchmarkWeightsAsOf(ctx, source, date);
+    return { date: set === "" ? date : set, weights };
   });
   // An index whose first weights are dated after the start (month-end weights, a start mid-month) uses its
   // earliest weights from the start on: a slight look-ahead in the constituent list (docs/backtests.md).

@@ -172,8 +172,11 @@ export function effectiveConfig(
   };
 }
 
-/** Does a restriction's condition hold for the asset on `date`? Free text (not an expression) holds. */
-function securityCondition(
+/**
+ * Does a restriction's (or a per-ticker target's) condition hold for the asset on `date`? Free text (not an
+ * expression) holds, with a warning.
+ */
+export function securityCondition(
   ctx: ServiceContext,
   themeAssetId: string,
   condition: string,

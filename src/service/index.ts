@@ -33,6 +33,14 @@ export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";
 export {
+  type ConfigResolution,
+  type OptimizeAccountOptions,
+  optimizeAccount,
+  optimizedWeightsOf,
+  optimizerConfigFromPortfolioConfig,
+  rebalanceAccount,
+} from "./optimize.js";
+export {
   authenticate,
   createApiKey,
   createOrganization,

@@ -10,6 +10,8 @@ import type {
   Account,
   AccountCreate,
   AccountLookup,
+  AccountOptimization,
+  AccountRebalance,
   AssetClass,
   AssetClassCreate,
   BacktestJob,
@@ -19,6 +21,7 @@ import type {
   ClientUpdate,
   IndustrySearchRequest,
   IndustrySearchResponse,
+  OptimizeRequest,
   PortfolioConfigCreate,
   PortfolioConfigRead,
   PortfolioConfigWrite,
@@ -39,6 +42,8 @@ import {
   accountCreateSchema,
   accountListSchema,
   accountLookupSchema,
+  accountOptimizationSchema,
+  accountRebalanceSchema,
   accountSchema,
   assetClassCreateSchema,
   assetClassListSchema,
@@ -52,6 +57,7 @@ import {
   clientUpdateSchema,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
+  optimizeRequestSchema,
   parseOrThrow,
   portfolioConfigCreateSchema,
   portfolioConfigListSchema,
@@ -87,6 +93,7 @@ import {
   updateClient,
 } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
+import { optimizeAccount, rebalanceAccount } from "./optimize.js";
 import {
   createPortfolioConfig,
   getPortfolioConfig,
@@ -249,6 +256,33 @@ export class LocalBackend implements Backend {
     return this.reply(proposalResponseSchema, () =>
       getProposal(this.ctx, this.organizationUuid, clientUuid, accountUuid, proposalUuid),
     );
+  }
+
+  optimizeAccount(
+    clientUuid: string,
+    accountUuid: string,
+    body: OptimizeRequest = {},
+  ): Promise<AccountOptimization> {
+    return this.reply(accountOptimizationSchema, () => {
+      const b = parseOrThrow(optimizeRequestSchema, body, "request body");
+      return optimizeAccount(this.ctx, this.organizationUuid, accountUuid, {
+        clientUuid,
+        asOf: b.as_of_date,
+      });
+    });
+  }
+  rebalanceAccount(
+    clientUuid: string,
+    accountUuid: string,
+    body: OptimizeRequest = {},
+  ): Promise<AccountRebalance> {
+    return this.reply(accountRebalanceSchema, () => {
+      const b = parseOrThrow(optimizeRequestSchema, body, "request body");
+      return rebalanceAccount(this.ctx, this.organizationUuid, accountUuid, {
+        clientUuid,
+        asOf: b.as_of_date,
+      });
+    });
   }
 
   createTheme(body: ThemeMethodologyInput): Promise<Theme> {

@@ -59,18 +59,23 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
   return out;
 }
 
-/** Endpoint 1. @throws {NotFoundError} for an account not of this client/organization. @throws {ValidationError} */
+/**
+ * Endpoint 1. Priced at the market's as-of date, or at `options.asOf` (the optimizer service's rebalance prices
+ * the proposal at its optimization's date).
+ * @throws {NotFoundError} for an account not of this client/organization. @throws {ValidationError}
+ */
 export function createProposal(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   accountUuid: string,
   body: ProposalRequest,
+  options: { asOf?: string } = {},
 ): ProposalResponse {
   return ctx.store.transaction(() => {
     const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
     const targets = resolveTargets(ctx, body);
-    const asOf = marketAsOf(ctx);
+    const asOf = options.asOf ?? marketAsOf(ctx);
     const created = nowIso(ctx);
     const household = ctx.store.accounts.listByClient(org, clientUuid);
     const lots: TaxLot[] = ctx.store.accounts.lots(account.uuid).map(lotRecordToTaxLot);

@@ -40,10 +40,10 @@ import {
   runningFollower,
 } from "../backtest-follow.js";
 import { renderJob, renderJobList, statusLine } from "../backtest-render.js";
-import { type CommandContext, createCommandContext, type GlobalOptions } from "../context.js";
-import { EXIT_FAILURE, EXIT_OK, reportError, usageError } from "../errors.js";
+import type { CommandContext } from "../context.js";
+import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
 import { renderTable } from "../output.js";
-import { examples, type ProgramHooks } from "../program.js";
+import { actionWithCode, examples, type ProgramHooks } from "../program.js";
 import { createProgressBar } from "../progress-bar.js";
 import { percent } from "../render.js";
 import { renderBacktestReportHtml } from "../report-html.js";
@@ -95,25 +95,6 @@ export function requestFromOptions(opts: ParameterOptions): BacktestRequest {
       "usage",
     );
   }
-}
-
-/** Like program.ts's action(), but the command returns its exit code (0 ok, 1 failure). */
-function actionWithCode<A extends unknown[]>(
-  hooks: ProgramHooks,
-  fn: (ctx: CommandContext, ...args: A) => Promise<number>,
-): (...args: unknown[]) => Promise<void> {
-  return async (...args: unknown[]) => {
-    const cmd = args[args.length - 1] as Command;
-    const globals = cmd.optsWithGlobals() as GlobalOptions;
-    const ctx = createCommandContext(globals, hooks.output?.(Boolean(globals.json)));
-    try {
-      hooks.exitCode = await fn(ctx, ...(args.slice(0, -1) as A));
-    } catch (err) {
-      hooks.exitCode = reportError(err, ctx.out);
-    } finally {
-      ctx.close();
-    }
-  };
 }
 
 /** A follower for this command: runs jobs here (local, unless `run` is false) or polls (remote). */

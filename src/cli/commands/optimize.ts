@@ -1,0 +1,165 @@
+/**
+ * @module cli/commands/optimize
+ * `lotwise optimize --account UUID` (the tax-aware optimizer's result for an account) and `lotwise rebalance
+ * --account UUID` (optimize, then store the proposal of the optimized weights through endpoint 1). Both exit 1 when
+ * the configuration is infeasible (after printing the diagnosis), so scripts can tell.
+ */
+import type { Command } from "commander";
+import type { AccountOptimization, OptimizeRequest } from "../../contract/index.js";
+import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
+import { renderKeyValues, renderTable } from "../output.js";
+import { actionWithCode, examples, type ProgramHooks } from "../program.js";
+import { money, percent, quantity } from "../render.js";
+import { renderProposal } from "./proposal.js";
+
+/** The request body of the options (`--as-of`). */
+function requestOf(opts: { asOf?: string }): OptimizeRequest {
+  if (opts.asOf === undefined) return {};
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
+    throw usageError(`--as-of must be a date YYYY-MM-DD, got "${opts.asOf}".`, "--as-of");
+  return { as_of_date: opts.asOf };
+}
+
+const weight = (v: number) => percent(v, 2);
+
+/** Summary, trades and lots to sell of an optimization, for people. */
+export function renderOptimization(o: AccountOptimization): string {
+  const parts: string[] = [];
+  const cap = o.risk_cap;
+  parts.push(
+    renderKeyValues(
+      [
+        ["Account", o.account_uuid],
+        ["As of", o.as_of_date],
+        ["Status", o.status.toUpperCase()],
+        ["Benchmark", o.benchmark],
+        ["Risk model", `${o.risk_model} (${o.universe_size} assets)`],
+        ["NAV (USD)", money(o.nav_usd)],
+        ["Investable (USD)", money(o.investable_usd)],
+        [
+          "Cash before / buffer / after (USD)",
+          `${money(o.cash_usd)} / ${money(o.cash_buffer_usd)} / ${money(o.cash_after_usd)}`,
+        ],
+        ["Tracking error (annualized)", o.tracking_error === null ? "n/a" : weight(o.tracking_error)],
+        ["Total risk (annualized)", o.total_risk === null ? "n/a" : weight(o.total_risk)],
+        [
+          "Active-risk cap",
+          cap === null
+            ? "none"
+            : `${weight(cap.requested)} requested, ${weight(cap.used)} used${cap.relaxations > 0 ? ` (${cap.relaxations} relaxation(s))` : ""}${cap.binding ? ", binding" : ""}`,
+        ],
+        ["Turnover (one-way)", weight(o.turnover)],
+        ["Tax cost (USD)", money(o.tax_cost_usd)],
+        ["Realized short-term (USD)", money(o.realized_short_term_usd)],
+        ["Realized long-term (USD)", money(o.realized_long_term_usd)],
+        ["Harvested losses (USD)", money(o.harvested_losses_usd)],
+        ["Transaction costs (USD)", money(o.transaction_cost_usd + o.market_impact_usd)],
+        ["tax_gamma", o.tax_gamma],
+        [
+          "Solver",
+          `${o.solver.status}: ${o.solver.rounds} rounds, ${o.solver.solves} solves, ${o.solver.qp_iterations} QP iterations`,
+        ],
+      ],
+      "Optimization",
+    ),
+  );
+  if (o.status === "infeasible") {
+    parts.push(
+      ["Diagnosis (no portfolio meets the constraints):", ...o.diagnosis.map((d) => `  - ${d}`)].join("\n"),
+    );
+  } else {
+    parts.push(
+      renderTable(
+        o.trades,
+        [
+          { header: "Ticker", value: (t) => t.symbol },
+          { header: "Listing", value: (t) => t.ticker },
+          { header: "Side", value: (t) => t.side.toUpperCase() },
+          { header: "Shares", value: (t) => quantity(t.shares), align: "right" },
+          { header: "Price (USD)", value: (t) => money(t.price_usd), align: "right" },
+          { header: "Amount (USD)", value: (t) => money(t.amount_usd), align: "right" },
+          { header: "Weight now", value: (t) => weight(t.from_weight), align: "right" },
+          { header: "Target", value: (t) => weight(t.to_weight), align: "right" },
+        ],
+        `Trades (${o.trades.length})`,
+      ),
+    );
+    if (o.lots_to_sell.length > 0)
+      parts.push(
+        renderTable(
+          o.lots_to_sell,
+          [
+            { header: "Ticker", value: (l) => l.symbol },
+            { header: "Lot", value: (l) => l.lot_uuid.slice(0, 8) },
+            { header: "Term", value: (l) => (l.term === "long_term" ? "long" : "short") },
+            { header: "Quantity", value: (l) => quantity(l.quantity), align: "right" },
+            { header: "Proceeds (USD)", value: (l) => money(l.proceeds_usd), align: "right" },
+            { header: "Basis (USD)", value: (l) => money(l.cost_basis_usd), align: "right" },
+            { header: "Gain (USD)", value: (l) => money(l.gain_usd), align: "right" },
+            {
+              header: "Tax alpha",
+              value: (l) => (l.gain_usd < 0 ? (l.tax_alpha_ignored ? "no" : "yes") : ""),
+            },
+          ],
+          `Lots to sell (${o.lots_to_sell.length})`,
+        ),
+      );
+  }
+  for (const w of o.warnings) parts.push(`warning: ${w}`);
+  return parts.join("\n\n");
+}
+
+export function registerOptimize(program: Command, hooks: ProgramHooks): void {
+  examples(
+    program
+      .command("optimize")
+      .description(
+        "Run the tax-aware optimizer on an account: target weights, trades, lots to sell, tracking error, tax cost and turnover (nothing is stored). Exits 1 when the configuration is infeasible, after printing the diagnosis.",
+      )
+      .requiredOption("--account <uuid>", "the account")
+      .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)")
+      .action(
+        actionWithCode(hooks, async (ctx, opts: { account: string; asOf?: string }) => {
+          const body = requestOf(opts);
+          const backend = await ctx.backend();
+          const found = await backend.findAccount(opts.account);
+          const o = await ctx.out.spin("Optimizing", () =>
+            backend.optimizeAccount(found.client_uuid, opts.account, body),
+          );
+          if (ctx.out.json) ctx.out.printJson(o);
+          else ctx.out.line(renderOptimization(o));
+          return o.status === "infeasible" ? EXIT_FAILURE : EXIT_OK;
+        }),
+      ),
+    "lotwise optimize --account 91aad834-...",
+    "lotwise optimize --account 91aad834-... --as-of 2025-11-28 --json",
+  );
+  examples(
+    program
+      .command("rebalance")
+      .description(
+        "Optimize an account, then build and store the rebalance proposal of the optimized weights (as `lotwise proposal create` does). An infeasible configuration stores nothing and exits 1 with the diagnosis.",
+      )
+      .requiredOption("--account <uuid>", "the account")
+      .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)")
+      .action(
+        actionWithCode(hooks, async (ctx, opts: { account: string; asOf?: string }) => {
+          const body = requestOf(opts);
+          const backend = await ctx.backend();
+          const found = await backend.findAccount(opts.account);
+          const r = await ctx.out.spin("Optimizing and building the proposal", () =>
+            backend.rebalanceAccount(found.client_uuid, opts.account, body),
+          );
+          if (ctx.out.json) ctx.out.printJson(r);
+          else {
+            ctx.out.line(renderOptimization(r.optimization));
+            ctx.out.line();
+            ctx.out.line(r.proposal === null ? `No proposal: ${r.message}` : renderProposal(r.proposal));
+          }
+          return r.proposal === null ? EXIT_FAILURE : EXIT_OK;
+        }),
+      ),
+    "lotwise rebalance --account 91aad834-...",
+    "lotwise rebalance --account 91aad834-... --url http://127.0.0.1:8000 --api-key lw_... --json",
+  );
+}

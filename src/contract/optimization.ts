@@ -1,0 +1,157 @@
+/**
+ * @module contract/optimization
+ * Extension shapes of the optimizer service (`lotwise optimize` / `lotwise rebalance` and their routes
+ * `POST .../accounts/{account}/optimize/` and `.../rebalance/`): the request (an optional as-of date) and the
+ * optimizer's answer for an account. Money figures of the optimization are float estimates in USD (the stored
+ * proposal built from the weights carries the exact decimal amounts); weights are fractions of the investable
+ * value (NAV minus the cash buffers), as in proposals.
+ */
+import * as z from "zod";
+import { finiteNumber, isoDate, themeAssetId, uuid } from "./primitives.js";
+import { proposalResponseSchema } from "./proposal.js";
+import { describe, named } from "./registry.js";
+
+/** Body of the optimize and rebalance extensions. */
+export const optimizeRequestSchema = named(
+  z.strictObject({
+    as_of_date: describe(
+      isoDate(),
+      "trade date of the optimization (default: the market's latest date on or before today); prices are the last closes on or before it",
+    ).optional(),
+  }),
+  "OptimizeRequest",
+  "Body of the optimize / rebalance extensions; every field optional.",
+);
+/** Body of the optimize and rebalance extensions. */
+export type OptimizeRequest = z.infer<typeof optimizeRequestSchema>;
+
+const num = finiteNumber;
+
+const optimizedAssetSchema = z.strictObject({
+  ticker: themeAssetId(),
+  symbol: z.string(),
+  current_weight: describe(num(), "weight before the trades, fraction of the investable value"),
+  target_weight: describe(num(), "optimized weight, fraction of the investable value"),
+  benchmark_weight: describe(num(), "benchmark weight after per-ticker targets"),
+});
+
+const optimizedTradeSchema = z.strictObject({
+  ticker: themeAssetId(),
+  symbol: z.string(),
+  side: z.enum(["buy", "sell"]),
+  shares: describe(num(), "shares traded (positive)"),
+  amount_usd: describe(num(), "value traded at the price, USD (positive)"),
+  price_usd: describe(num(), "price used, USD per share"),
+  from_weight: num(),
+  to_weight: num(),
+});
+
+const lotToSellSchema = z.strictObject({
+  lot_uuid: z.string(),
+  ticker: themeAssetId(),
+  symbol: z.string(),
+  quantity: describe(z.string(), "shares of the lot sold, decimal"),
+  proceeds_usd: num(),
+  cost_basis_usd: num(),
+  gain_usd: describe(num(), "realized gain (negative = loss) before capital-gains reductions"),
+  term: z.enum(["short_term", "long_term"]),
+  tax_alpha_ignored: describe(
+    z.boolean(),
+    "the loss earns no tax alpha (wash-sale exposed, outside n_high_loss_lots, tax alpha off)",
+  ),
+});
+
+/** The optimizer's answer for an account (extension). */
+export const accountOptimizationSchema = named(
+  z.strictObject({
+    account_uuid: uuid(),
+    status: describe(
+      z.enum(["optimal", "suboptimal", "infeasible"]),
+      "infeasible: no portfolio meets the constraints (see diagnosis); nothing else is meaningful then",
+    ),
+    as_of_date: isoDate(),
+    benchmark: describe(z.string(), "where the target weights come from (index, blend, or the holdings)"),
+    risk_model: describe(z.string(), "risk model used (risk_model_name, default pca)"),
+    universe_size: describe(
+      z.int(),
+      "assets optimized over: benchmark, holdings and assets the config names",
+    ),
+    nav_usd: num(),
+    investable_usd: describe(num(), "NAV minus the cash buffers"),
+    cash_usd: describe(num(), "cash before the trades"),
+    cash_buffer_usd: describe(num(), "cash reserved by the buffers, USD"),
+    cash_after_usd: describe(num(), "cash after the trades and their costs"),
+    weights: describe(
+      z.array(optimizedAssetSchema),
+      "assets held before or after, or in the benchmark, by target weight descending",
+    ),
+    trades: z.array(optimizedTradeSchema),
+    lots_to_sell: z.array(lotToSellSchema),
+    tracking_error: describe(
+      num().nullable(),
+      "ex-ante annualized tracking error vs the benchmark (fraction); null when infeasible",
+    ),
+    total_risk: describe(num().nullable(), "ex-ante annualized volatility (fraction); null when infeasible"),
+    tax_cost_usd: describe(num(), "net tax of the sales at the configured rates (negative = saving)"),
+    realized_short_term_usd: num(),
+    realized_long_term_usd: num(),
+    capital_gains_reduction_usd: num(),
+    harvested_losses_usd: describe(num(), "losses realized (positive magnitude)"),
+    transaction_cost_usd: num(),
+    market_impact_usd: num(),
+    turnover: describe(num(), "one-way turnover, fraction of the investable value"),
+    tax_gamma: describe(num(), "weight of the tax term used (after a tax budget / gain target search)"),
+    tax_gamma_search: z
+      .strictObject({
+        method: z.string(),
+        goal: z.string(),
+        target: num(),
+        achieved: num(),
+        evaluations: z.int(),
+        within_tolerance: z.boolean(),
+      })
+      .nullable(),
+    risk_cap: describe(
+      z
+        .strictObject({
+          requested: num(),
+          used: num(),
+          relaxations: z.int(),
+          minimum_achievable: num().nullable(),
+          binding: z.boolean(),
+        })
+        .nullable(),
+      "active-risk cap (annualized tracking error, fraction) and its relaxations; null without a cap",
+    ),
+    solver: z.strictObject({
+      status: z.string(),
+      rounds: z.int(),
+      solves: z.int(),
+      rebuilds: z.int(),
+      qp_iterations: z.int(),
+    }),
+    binding: describe(z.array(z.string()), "constraints holding with a non-zero multiplier"),
+    diagnosis: describe(z.array(z.string()), "when infeasible: the conflicting constraints, with numbers"),
+    warnings: z.array(z.string()),
+  }),
+  "AccountOptimization",
+  "The tax-aware optimizer's result for an account: target weights, trades, lots to sell, risk, tax and costs.",
+);
+/** The optimizer's answer for an account. */
+export type AccountOptimization = z.infer<typeof accountOptimizationSchema>;
+
+/** Answer of the rebalance extension. */
+export const accountRebalanceSchema = named(
+  z.strictObject({
+    optimization: accountOptimizationSchema,
+    proposal: describe(
+      proposalResponseSchema.nullable(),
+      "the stored proposal built from the optimized weights (endpoint 1); null when the optimization is infeasible",
+    ),
+    message: describe(z.string().nullable(), "why no proposal was stored, when none was"),
+  }),
+  "AccountRebalance",
+  "An optimization and the rebalance proposal built (and stored) from its weights.",
+);
+/** Answer of the rebalance extension. */
+export type AccountRebalance = z.infer<typeof accountRebalanceSchema>;

@@ -1,0 +1,764 @@
+/**
+ * @module service/optimize
+ * The tax-aware optimizer as a service operation (`lotwise optimize` / `lotwise rebalance` and their routes): read
+ * an account from the store, prepare the optimizer's input (universe, USD prices, lots, benchmark weights, risk
+ * model, configuration) as of a date, run `core/optimizer`, and answer in the contract's `AccountOptimization`
+ * shape; `rebalanceAccount` then turns the optimized weights into a stored proposal through endpoint 1's service.
+ * How each input is built is in docs/optimize-service.md.
+ */
+import { Decimal } from "decimal.js";
+import {
+  type AccountOptimization,
+  type AccountRebalance,
+  accountOptimizationSchema,
+  accountRebalanceSchema,
+  type PortfolioConfigRead,
+  parseOrThrow,
+  proposalRequestSchema,
+} from "../contract/index.js";
+import type { Currency, Security } from "../core/data/types.js";
+import { addDays } from "../core/dates.js";
+import { DataError, ValidationError } from "../core/errors.js";
+import {
+  type FactorExposureBound,
+  type OptimizationInput,
+  type OptimizationResult,
+  type OptimizerConfig,
+  type OptimizerConfigInput,
+  type OptimizerTaxPreferences,
+  optimizePortfolio,
+  resolveOptimizerConfig,
+  type TickerTarget,
+} from "../core/optimizer/index.js";
+import { buildRiskModel, type FactorModel, type RiskModelInputs } from "../core/risk/index.js";
+import type { AccountRecord } from "../store/index.js";
+import { holdingsAt } from "./backtest-run.js";
+import { findAccount } from "./clients.js";
+import { marketAsOf, type ServiceContext } from "./context.js";
+import { effectiveConfig, securityCondition } from "./effective-config.js";
+import { createProposal } from "./proposals.js";
+import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
+
+/** risk_aversion when a configuration leaves it unset (the application default; the library's is 1). */
+export const SERVICE_RISK_AVERSION = 2;
+/** Risk model when a configuration names none. */
+export const DEFAULT_RISK_MODEL = "pca";
+/** Calendar days of prices read before the as-of date for the risk model (~1 year of trading days plus slack). */
+export const RISK_HISTORY_CALENDAR_DAYS = 380;
+/** Daily returns the risk model is estimated from (at most). */
+export const RISK_LOOKBACK_DAYS = 252;
+/** Fewest observed returns for an asset to be estimated by the statistical model (others are imputed). */
+export const MIN_RETURN_OBSERVATIONS = 60;
+/** Trading days averaged for the average daily traded value (spread and impact terms). */
+export const ADV_WINDOW_DAYS = 63;
+/** Style characteristics of the `characteristics` risk model, used when the store holds them. */
+export const STYLE_CHARACTERISTICS = [
+  "momentum",
+  "volatility",
+  "book_to_price",
+  "earnings_yield",
+  "dividend_yield",
+  "profitability",
+  "growth",
+] as const;
+
+/** Options of {@link optimizeAccount} and {@link rebalanceAccount}. */
+export interface OptimizeAccountOptions {
+  /** Trade date (`YYYY-MM-DD`). @default the market's as-of date (latest trading date on or before today) */
+  asOf?: string | undefined;
+  /** The account's client, when the caller has it (HTTP path): the account must belong to it. */
+  clientUuid?: string | undefined;
+}
+
+/** What the service resolved for the optimizer besides the configuration itself. */
+export interface ConfigResolution {
+  /** no_hold_tickers active on the date (conditions resolved); default: entries whose window holds at the end of `asOf`. */
+  noHold?: readonly string[];
+  /** no_trade_tickers active on the date. */
+  noTrade?: readonly string[];
+  /** Does a target_ticker_weights condition hold for the asset? @default true (a label) */
+  conditionHolds?: (themeAssetId: string, condition: string, path: string) => boolean;
+}
+
+const num = (v: string | null | undefined): number | null =>
+  v === null || v === undefined ? null : Number(v);
+const numOr = (v: string | null | undefined): number | undefined =>
+  v === null || v === undefined ? undefined : Number(v);
+
+/**
+ * The optimizer's configuration (camelCase numbers) from a configuration read (snake_case, decimals as strings),
+ * typically the account's effective configuration on `asOf`. Every field with an optimizer counterpart is mapped
+ * (docs/optimize-service.md has the table); risk_aversion defaults to 2, the application default. Restrictions
+ * come from `resolved` when given (the service resolves their conditions against the store), else from the read's
+ * entries whose validity window holds at the end of `asOf`. target_ticker_weights entries whose condition does not
+ * hold are left out.
+ * @example optimizerConfigFromPortfolioConfig(read, "2025-12-31").maxWeight // 0.1 for max_weight "0.1"
+ */
+export function optimizerConfigFromPortfolioConfig(
+  read: PortfolioConfigRead,
+  asOf: string,
+  resolved: ConfigResolution = {},
+): OptimizerConfigInput {
+  const at = `${asOf}T23:59:59.999Z`;
+  const active = (list: PortfolioConfigRead["no_hold_tickers"]) =>
+    list
+      .filter(
+        (r) =>
+          (r.starts_from === null || r.starts_from <= at) && (r.expires_at === null || at < r.expires_at),
+      )
+      .map((r) => r.ticker.theme_asset_id);
+  const holds = resolved.conditionHolds ?? (() => true);
+  const targets: TickerTarget[] = [];
+  read.target_ticker_weights.forEach((t, i) => {
+    const id = t.ticker.theme_asset_id;
+    if (t.condition !== null && !holds(id, t.condition, `target_ticker_weights[${i}]`)) return;
+    targets.push({
+      themeAssetId: id,
+      targetWeight: num(t.target_weight),
+      lowerBound: num(t.lower_bound),
+      upperBound: num(t.upper_bound),
+      minActive: num(t.min_active),
+      maxActive: num(t.max_active),
+    });
+  });
+  const factorBounds: FactorExposureBound[] = read.factor_exposure_bounds.map((b) => ({
+    factor: b.factor,
+    minBound: num(b.min_bound),
+    maxBound: num(b.max_bound),
+    minActiveBound: num(b.min_active_bound),
+    maxActiveBound: num(b.max_active_bound),
+  }));
+  const reductions: Record<string, number> = {};
+  for (const [id, v] of Object.entries(read.capital_gains_reductions)) reductions[id] = Number(v);
+  const tp = read.tax_preferences;
+  const tax = defined<OptimizerTaxPreferences>({
+    shortTermRate: numOr(tp.short_term_rate),
+    longTermRate: numOr(tp.long_term_rate),
+    taxGamma: numOr(tp.tax_gamma),
+    taxGammaMin: numOr(tp.tax_gamma_min),
+    taxGammaMax: numOr(tp.tax_gamma_max),
+    taxBudgetUsd: num(tp.tax_budget_usd),
+    taxGainTarget: num(tp.tax_gain_target),
+    taxGainTargetTolerance: num(tp.tax_gain_target_tolerance),
+    useTaxAlpha: tp.tax_use_tax_alpha ?? undefined,
+    positiveTaxAlphaScalingFactor: numOr(tp.positive_tax_alpha_scaling_factor),
+    nHighLossLots: tp.n_high_loss_lots,
+    includePositiveTaxAlphaLots: tp.include_positive_tax_alpha_lots ?? undefined,
+    preventTlhInvalidatingPurchase: tp.prevent_tlh_invalidating_purchase ?? undefined,
+    preventTlhInvalidatingSale: tp.prevent_tlh_invalidating_sale ?? undefined,
+    washSaleThresholdDays: tp.wash_sale_threshold ?? undefined,
+    longTermThresholdDays: tp.long_term_threshold ?? undefined,
+    trackingErrorThreshold: num(tp.tracking_error_threshold),
+  });
+  const rest = defined<Omit<OptimizerConfig, "tax">>({
+    optimizationMode: read.optimization_mode as OptimizerConfigInput["optimizationMode"],
+    longWeightSum: num(read.long_weight_sum),
+    shortWeightSum: num(read.short_weight_sum),
+    minWeight: num(read.min_weight),
+    maxWeight: num(read.max_weight),
+    minActiveWeight: num(read.min_active_weight),
+    maxActiveWeight: num(read.max_active_weight),
+    targetTickerWeights: targets,
+    noHold: [...(resolved.noHold ?? active(read.no_hold_tickers))],
+    noTrade: [...(resolved.noTrade ?? active(read.no_trade_tickers))],
+    factorExposureBounds: factorBounds,
+    useActiveRiskBounds: read.use_active_risk_bounds,
+    maxActiveRiskPct: num(read.max_active_risk_pct),
+    riskBoundIncreaseFactor: numOr(read.risk_bound_increase_factor),
+    riskBoundMaxIterations: read.risk_bound_max_iterations,
+    useMeanVariance: read.use_mean_variance,
+    riskAversion: numOr(read.risk_aversion) ?? SERVICE_RISK_AVERSION,
+    scalingFactor: numOr(read.scaling_factor),
+    spectralShift: numOr(read.spectral_shift),
+    useTurnoverConstraint: read.use_turnover_constraint,
+    maxTurnoverPct: numOr(read.max_turnover_pct),
+    tcostBps: num(read.tcost_bps),
+    bidAskSpreadParameter: num(read.bid_ask_spread_parameter),
+    bidAskSpreadRefVolume: num(read.bid_ask_spread_ref_volume),
+    marketImpactParameter: num(read.market_impact_parameter),
+    linearTcaf: numOr(read.linear_tcaf),
+    commissionRate: numOr(read.commission_rate),
+    brokerSpreadBps: numOr(read.broker_spread_bps),
+    minTradingVolumeDollars: numOr(read.min_trading_volume_dollars),
+    requireWholeShares: read.require_whole_shares,
+    wholeShareAssets: read.whole_share_assets === null ? null : [...read.whole_share_assets],
+    substitutionGroups: read.substitution_pairs.map((g) => [...g]),
+    capitalGainsReductions: reductions,
+    capitalGainsReductionsUnits: read.capital_gains_reductions_units as "DOLLARS" | "PERCENT",
+    useCashBenchmark: read.use_cash_benchmark,
+    cashBufferUsd: num(read.cash_buffer_usd),
+    cashBufferCad: num(read.cash_buffer_cad),
+    cashBufferUsdAmount: num(read.cash_buffer_usd_amount),
+    cashBufferCadAmount: num(read.cash_buffer_cad_amount),
+    useRegulaFalsi: read.use_regula_falsi,
+  });
+  return { ...rest, tax };
+}
+
+/** The object without its undefined fields (the optimizer's defaults then apply). */
+function defined<T>(o: { [K in keyof T]: T[K] | undefined }): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/** Everything prepared for one optimization, with what the answer reports besides the result. */
+interface Prepared {
+  account: AccountRecord;
+  input: OptimizationInput;
+  securities: Map<string, Security>;
+  benchmarkName: string;
+  riskModelName: string;
+  warnings: string[];
+}
+
+function resolveAccount(ctx: ServiceContext, org: string, accountUuid: string, clientUuid?: string) {
+  if (clientUuid !== undefined) return ctx.store.accounts.require(org, clientUuid, accountUuid);
+  return findAccount(ctx, org, accountUuid).account;
+}
+
+function resolveAsOf(ctx: ServiceContext, asOf: string | undefined): string {
+  const date = asOf ?? marketAsOf(ctx);
+  if (ctx.store.market.latestTradingDate(date) === null)
+    throw new ValidationError(`Cannot optimize as of ${date}: the store holds no prices on or before it.`, [
+      {
+        path: "as_of_date",
+        message: `no market data on or before ${date} (lotwise market generate | import)`,
+      },
+    ]);
+  return date;
+}
+
+/** Units of each listing currency per USD on `asOf`. @throws {DataError} when a rate is missing. */
+function fxOn(ctx: ServiceContext, currencies: Iterable<Currency>, asOf: string): Map<Currency, number> {
+  const out = new Map<Currency, number>();
+  for (const c of currencies) {
+    if (out.has(c)) continue;
+    const r = ctx.store.market.fxRateAsOf(c, asOf);
+    if (!r) throw new DataError(`No ${c} per USD rate on or before ${asOf}.`, { code: "missing_fx" });
+    out.set(c, r.perUsd);
+  }
+  return out;
+}
+
+function prepare(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: OptimizeAccountOptions,
+): Prepared {
+  const account = resolveAccount(ctx, org, accountUuid, options.clientUuid);
+  const asOf = resolveAsOf(ctx, options.asOf);
+  const market = ctx.store.market;
+  const warnings: string[] = [];
+
+  // The account on the date (lots bought on or before it, split-adjusted back), valued at the closes.
+  const held = holdingsAt(ctx, account, asOf);
+  const heldIds = new Set(held.lots.map((l) => l.themeAssetId));
+  const eff = effectiveConfig(ctx, account, asOf, {
+    account: { nav: held.valueUsd.toNumber(), cash_usd: held.cashUsd.toNumber(), positions: heldIds.size },
+  });
+  warnings.push(...eff.warnings);
+  const read = eff.read;
+  const configInput = optimizerConfigFromPortfolioConfig(read, asOf, {
+    noHold: eff.noHold,
+    noTrade: eff.noTrade,
+    conditionHolds: (id, condition, path) => securityCondition(ctx, id, condition, asOf, path, warnings),
+  });
+  const config = resolveOptimizerConfig(configInput);
+
+  // Target weights.
+  const source = benchmarkSource(ctx, account, read);
+  let benchmarkName: string;
+  let targetWeights: Map<string, number>;
+  const fromSource = source === null ? null : benchmarkWeightsAsOf(ctx, source, asOf);
+  if (source !== null && fromSource !== null && fromSource.weights.size > 0) {
+    benchmarkName = source.name;
+    targetWeights = fromSource.weights;
+  } else if (heldIds.size > 0) {
+    // No index weights by the date: the account's own weights are the target (as the backtest does).
+    benchmarkName = "account holdings";
+    targetWeights = new Map();
+    warnings.push(
+      "No benchmark with constituent weights on the date (asset allocations, asset-class benchmarks, SYNTH500, SP500); the account's own weights are the target.",
+    );
+  } else
+    throw new ValidationError(
+      `Nothing to optimize: account ${account.uuid} holds nothing on ${asOf} and no benchmark index with constituent weights is stored.`,
+      [{ path: "asset_allocations", message: "no benchmark with constituent weights and no holdings" }],
+    );
+
+  // Universe: benchmark constituents, holdings, and what the configuration names.
+  const named = new Set<string>([
+    ...config.targetTickerWeights.map((t) => t.themeAssetId),
+    ...config.noHold,
+    ...config.noTrade,
+    ...config.substitutionGroups.flat(),
+  ]);
+  const candidates = [...new Set([...targetWeights.keys(), ...heldIds, ...named])].sort();
+  const securityList = market.securities({ themeAssetIds: candidates });
+  const securities = new Map(securityList.map((s) => [s.themeAssetId, s]));
+  const closes = market.latestPrices(candidates, asOf);
+  const assets: string[] = [];
+  const dropped: string[] = [];
+  for (const id of candidates) {
+    const priced = securities.has(id) && closes.has(id);
+    if (priced) assets.push(id);
+    else if (heldIds.has(id))
+      throw new DataError(`The account holds ${id} but the store has no price for it on or before ${asOf}.`, {
+        code: "missing_price",
+      });
+    else dropped.push(id);
+  }
+  if (dropped.length > 0)
+    warnings.push(
+      `Left out of the universe (no security or no price on or before ${asOf}): ${dropped.slice(0, 10).join(", ")}${dropped.length > 10 ? ` and ${dropped.length - 10} more` : ""}.`,
+    );
+  const n = assets.length;
+  const fx = fxOn(
+    ctx,
+    assets.map((id) => securities.get(id)!.currency),
+    asOf,
+  );
+  const currencies = assets.map((id) => securities.get(id)!.currency);
+  const pricesUsd = Float64Array.from(assets, (id, i) => closes.get(id)!.close / fx.get(currencies[i]!)!);
+
+  const benchmark = new Float64Array(n);
+  if (targetWeights.size > 0) for (let i = 0; i < n; i++) benchmark[i] = targetWeights.get(assets[i]!) ?? 0;
+  else
+    for (const l of held.lots) {
+      const i = assets.indexOf(l.themeAssetId);
+      benchmark[i]! += l.quantity.toNumber() * pricesUsd[i]!;
+    }
+  let total = 0;
+  for (const b of benchmark) total += b;
+  // Index weights are stored as fractions summing to 1 up to rounding; holdings weights are normalized here.
+  if (total > 1 || targetWeights.size === 0) for (let i = 0; i < n; i++) benchmark[i]! /= total;
+
+  // Market data for the risk model and the cost terms.
+  const history = priceHistory(ctx, assets, currencies, asOf);
+  const riskModelName = read.risk_model_name ?? DEFAULT_RISK_MODEL;
+  const riskModel = buildAccountRiskModel(
+    ctx,
+    riskModelName,
+    assets,
+    securities,
+    pricesUsd,
+    history,
+    asOf,
+    warnings,
+  );
+  const cad = read.cash_buffer_cad_amount !== null || Number(read.cash_buffer_cad ?? 0) > 0;
+  const cadPerUsd = cad ? fxOn(ctx, ["CAD"], asOf).get("CAD") : undefined;
+
+  return {
+    account,
+    securities,
+    benchmarkName,
+    riskModelName,
+    warnings,
+    input: {
+      asOf,
+      assets,
+      pricesUsd,
+      currencies,
+      lots: held.lots,
+      cashUsd: held.cashUsd.toNumber(),
+      benchmark,
+      riskModel,
+      averageDailyVolumeUsd: history.advUsd,
+      ...(cadPerUsd === undefined ? {} : { cadPerUsd }),
+      config,
+    },
+  };
+}
+
+/** Trailing daily USD total returns (T x n, NaN = missing) and the average daily traded value per asset. */
+interface PriceHistory {
+  periods: number;
+  returns: Float64Array;
+  advUsd: Float64Array;
+}
+
+/**
+ * Daily USD total returns over the trailing year ending on `asOf`: close-to-close with split ratios and dividends
+ * on their dates, converted at each date's FX (carried forward); the last {@link RISK_LOOKBACK_DAYS}. The average
+ * daily traded value is close x volume / FX over the last {@link ADV_WINDOW_DAYS} rows with a volume (NaN without).
+ */
+function priceHistory(
+  ctx: ServiceContext,
+  assets: readonly string[],
+  currencies: readonly Currency[],
+  asOf: string,
+): PriceHistory {
+  const market = ctx.store.market;
+  const from = addDays(asOf, -RISK_HISTORY_CALENDAR_DAYS);
+  const m = market.priceMatrix(from, asOf, assets);
+  const n = assets.length;
+  const T = m.dates.length;
+  const column = new Map(assets.map((id, i) => [id, i]));
+  const row = new Map(m.dates.map((d, t) => [d, t]));
+  const ratio = new Float64Array(T * n).fill(1);
+  for (const s of market.splits(from, asOf)) {
+    const i = column.get(s.themeAssetId);
+    const t = row.get(s.date);
+    if (i !== undefined && t !== undefined) ratio[t * n + i]! *= s.ratio;
+  }
+  const dividend = new Float64Array(T * n);
+  for (const d of market.dividends(from, asOf)) {
+    const i = column.get(d.themeAssetId);
+    const t = row.get(d.exDate);
+    if (i !== undefined && t !== undefined) dividend[t * n + i]! += d.amount;
+  }
+  const fxSeries = new Map<Currency, Float64Array>();
+  for (const c of new Set(currencies)) {
+    const series = new Float64Array(T).fill(c === "USD" ? 1 : Number.NaN);
+    if (c !== "USD") {
+      let last = market.fxRateAsOf(c, from)?.perUsd ?? Number.NaN;
+      const byDate = new Map(market.fxSeries(c, from, asOf).map((r) => [r.date, r.perUsd]));
+      for (let t = 0; t < T; t++) {
+        last = byDate.get(m.dates[t]!) ?? last;
+        series[t] = last;
+      }
+    }
+    fxSeries.set(c, series);
+  }
+  const periods = Math.max(0, Math.min(RISK_LOOKBACK_DAYS, T - 1));
+  const returns = new Float64Array(periods * n).fill(Number.NaN);
+  for (let s = 0; s < periods; s++) {
+    const t = T - periods + s;
+    for (let i = 0; i < n; i++) {
+      const fx = fxSeries.get(currencies[i]!)!;
+      const a = m.close[(t - 1) * n + i]! / fx[t - 1]!;
+      const b = (m.close[t * n + i]! * ratio[t * n + i]! + dividend[t * n + i]!) / fx[t]!;
+      const r = b / a - 1;
+      if (Number.isFinite(r) && a > 0) returns[s * n + i] = r;
+    }
+  }
+  const advUsd = new Float64Array(n).fill(Number.NaN);
+  for (let i = 0; i < n; i++) {
+    const fx = fxSeries.get(currencies[i]!)!;
+    let sum = 0;
+    let count = 0;
+    for (let t = T - 1; t >= 0 && count < ADV_WINDOW_DAYS; t--) {
+      const v = m.volume[t * n + i]! * (m.close[t * n + i]! / fx[t]!);
+      if (Number.isFinite(v)) {
+        sum += v;
+        count++;
+      }
+    }
+    if (count > 0) advUsd[i] = sum / count;
+  }
+  return { periods, returns, advUsd };
+}
+
+/**
+ * The risk model named by the configuration over the universe (annualized; the optimizer applies spectral_shift).
+ * `pca`: the statistical model of the trailing returns of the assets with at least
+ * {@link MIN_RETURN_OBSERVATIONS} returns, the others imputed from their sector. `characteristics`: market,
+ * sector and style factors from the store's characteristics (point in time on `asOf`), market caps from
+ * `market_cap` (else shares outstanding x price, else the median). `custom` / `vendor`: the store holds no
+ * uploaded model, so they are refused naming the field.
+ */
+function buildAccountRiskModel(
+  ctx: ServiceContext,
+  name: string,
+  assets: readonly string[],
+  securities: ReadonlyMap<string, Security>,
+  pricesUsd: Float64Array,
+  history: PriceHistory,
+  asOf: string,
+  warnings: string[],
+): FactorModel {
+  if (name === "custom" || name === "vendor")
+    throw new DataError(
+      `risk_model_name is "${name}", which needs an uploaded ${name === "custom" ? "covariance or factor model" : "vendor model (exposures, factor covariance, specific risk)"}; this store holds none. Set risk_model_name to pca or characteristics (lotwise configs update UUID --set risk_model_name=pca).`,
+      { code: "risk_model_inputs_missing" },
+    );
+  const n = assets.length;
+  if (history.periods < MIN_RETURN_OBSERVATIONS)
+    throw new DataError(
+      `risk_model_name "${name}" needs at least ${MIN_RETURN_OBSERVATIONS} daily returns before ${asOf}; the store holds ${history.periods}. Import more price history (lotwise market import).`,
+      { code: "insufficient_history" },
+    );
+  const counts = new Int32Array(n);
+  for (let s = 0; s < history.periods; s++)
+    for (let i = 0; i < n; i++) if (!Number.isNaN(history.returns[s * n + i]!)) counts[i]!++;
+  const sectorOf = (id: string) => securities.get(id)?.sector ?? null;
+  if (name === "characteristics") {
+    const market = ctx.store.market;
+    const available = new Set(market.characteristicNames());
+    const names = STYLE_CHARACTERISTICS.filter((c) => available.has(c));
+    const inputs: RiskModelInputs = { returns: { assets: [...assets], returns: history.returns } };
+    if (names.length > 0 || available.has("market_cap")) {
+      const c = names.length;
+      const characteristics = new Float64Array(n * c).fill(Number.NaN);
+      names.forEach((nm, j) => {
+        const values = market.characteristicsAsOf(nm, asOf);
+        assets.forEach((id, i) => {
+          const v = values.get(id);
+          if (v !== undefined) characteristics[i * c + j] = v;
+        });
+      });
+      const caps = market.characteristicsAsOf("market_cap", asOf);
+      const marketCap = Float64Array.from(assets, (id, i) => {
+        const v = caps.get(id);
+        if (v !== undefined && v > 0) return v;
+        const shares = securities.get(id)?.sharesOutstanding ?? null;
+        return shares !== null && shares > 0 ? shares * pricesUsd[i]! : Number.NaN;
+      });
+      const known = [...marketCap].filter((v) => v > 0).sort((a, b) => a - b);
+      const median = known.length > 0 ? known[Math.floor(known.length / 2)]! : 1e9;
+      let filled = 0;
+      for (let i = 0; i < n; i++)
+        if (!(marketCap[i]! > 0)) {
+          marketCap[i] = median;
+          filled++;
+        }
+      if (filled > 0)
+        warnings.push(`${filled} asset(s) without a market cap use the median cap in the risk model.`);
+      inputs.characteristics = {
+        characteristicNames: [...names],
+        characteristics,
+        sectors: assets.map(sectorOf),
+        marketCap,
+      };
+    }
+    return buildRiskModel("characteristics", inputs, { assets: [...assets] });
+  }
+  // pca (or an unknown name, which buildRiskModel refuses naming risk_model_name).
+  const covered: number[] = [];
+  for (let i = 0; i < n; i++) if (counts[i]! >= MIN_RETURN_OBSERVATIONS) covered.push(i);
+  if (covered.length < 2)
+    throw new DataError(
+      `risk_model_name "${name}" needs at least 2 assets with ${MIN_RETURN_OBSERVATIONS} daily returns before ${asOf}; the universe has ${covered.length}.`,
+      { code: "insufficient_history" },
+    );
+  const T = history.periods;
+  const sub = new Float64Array(T * covered.length);
+  for (let s = 0; s < T; s++)
+    covered.forEach((i, j) => {
+      sub[s * covered.length + j] = history.returns[s * n + i]!;
+    });
+  const model = buildRiskModel(
+    name,
+    { returns: { assets: covered.map((i) => assets[i]!), returns: sub } },
+    { pca: { minObservations: MIN_RETURN_OBSERVATIONS } },
+  );
+  return completeModel(model, assets, sectorOf);
+}
+
+/**
+ * The model over `assets` (in that order): assets it does not cover get the average exposures of the covered
+ * assets of their sector (of all covered assets when the sector has none) and that group's median specific variance.
+ */
+function completeModel(
+  model: FactorModel,
+  assets: readonly string[],
+  sectorOf: (id: string) => number | null,
+): FactorModel {
+  const k = model.factors.length;
+  const rowOf = new Map(model.assets.map((a, i) => [a, i]));
+  const bySector = new Map<number | null, number[]>();
+  model.assets.forEach((a, r) => {
+    const list = bySector.get(sectorOf(a)) ?? [];
+    list.push(r);
+    bySector.set(sectorOf(a), list);
+  });
+  const all = model.assets.map((_, r) => r);
+  const n = assets.length;
+  const exposures = new Float64Array(n * k);
+  const specificVariance = new Float64Array(n);
+  let imputed = 0;
+  assets.forEach((id, i) => {
+    const r = rowOf.get(id);
+    if (r !== undefined) {
+      for (let f = 0; f < k; f++) exposures[i * k + f] = model.exposures[r * k + f]!;
+      specificVariance[i] = model.specificVariance[r]!;
+      return;
+    }
+    imputed++;
+    const peers = bySector.get(sectorOf(id)) ?? all;
+    for (const p of peers)
+      for (let f = 0; f < k; f++) exposures[i * k + f]! += model.exposures[p * k + f]! / peers.length;
+    const vars = peers.map((p) => model.specificVariance[p]!).sort((a, b) => a - b);
+    specificVariance[i] = vars[Math.floor(vars.length / 2)]!;
+  });
+  return {
+    ...model,
+    assets: [...assets],
+    exposures,
+    specificVariance,
+    diagnostics: {
+      ...model.diagnostics,
+      notes: [
+        ...model.diagnostics.notes,
+        ...(imputed > 0
+          ? [
+              `${imputed} asset(s) with fewer than ${MIN_RETURN_OBSERVATIONS} returns imputed from their sector.`,
+            ]
+          : []),
+      ],
+    },
+  };
+}
+
+const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
+
+/** The optimizer's result in the contract shape. */
+function toWire(p: Prepared, r: OptimizationResult): AccountOptimization {
+  const symbol = (id: string) => p.securities.get(id)?.symbol ?? id;
+  const index = new Map(r.assets.map((a, i) => [a, i]));
+  const eps = 1e-12;
+  const weights = r.assets
+    .map((id, i) => ({
+      ticker: id,
+      symbol: symbol(id),
+      current_weight: r.currentWeights[i]!,
+      target_weight: r.status === "infeasible" ? 0 : r.weights[i]!,
+      benchmark_weight: r.benchmarkWeights[i]!,
+    }))
+    .filter(
+      (w) => Math.abs(w.current_weight) > eps || Math.abs(w.target_weight) > eps || w.benchmark_weight > eps,
+    )
+    .sort((a, b) => b.target_weight - a.target_weight || (a.ticker < b.ticker ? -1 : 1));
+  return accountOptimizationSchema.parse({
+    account_uuid: p.account.uuid,
+    status: r.status,
+    as_of_date: r.asOf,
+    benchmark: p.benchmarkName,
+    risk_model: p.riskModelName,
+    universe_size: r.assets.length,
+    nav_usd: r.navUsd,
+    investable_usd: r.investableUsd,
+    cash_usd: p.input.cashUsd,
+    cash_buffer_usd: r.cashBufferUsd,
+    cash_after_usd: r.cashAfterUsd,
+    weights,
+    trades: r.trades.map((t) => ({
+      ticker: t.themeAssetId,
+      symbol: symbol(t.themeAssetId),
+      side: t.side,
+      shares: t.shares,
+      amount_usd: t.amountUsd,
+      price_usd: p.input.pricesUsd[index.get(t.themeAssetId)!]!,
+      from_weight: t.fromWeight,
+      to_weight: t.toWeight,
+    })),
+    lots_to_sell: r.lotsToSell.map((s) => ({
+      lot_uuid: s.lotId,
+      ticker: s.themeAssetId,
+      symbol: symbol(s.themeAssetId),
+      quantity: s.quantity.toFixed(),
+      proceeds_usd: s.proceedsUsd,
+      cost_basis_usd: s.costBasisUsd,
+      gain_usd: s.gainUsd,
+      term: s.term,
+      tax_alpha_ignored: s.taxAlphaIgnored,
+    })),
+    tracking_error: finiteOrNull(r.trackingError),
+    total_risk: finiteOrNull(r.totalRisk),
+    tax_cost_usd: r.taxCostUsd,
+    realized_short_term_usd: r.realizedShortTermUsd,
+    realized_long_term_usd: r.realizedLongTermUsd,
+    capital_gains_reduction_usd: r.capitalGainsReductionUsd,
+    harvested_losses_usd: r.harvestedLossesUsd,
+    transaction_cost_usd: r.transactionCostUsd,
+    market_impact_usd: r.marketImpactUsd,
+    turnover: r.turnover,
+    tax_gamma: r.taxGamma,
+    tax_gamma_search:
+      r.taxGammaSearch === null
+        ? null
+        : {
+            method: r.taxGammaSearch.method,
+            goal: r.taxGammaSearch.goal,
+            target: r.taxGammaSearch.target,
+            achieved: r.taxGammaSearch.achieved,
+            evaluations: r.taxGammaSearch.evaluations,
+            within_tolerance: r.taxGammaSearch.withinTolerance,
+          },
+    risk_cap:
+      r.riskCap === null
+        ? null
+        : {
+            requested: r.riskCap.requested,
+            used: r.riskCap.used,
+            relaxations: r.riskCap.relaxations,
+            minimum_achievable: r.riskCap.minimumAchievable,
+            binding: r.riskCap.binding,
+          },
+    solver: {
+      status: r.solver.status,
+      rounds: r.solver.rounds,
+      solves: r.solver.solves,
+      rebuilds: r.solver.rebuilds,
+      qp_iterations: r.solver.qpIterations,
+    },
+    binding: [...r.binding],
+    diagnosis: [...r.diagnosis],
+    warnings: [...p.warnings, ...r.warnings],
+  });
+}
+
+/**
+ * Optimize an account as of a date (docs/optimize-service.md): its lots and cash on the date, its effective
+ * configuration, the benchmark weights in force, the configured risk model. An infeasible configuration answers
+ * status `infeasible` with the diagnosis (no weights, no trades); it does not throw.
+ * @throws {NotFoundError} for an account not in the organization (or not of `clientUuid`).
+ * @throws {ValidationError} for a date without market data, invalid configuration values, nothing to optimize.
+ * @throws {DataError} for missing prices / FX of held assets, a risk model without its inputs.
+ * @example optimizeAccount(ctx, org, accountUuid).trades
+ */
+export function optimizeAccount(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: OptimizeAccountOptions = {},
+): AccountOptimization {
+  const prepared = prepare(ctx, org, accountUuid, options);
+  return toWire(prepared, optimizePortfolio(prepared.input));
+}
+
+/** The optimized weights as endpoint 1's `optimized_weights` (decimal(1,10), truncated toward zero so they never add above 1). */
+export function optimizedWeightsOf(o: AccountOptimization): { ticker: string; weight: string }[] {
+  return o.weights
+    .map((w) => ({
+      ticker: w.ticker,
+      weight: new Decimal(w.target_weight).toDecimalPlaces(10, Decimal.ROUND_DOWN),
+    }))
+    .filter((w) => !w.weight.isZero())
+    .map((w) => ({ ticker: w.ticker, weight: w.weight.toFixed() }));
+}
+
+/**
+ * Optimize an account, then build and store the rebalance proposal of the optimized weights through endpoint 1's
+ * service (priced at the optimization's as-of date). When the optimization is infeasible no proposal is stored:
+ * the answer has `proposal: null` and a `message` with the diagnosis.
+ * @throws as {@link optimizeAccount} and endpoint 1.
+ */
+export function rebalanceAccount(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: OptimizeAccountOptions = {},
+): AccountRebalance {
+  const clientUuid = options.clientUuid ?? findAccount(ctx, org, accountUuid).clientUuid;
+  const optimization = optimizeAccount(ctx, org, accountUuid, { ...options, clientUuid });
+  if (optimization.status === "infeasible")
+    return accountRebalanceSchema.parse({
+      optimization,
+      proposal: null,
+      message: `The optimization is infeasible, so no proposal was stored: ${optimization.diagnosis.join(" ")}`,
+    });
+  const weights = optimizedWeightsOf(optimization);
+  if (weights.length === 0)
+    return accountRebalanceSchema.parse({
+      optimization,
+      proposal: null,
+      message: "The optimized portfolio holds no asset (all cash), so no proposal was stored.",
+    });
+  const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
+  const proposal = createProposal(ctx, org, clientUuid, accountUuid, body, { asOf: optimization.as_of_date });
+  return accountRebalanceSchema.parse({ optimization, proposal, message: null });
+}
