@@ -652,6 +652,7 @@ export {
   backtestJobRead,
   backtestTheme,
   buildDemo,
+  type ConfigResolution,
   cancelBacktest,
   clientRead,
   clockDate,
