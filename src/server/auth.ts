@@ -89,6 +89,8 @@ export class ApiKeyAuthenticator {
     this.lastTouch.set(keyId, now);
     // Deferred so the write never adds latency to the request it follows.
     setImmediate(() => {
+      // The store may have been closed since (a server shut down right after its last request).
+      if (!this.ctx.store.isOpen) return;
       try {
         this.ctx.store.apiKeys.touch(keyId);
       } catch (err) {

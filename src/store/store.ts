@@ -77,6 +77,11 @@ export class Store {
     return this.db.pragma("user_version", { simple: true }) as number;
   }
 
+  /** False once {@link close} has run (deferred work checks it instead of failing on a closed file). */
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }
