@@ -31,6 +31,30 @@ describe("calendar arithmetic", () => {
     expect(() => toDayNumber("2024-13-01")).toThrow(/not a YYYY-MM-DD date/);
   });
 
+  it("parses exactly the dates isIsoDate accepts", () => {
+    const samples = [
+      "2024-02-29",
+      "2023-02-29",
+      "2024-00-10",
+      "2024-01-00",
+      "2024-04-31",
+      "2024-0a-01",
+      "abcd-ef-gh",
+      "+024-01-01",
+      "2024/01/01",
+      " 2024-01-1",
+      "2024-01-011",
+      "0000-01-01",
+      "9999-12-31",
+      "2024-1:-01",
+      "2024-12-3/",
+      "",
+    ];
+    for (const s of samples)
+      if (isIsoDate(s)) expect(fromDayNumber(toDayNumber(s))).toBe(s);
+      else expect(() => toDayNumber(s)).toThrow(RangeError);
+  });
+
   it("shifts by days and months, clamping month ends", () => {
     expect(addDays("2024-02-28", 2)).toBe("2024-03-01");
     expect(daysBetween("2023-03-01", "2024-03-01")).toBe(366);

@@ -138,6 +138,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
 
   // ---- 1-2. plan every asset ----
   const atTarget = maxDecimal(HALF_CENT, investable.times(WEIGHT_STEP));
+  const navNumber = p.navUsd.isZero() ? null : p.navUsd.toNumber();
   for (const asset of p.assets) {
     const targetValueUsd = asset.targetWeight.times(investable);
     const value = asset.valueUsd;
@@ -145,7 +146,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       asset,
       reason: "weight_increased",
       targetValueUsd,
-      existingWeight: weightOf(value, p.navUsd),
+      existingWeight: weightOf(value, navNumber),
       valueChangeUsd: ZERO,
       quantityChange: ZERO,
     };
@@ -309,13 +310,14 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     after.push({ plan, value, quantity });
   }
   const navAfter = cash.plus(positionsUsd);
+  const navAfterNumber = navAfter.isZero() ? null : navAfter.toNumber();
   for (const { plan, value, quantity } of after) {
     if (quantity.isZero() && plan.asset.targetWeight.isZero()) continue;
     positions.push({
       themeAssetId: plan.asset.id,
       quantity,
       marketValueUsd: value,
-      weight: weightOf(value, navAfter),
+      weight: weightOf(value, navAfterNumber),
       targetWeight: plan.asset.targetWeight,
       targetValueUsd: plan.targetValueUsd,
     });
@@ -662,10 +664,11 @@ function orderComparator(x: ProposalOrder, y: ProposalOrder): number {
 /**
  * `value / nav` as a float64 ratio (16 significant digits, ample for the wire's 10 decimals): weights are
  * float64 by convention (docs/architecture.md "Numbers") and a 64-digit division per asset would cost more
- * than the rest of an untouched asset's work.
+ * than the rest of an untouched asset's work. `nav` is the NAV as a number (converted once per proposal), null
+ * when it is zero.
  */
-function weightOf(value: Decimal, nav: Decimal): Decimal {
-  return nav.isZero() ? ZERO : new TaxDecimal(value.toNumber() / nav.toNumber());
+function weightOf(value: Decimal, nav: number | null): Decimal {
+  return nav === null ? ZERO : new TaxDecimal(value.toNumber() / nav);
 }
 
 /** USD figure for messages: two decimals. */

@@ -8,12 +8,15 @@
 
 import { Decimal } from "decimal.js";
 
+/** Significant digits of {@link TaxDecimal}. */
+const PRECISION = 64;
+
 /**
  * Decimal constructor used by the tax engine: precision 64 significant digits, ROUND_HALF_EVEN.
  * Values it creates are ordinary `Decimal` instances (they interoperate with any other `Decimal`).
  */
 export const TaxDecimal: Decimal.Constructor = Decimal.clone({
-  precision: 64,
+  precision: PRECISION,
   rounding: Decimal.ROUND_HALF_EVEN,
   toExpNeg: -40,
   toExpPos: 60,
@@ -70,4 +73,17 @@ export function sumDecimals(values: Iterable<Decimal>): Decimal {
 export function proRata(total: Decimal, part: Decimal, whole: Decimal): Decimal {
   if (part.eq(whole)) return new TaxDecimal(total);
   return new TaxDecimal(total).times(part).dividedBy(whole);
+}
+
+/**
+ * `x / rate` (a lot-currency amount to USD), skipping the division when it cannot change the value: `rate`
+ * is exactly 1 (every USD lot) and `x` is a {@link TaxDecimal} that already fits in 64 significant digits —
+ * a division by 1 only rounds to the precision. Same value as `x.dividedBy(rate)` in every case.
+ */
+export function divideByRate(x: Decimal, rate: Decimal): Decimal {
+  return rate.eq(ONE) &&
+    (x as unknown as { constructor: unknown }).constructor === TaxDecimal &&
+    x.sd() <= PRECISION
+    ? x
+    : x.dividedBy(rate);
 }

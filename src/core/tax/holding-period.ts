@@ -70,6 +70,30 @@ export function termOf(start: string, date: string, rules: TaxRules): HoldingTer
 }
 
 /**
+ * {@link termOf} with the day numbers of `start` and `date` already known (`startDay`, `dateDay`, from
+ * `toDayNumber`): the same answer, with no date parsing in the common case. Only a holding period within a
+ * few days of the threshold needs the calendar convention's February 29 count, because the required days
+ * R = n + (February 29s in the period) can never exceed n + 2 + (n + 1) / 1460 (two February 29s are at
+ * least 1,461 days apart). Internal to the tax engine's hot paths (lot selection).
+ * @throws {RangeError} when `date` is before `start`.
+ */
+export function termOfDays(
+  start: string,
+  startDay: number,
+  date: string,
+  dateDay: number,
+  rules: TaxRules,
+): HoldingTerm {
+  const days = dateDay - startDay;
+  if (days < 0) throw new RangeError(`holdingDays: ${date} is before the holding-period start ${start}`);
+  const n = rules.longTermThresholdDays;
+  if (days <= n) return "short_term";
+  if (rules.holdingPeriodConvention === "actual_days" || days > n + 2 + Math.floor((n + 1) / 1460))
+    return "long_term";
+  return days > longTermRequiredDays(start, rules) ? "long_term" : "short_term";
+}
+
+/**
  * Short- or long-term character of a disposal on `date` of a position whose holding period began on `start`:
  * long-term when held more than `longTermThresholdDays` (default 365) days. With the default `"calendar"`
  * convention a February 29 inside the period does not count toward the threshold, which makes 365 days

@@ -10,10 +10,17 @@
  */
 
 import type { Decimal } from "decimal.js";
-import { isIsoDate } from "../dates.js";
+import { isIsoDate, toDayNumber } from "../dates.js";
 import { InsufficientLotsError, TaxLotError } from "../errors.js";
-import { proRata, sumDecimals, toNonNegativeDecimal, toPositiveDecimal, ZERO } from "./decimal.js";
-import { type HoldingTerm, termOf } from "./holding-period.js";
+import {
+  divideByRate,
+  proRata,
+  sumDecimals,
+  toNonNegativeDecimal,
+  toPositiveDecimal,
+  ZERO,
+} from "./decimal.js";
+import { type HoldingTerm, termOfDays } from "./holding-period.js";
 import { prepareLots, type TaxLot } from "./lot.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
 import { inWashSaleWindow } from "./wash-sale.js";
@@ -113,13 +120,18 @@ export interface LotSelection {
   readonly picks: readonly LotPick[];
 }
 
-/** A held lot with its ranking figures at the sale price. */
+/**
+ * A held lot with its ranking figures at the sale price, computed once per lot (never in a comparator).
+ * `gainSign` is the sign of the gain per share (priceUsd - basisPerShareUsd): -1, 0 or 1.
+ */
 interface Ranked {
   lot: TaxLot;
   basisPerShareUsd: Decimal;
-  gainPerShareUsd: Decimal;
+  gainSign: number;
   term: HoldingTerm;
   exposed: boolean;
+  /** TAX_OPTIMAL bucket ({@link bucketOf}); 0 for the other policies. */
+  bucket: number;
 }
 
 const byDateThenId = (a: Ranked, b: Ranked): number =>
@@ -137,17 +149,18 @@ const byBasisDesc = (a: Ranked, b: Ranked): number =>
   b.basisPerShareUsd.comparedTo(a.basisPerShareUsd) || byDateThenId(a, b);
 
 /** TAX_OPTIMAL bucket of a lot (lower sells first). */
-function bucketOf(r: Ranked, handling: WashSaleHandling): number {
-  const sign = r.gainPerShareUsd.isZero() ? 0 : r.gainPerShareUsd.isNegative() ? -1 : 1;
+function bucketOf(sign: number, term: HoldingTerm, exposed: boolean, handling: WashSaleHandling): number {
   if (sign < 0) {
-    const st = r.term === "short_term";
-    if (!r.exposed || handling === "flag") return st ? 0 : 1;
+    const st = term === "short_term";
+    if (!exposed || handling === "flag") return st ? 0 : 1;
     if (handling === "deprioritize") return st ? 3 : 4;
     return st ? 7 : 8; // avoid: after every gain
   }
   if (sign === 0) return 2;
-  return r.term === "long_term" ? 5 : 6;
+  return term === "long_term" ? 5 : 6;
 }
+
+const byBucket = (a: Ranked, b: Ranked): number => a.bucket - b.bucket || byBasisDesc(a, b);
 
 /** Checks the context and fills defaults. */
 function prepareContext(context: LotSelectionContext, where: string) {
@@ -236,23 +249,41 @@ export function selectLots(
   if (requested.gt(available))
     throw new InsufficientLotsError(asset, requested.toString(), available.toString());
 
-  const priceUsd = price.dividedBy(fxRate);
+  const priceUsd = divideByRate(price, fxRate);
+  // Day numbers once per lot: the wash-sale window and the holding term are integer arithmetic.
+  const saleDay = toDayNumber(context.saleDate);
+  const windowDays = rules.washSaleThresholdDays;
   // Held lots acquired in the window that could replace sold shares (never-adjusted ones only).
-  const windowLots = sameAsset.filter(
-    (l) =>
-      l.washSaleDate === null && inWashSaleWindow(l.tradeDate, context.saleDate, rules.washSaleThresholdDays),
-  );
+  const windowLots: TaxLot[] = [];
+  const inWindow = new Set<TaxLot>();
+  const tradeDayOf = new Map<TaxLot, number>();
+  for (const l of sameAsset) {
+    const day = toDayNumber(l.tradeDate);
+    tradeDayOf.set(l, day);
+    if (l.washSaleDate === null && Math.abs(day - saleDay) <= windowDays) {
+      windowLots.push(l);
+      inWindow.add(l);
+    }
+  }
   const hasPlanned = ctx.purchases.length > 0;
-  const windowIds = new Set(windowLots.map((l) => l.id));
+  const taxOptimal = policy === "TAX_OPTIMAL";
   const ranked: Ranked[] = eligible.map((lot) => {
-    const basisPerShareUsd = lot.totalCostBasis.dividedBy(lot.fxRate).dividedBy(lot.quantity);
+    const basisPerShareUsd = divideByRate(lot.totalCostBasis, lot.fxRate).dividedBy(lot.quantity);
+    // sign(priceUsd - basis): a 64-digit difference of two distinct values is never rounded to zero.
+    const gainSign = priceUsd.comparedTo(basisPerShareUsd);
+    const tradeDay = tradeDayOf.get(lot)!;
+    const startDay =
+      lot.holdingPeriodStart === lot.tradeDate ? tradeDay : toDayNumber(lot.holdingPeriodStart);
+    const term = termOfDays(lot.holdingPeriodStart, startDay, context.saleDate, saleDay, rules);
+    // Exposed when some other share was (or will be) bought in the window.
+    const exposed = hasPlanned || windowLots.length > (inWindow.has(lot) ? 1 : 0);
     return {
       lot,
       basisPerShareUsd,
-      gainPerShareUsd: priceUsd.minus(basisPerShareUsd),
-      term: termOf(lot.holdingPeriodStart, context.saleDate, rules),
-      // Exposed when some other share was (or will be) bought in the window.
-      exposed: hasPlanned || windowLots.length > (windowIds.has(lot.id) ? 1 : 0),
+      gainSign,
+      term,
+      exposed,
+      bucket: taxOptimal ? bucketOf(gainSign, term, exposed, ctx.handling) : 0,
     };
   });
 
@@ -265,7 +296,7 @@ export function selectLots(
     if (policy === "FIFO") order.sort(byDateThenId);
     else if (policy === "LIFO") order.sort((a, b) => -byDateThenId(a, b));
     else if (policy === "HIFO") order.sort(byBasisDesc);
-    else order.sort((a, b) => bucketOf(a, ctx.handling) - bucketOf(b, ctx.handling) || byBasisDesc(a, b));
+    else order.sort(byBucket);
     picksQty = new Map();
     let left = requested;
     for (const r of order) {
@@ -277,12 +308,12 @@ export function selectLots(
   }
 
   const chosen = order.filter((r) => picksQty.has(r.lot.id));
-  const washed = estimateWash(chosen, picksQty, windowLots, ctx.purchases, priceUsd);
+  const washed = estimateWash(chosen, picksQty, windowLots, ctx.purchases);
   const picks: LotPick[] = chosen.map((r) => {
     const q = picksQty.get(r.lot.id)!;
     const costBasis = proRata(r.lot.totalCostBasis, q, r.lot.quantity);
-    const costBasisUsd = costBasis.dividedBy(r.lot.fxRate);
-    const proceedsUsd = q.times(price).dividedBy(fxRate);
+    const costBasisUsd = divideByRate(costBasis, r.lot.fxRate);
+    const proceedsUsd = divideByRate(q.times(price), fxRate);
     const gainUsd = proceedsUsd.minus(costBasisUsd);
     const wq = washed.get(r.lot.id) ?? ZERO;
     return {
@@ -354,10 +385,9 @@ function estimateWash(
   picksQty: Map<string, Decimal>,
   windowLots: TaxLot[],
   purchases: { date: string; qty: Decimal }[],
-  priceUsd: Decimal,
 ): Map<string, Decimal> {
   const out = new Map<string, Decimal>();
-  const losses = chosen.filter((r) => priceUsd.lt(r.basisPerShareUsd));
+  const losses = chosen.filter((r) => r.gainSign < 0);
   if (losses.length === 0) return out;
   const pool: Replacement[] = [
     ...windowLots.map((l) => ({

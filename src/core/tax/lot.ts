@@ -65,6 +65,12 @@ export interface TaxLotInput {
   lastSoldForLossDate?: string | null;
 }
 
+function assertFiniteDecimal(v: unknown, at: string, field: string): void {
+  if (v === null || typeof v !== "object" || typeof (v as Decimal).isFinite !== "function")
+    throw new TypeError(`${at}: ${field} must be a Decimal`);
+  if (!(v as Decimal).isFinite()) throw new RangeError(`${at}: ${field} is not finite`);
+}
+
 function checkDate(value: string | null, where: string): void {
   if (value !== null && !isIsoDate(value))
     throw new RangeError(`${where}: "${value}" is not a YYYY-MM-DD date`);
@@ -122,20 +128,19 @@ export function assertValidLot(lot: TaxLot, where: string): void {
   if (typeof lot.id !== "string" || lot.id.length === 0) throw new TypeError(`${where}: a lot has no id`);
   if (typeof lot.themeAssetId !== "string" || lot.themeAssetId.length === 0)
     throw new TypeError(`${at}: themeAssetId must be a non-empty string`);
-  for (const field of ["quantity", "totalCostBasis", "fxRate"] as const) {
-    const v = lot[field] as unknown;
-    if (v === null || typeof v !== "object" || typeof (v as Decimal).isFinite !== "function")
-      throw new TypeError(`${at}: ${field} must be a Decimal`);
-    if (!(v as Decimal).isFinite()) throw new RangeError(`${at}: ${field} is not finite`);
-  }
-  if (lot.quantity.lte(0))
+  assertFiniteDecimal(lot.quantity, at, "quantity");
+  assertFiniteDecimal(lot.totalCostBasis, at, "totalCostBasis");
+  assertFiniteDecimal(lot.fxRate, at, "fxRate");
+  // Sign tests instead of lte(0) / lt(0): comparing with a literal builds a Decimal per call (hot: every lot).
+  if (lot.quantity.isZero() || lot.quantity.isNegative())
     throw new RangeError(`${at}: quantity must be > 0, got ${lot.quantity.toString()}`);
-  if (lot.totalCostBasis.lt(0))
+  if (!lot.totalCostBasis.isZero() && lot.totalCostBasis.isNegative())
     throw new RangeError(`${at}: totalCostBasis must be >= 0, got ${lot.totalCostBasis.toString()}`);
-  if (lot.fxRate.lte(0)) throw new RangeError(`${at}: fxRate must be > 0, got ${lot.fxRate.toString()}`);
+  if (lot.fxRate.isZero() || lot.fxRate.isNegative())
+    throw new RangeError(`${at}: fxRate must be > 0, got ${lot.fxRate.toString()}`);
   if (!(CURRENCIES as readonly string[]).includes(lot.currency))
     throw new RangeError(`${at}: unknown currency "${lot.currency}" (known: ${CURRENCIES.join(", ")})`);
-  if (lot.currency === "USD" && !lot.fxRate.eq(1))
+  if (lot.currency === "USD" && !lot.fxRate.eq(ONE))
     throw new RangeError(`${at}: a USD lot has fxRate 1, got ${lot.fxRate.toString()}`);
   checkDate(lot.tradeDate, `${at}: tradeDate`);
   checkDate(lot.holdingPeriodStart, `${at}: holdingPeriodStart`);

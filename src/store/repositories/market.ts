@@ -4,6 +4,8 @@
  * organization of a store. Writes are upserts (re-importing a file updates its rows); reads are point-in-time
  * (`...AsOf(date)` never returns a value dated after `date`).
  */
+
+import type { Statement } from "better-sqlite3";
 import type {
   CharacteristicValue,
   Currency,
@@ -97,6 +99,22 @@ export class MarketRepository implements MarketDataWriter {
     private readonly db: Db,
     private readonly now: () => string,
   ) {}
+
+  /**
+   * Statements of the per-request point lookups, prepared once: a proposal looks up every targeted listing
+   * (hundreds of `security` calls) and compiling the SQL each time cost more than running it. Only for
+   * statements used with `get`/`all` in their default mode (no pluck/raw, no iterate).
+   */
+  private readonly statements = new Map<string, Statement>();
+
+  private cached(sql: string): Statement {
+    let stmt = this.statements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
 
   /** Run `fn` in one transaction (all-or-nothing imports). Nested calls join the outer transaction. */
   transaction<T>(fn: () => T): T {
@@ -261,7 +279,7 @@ export class MarketRepository implements MarketDataWriter {
   // ---- reads --------------------------------------------------------------------------------------------
 
   security(themeAssetId: string): Security | undefined {
-    const r = this.db.prepare("SELECT * FROM securities WHERE theme_asset_id = ?").get(themeAssetId) as
+    const r = this.cached("SELECT * FROM securities WHERE theme_asset_id = ?").get(themeAssetId) as
       | SecurityRow
       | undefined;
     return r && toSecurity(r);
@@ -284,9 +302,9 @@ export class MarketRepository implements MarketDataWriter {
 
   /** Listings whose symbol is `symbol` (case-insensitive); more than one means the symbol is ambiguous. */
   findSecuritiesBySymbol(symbol: string): Security[] {
-    const rows = this.db
-      .prepare("SELECT * FROM securities WHERE symbol = ? ORDER BY theme_asset_id")
-      .all(symbol.toUpperCase()) as SecurityRow[];
+    const rows = this.cached("SELECT * FROM securities WHERE symbol = ? ORDER BY theme_asset_id").all(
+      symbol.toUpperCase(),
+    ) as SecurityRow[];
     return rows.map(toSecurity);
   }
 
@@ -420,11 +438,9 @@ export class MarketRepository implements MarketDataWriter {
   /** Units of `currency` per USD on the last date on or before `asOf` (1 for USD); undefined when unknown. */
   fxRateAsOf(currency: string, asOf: string): { date: string; perUsd: number } | undefined {
     if (currency === "USD") return { date: asOf, perUsd: 1 };
-    return this.db
-      .prepare(
-        "SELECT date, per_usd AS perUsd FROM fx_rates WHERE currency = ? AND date <= ? ORDER BY date DESC LIMIT 1",
-      )
-      .get(currency, asOf) as { date: string; perUsd: number } | undefined;
+    return this.cached(
+      "SELECT date, per_usd AS perUsd FROM fx_rates WHERE currency = ? AND date <= ? ORDER BY date DESC LIMIT 1",
+    ).get(currency, asOf) as { date: string; perUsd: number } | undefined;
   }
 
   fxSeries(currency: string, from: string, to: string): FxRate[] {
