@@ -314,6 +314,25 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
           8,
         );
     }
+    // Each sell names exactly the lots the optimizer chose, with their quantities (its tax decisions, not the
+    // default lot policy's), and realizes the gains it planned.
+    let sells = 0;
+    let planned = new Decimal(0);
+    let realized = new Decimal(0);
+    for (const o of p.orders) {
+      if (!new Decimal(o.amount).isNegative()) continue;
+      sells++;
+      const lots = result.lots_to_sell.filter((l) => l.ticker === o.ticker);
+      expect(o.tax_lots!.length, o.ticker).toBe(lots.length);
+      const total = lots.reduce((s, l) => s.plus(l.quantity), new Decimal(0));
+      expect(new Decimal(o.amount).negated().eq(total), o.ticker).toBe(true);
+      expect(o.tax_lots!.map((t) => t.quantity).sort()).toEqual(lots.map((l) => l.quantity).sort());
+      for (const l of lots) planned = planned.plus(l.gain_usd);
+      for (const t of o.tax_lots!) realized = realized.plus(t.gain);
+    }
+    expect(sells).toBeGreaterThan(3);
+    // Gains in USD at the same prices: equal to the cent per lot (rounding of the wire's decimals aside).
+    expect(realized.minus(planned).abs().toNumber()).toBeLessThan(0.01 * result.lots_to_sell.length);
     // Every trade worth a dollar became an order or a dropped order with its reason.
     const placed = new Set([...p.orders.map((o) => o.ticker), ...p.dropped_orders!.map((d) => d.ticker)]);
     for (const t of result.trades) if (t.amount_usd >= 1) expect(placed.has(t.ticker), t.ticker).toBe(true);

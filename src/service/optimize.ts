@@ -759,6 +759,13 @@ export function rebalanceAccount(
       message: "The optimized portfolio holds no asset (all cash), so no proposal was stored.",
     });
   const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
-  const proposal = createProposal(ctx, org, clientUuid, accountUuid, body, { asOf: optimization.as_of_date });
+  // The proposal sells exactly the lots the optimizer chose (its tax decisions), not the default policy's.
+  const lotChoices: Record<string, { lotId: string; quantity: string }[]> = {};
+  for (const l of optimization.lots_to_sell)
+    (lotChoices[l.ticker] ??= []).push({ lotId: l.lot_uuid, quantity: l.quantity });
+  const proposal = createProposal(ctx, org, clientUuid, accountUuid, body, {
+    asOf: optimization.as_of_date,
+    lotChoices,
+  });
   return accountRebalanceSchema.parse({ optimization, proposal, message: null });
 }

@@ -61,7 +61,7 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
 
 /**
  * Endpoint 1. Priced at the market's as-of date, or at `options.asOf` (the optimizer service's rebalance prices
- * the proposal at its optimization's date).
+ * the proposal at its optimization's date, and sells the lots the optimizer chose: `options.lotChoices`).
  * @throws {NotFoundError} for an account not of this client/organization. @throws {ValidationError}
  */
 export function createProposal(
@@ -70,7 +70,11 @@ export function createProposal(
   clientUuid: string,
   accountUuid: string,
   body: ProposalRequest,
-  options: { asOf?: string } = {},
+  options: {
+    asOf?: string;
+    /** theme_asset_id -> the lots its sell consumes (the optimizer's choice; see ProposalInput.lotChoices). */
+    lotChoices?: Readonly<Record<string, readonly { lotId: string; quantity: string }[]>>;
+  } = {},
 ): ProposalResponse {
   return ctx.store.transaction(() => {
     const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
@@ -126,6 +130,7 @@ export function createProposal(
         fxRates: fx,
         targets,
         householdLots,
+        ...(options.lotChoices === undefined ? {} : { lotChoices: options.lotChoices }),
         config: {
           optimizationMode: c.optimization_mode,
           longWeightSum: c.long_weight_sum,

@@ -94,6 +94,41 @@ describe("buildProposal: lot selection of sells", () => {
     expect(str(r.postTrade.cashUsd)).toBe("0");
   });
 
+  it("sells exactly the lots it is given (the optimizer's choice) instead of the policy's", () => {
+    // Chosen: all 10 shares of L3 (ST gain) and 9 of L2 (LT gain): 19 shares,
+    // where the weights alone ask for 20. The sale is for the 19 chosen shares: proceeds 19 x 50.25 = 954.75.
+    const r = propose({
+      ...input,
+      lotChoices: {
+        "XYZ:XNYS": [
+          { lotId: "L3", quantity: "10" },
+          { lotId: "L2", quantity: "9" },
+        ],
+      },
+    });
+    const sell = find(r, "XYZ:XNYS");
+    expect(str(sell?.amount)).toBe("-19");
+    expect(str(sell?.amountUsd)).toBe("-954.75");
+    // L3: 10 x (50.25 - 30.00) = 202.50 ST; L2: 9 x (50.25 - 40.05) = 91.80 LT.
+    expect(lines(sell).map((l) => [l.lot, l.quantity, l.gain, l.term])).toEqual([
+      ["L3", "10", "202.5", "short_term"],
+      ["L2", "9", "91.8", "long_term"],
+    ]);
+    expect(str(r.realized.shortTermUsd)).toBe("202.5");
+    expect(str(r.realized.longTermUsd)).toBe("91.8");
+    // A full liquidation ignores a partial choice: every lot is sold.
+    const out = propose({
+      ...input,
+      targets: [{ themeAssetId: "ABC:XNAS", weight: "1" }],
+      lotChoices: { "XYZ:XNYS": [{ lotId: "L3", quantity: "10" }] },
+    });
+    expect(str(find(out, "XYZ:XNYS")?.amount)).toBe("-40");
+    // A choice that is not a held lot of the asset is refused by the tax engine, naming the lot.
+    expect(() =>
+      propose({ ...input, lotChoices: { "XYZ:XNYS": [{ lotId: "NOPE", quantity: "5" }] } }),
+    ).toThrow(/Lot NOPE/);
+  });
+
   it("reports existing quantity, value and weight and the target weight of each order", () => {
     const sell = find(propose(input), "XYZ:XNYS")!;
     expect([sell.existingQuantity, sell.existingMarketValueUsd, sell.existingWeight].map(str)).toEqual([

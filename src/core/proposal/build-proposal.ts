@@ -18,7 +18,7 @@
 
 import type { Decimal } from "decimal.js";
 import { ValidationError } from "../errors.js";
-import { type LotSelection, selectLots, TaxDecimal } from "../tax/index.js";
+import { type LotSelection, type SpecificLotRequest, selectLots, TaxDecimal } from "../tax/index.js";
 import { cashBuffers } from "./cash-buffers.js";
 import { fxCostForNet, fxCostFromBase } from "./fx-cost.js";
 import { type PreparedAsset, type PreparedProposal, prepareProposal } from "./prepare-input.js";
@@ -183,7 +183,10 @@ export function buildProposal(input: ProposalInput): ProposalResult {
   const realizedByAsset = new Map<string, RealizedSummary>();
   for (const s of sells) {
     const a = s.plan.asset;
-    const q = s.quantity;
+    // A chosen set of lots (the optimizer's) fixes the quantity, unless the position is sold in full anyway.
+    const chosen = s.category === "long" && !s.forced ? p.lotChoices.get(a.id) : undefined;
+    const useChosen = chosen !== undefined && chosen.total.lte(a.netQuantity);
+    const q = useChosen ? chosen.total : s.quantity;
     const drop = sizeCheck(
       s.forced,
       q,
@@ -205,7 +208,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     let taxLots: ProposalTaxLot[] | null = null;
     let realized: RealizedSummary | null = null;
     if (s.category === "long") {
-      taxLots = lotLines(sellLots(a, q, p));
+      taxLots = lotLines(sellLots(a, q, p, useChosen ? chosen.lots : undefined));
       realized = realizedOfLots(taxLots, reductionOf(p, a.id), p.reductionUnits);
       realizedByAsset.set(a.id, realized);
     }
@@ -533,9 +536,15 @@ function spentOn(buys: readonly BuyDraft[]): Decimal {
 }
 
 /** Lot selection of a long sell through the tax engine. */
-function sellLots(a: PreparedAsset, quantity: Decimal, p: PreparedProposal): LotSelection {
+function sellLots(
+  a: PreparedAsset,
+  quantity: Decimal,
+  p: PreparedProposal,
+  specificLots?: readonly SpecificLotRequest[],
+): LotSelection {
   const purchases = p.washPurchases.get(a.id);
-  return selectLots(a.lots, quantity, p.policy, {
+  return selectLots(a.lots, quantity, specificLots === undefined ? p.policy : "SPECIFIC", {
+    ...(specificLots === undefined ? {} : { specificLots }),
     themeAssetId: a.id,
     saleDate: p.asOf,
     price: a.price,

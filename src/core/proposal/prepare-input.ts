@@ -16,6 +16,7 @@ import {
   LOT_SELECTION_POLICIES,
   type LotSelectionPolicy,
   resolveTaxRules,
+  type SpecificLotRequest,
   TaxDecimal,
   type TaxLot,
   type TaxRules,
@@ -84,6 +85,8 @@ export interface PreparedProposal {
   washPurchases: Map<string, WashSalePurchase[]>;
   /** Assets with a loss sale (account or household) within the wash-sale window ending on asOf. */
   recentLossAssets: Map<string, string>;
+  /** Asset -> the lots its long sell consumes and their total (input `lotChoices`). */
+  lotChoices: Map<string, { lots: readonly SpecificLotRequest[]; total: Decimal }>;
 }
 
 const ZERO = new TaxDecimal(0);
@@ -526,7 +529,29 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     quantityDecimals,
     washPurchases: washPurchases(input),
     recentLossAssets: recentLosses(input, rules, asOf),
+    lotChoices: lotChoicesOf(input),
   };
+}
+
+/** The `lotChoices` of the input with each asset's total; an empty or non-positive list is no choice. */
+function lotChoicesOf(input: ProposalInput): PreparedProposal["lotChoices"] {
+  const out: PreparedProposal["lotChoices"] = new Map();
+  for (const [id, lots] of Object.entries(input.lotChoices ?? {})) {
+    let total: Decimal = ZERO;
+    for (const [i, l] of lots.entries()) {
+      const q = new TaxDecimal(l.quantity);
+      if (!(q.isFinite() && q.gt(0)))
+        throw new ValidationError(`lotChoices.${id}[${i}].quantity must be a positive number.`, [
+          {
+            path: `lotChoices.${id}[${i}].quantity`,
+            message: `${String(l.quantity)} is not a positive number`,
+          },
+        ]);
+      total = total.plus(q);
+    }
+    if (total.gt(0)) out.set(id, { lots, total });
+  }
+  return out;
 }
 
 function invalid(issues: FieldIssue[]): ValidationError {

@@ -12,6 +12,7 @@ import type {
   CapitalGainsReductionUnits,
   HoldingPeriodConvention,
   LotSelectionPolicy,
+  SpecificLotRequest,
   TaxLot,
   WashSalePurchase,
 } from "../tax/index.js";
@@ -165,4 +166,11 @@ export interface ProposalInput {
   recentPurchases?: readonly WashSalePurchase[];
   /** Recent realized sales of the account and household (only unmatched losses matter). @default [] */
   recentSales?: readonly RecentSale[];
+  /**
+   * theme_asset_id -> the lots a long sell of that asset consumes (SPECIFIC identification), e.g. the optimizer's
+   * choice. When given for an asset the proposal sells, the sell is for exactly their total (capped by the
+   * holding) and names those lots; a full liquidation still sells every lot. Other assets use the policy.
+   * @default {}
+   */
+  lotChoices?: Readonly<Record<string, readonly SpecificLotRequest[]>>;
 }
