@@ -761,8 +761,11 @@ export function rebalanceAccount(
   const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
   // The proposal sells exactly the lots the optimizer chose (its tax decisions), not the default policy's.
   const lotChoices: Record<string, { lotId: string; quantity: string }[]> = {};
-  for (const l of optimization.lots_to_sell)
-    (lotChoices[l.ticker] ??= []).push({ lotId: l.lot_uuid, quantity: l.quantity });
+  for (const l of optimization.lots_to_sell) {
+    const list = lotChoices[l.ticker] ?? [];
+    list.push({ lotId: l.lot_uuid, quantity: l.quantity });
+    lotChoices[l.ticker] = list;
+  }
   const proposal = createProposal(ctx, org, clientUuid, accountUuid, body, {
     asOf: optimization.as_of_date,
     lotChoices,

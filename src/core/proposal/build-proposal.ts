@@ -184,9 +184,9 @@ export function buildProposal(input: ProposalInput): ProposalResult {
   for (const s of sells) {
     const a = s.plan.asset;
     // A chosen set of lots (the optimizer's) fixes the quantity, unless the position is sold in full anyway.
-    const chosen = s.category === "long" && !s.forced ? p.lotChoices.get(a.id) : undefined;
-    const useChosen = chosen !== undefined && chosen.total.lte(a.netQuantity);
-    const q = useChosen ? chosen.total : s.quantity;
+    const choice = s.category === "long" && !s.forced ? p.lotChoices.get(a.id) : undefined;
+    const chosen = choice?.total.lte(a.netQuantity) ? choice : undefined;
+    const q = chosen !== undefined ? chosen.total : s.quantity;
     const drop = sizeCheck(
       s.forced,
       q,
@@ -208,7 +208,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     let taxLots: ProposalTaxLot[] | null = null;
     let realized: RealizedSummary | null = null;
     if (s.category === "long") {
-      taxLots = lotLines(sellLots(a, q, p, useChosen ? chosen.lots : undefined));
+      taxLots = lotLines(sellLots(a, q, p, chosen?.lots));
       realized = realizedOfLots(taxLots, reductionOf(p, a.id), p.reductionUnits);
       realizedByAsset.set(a.id, realized);
     }
