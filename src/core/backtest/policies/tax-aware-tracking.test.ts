@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { selectRiskModelAssets } from "../../risk/index.js";
 import { handMarket, weekdayCalendar } from "../hand-market.js";
 import { prepareBacktestMarket } from "../market-data.js";
 import type { BacktestPolicy, PolicyOrder } from "../policy.js";
@@ -127,6 +128,28 @@ describe("taxAwareTrackingPolicy", () => {
     expect(() => taxAwareTrackingPolicy(options({ riskAversion: 0 }))).toThrow(
       /riskAversion must be finite and > 0/,
     );
+  });
+});
+
+describe("taxAwareTrackingPolicy: the optimizer engine", () => {
+  it("counts one optimizer solve per decision", () => {
+    const policy = taxAwareTrackingPolicy(options());
+    ordersOf(policy);
+    expect(policy.stats.decisions).toBeGreaterThan(0);
+    expect(policy.stats.optimizerSolves).toBe(policy.stats.decisions);
+    expect(policy.stats.fallbacks).toBe(0);
+  });
+
+  it("holds (harvest trades only) when the optimization fails, and counts it", () => {
+    // A risk model without asset B: the optimizer refuses the input; the backtest goes on.
+    const provider = createRiskModelProvider();
+    const policy = taxAwareTrackingPolicy(
+      options({ riskModel: (view) => selectRiskModelAssets(provider(view), ["A:XNAS", "C:XNAS", "D:XNYS"]) }),
+    );
+    const seen = ordersOf(policy);
+    expect(policy.stats.fallbacks).toBe(policy.stats.decisions);
+    expect(policy.stats.unsolved).toBe(policy.stats.decisions);
+    for (const o of seen.values()) expect(o.filter((x) => x.side === "buy")).toEqual([]);
   });
 });
 

@@ -10,7 +10,21 @@
  *    wash the loss). Short lots whose loss reaches the same share of their proceeds are covered. A harvested
  *    asset is not bought back this period, and no asset sold at a loss within the window is bought (the
  *    window both ways: IRC §1091); the proceeds go to substitutes through step 3, or stay in cash.
- * 3. Rebalance: the tax-aware mean-variance tracking problem over post-trade weights w,
+ * 3. Rebalance, engine "optimizer" (the default): the product's tax-aware optimizer (`src/core/optimizer`,
+ *    docs/optimizer.md), one warm-started workspace per policy instance. Universe = the columns with a price
+ *    (those without a close today are `noTrade`); lots = the long lots left after step 2; cash includes the
+ *    harvest proceeds (open shorts are covered first: without an overlay the account is long only); benchmark =
+ *    the step-1 target; the risk model of the provider plus a constant zero-variance factor whose exposure is
+ *    bounded at 1 - {@link MAX_UNINVESTED_FRACTION}, so the account stays invested; tax_gamma, rates, wash-sale
+ *    and long-term thresholds, `tcostBps` = transactionBps, `brokerSpreadBps` = fxFeeBps, no commission; no tax
+ *    alpha (losses below the threshold are step 2's business, as below); `recentLossSales` = the assets sold at a
+ *    loss within the window, this decision's harvests included, with `preventTlhInvalidatingPurchase` (no buy
+ *    back) and `preventTlhInvalidatingSale` (no loss sale a recent purchase would wash). An infeasible solve is
+ *    retried without the invested floor; a still infeasible or failed one holds (harvest trades only), counted
+ *    in `fallbacks`. Nothing is thrown.
+ *
+ *    Engine "pwl_tracking" (and always with an overlay, whose per-asset long and short legs are not an optimizer
+ *    mode): the tax-aware mean-variance tracking problem over post-trade weights w,
  *
  *      minimize  lambda (w - w_T)' Sigma (w - w_T) + sum_i phi_i(w_i)    s.t.  sum_i w_i = sum_i w_T,i
  *
@@ -19,8 +33,8 @@
  *    rate(term) x gain / value (losses count as 0 in the objective, so phi stays convex; they still sell
  *    first and still realize their loss), loss lots exposed to a recent purchase cannot be sold, a blocked
  *    asset cannot be bought. Solved exactly by the segment active-set loop of {@link solvePwlTracking}.
- * 4. Orders: sells name their lots (the optimizer's order), buys are USD amounts, trades under
- *    `minTradeFraction` of NAV are skipped.
+ * 4. Orders: sells name their lots (the optimizer's `lotsToSell`, SPECIFIC), buys are USD amounts, trades
+ *    under `minTradeFraction` of NAV are skipped unless they close the position.
  */
 import type { Currency } from "../../data/types.js";
 import { addDays } from "../../dates.js";
