@@ -19,7 +19,8 @@
  *    and long-term thresholds, `tcostBps` = transactionBps, `brokerSpreadBps` = fxFeeBps, no commission; no tax
  *    alpha (losses below the threshold are step 2's business, as below); `recentLossSales` = the assets sold at a
  *    loss within the window, this decision's harvests included, with `preventTlhInvalidatingPurchase` (no buy
- *    back) and `preventTlhInvalidatingSale` (no loss sale a recent purchase would wash). An infeasible solve is
+ *    back) and `preventTlhInvalidatingSale` (no loss sale a recent purchase would wash; gains thinner than
+ *    {@link WASH_SALE_GAIN_MARGIN} of such an asset are shown as losses so they stay too). An infeasible solve is
  *    retried without the invested floor; a still infeasible or failed one holds (harvest trades only), counted
  *    in `fallbacks`. Nothing is thrown.
  *
@@ -515,7 +516,23 @@ function decideWithOptimizer(
     if (lastLoss !== null && lastLoss >= windowStart)
       recentLossSales.push({ themeAssetId: id, date: lastLoss });
     if (!tradable) noTrade.push(id);
-    for (const lot of held) lots.push(lot);
+    // As in the PWL path, when another lot of the asset was bought within the window, a gain thinner than
+    // WASH_SALE_GAIN_MARGIN stays too: it could be a loss by the execution close, washed by that purchase. The
+    // optimizer keeps exposed losses (preventTlhInvalidatingSale), so it sees such a lot with a basis just above
+    // its value; nothing of that lot is sold, so the stand-in basis reaches no order.
+    const recent = held.filter((lot) => isRecent(lot, windowStart));
+    for (const lot of held) {
+      if (recent.length > 0 && recent.some((r) => r.id !== lot.id)) {
+        const valueUsd = lot.quantity.toNumber() * price;
+        const gain = valueUsd - lot.totalCostBasis.toNumber() / lot.fxRate.toNumber();
+        if (valueUsd > 0 && gain >= 0 && gain < WASH_SALE_GAIN_MARGIN * valueUsd) {
+          const basis = lot.quantity.times(price * (1 + WASH_SALE_GAIN_MARGIN)).times(lot.fxRate);
+          lots.push({ ...lot, totalCostBasis: basis });
+          continue;
+        }
+      }
+      lots.push(lot);
+    }
     columns.push(i);
     assets.push(id);
     prices.push(price);
