@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   type BacktestMarketInput,
+  buyAndHoldPolicy,
   type CaseRun,
   createRiskModelProvider,
   prepareBacktestMarket,
@@ -82,61 +83,86 @@ const synthetic = generateMarket({ seed: 42, securities: 500, years: 6, endDate:
 const market = prepareBacktestMarket(syntheticInput(synthetic));
 console.log(line("setup: generate 500 x 6 years + prepare", ms(t0), "ms"));
 
-const policy = taxAwareTrackingPolicy({
-  taxGamma: 1,
-  harvestThresholdBps: 500,
-  shortTermRate: 0.37,
-  longTermRate: 0.2,
-  transactionBps: 5,
-  fxFeeBps: 25,
-  riskModel: createRiskModelProvider(),
-});
-t0 = performance.now();
-const sim = simulateBacktest({
-  market,
-  startDate: "2021-01-01",
-  endDate: "2025-12-31",
-  cases: [
-    {
-      name: "tax_managed",
-      description: "tax-managed SYNTH500",
-      taxManaged: true,
-      policy,
-      initial: { cashUsd: 1_000_000 },
-      lotSelection: "TAX_OPTIMAL",
-    },
-  ],
-  hooks: { now: () => performance.now() },
-});
-const coreMs = ms(t0);
-const run = sim.cases[0]!;
-const periods = sim.schedule.rebalances.length;
-const summary = summarizeBacktest(sim).tax_managed!;
-console.log(
-  line(`core: tax-managed backtest, ${market.ids.length} assets, ${periods} periods`, coreMs, "ms", {
-    max: 15_000,
-  }),
-);
-console.log(line("core: policy time per period (risk model + harvest + QP)", run.policyMs / periods, "ms"));
-console.log(
-  line("core: simulator time per period (trades, lots, marks)", (coreMs - run.policyMs) / periods, "ms"),
-);
-console.log(
-  `  trades ${run.totals.trades}, harvested lots ${policy.stats.harvestedLots}, QP rounds ${policy.stats.rounds}, unsolved ${policy.stats.unsolved}, lots at end ${run.endLots.length}, TE n/a, turnover ${summary.turnover.toFixed(3)}`,
-);
-figures.core = {
-  assets: market.ids.length,
-  periods,
-  totalMs: coreMs,
-  policyMsPerPeriod: run.policyMs / periods,
-  simulatorMsPerPeriod: (coreMs - run.policyMs) / periods,
-  trades: run.totals.trades,
-  harvestedLots: policy.stats.harvestedLots,
-  qpRounds: policy.stats.rounds,
-  unsolved: policy.stats.unsolved,
-  lotsAtEnd: run.endLots.length,
-  goalMs: 15_000,
-};
+// The tax-managed case with each step-3 engine (the optimizer is the default); the buy-and-hold benchmark case
+// gives the tracking error.
+const coreFigures: Record<string, unknown> = {};
+for (const engine of ["optimizer", "pwl_tracking"] as const) {
+  const policy = taxAwareTrackingPolicy({
+    taxGamma: 1,
+    harvestThresholdBps: 500,
+    shortTermRate: 0.37,
+    longTermRate: 0.2,
+    transactionBps: 5,
+    fxFeeBps: 25,
+    riskModel: createRiskModelProvider(),
+    rebalanceEngine: engine,
+  });
+  t0 = performance.now();
+  const sim = simulateBacktest({
+    market,
+    startDate: "2021-01-01",
+    endDate: "2025-12-31",
+    cases: [
+      {
+        name: "tax_managed",
+        description: "tax-managed SYNTH500",
+        taxManaged: true,
+        policy,
+        initial: { cashUsd: 1_000_000 },
+        lotSelection: "TAX_OPTIMAL",
+      },
+      {
+        name: "benchmark",
+        description: "SYNTH500 bought and held",
+        taxManaged: false,
+        policy: buyAndHoldPolicy({}),
+        initial: { cashUsd: 1_000_000 },
+        lotSelection: "FIFO",
+      },
+    ],
+    hooks: { now: () => performance.now() },
+  });
+  const coreMs = ms(t0);
+  const run = sim.cases[0]!;
+  const periods = sim.schedule.rebalances.length;
+  const summary = summarizeBacktest(sim, { benchmarkCase: "benchmark" }).tax_managed!;
+  console.log(
+    line(
+      `core [${engine}]: tax-managed + benchmark, ${market.ids.length} assets, ${periods} periods`,
+      coreMs,
+      "ms",
+      { max: 15_000 },
+    ),
+  );
+  console.log(
+    line(
+      `core [${engine}]: policy time per period (risk model + harvest + QP)`,
+      run.policyMs / periods,
+      "ms",
+    ),
+  );
+  const st = policy.stats;
+  console.log(
+    `  trades ${run.totals.trades}, harvested lots ${st.harvestedLots}, harvested ${summary.harvestedLosses.toFixed(0)}, QP rounds ${st.rounds}, optimizer solves ${st.optimizerSolves}, unsolved ${st.unsolved}, fallbacks ${st.fallbacks}, floor relaxed ${st.investedFloorRelaxed}, lots at end ${run.endLots.length}, pre-tax ${(summary.preTaxReturnAnnualized * 100).toFixed(2)}%/y, after-tax ${(summary.afterTaxReturnAnnualized * 100).toFixed(2)}%/y, TE ${((summary.trackingError ?? Number.NaN) * 100).toFixed(2)}%, turnover ${summary.turnover.toFixed(3)}`,
+  );
+  coreFigures[engine] = {
+    assets: market.ids.length,
+    periods,
+    totalMs: coreMs,
+    policyMsPerPeriod: run.policyMs / periods,
+    simulatorMsPerPeriod: (coreMs - run.policyMs) / periods,
+    trades: run.totals.trades,
+    stats: { ...st },
+    harvestedLosses: summary.harvestedLosses,
+    preTaxAnnualized: summary.preTaxReturnAnnualized,
+    afterTaxAnnualized: summary.afterTaxReturnAnnualized,
+    trackingError: summary.trackingError,
+    turnover: summary.turnover,
+    lotsAtEnd: run.endLots.length,
+    goalMs: 15_000,
+  };
+}
+figures.core = coreFigures;
 
 // ---- 2. Service: the same market in a store, every case -------------------------------------------------------
 
@@ -254,101 +280,106 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
   ];
 
   const study: Record<string, unknown> = {};
-  for (const v of variants) {
-    const { wash_sale_threshold, ...rest } = v.config;
-    const cfg = createPortfolioConfig(rctx, rorg, {
-      name: v.name,
-      tcost_bps: rest.tcost_bps,
-      tax_preferences: {
-        short_term_rate: rest.short_term_rate,
-        long_term_rate: rest.long_term_rate,
-        ...(wash_sale_threshold === undefined ? {} : { wash_sale_threshold }),
-      },
-    });
-    const acct = createAccount(rctx, rorg, rclient.uuid, {
-      cash_value_usd: "0",
-      portfolio_config_uuid: cfg.uuid,
-    });
-    t0 = performance.now();
-    const detailed: StandardBacktestResult = runAccountBacktestDetailed(
-      rctx,
-      rorg,
-      acct.uuid,
-      {
-        start_date: "2013-02-08",
-        end_date: "2018-02-07",
-        rebalance_period: "MONTHLY",
-        starting_nav: 1_000_000,
-        tax_gamma: v.taxGamma ?? 1,
-        tax_loss_threshold_bps: v.thresholdBps,
-        ...(v.ls === undefined ? {} : { ls_tlh_factor: v.ls }),
-      },
-      {},
-      { lossOffset: v.lossOffset },
-    );
-    const runMs = ms(t0);
-    const sim2 = detailed.simulation;
-    const dates = sim2.valueDates;
-    const years = (Date.parse(dates.at(-1)!) - Date.parse(dates[0]!)) / 86_400_000 / 365.25;
-    const indexMonthly = dates.slice(1).map((d, k) => levels.get(d)! / levels.get(dates[k]!)! - 1);
-    const windowDates = real.market.tradingDates("2013-02-08", "2018-02-07");
-    const indexDaily = windowDates.slice(1).map((d, k) => levels.get(d)! / levels.get(windowDates[k]!)! - 1);
-    const rates = { st: Number(rest.short_term_rate), lt: Number(rest.long_term_rate) };
-    const caseFigures = (name: string) => {
-      const m = detailed.metrics[name]!;
-      const c: CaseRun = sim2.cases.find((x) => x.name === name)!;
-      const daily = Array.from(
-        c.dailyValues.slice(1),
-        (value, d) => (value + c.dailyTaxes[d + 1]!) / c.dailyValues[d]! - 1,
-      );
-      let harvestedSt = 0;
-      let harvestedLt = 0;
-      for (const { record, harvest } of c.realized)
-        if (harvest && record.recognizedGainUsd.isNegative()) {
-          if (record.term === "short_term") harvestedSt -= record.recognizedGainUsd.toNumber();
-          else harvestedLt -= record.recognizedGainUsd.toNumber();
-        }
-      const averageValue = m.values.reduce((s, x) => s + x.value, 0) / m.values.length;
-      return {
-        preTaxAnnualized: m.preTaxReturnAnnualized,
-        afterTaxAnnualized: m.afterTaxReturnAnnualized,
-        taxAlphaBps: m.taxAlphaBps,
-        trackingErrorVsBenchmarkCase: m.trackingError,
-        trackingErrorVsSp500Monthly: trackingError(m.periodReturns, indexMonthly, 12),
-        trackingErrorVsSp500Daily: trackingError(daily, indexDaily, 252),
-        turnover: m.turnover,
-        harvestedLosses: m.harvestedLosses,
-        harvestedShortTerm: harvestedSt,
-        harvestedLongTerm: harvestedLt,
-        // Gross tax value of the harvested losses per year, as a share of the average value (before recapture).
-        harvestYield: (harvestedSt * rates.st + harvestedLt * rates.lt) / averageValue / years,
-        realized: {
-          stGains: m.realizedShortTermGains,
-          stLosses: m.realizedShortTermLosses,
-          ltGains: m.realizedLongTermGains,
-          ltLosses: m.realizedLongTermLosses,
+  // Each variant with the default step-3 engine (the core optimizer) and with the PWL tracking QP ("/pwl").
+  for (const v of variants)
+    for (const engine of ["optimizer", "pwl_tracking"] as const) {
+      const key = engine === "optimizer" ? v.name : `${v.name}/pwl`;
+      const { wash_sale_threshold, ...rest } = v.config;
+      const cfg = createPortfolioConfig(rctx, rorg, {
+        name: key,
+        tcost_bps: rest.tcost_bps,
+        tax_preferences: {
+          short_term_rate: rest.short_term_rate,
+          long_term_rate: rest.long_term_rate,
+          ...(wash_sale_threshold === undefined ? {} : { wash_sale_threshold }),
         },
-        taxesPaid: m.taxesPaid,
-        liquidationTax: m.liquidationTax,
-        washSales: m.washSales,
-        costs: m.costs,
-        trades: m.trades,
-      };
-    };
-    const cases = Object.fromEntries(Object.keys(detailed.metrics).map((n) => [n, caseFigures(n)]));
-    const tm = cases.tax_managed!;
-    const pt = cases.pre_tax!;
-    study[v.name] = { what: v.what, runMs, cases, policyStats: detailed.policyStats };
-    console.log(
-      `  ${v.name.padEnd(17)} tax alpha ${tm.taxAlphaBps!.toFixed(0)} bps (pre-tax ${((tm.preTaxAnnualized - pt.preTaxAnnualized) * 1e4).toFixed(0)} bps)  harvest yield ${(tm.harvestYield * 1e4).toFixed(0)} bps/y  harvested ${tm.harvestedLosses.toFixed(0)}  TE bench ${(tm.trackingErrorVsBenchmarkCase! * 100).toFixed(2)}%  TE S&P ${(tm.trackingErrorVsSp500Monthly! * 100).toFixed(2)}% (daily ${(tm.trackingErrorVsSp500Daily! * 100).toFixed(2)}%)  turnover ${(tm.turnover * 100).toFixed(1)}%  ${runMs.toFixed(0)} ms`,
-    );
-    if (cases.long_short_tlh) {
-      const ls = cases.long_short_tlh;
-      console.log(
-        `  ${"  long_short_tlh".padEnd(17)} tax alpha ${ls.taxAlphaBps!.toFixed(0)} bps  harvested ${ls.harvestedLosses.toFixed(0)}  TE bench ${(ls.trackingErrorVsBenchmarkCase! * 100).toFixed(2)}%  turnover ${(ls.turnover * 100).toFixed(1)}%`,
+      });
+      const acct = createAccount(rctx, rorg, rclient.uuid, {
+        cash_value_usd: "0",
+        portfolio_config_uuid: cfg.uuid,
+      });
+      t0 = performance.now();
+      const detailed: StandardBacktestResult = runAccountBacktestDetailed(
+        rctx,
+        rorg,
+        acct.uuid,
+        {
+          start_date: "2013-02-08",
+          end_date: "2018-02-07",
+          rebalance_period: "MONTHLY",
+          starting_nav: 1_000_000,
+          tax_gamma: v.taxGamma ?? 1,
+          tax_loss_threshold_bps: v.thresholdBps,
+          ...(v.ls === undefined ? {} : { ls_tlh_factor: v.ls }),
+        },
+        {},
+        { lossOffset: v.lossOffset, rebalanceEngine: engine },
       );
+      const runMs = ms(t0);
+      const sim2 = detailed.simulation;
+      const dates = sim2.valueDates;
+      const years = (Date.parse(dates.at(-1)!) - Date.parse(dates[0]!)) / 86_400_000 / 365.25;
+      const indexMonthly = dates.slice(1).map((d, k) => levels.get(d)! / levels.get(dates[k]!)! - 1);
+      const windowDates = real.market.tradingDates("2013-02-08", "2018-02-07");
+      const indexDaily = windowDates
+        .slice(1)
+        .map((d, k) => levels.get(d)! / levels.get(windowDates[k]!)! - 1);
+      const rates = { st: Number(rest.short_term_rate), lt: Number(rest.long_term_rate) };
+      const caseFigures = (name: string) => {
+        const m = detailed.metrics[name]!;
+        const c: CaseRun = sim2.cases.find((x) => x.name === name)!;
+        const daily = Array.from(
+          c.dailyValues.slice(1),
+          (value, d) => (value + c.dailyTaxes[d + 1]!) / c.dailyValues[d]! - 1,
+        );
+        let harvestedSt = 0;
+        let harvestedLt = 0;
+        for (const { record, harvest } of c.realized)
+          if (harvest && record.recognizedGainUsd.isNegative()) {
+            if (record.term === "short_term") harvestedSt -= record.recognizedGainUsd.toNumber();
+            else harvestedLt -= record.recognizedGainUsd.toNumber();
+          }
+        const averageValue = m.values.reduce((s, x) => s + x.value, 0) / m.values.length;
+        return {
+          preTaxAnnualized: m.preTaxReturnAnnualized,
+          afterTaxAnnualized: m.afterTaxReturnAnnualized,
+          taxAlphaBps: m.taxAlphaBps,
+          trackingErrorVsBenchmarkCase: m.trackingError,
+          trackingErrorVsSp500Monthly: trackingError(m.periodReturns, indexMonthly, 12),
+          trackingErrorVsSp500Daily: trackingError(daily, indexDaily, 252),
+          turnover: m.turnover,
+          harvestedLosses: m.harvestedLosses,
+          harvestedShortTerm: harvestedSt,
+          harvestedLongTerm: harvestedLt,
+          // Gross tax value of the harvested losses per year, as a share of the average value (before recapture).
+          harvestYield: (harvestedSt * rates.st + harvestedLt * rates.lt) / averageValue / years,
+          realized: {
+            stGains: m.realizedShortTermGains,
+            stLosses: m.realizedShortTermLosses,
+            ltGains: m.realizedLongTermGains,
+            ltLosses: m.realizedLongTermLosses,
+          },
+          taxesPaid: m.taxesPaid,
+          liquidationTax: m.liquidationTax,
+          washSales: m.washSales,
+          costs: m.costs,
+          trades: m.trades,
+        };
+      };
+      const cases = Object.fromEntries(Object.keys(detailed.metrics).map((n) => [n, caseFigures(n)]));
+      const tm = cases.tax_managed!;
+      const pt = cases.pre_tax!;
+      study[key] = { what: v.what, engine, runMs, cases, policyStats: detailed.policyStats };
+      console.log(
+        `  ${key.padEnd(21)} tax alpha ${tm.taxAlphaBps!.toFixed(0)} bps (pre-tax ${((tm.preTaxAnnualized - pt.preTaxAnnualized) * 1e4).toFixed(0)} bps)  harvest yield ${(tm.harvestYield * 1e4).toFixed(0)} bps/y  harvested ${tm.harvestedLosses.toFixed(0)}  TE bench ${(tm.trackingErrorVsBenchmarkCase! * 100).toFixed(2)}%  TE S&P ${(tm.trackingErrorVsSp500Monthly! * 100).toFixed(2)}% (daily ${(tm.trackingErrorVsSp500Daily! * 100).toFixed(2)}%)  turnover ${(tm.turnover * 100).toFixed(1)}%  ${runMs.toFixed(0)} ms`,
+      );
+      if (cases.long_short_tlh) {
+        const ls = cases.long_short_tlh;
+        console.log(
+          `  ${"  long_short_tlh".padEnd(21)} tax alpha ${ls.taxAlphaBps!.toFixed(0)} bps  harvested ${ls.harvestedLosses.toFixed(0)}  TE bench ${(ls.trackingErrorVsBenchmarkCase! * 100).toFixed(2)}%  turnover ${(ls.turnover * 100).toFixed(1)}%`,
+        );
+      }
     }
-  }
   figures.sp500Study = study;
   real.close();
 } else console.log("S&P 500 study skipped: no data set (set LOTWISE_DATA_DIR)");

@@ -11,10 +11,11 @@ import { type BacktestCaseResult, backtestCaseResultSchema } from "../contract/i
 import { trackingError } from "../core/metrics/index.js";
 import { loadSp500Dataset } from "../market/real-data/index.js";
 import { openStore, type Store } from "../store/index.js";
-import { resolveBacktestParams, runAccountBacktest } from "./backtest-run.js";
+import { resolveBacktestParams, runAccountBacktest, runAccountBacktestDetailed } from "./backtest-run.js";
 import { createAccount, createClient } from "./clients.js";
 import type { ServiceContext } from "./context.js";
 import { createOrganization } from "./organizations.js";
+import { createPortfolioConfig } from "./portfolio-configs.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 /** LOTWISE_DATA_DIR, else ../shared/data beside the checkout, else /work/shared/data. */
@@ -88,4 +89,40 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DA
     expect(result.pre_tax!.turnover).toBeLessThan(0.05);
     expect(result.benchmark!.turnover).toBe(0);
   });
+
+  it("runs the optimizer every period and walks into no wash sale, thin gains of recent buys included", () => {
+    // Paper settings with the 5% threshold: the run where the optimizer path once sold lots whose thin gain
+    // at the decision close had turned into a loss washed by a purchase 30 days earlier.
+    const org = createOrganization(ctx, "Wash sales").organization.uuid;
+    const client = createClient(ctx, org, {});
+    const config = createPortfolioConfig(ctx, org, {
+      name: "paper",
+      tcost_bps: "0",
+      tax_preferences: { short_term_rate: "0.35", long_term_rate: "0.15" },
+    });
+    const account = createAccount(ctx, org, client.uuid, {
+      cash_value_usd: "0",
+      portfolio_config_uuid: config.uuid,
+    });
+    const detailed = runAccountBacktestDetailed(
+      ctx,
+      org,
+      account.uuid,
+      {
+        start_date: "2013-02-08",
+        end_date: "2018-02-07",
+        rebalance_period: "MONTHLY",
+        starting_nav: 1_000_000,
+        tax_gamma: 1,
+        tax_loss_threshold_bps: 500,
+      },
+      {},
+      { lossOffset: "outside_gains" },
+    );
+    const stats = detailed.policyStats.tax_managed!;
+    expect(stats.optimizerSolves).toBeGreaterThanOrEqual(60);
+    expect(stats.fallbacks).toBe(0);
+    expect(detailed.metrics.tax_managed!.washSales).toBe(0);
+    expect(detailed.metrics.tax_managed!.harvestedLosses).toBeGreaterThan(50_000);
+  }, 120_000);
 });

@@ -23,6 +23,7 @@ import {
   LONG_SHORT_FACTOR_CHARACTERISTICS,
   type LongShortFactor,
   prepareBacktestMarket,
+  type RebalanceEngine,
   runStandardBacktest,
   type StandardBacktestResult,
 } from "../core/backtest/index.js";
@@ -406,7 +407,7 @@ export function runAccountBacktestDetailed(
   accountUuid: string,
   params: AccountBacktestParams,
   hooks: AccountBacktestHooks = {},
-  options: { lossOffset?: "carryforward" | "outside_gains" } = {},
+  options: { lossOffset?: "carryforward" | "outside_gains"; rebalanceEngine?: RebalanceEngine } = {},
 ): StandardBacktestResult {
   const account = requireAccount(ctx, org, accountUuid);
   const issues: FieldIssue[] = [];
@@ -448,6 +449,7 @@ export function runAccountBacktestDetailed(
     riskAversion: configNumber(c.risk_aversion, 2),
     cashBuffer: configNumber(c.cash_buffer_usd, 0),
     maxWeight: configNumber(c.max_weight, 1),
+    ...(options.rebalanceEngine === undefined ? {} : { rebalanceEngine: options.rebalanceEngine }),
     hooks: {
       ...(hooks.onProgress === undefined
         ? {}

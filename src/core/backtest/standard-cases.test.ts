@@ -140,6 +140,41 @@ describe("runStandardBacktest on a random 30-asset market (2 Canadian listings)"
     }
   });
 
+  it("tax_managed calls the core optimizer at every decision (the long-short case keeps the PWL QP)", () => {
+    const tm = result.policyStats.tax_managed!;
+    expect(tm.decisions).toBe(36);
+    expect(tm.optimizerSolves).toBeGreaterThanOrEqual(tm.decisions);
+    expect(tm.fallbacks).toBe(0);
+    expect(tm.rounds).toBeGreaterThan(0);
+    expect(result.policyStats.long_short_tlh!.optimizerSolves).toBe(0);
+  });
+
+  it("executes no buy of a harvested asset within the wash-sale window after the harvest", () => {
+    const run = runs.get("tax_managed")!;
+    let harvests = 0;
+    for (const { record, harvest } of run.realized) {
+      if (!harvest || !record.gainUsd.isNegative()) continue;
+      harvests++;
+      const after = purchasesNear(run, record.themeAssetId, record.saleDate, "buy").filter(
+        (f) => f.date >= record.saleDate,
+      );
+      expect(after, `harvest of ${record.themeAssetId} on ${record.saleDate}`).toEqual([]);
+      expect(record.disallowedLossUsd.isZero()).toBe(true);
+    }
+    expect(harvests).toBeGreaterThan(20);
+    expect(result.metrics.tax_managed!.washSales).toBe(0);
+  });
+
+  it("keeps the PWL tracking engine available for comparison", () => {
+    const { longShortFactor: _, ...noOverlay } = base;
+    const pwl = runStandardBacktest({ ...noOverlay, rebalanceEngine: "pwl_tracking" });
+    const stats = pwl.policyStats.tax_managed!;
+    expect(stats.optimizerSolves).toBe(0);
+    expect(stats.rounds).toBeGreaterThan(0);
+    expect(pwl.metrics.tax_managed!.harvestedLosses).toBeGreaterThan(50_000);
+    expect(pwl.metrics.tax_managed!.washSales).toBe(0);
+  });
+
   it("records the wash sales the pre-tax case walks into, each against a purchase in the window", () => {
     const run = runs.get("pre_tax")!;
     const preTax = result.metrics.pre_tax!;

@@ -22,7 +22,11 @@ import { buyAndHoldPolicy } from "./policies/buy-and-hold.js";
 import { DEFAULT_OVERLAY_GROSS, type LongShortFactor } from "./policies/characteristic-overlay.js";
 import { rebalanceToTargetPolicy } from "./policies/rebalance-to-target.js";
 import { createRiskModelProvider, type RiskModelProviderOptions } from "./policies/risk-model-provider.js";
-import { type TaxAwarePolicyStats, taxAwareTrackingPolicy } from "./policies/tax-aware-tracking.js";
+import {
+  type RebalanceEngine,
+  type TaxAwarePolicyStats,
+  taxAwareTrackingPolicy,
+} from "./policies/tax-aware-tracking.js";
 import type { BacktestShortLot } from "./policy.js";
 import {
   type BacktestCase,
@@ -63,6 +67,8 @@ export interface StandardBacktestInput {
   /** Largest weight of one asset in the tax-aware cases. @default 1 */
   readonly maxWeight?: number;
   readonly minTradeFraction?: number;
+  /** Step 3 of the tax-managed case (the long-short case always uses "pwl_tracking"). @default "optimizer" */
+  readonly rebalanceEngine?: RebalanceEngine;
   readonly riskModel?: RiskModelProviderOptions;
   readonly hooks?: BacktestHooks;
 }
@@ -103,7 +109,10 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
     ...(input.maxWeight === undefined ? {} : { maxWeight: input.maxWeight }),
     ...(input.minTradeFraction === undefined ? {} : { minTradeFraction: input.minTradeFraction }),
   };
-  const managed = taxAwareTrackingPolicy(shared);
+  const managed = taxAwareTrackingPolicy({
+    ...shared,
+    ...(input.rebalanceEngine === undefined ? {} : { rebalanceEngine: input.rebalanceEngine }),
+  });
   const harvestText = `harvests lots whose loss reaches ${input.harvestThresholdBps} bps of their basis`;
   const cases: BacktestCase[] = [
     {

@@ -33,6 +33,9 @@ export {
 export { DEFAULT_MIN_TRADE_FRACTION, investableTargetWeights } from "./target-weights.js";
 export {
   DEFAULT_TRACKING_RISK_AVERSION,
+  INVESTED_FACTOR,
+  MAX_UNINVESTED_FRACTION,
+  type RebalanceEngine,
   type TaxAwarePolicy,
   type TaxAwarePolicyStats,
   type TaxAwareTrackingOptions,

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { selectRiskModelAssets } from "../../risk/index.js";
 import { handMarket, weekdayCalendar } from "../hand-market.js";
 import { prepareBacktestMarket } from "../market-data.js";
 import type { BacktestPolicy, PolicyOrder } from "../policy.js";
 import { simulateBacktest } from "../simulator.js";
 import { createRiskModelProvider } from "./risk-model-provider.js";
-import { type TaxAwareTrackingOptions, taxAwareTrackingPolicy } from "./tax-aware-tracking.js";
+import {
+  MAX_UNINVESTED_FRACTION,
+  type TaxAwareTrackingOptions,
+  taxAwareTrackingPolicy,
+} from "./tax-aware-tracking.js";
 
 // Four assets at 25% each (fixed weights). A, B and C are technology (45), D utilities (55).
 // A falls 10% on 2023-01-20 and stays there; the others are flat.
@@ -67,7 +72,20 @@ describe("taxAwareTrackingPolicy", () => {
   const orders = ordersOf(taxAwareTrackingPolicy(options()));
 
   it("buys the target from cash at the start", () => {
+    // The optimizer weighs the last dollars' trading cost against their tiny tracking gain: it stops at its
+    // invested floor (cash at most MAX_UNINVESTED_FRACTION of the account plus the 5 bps reserved for the
+    // costs), spread evenly.
     const first = orders.get("2023-01-02")!;
+    for (let i = 0; i < 4; i++) {
+      expect(buyOf(first, i)).toBeLessThanOrEqual(25_000);
+      expect(buyOf(first, i)).toBeGreaterThanOrEqual(25_000 * (1 - MAX_UNINVESTED_FRACTION - 5e-4));
+    }
+  });
+
+  it("buys the target exactly with the PWL tracking engine (budget equality)", () => {
+    const first = ordersOf(taxAwareTrackingPolicy(options({ rebalanceEngine: "pwl_tracking" }))).get(
+      "2023-01-02",
+    )!;
     for (let i = 0; i < 4; i++) expect(buyOf(first, i)).toBeCloseTo(25_000, 6);
   });
 
@@ -110,6 +128,28 @@ describe("taxAwareTrackingPolicy", () => {
     expect(() => taxAwareTrackingPolicy(options({ riskAversion: 0 }))).toThrow(
       /riskAversion must be finite and > 0/,
     );
+  });
+});
+
+describe("taxAwareTrackingPolicy: the optimizer engine", () => {
+  it("counts one optimizer solve per decision", () => {
+    const policy = taxAwareTrackingPolicy(options());
+    ordersOf(policy);
+    expect(policy.stats.decisions).toBeGreaterThan(0);
+    expect(policy.stats.optimizerSolves).toBe(policy.stats.decisions);
+    expect(policy.stats.fallbacks).toBe(0);
+  });
+
+  it("holds (harvest trades only) when the optimization fails, and counts it", () => {
+    // A risk model without asset B: the optimizer refuses the input; the backtest goes on.
+    const provider = createRiskModelProvider();
+    const policy = taxAwareTrackingPolicy(
+      options({ riskModel: (view) => selectRiskModelAssets(provider(view), ["A:XNAS", "C:XNAS", "D:XNYS"]) }),
+    );
+    const seen = ordersOf(policy);
+    expect(policy.stats.fallbacks).toBe(policy.stats.decisions);
+    expect(policy.stats.unsolved).toBe(policy.stats.decisions);
+    for (const o of seen.values()) expect(o.filter((x) => x.side === "buy")).toEqual([]);
   });
 });
 

@@ -10,7 +10,22 @@
  *    wash the loss). Short lots whose loss reaches the same share of their proceeds are covered. A harvested
  *    asset is not bought back this period, and no asset sold at a loss within the window is bought (the
  *    window both ways: IRC §1091); the proceeds go to substitutes through step 3, or stay in cash.
- * 3. Rebalance: the tax-aware mean-variance tracking problem over post-trade weights w,
+ * 3. Rebalance, engine "optimizer" (the default): the product's tax-aware optimizer (`src/core/optimizer`,
+ *    docs/optimizer.md), one warm-started workspace per policy instance. Universe = the columns with a price
+ *    (those without a close today are `noTrade`); lots = the long lots left after step 2; cash includes the
+ *    harvest proceeds (open shorts are covered first: without an overlay the account is long only); benchmark =
+ *    the step-1 target; the risk model of the provider plus a constant zero-variance factor whose exposure is
+ *    bounded at 1 - {@link MAX_UNINVESTED_FRACTION}, so the account stays invested; tax_gamma, rates, wash-sale
+ *    and long-term thresholds, `tcostBps` = transactionBps, `brokerSpreadBps` = fxFeeBps, no commission; no tax
+ *    alpha (losses below the threshold are step 2's business, as below); `recentLossSales` = the assets sold at a
+ *    loss within the window, this decision's harvests included, with `preventTlhInvalidatingPurchase` (no buy
+ *    back) and `preventTlhInvalidatingSale` (no loss sale a recent purchase would wash; gains thinner than
+ *    {@link WASH_SALE_GAIN_MARGIN} of such an asset are shown as losses so they stay too). An infeasible solve is
+ *    retried without the invested floor; a still infeasible or failed one holds (harvest trades only), counted
+ *    in `fallbacks`. Nothing is thrown.
+ *
+ *    Engine "pwl_tracking" (and always with an overlay, whose per-asset long and short legs are not an optimizer
+ *    mode): the tax-aware mean-variance tracking problem over post-trade weights w,
  *
  *      minimize  lambda (w - w_T)' Sigma (w - w_T) + sum_i phi_i(w_i)    s.t.  sum_i w_i = sum_i w_T,i
  *
@@ -19,13 +34,21 @@
  *    rate(term) x gain / value (losses count as 0 in the objective, so phi stays convex; they still sell
  *    first and still realize their loss), loss lots exposed to a recent purchase cannot be sold, a blocked
  *    asset cannot be bought. Solved exactly by the segment active-set loop of {@link solvePwlTracking}.
- * 4. Orders: sells name their lots (the optimizer's order), buys are USD amounts, trades under
- *    `minTradeFraction` of NAV are skipped.
+ * 4. Orders: sells name their lots (the optimizer's `lotsToSell`, SPECIFIC), buys are USD amounts, trades
+ *    under `minTradeFraction` of NAV are skipped unless they close the position.
  */
+import type { Currency } from "../../data/types.js";
 import { addDays } from "../../dates.js";
+import {
+  createOptimizer,
+  type DatedAssetEvent,
+  type OptimizationResult,
+  type Optimizer,
+  resolveOptimizerConfig,
+} from "../../optimizer/index.js";
 import type { FactorModel } from "../../risk/index.js";
 import { riskModelTimesVector, toQuadraticForm } from "../../risk/index.js";
-import { holdingTerm, type TaxLot, type TaxRulesOptions } from "../../tax/index.js";
+import { holdingTerm, type SpecificLotRequest, type TaxLot, type TaxRulesOptions } from "../../tax/index.js";
 import type { MarketView } from "../market-view.js";
 import type { BacktestPolicy, BacktestShortLot, PolicyContext, PolicyOrder } from "../policy.js";
 import { characteristicOverlay, type LongShortFactor } from "./characteristic-overlay.js";
@@ -39,6 +62,19 @@ import { DEFAULT_MIN_TRADE_FRACTION, investableTargetWeights } from "./target-we
  * the recent purchase would wash.
  */
 export const WASH_SALE_GAIN_MARGIN = 0.05;
+
+/**
+ * Largest share of the investable value the optimizer path may leave in cash (beyond the cash buffer). The
+ * optimizer's budget is an inequality, and a factor model lets cash plus high-beta names stand in for the
+ * benchmark at almost no ex-ante tracking error: left free, it keeps several percent in cash after large harvests
+ * (up to 17% on the synthetic market), a cash drag the model does not see. The floor, a bound on the exposure
+ * to a constant factor ({@link INVESTED_FACTOR}), keeps the account invested as the PWL path's budget equality
+ * does, with room for the optimizer's reserve for trading costs.
+ */
+export const MAX_UNINVESTED_FRACTION = 0.002;
+
+/** Name of the constant factor (exposure 1, no variance) whose exposure is the invested share. */
+export const INVESTED_FACTOR = "lotwise:invested";
 
 /** Default risk aversion lambda of the tracking objective (annualized active variance). */
 export const DEFAULT_TRACKING_RISK_AVERSION = 2;
@@ -67,6 +103,12 @@ export interface TaxAwareTrackingOptions {
   readonly minTradeFraction?: number;
   /** The risk model at a decision date (share one provider between cases). */
   readonly riskModel: RiskModelProvider;
+  /**
+   * Step 3's solver: the product's tax-aware optimizer (`src/core/optimizer`, one warm-started workspace per
+   * policy) or the policy's own PWL tracking QP ({@link solvePwlTracking}). A long-short overlay always uses
+   * "pwl_tracking" (its long and short legs per asset are not an optimizer mode). @default "optimizer"
+   */
+  readonly rebalanceEngine?: RebalanceEngine;
   /** Adds a long-short overlay tilted to this factor. */
   readonly overlay?: {
     readonly factor: LongShortFactor;
@@ -75,15 +117,27 @@ export interface TaxAwareTrackingOptions {
   };
 }
 
+/** Step 3's solver (see {@link TaxAwareTrackingOptions.rebalanceEngine}). */
+export type RebalanceEngine = "optimizer" | "pwl_tracking";
+
 /** Counters of a policy's decisions, for reports and tests. */
 export interface TaxAwarePolicyStats {
   decisions: number;
   /** Lots harvested (long and short). */
   harvestedLots: number;
-  /** Decisions whose optimization hit its round limit, was infeasible or failed (the no-trade point is kept). */
+  /**
+   * Decisions whose optimization hit its round limit (kept: the point is feasible), was infeasible or failed
+   * (held: only the harvest trades).
+   */
   unsolved: number;
   /** Segment rounds summed over decisions. */
   rounds: number;
+  /** Calls of the core optimizer (engine "optimizer"). */
+  optimizerSolves: number;
+  /** Decisions that held instead of rebalancing: the optimizer found the problem infeasible or threw. */
+  fallbacks: number;
+  /** Optimizer decisions re-solved without the invested floor (see {@link MAX_UNINVESTED_FRACTION}). */
+  investedFloorRelaxed: number;
 }
 
 /** A tax-aware policy with its counters. */
@@ -121,12 +175,27 @@ export function taxAwareTrackingPolicy(options: TaxAwareTrackingOptions): TaxAwa
   const lambda = options.riskAversion ?? DEFAULT_TRACKING_RISK_AVERSION;
   if (!(lambda > 0 && Number.isFinite(lambda)))
     throw new RangeError(`taxAwareTrackingPolicy: riskAversion must be finite and > 0, got ${lambda}`);
-  const stats: TaxAwarePolicyStats = { decisions: 0, harvestedLots: 0, unsolved: 0, rounds: 0 };
+  const engine = options.overlay ? "pwl_tracking" : (options.rebalanceEngine ?? "optimizer");
+  if (engine !== "optimizer" && engine !== "pwl_tracking")
+    throw new RangeError(`taxAwareTrackingPolicy: unknown rebalanceEngine ${String(engine)}`);
+  const stats: TaxAwarePolicyStats = {
+    decisions: 0,
+    harvestedLots: 0,
+    unsolved: 0,
+    rounds: 0,
+    optimizerSolves: 0,
+    fallbacks: 0,
+    investedFloorRelaxed: 0,
+  };
+  // One workspace per policy: consecutive decisions warm-start (engines, sides, cost reserve).
+  const optimizer = engine === "optimizer" ? createOptimizer() : null;
   return {
     stats,
     decide(context: PolicyContext): PolicyOrder[] {
       stats.decisions += 1;
-      return decide(context, options, lambda, stats);
+      return optimizer === null
+        ? decide(context, options, lambda, stats)
+        : decideWithOptimizer(context, options, lambda, stats, optimizer);
     },
   };
 }
@@ -205,13 +274,9 @@ function decide(
 
     // 2. Harvest.
     if (lots.length > 0) {
-      const harvest = lots.filter(
-        (l) =>
-          l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
-      );
+      const harvest = longHarvest(lots, threshold, windowStart);
       const picked = new Set(harvest.map((l) => l.lot.id));
-      const recentKept = lots.some((l) => !picked.has(l.lot.id) && isRecent(l.lot, windowStart));
-      if (harvest.length > 0 && !recentKept) {
+      if (harvest.length > 0) {
         orders.push({
           side: "sell",
           column: i,
@@ -370,6 +435,244 @@ function decide(
     if (picks.length > 0) orders.push({ side: "sell", column: i, lots: picks });
   }
   return orders;
+}
+
+/**
+ * Steps 1, 2 and 4 as in {@link decide}; step 3 is the core optimizer over the priced columns, with the lots left
+ * after the harvest, the cash including its proceeds, the step-1 target as the benchmark and the wash-sale
+ * rules as the optimizer's flags (no buy of an asset sold at a loss within the window, harvested ones included;
+ * no sale of a loss lot a recent purchase would wash). An infeasible or failed optimization keeps the harvest
+ * trades only (counted in `fallbacks`); nothing is thrown.
+ */
+function decideWithOptimizer(
+  { view, portfolio }: PolicyContext,
+  o: TaxAwareTrackingOptions,
+  lambda: number,
+  stats: TaxAwarePolicyStats,
+  optimizer: Optimizer,
+): PolicyOrder[] {
+  const n = view.size;
+  const exec = view.executionDate ?? view.date;
+  const rules = o.taxRules ?? {};
+  const washDays = rules.washSaleThresholdDays ?? 30;
+  const windowStart = addDays(exec, -washDays);
+  const nav = portfolio.navUsd;
+  const minTrade = (o.minTradeFraction ?? DEFAULT_MIN_TRADE_FRACTION) * nav;
+  const threshold = o.harvestThresholdBps / 1e4;
+  const cashBuffer = o.cashBuffer ?? 0;
+  const target = investableTargetWeights(view, cashBuffer);
+
+  const orders: PolicyOrder[] = [];
+  const columns: number[] = [];
+  const assets: string[] = [];
+  const prices: number[] = [];
+  const currencies: Currency[] = [];
+  const noTrade: string[] = [];
+  const lots: TaxLot[] = [];
+  const recentLossSales: DatedAssetEvent[] = [];
+  let cashUsd = portfolio.cashUsd;
+  for (let i = 0; i < n; i++) {
+    const price = view.priceUsd(i);
+    if (!(price > 0)) continue;
+    const id = view.ids[i]!;
+    const tradable = view.pricedToday(i);
+    let held: readonly TaxLot[] = portfolio.lots(i);
+    const shorts = portfolio.shortLots(i);
+    if (tradable && held.length > 0) {
+      // 2. Harvest (the term does not matter here).
+      const infos = held.map((lot) => lotInfo(lot, view, i, "short_term", o));
+      const harvest = longHarvest(infos, threshold, windowStart);
+      if (harvest.length > 0) {
+        orders.push({
+          side: "sell",
+          column: i,
+          lots: harvest.map((l) => ({ lotId: l.lot.id, quantity: l.lot.quantity })),
+          harvest: true,
+        });
+        stats.harvestedLots += harvest.length;
+        const picked = new Set(harvest.map((l) => l.lot.id));
+        for (const l of harvest) cashUsd += l.valueUsd;
+        held = held.filter((lot) => !picked.has(lot.id));
+        recentLossSales.push({ themeAssetId: id, date: exec });
+      }
+    }
+    if (shorts.length > 0) {
+      // No overlay: short positions are closed (harvest-marked when their loss reaches the threshold).
+      const infos = shorts.map((lot) => shortInfo(lot, view, i, o));
+      for (const s of infos) cashUsd -= s.valueUsd;
+      if (tradable) {
+        const harvest = infos.filter((s) => s.loss && lossOfShort(s) >= threshold * proceedsUsd(s));
+        const rest = infos.filter((s) => !harvest.includes(s));
+        if (harvest.length > 0) {
+          orders.push({ side: "cover", column: i, shortLotIds: harvest.map((s) => s.lot.id), harvest: true });
+          stats.harvestedLots += harvest.length;
+        }
+        if (rest.length > 0)
+          orders.push({ side: "cover", column: i, shortLotIds: rest.map((s) => s.lot.id) });
+      }
+      // An untradable short stays open; the optimizer sees it as the cash it owes.
+    }
+    const lastLoss = portfolio.lastLossSale(i);
+    if (lastLoss !== null && lastLoss >= windowStart)
+      recentLossSales.push({ themeAssetId: id, date: lastLoss });
+    if (!tradable) noTrade.push(id);
+    // As in the PWL path, when another lot of the asset was bought within the window, a gain thinner than
+    // WASH_SALE_GAIN_MARGIN stays too: it could be a loss by the execution close, washed by that purchase. The
+    // optimizer keeps exposed losses (preventTlhInvalidatingSale), so it sees such a lot with a basis just above
+    // its value; nothing of that lot is sold, so the stand-in basis reaches no order.
+    const recent = held.filter((lot) => isRecent(lot, windowStart));
+    for (const lot of held) {
+      if (recent.length > 0 && recent.some((r) => r.id !== lot.id)) {
+        const valueUsd = lot.quantity.toNumber() * price;
+        const gain = valueUsd - lot.totalCostBasis.toNumber() / lot.fxRate.toNumber();
+        if (valueUsd > 0 && gain >= 0 && gain < WASH_SALE_GAIN_MARGIN * valueUsd) {
+          const basis = lot.quantity.times(price * (1 + WASH_SALE_GAIN_MARGIN)).times(lot.fxRate);
+          lots.push({ ...lot, totalCostBasis: basis });
+          continue;
+        }
+      }
+      lots.push(lot);
+    }
+    columns.push(i);
+    assets.push(id);
+    prices.push(price);
+    currencies.push(view.security(i).currency);
+  }
+  const m = assets.length;
+  if (m === 0) return orders;
+  const benchmark = new Float64Array(m);
+  for (let k = 0; k < m; k++) benchmark[k] = Math.max(0, target[columns[k]!]!);
+
+  // 3. The core optimizer.
+  const configOf = (invested: boolean) =>
+    resolveOptimizerConfig({
+      riskAversion: lambda,
+      tcostBps: o.transactionBps,
+      commissionRate: 0,
+      brokerSpreadBps: o.fxFeeBps,
+      cashBufferUsd: cashBuffer,
+      maxWeight: o.maxWeight ?? null,
+      noTrade,
+      tax: {
+        taxGamma: o.taxGamma,
+        shortTermRate: o.shortTermRate,
+        longTermRate: o.longTermRate,
+        // As the PWL path: losses below the harvest threshold carry no tax alpha (step 2 decides harvests).
+        useTaxAlpha: false,
+        preventTlhInvalidatingPurchase: true,
+        preventTlhInvalidatingSale: true,
+        washSaleThresholdDays: washDays,
+        longTermThresholdDays: rules.longTermThresholdDays ?? 365,
+      },
+      ...(invested
+        ? { factorExposureBounds: [{ factor: INVESTED_FACTOR, minBound: 1 - MAX_UNINVESTED_FRACTION }] }
+        : {}),
+    });
+  let result: OptimizationResult;
+  try {
+    const riskModel = withInvestedFactor(o.riskModel(view));
+    const solve = (invested: boolean) => {
+      stats.optimizerSolves += 1;
+      return optimizer.optimize({
+        asOf: exec,
+        assets,
+        pricesUsd: Float64Array.from(prices),
+        currencies,
+        lots,
+        cashUsd,
+        benchmark,
+        riskModel,
+        recentLossSales,
+        config: configOf(invested),
+      });
+    };
+    result = solve(true);
+    stats.rounds += result.solver.rounds;
+    if (result.status === "infeasible") {
+      // The invested floor conflicts with the other constraints (costs, untradable positions): without it.
+      stats.investedFloorRelaxed += 1;
+      result = solve(false);
+      stats.rounds += result.solver.rounds;
+    }
+  } catch {
+    stats.unsolved += 1;
+    stats.fallbacks += 1;
+    return orders;
+  }
+  if (result.status === "infeasible") {
+    stats.unsolved += 1;
+    stats.fallbacks += 1;
+    return orders;
+  }
+  if (result.status === "suboptimal") stats.unsolved += 1;
+
+  // 4. Orders: sells name the optimizer's lots, buys are USD amounts; trades under minTrade are skipped unless
+  // they close the position.
+  const column = new Map(assets.map((id, k) => [id, columns[k]!]));
+  const lotsOf = new Map<string, SpecificLotRequest[]>();
+  for (const s of result.lotsToSell) {
+    let list = lotsOf.get(s.themeAssetId);
+    if (list === undefined) {
+      list = [];
+      lotsOf.set(s.themeAssetId, list);
+    }
+    list.push({ lotId: s.lotId, quantity: s.quantity.toString() });
+  }
+  for (const t of result.trades) {
+    const i = column.get(t.themeAssetId)!;
+    if (t.side === "buy") {
+      if (t.amountUsd >= minTrade) orders.push({ side: "buy", column: i, amountUsd: t.amountUsd });
+      continue;
+    }
+    const exit = t.toWeight * result.investableUsd < minTrade;
+    if (t.amountUsd < minTrade && !exit) continue;
+    const picks = lotsOf.get(t.themeAssetId);
+    if (picks !== undefined && picks.length > 0) orders.push({ side: "sell", column: i, lots: picks });
+  }
+  return orders;
+}
+
+const investedModels = new WeakMap<FactorModel, FactorModel>();
+
+/**
+ * The risk model plus {@link INVESTED_FACTOR}: exposure 1 for every asset, no variance, so the risk is unchanged
+ * and the factor's exposure is the sum of the weights. Remembered per model object (the optimizer keeps its risk
+ * form, and warm engines, per model object).
+ */
+function withInvestedFactor(model: FactorModel): FactorModel {
+  const hit = investedModels.get(model);
+  if (hit !== undefined) return hit;
+  const n = model.assets.length;
+  const k = model.factors.length;
+  const exposures = new Float64Array(n * (k + 1));
+  for (let i = 0; i < n; i++) {
+    exposures.set(model.exposures.subarray(i * k, (i + 1) * k), i * (k + 1));
+    exposures[i * (k + 1) + k] = 1;
+  }
+  const factorCovariance = new Float64Array((k + 1) * (k + 1));
+  for (let a = 0; a < k; a++)
+    factorCovariance.set(model.factorCovariance.subarray(a * k, (a + 1) * k), a * (k + 1));
+  const out: FactorModel = {
+    ...model,
+    factors: [...model.factors, INVESTED_FACTOR],
+    exposures,
+    factorCovariance,
+  };
+  investedModels.set(model, out);
+  return out;
+}
+
+/**
+ * Step 2 for the long lots of one asset: the lots whose loss reaches `threshold` of their basis, or none when
+ * another lot of the asset bought within the wash-sale window is kept (it would wash the loss).
+ */
+function longHarvest(lots: readonly LotInfo[], threshold: number, windowStart: string): LotInfo[] {
+  const harvest = lots.filter(
+    (l) => l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
+  );
+  if (harvest.length === 0) return harvest;
+  const picked = new Set(harvest.map((l) => l.lot.id));
+  return lots.some((l) => !picked.has(l.lot.id) && isRecent(l.lot, windowStart)) ? [] : harvest;
 }
 
 function isRecent(lot: TaxLot, windowStart: string): boolean {
