@@ -202,6 +202,7 @@ function describe(r: OptimizationResult): Record<string, unknown> {
     rounds: r.solver.rounds,
     qpSolves: r.solver.solves,
     rebuilds: r.solver.rebuilds,
+    qpIterations: r.solver.qpIterations,
     trackingError: r.trackingError,
     taxCostUsd: Math.round(r.taxCostUsd),
     turnover: r.turnover,
@@ -256,7 +257,12 @@ console.log(`  cold ${JSON.stringify(describe(cold2.last))}`);
 const sameObjective =
   Math.abs(warmLast!.objective.total - cold2.last.objective.total) /
   Math.max(1e-12, Math.abs(cold2.last.objective.total));
-console.log(line("  objective gap warm vs cold (relative)", sameObjective, ""));
+console.log(
+  `${"  objective gap warm vs cold (relative)".padEnd(48)} ${sameObjective.toExponential(2).padStart(10)}  (goal <= 1e-6) ${sameObjective <= 1e-6 ? "OK" : "MISS"}`,
+);
+console.log(
+  `  objectives: warm ${warmLast!.objective.total.toPrecision(12)}, cold ${cold2.last.objective.total.toPrecision(12)}`,
+);
 figures.warm = {
   wall: warmStats,
   cpu: stats(warmCpu),
