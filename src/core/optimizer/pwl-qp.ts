@@ -746,7 +746,10 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
       const p = predict(i, xi, grad[i]!);
       if (Math.abs(p.x - xi) <= tol || p.decrease <= 0) {
         // Converged coordinate: make its interval the exact segment holding x* (to rounding, so a point on a
-        // breakpoint does not flip between the two segments that share it).
+        // breakpoint does not flip between the two segments that share it) for the next round, if any. This is not
+        // a move: the gradient above comes from the QP's stationarity whatever slope the interval carried, and the
+        // prediction scans the true segments, so when no coordinate moves x* is a KKT point of the whole problem
+        // and no verification round is needed.
         const slack = 1e-12 * Math.max(1, Math.abs(xi));
         const j =
           xi >= seg.lower[c]! - slack && xi <= seg.upper[c]! + slack
@@ -758,7 +761,6 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
           chosen[i] = j;
           lo[i] = a;
           hi[i] = b;
-          moves++;
         }
         continue;
       }
