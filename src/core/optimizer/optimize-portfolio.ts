@@ -267,10 +267,9 @@ function runOptimization(
       // LONG_SHORT with both sums set fixes the net weight (long + short): no room to reserve, the costs come out
       // of the buffer and a warning says so (below).
       if (fixedNet) break;
-      const st = solutionStats(m, s.w, state.gamma);
       let sum = 0;
       for (let i = 0; i < m.n; i++) sum += s.w[i]!;
-      const costs = (st.linearCostUsd + st.impactUsd) / m.investableUsd;
+      const costs = tradingCosts(m, s.w);
       if (sum + costs <= 1 + 1e-12) break;
       state.reserve = costs * (1 + 1e-9) + 1e-15;
       s = solveOnce(state);
@@ -633,6 +632,22 @@ function runOptimization(
       reportMs: done === null || solved === null ? null : done - solved,
     },
   };
+}
+
+/**
+ * Linear costs plus impact of the trades to `w`, as a fraction of I: the same sums and rounding as
+ * {@link solutionStats}, without its risk and tax figures (the cost-reserve check runs after every solve).
+ */
+function tradingCosts(m: PeriodModel, w: Float64Array): number {
+  let linear = 0;
+  let impact = 0;
+  for (let i = 0; i < m.n; i++) {
+    const a = Math.abs(w[i]! - m.w0[i]!);
+    linear += m.costRate[i]! * a;
+    impact += m.impact[i]! * a ** 1.5;
+  }
+  const I = m.investableUsd;
+  return (linear * I + impact * I) / I;
 }
 
 /** Relax one group of constraints at a time to name the ones in conflict. */
