@@ -53,8 +53,6 @@ interface Workspace {
   nextId: number;
   /** Universes seen (assets joined), numbered: an engine is only reused for exactly the same asset list. */
   universeIds: Map<string, number>;
-  /** What the last rebalance of a universe learned: sides of two-sided assets, the cost reserve. */
-  memory: { universe: string; side: Int8Array | undefined; reserve: number } | undefined;
 }
 
 function objectId(ws: Workspace, o: object): number {
@@ -79,7 +77,6 @@ export function createOptimizer(): Optimizer {
     objectIds: new WeakMap(),
     nextId: 1,
     universeIds: new Map(),
-    memory: undefined,
   };
   return { optimize: (input, options) => runOptimization(ws, input, options ?? {}) };
 }
@@ -140,17 +137,17 @@ function runOptimization(
     radius: null,
     objective: "full",
   };
-  // Next month's rebalance of the same universe starts from last month's sides and cost reserve.
+  // Next month's rebalance of the same universe runs the same stages as a cold one (sides from the relaxed solve,
+  // the cost reserve from 0), on the engines that solved last month: their QP factorizations, multipliers and last
+  // solutions are the warm start. Last month's sides or reserve are not reused: the side choice is non-convex and
+  // the reserve check keeps any reserve that fits, so either would make the answer depend on the history
+  // (docs/optimizer.md, "Warm start across rebalances").
   const universe = m.assets.join("\u0000");
   let universeId = ws.universeIds.get(universe);
   if (universeId === undefined) {
     if (ws.universeIds.size >= 64) ws.universeIds.clear();
     universeId = ws.nextId++;
     ws.universeIds.set(universe, universeId);
-  }
-  if (ws.memory !== undefined && ws.memory.universe === universe) {
-    if (ws.memory.side !== undefined) state.side = Int8Array.from(ws.memory.side);
-    state.reserve = ws.memory.reserve;
   }
   const prepared = elapsed();
 
@@ -595,11 +592,6 @@ function runOptimization(
     else if (!riskCap.binding && te >= riskCap.used * (1 - 1e-7)) riskCap = { ...riskCap, binding: true };
   }
 
-  ws.memory = {
-    universe,
-    side: state.side === undefined ? undefined : Int8Array.from(state.side),
-    reserve: state.reserve,
-  };
   const solved = elapsed();
   const out = report(
     m,
