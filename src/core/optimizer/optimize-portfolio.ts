@@ -14,7 +14,7 @@
  * 6. whole shares: rounding, a continuous re-solve of the rest, and a share-by-share repair if needed;
  * 7. the report (trades, lots, exact gains and tax, costs, risk, binding constraints).
  */
-import { type BuiltProblem, buildProblem, type SolveState } from "./build-problem.js";
+import { type BuiltProblem, buildProblem, convexifyKinks, type SolveState } from "./build-problem.js";
 import { precheck } from "./diagnose.js";
 import type {
   OptimizationInput,
@@ -159,13 +159,16 @@ function runOptimization(
     const buildKey = `${st.gamma}|${st.objective}|${st.convexifyKinks === true}|${st.radius}|${JSON.stringify(st.relax ?? {})}`;
     let built = builds.get(buildKey);
     if (built === undefined) {
-      built = buildProblem(m, {
-        ...st,
-        side: undefined,
-        extraLower: undefined,
-        extraUpper: undefined,
-        reserve: 0,
-      });
+      built =
+        st.convexifyKinks === true
+          ? convexifyKinks(getBuild({ ...st, convexifyKinks: undefined }))
+          : buildProblem(m, {
+              ...st,
+              side: undefined,
+              extraLower: undefined,
+              extraUpper: undefined,
+              reserve: 0,
+            });
       if (builds.size > 24) builds.clear();
       builds.set(buildKey, built);
     }
