@@ -7,7 +7,7 @@
  * - cold: a fresh optimizer workspace per run. Goal: median <= 15 ms.
  * - warm: next month's problem (prices moved, the benchmark drifted, the lots updated by month 1's trades) on the
  *   workspace that solved month 1, against a cold solve of the same month-2 problem. Goal: warm <= 1/3 of cold.
- * - also: a harvest-heavy variant (bases spread around today's price, 40% loss lots) and the same rebalance with
+ * - also: the same two months given as lots arrays (lot tables prepared by the workspace), a harvest-heavy variant (bases spread around today's price, 40% loss lots) and the same rebalance with
  *   an active-risk cap, a turnover cap, and 3/2-power market impact, for reference.
  * Wall times on a shared machine vary; the JSON also records process CPU time per run.
  * Writes bench/results/rebalance.json. Run: node --import tsx bench/rebalance.bench.ts
@@ -202,6 +202,7 @@ function describe(r: OptimizationResult): Record<string, unknown> {
     rounds: r.solver.rounds,
     qpSolves: r.solver.solves,
     rebuilds: r.solver.rebuilds,
+    qpIterations: r.solver.qpIterations,
     trackingError: r.trackingError,
     taxCostUsd: Math.round(r.taxCostUsd),
     turnover: r.turnover,
@@ -232,19 +233,25 @@ if (ONLY_COLD) process.exit(0);
 // Warm: month 2 on the workspace that solved month 1, vs cold month 2.
 const m2 = nextMonth(mk, cold.last, 11);
 const month2 = inputOf(mk, m2.lots, m2.prices, m2.benchmark, m2.cash, addDays(AS_OF, 31), BASE_CONFIG);
+// Warm and cold runs alternate, so that load from other jobs on a shared machine hits both alike.
 const warmWall: number[] = [];
 const warmCpu: number[] = [];
+const cold2Wall: number[] = [];
 let warmLast: OptimizationResult | undefined;
+let cold2Last: OptimizationResult | undefined;
 for (let r = 0; r < RUNS + 3; r++) {
   const opt = createOptimizer();
   opt.optimize(month1);
   const t = timed(() => opt.optimize(month2), 1);
+  const c = timed(() => createOptimizer().optimize(month2), 1);
   if (r < 3) continue; // warm-up
   warmWall.push(t.wall[0]!);
   warmCpu.push(t.cpu[0]!);
   warmLast = t.last;
+  cold2Wall.push(c.wall[0]!);
+  cold2Last = c.last;
 }
-const cold2 = timed(() => createOptimizer().optimize(month2), RUNS);
+const cold2 = { wall: cold2Wall, last: cold2Last! };
 const warmStats = stats(warmWall);
 const cold2Stats = stats(cold2.wall);
 const ratio = warmStats.medianMs / cold2Stats.medianMs;
@@ -256,7 +263,12 @@ console.log(`  cold ${JSON.stringify(describe(cold2.last))}`);
 const sameObjective =
   Math.abs(warmLast!.objective.total - cold2.last.objective.total) /
   Math.max(1e-12, Math.abs(cold2.last.objective.total));
-console.log(line("  objective gap warm vs cold (relative)", sameObjective, ""));
+console.log(
+  `${"  objective gap warm vs cold (relative)".padEnd(48)} ${sameObjective.toExponential(2).padStart(10)}  (goal <= 1e-6) ${sameObjective <= 1e-6 ? "OK" : "MISS"}`,
+);
+console.log(
+  `  objectives: warm ${warmLast!.objective.total.toPrecision(12)}, cold ${cold2.last.objective.total.toPrecision(12)}`,
+);
 figures.warm = {
   wall: warmStats,
   cpu: stats(warmCpu),
@@ -266,6 +278,35 @@ figures.warm = {
   warm: describe(warmLast!),
   cold: describe(cold2.last),
 };
+
+// The same two months given as lots arrays (the workspace prepares the lot tables; a warm one reuses last month's
+// rows for the lot objects it already holds), for reference: the lot table of 10,000 lots dominates a cold run.
+{
+  const withLots = (input: OptimizationInput, lots: TaxLot[]): OptimizationInput => {
+    const { lotTable, ...rest } = input;
+    void lotTable;
+    return { ...rest, lots };
+  };
+  const m1Lots = withLots(month1, mk.lots);
+  const m2Lots = withLots(month2, m2.lots);
+  const warmL: number[] = [];
+  const coldL: number[] = [];
+  for (let r = 0; r < Math.max(5, Math.round(RUNS / 2)) + 2; r++) {
+    const opt = createOptimizer();
+    opt.optimize(m1Lots);
+    const t = timed(() => opt.optimize(m2Lots), 1);
+    const c = timed(() => createOptimizer().optimize(m2Lots), 1);
+    if (r < 2) continue;
+    warmL.push(t.wall[0]!);
+    coldL.push(c.wall[0]!);
+  }
+  const w = stats(warmL);
+  const c = stats(coldL);
+  console.log(line("  with lots arrays: next month warm", w.medianMs, "ms"));
+  console.log(line("  with lots arrays: next month cold", c.medianMs, "ms"));
+  console.log(line("  with lots arrays: warm / cold", w.medianMs / c.medianMs, "x"));
+  figures.warmFromLots = { wall: w, coldWall: c, ratio: w.medianMs / c.medianMs };
+}
 
 // Variants (cold), for reference.
 const variants: [string, OptimizerConfigInput, boolean][] = [

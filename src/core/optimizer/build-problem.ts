@@ -262,6 +262,23 @@ function rowsOf(m: PeriodModel) {
   return hit;
 }
 
+/**
+ * The build of the same state with `convexifyKinks` (see {@link SolveState.convexifyKinks}), derived from `built`
+ * (built without it and without side locks): the same arrays except the buy slope of each two-sided asset whose
+ * kink at t = 0 is concave, raised to the first sell slope. A two-sided asset's domain reaches both sides of the
+ * kink, so its last segment is the buy segment (cost 0 at t = 0) and the one before it the first sell piece.
+ */
+export function convexifyKinks(built: BuiltProblem): BuiltProblem {
+  const seg = built.problem.segments;
+  const slope = Float64Array.from(seg.slope);
+  for (let i = 0; i < built.twoSided.length; i++) {
+    if (built.twoSided[i] !== 1) continue;
+    const buy = seg.start[i + 1]! - 1;
+    if (slope[buy - 1]! > slope[buy]! + 1e-15) slope[buy] = slope[buy - 1]!;
+  }
+  return { ...built, problem: { ...built.problem, segments: { ...seg, slope } } };
+}
+
 /** Build the engine problem for `state` (see the module comment). */
 export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
   const { n, config } = m;

@@ -10,6 +10,9 @@ import { longTermRequiredDays } from "../tax/holding-period.js";
 import type { TaxLot } from "../tax/index.js";
 import { resolveTaxRules } from "../tax/index.js";
 
+/** How far past the last matched lot {@link prepareLotTableFrom} looks for a lot of the previous table. */
+const REUSE_WINDOW = 64;
+
 /** "No date" in the day-number columns. */
 export const NO_DAY = -2_147_483_648;
 
@@ -40,6 +43,38 @@ export function prepareLotTable(
   assets: readonly string[],
   longTermThresholdDays = 365,
 ): LotTable {
+  return prepareRows(lots, assets, longTermThresholdDays, undefined);
+}
+
+/**
+ * {@link prepareLotTable} of `lots` that copies the rows of the lot objects `previous` already holds (a `TaxLot` is
+ * immutable, so its row is a function of the object, the universe and the threshold) and prepares only the others:
+ * next month's account is mostly last month's lot objects. Lots are matched by identity in order (sold lots
+ * skipped, new ones anywhere); a kept lot found out of order is simply prepared again, so the table always equals
+ * {@link prepareLotTable}'s. `previous` must have been prepared for the same universe and threshold (checked).
+ * @throws {RangeError} as {@link prepareLotTable}, or when `previous` was prepared for another universe or threshold.
+ */
+export function prepareLotTableFrom(
+  previous: LotTable,
+  lots: readonly TaxLot[],
+  assets: readonly string[],
+  longTermThresholdDays = 365,
+): LotTable {
+  if (
+    previous.longTermThresholdDays !== longTermThresholdDays ||
+    previous.assets.length !== assets.length ||
+    previous.assets.some((a, i) => a !== assets[i])
+  )
+    throw new RangeError("prepareLotTableFrom: previous was prepared for another universe or threshold.");
+  return prepareRows(lots, assets, longTermThresholdDays, previous);
+}
+
+function prepareRows(
+  lots: readonly TaxLot[],
+  assets: readonly string[],
+  longTermThresholdDays: number,
+  previous: LotTable | undefined,
+): LotTable {
   const index = new Map(assets.map((a, i) => [a, i]));
   const rules = resolveTaxRules({ longTermThresholdDays }, "prepareLotTable");
   const m = lots.length;
@@ -61,8 +96,29 @@ export function prepareLotTable(
     }
     return v;
   };
+  // Lots kept from the previous table usually come in the same order, with sold lots left out and new ones in
+  // between or at the end: match them by a forward scan of the previous lots (a short window past each gap).
+  const before = previous?.lots ?? [];
+  let next = 0;
   for (let k = 0; k < m; k++) {
     const lot = lots[k]!;
+    let p = -1;
+    for (let q = next; q < before.length && q < next + REUSE_WINDOW; q++)
+      if (before[q] === lot) {
+        p = q;
+        break;
+      }
+    if (p >= 0 && previous !== undefined) {
+      next = p + 1;
+      asset[k] = previous.asset[p]!;
+      quantity[k] = previous.quantity[p]!;
+      basisUsd[k] = previous.basisUsd[p]!;
+      tradeDay[k] = previous.tradeDay[p]!;
+      longTermFromDay[k] = previous.longTermFromDay[p]!;
+      washSaleDay[k] = previous.washSaleDay[p]!;
+      lastSoldForLossDay[k] = previous.lastSoldForLossDay[p]!;
+      continue;
+    }
     const a = index.get(lot.themeAssetId);
     if (a === undefined)
       throw new RangeError(

@@ -14,7 +14,7 @@
  * 6. whole shares: rounding, a continuous re-solve of the rest, and a share-by-share repair if needed;
  * 7. the report (trades, lots, exact gains and tax, costs, risk, binding constraints).
  */
-import { type BuiltProblem, buildProblem, type SolveState } from "./build-problem.js";
+import { type BuiltProblem, buildProblem, convexifyKinks, type SolveState } from "./build-problem.js";
 import { precheck } from "./diagnose.js";
 import type {
   OptimizationInput,
@@ -53,8 +53,6 @@ interface Workspace {
   nextId: number;
   /** Universes seen (assets joined), numbered: an engine is only reused for exactly the same asset list. */
   universeIds: Map<string, number>;
-  /** What the last rebalance of a universe learned: sides of two-sided assets, the cost reserve. */
-  memory: { universe: string; side: Int8Array | undefined; reserve: number } | undefined;
 }
 
 function objectId(ws: Workspace, o: object): number {
@@ -79,7 +77,6 @@ export function createOptimizer(): Optimizer {
     objectIds: new WeakMap(),
     nextId: 1,
     universeIds: new Map(),
-    memory: undefined,
   };
   return { optimize: (input, options) => runOptimization(ws, input, options ?? {}) };
 }
@@ -140,17 +137,17 @@ function runOptimization(
     radius: null,
     objective: "full",
   };
-  // Next month's rebalance of the same universe starts from last month's sides and cost reserve.
+  // Next month's rebalance of the same universe runs the same stages as a cold one (sides from the relaxed solve,
+  // the cost reserve from 0), on the engines that solved last month: their QP factorizations, multipliers and last
+  // solutions are the warm start. Last month's sides or reserve are not reused: the side choice is non-convex and
+  // the reserve check keeps any reserve that fits, so either would make the answer depend on the history
+  // (docs/optimizer.md, "Warm start across rebalances").
   const universe = m.assets.join("\u0000");
   let universeId = ws.universeIds.get(universe);
   if (universeId === undefined) {
     if (ws.universeIds.size >= 64) ws.universeIds.clear();
     universeId = ws.nextId++;
     ws.universeIds.set(universe, universeId);
-  }
-  if (ws.memory !== undefined && ws.memory.universe === universe) {
-    if (ws.memory.side !== undefined) state.side = Int8Array.from(ws.memory.side);
-    state.reserve = ws.memory.reserve;
   }
   const prepared = elapsed();
 
@@ -162,13 +159,16 @@ function runOptimization(
     const buildKey = `${st.gamma}|${st.objective}|${st.convexifyKinks === true}|${st.radius}|${JSON.stringify(st.relax ?? {})}`;
     let built = builds.get(buildKey);
     if (built === undefined) {
-      built = buildProblem(m, {
-        ...st,
-        side: undefined,
-        extraLower: undefined,
-        extraUpper: undefined,
-        reserve: 0,
-      });
+      built =
+        st.convexifyKinks === true
+          ? convexifyKinks(getBuild({ ...st, convexifyKinks: undefined }))
+          : buildProblem(m, {
+              ...st,
+              side: undefined,
+              extraLower: undefined,
+              extraUpper: undefined,
+              reserve: 0,
+            });
       if (builds.size > 24) builds.clear();
       builds.set(buildKey, built);
     }
@@ -267,10 +267,9 @@ function runOptimization(
       // LONG_SHORT with both sums set fixes the net weight (long + short): no room to reserve, the costs come out
       // of the buffer and a warning says so (below).
       if (fixedNet) break;
-      const st = solutionStats(m, s.w, state.gamma);
       let sum = 0;
       for (let i = 0; i < m.n; i++) sum += s.w[i]!;
-      const costs = (st.linearCostUsd + st.impactUsd) / m.investableUsd;
+      const costs = tradingCosts(m, s.w);
       if (sum + costs <= 1 + 1e-12) break;
       state.reserve = costs * (1 + 1e-9) + 1e-15;
       s = solveOnce(state);
@@ -596,11 +595,6 @@ function runOptimization(
     else if (!riskCap.binding && te >= riskCap.used * (1 - 1e-7)) riskCap = { ...riskCap, binding: true };
   }
 
-  ws.memory = {
-    universe,
-    side: state.side === undefined ? undefined : Int8Array.from(state.side),
-    reserve: state.reserve,
-  };
   const solved = elapsed();
   const out = report(
     m,
@@ -633,6 +627,22 @@ function runOptimization(
       reportMs: done === null || solved === null ? null : done - solved,
     },
   };
+}
+
+/**
+ * Linear costs plus impact of the trades to `w`, as a fraction of I: the same sums and rounding as
+ * {@link solutionStats}, without its risk and tax figures (the cost-reserve check runs after every solve).
+ */
+function tradingCosts(m: PeriodModel, w: Float64Array): number {
+  let linear = 0;
+  let impact = 0;
+  for (let i = 0; i < m.n; i++) {
+    const a = Math.abs(w[i]! - m.w0[i]!);
+    linear += m.costRate[i]! * a;
+    impact += m.impact[i]! * a ** 1.5;
+  }
+  const I = m.investableUsd;
+  return (linear * I + impact * I) / I;
 }
 
 /** Relax one group of constraints at a time to name the ones in conflict. */

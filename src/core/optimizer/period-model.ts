@@ -14,7 +14,7 @@ import {
   selectRiskModelAssets,
   toQuadraticForm,
 } from "../risk/index.js";
-import { type LotTable, prepareLotTable } from "./lot-table.js";
+import { type LotTable, prepareLotTable, prepareLotTableFrom } from "./lot-table.js";
 import type { OptimizationInput } from "./optimization-types.js";
 import type { OptimizerConfig } from "./optimizer-config.js";
 import { buildTaxSchedule, washSaleEnvironment } from "./tax-schedule.js";
@@ -84,11 +84,13 @@ const fmt = (v: number) =>
 /** Caches of expensive derived data, keyed by object identity (owned by an optimizer workspace). */
 export interface ModelCache {
   lotTables: WeakMap<object, LotTable>;
+  /** The last lot table prepared here: next month's lots array mostly holds the same lot objects. */
+  lastLotTable: LotTable | undefined;
 }
 
 /** A fresh cache. */
 export function createModelCache(): ModelCache {
-  return { lotTables: new WeakMap() };
+  return { lotTables: new WeakMap(), lastLotTable: undefined };
 }
 
 interface RiskForm {
@@ -186,15 +188,20 @@ export function buildPeriodModel(
   let lotTable = input.lotTable;
   if (lotTable === undefined) {
     const lots = input.lots ?? [];
+    const fits = (t: LotTable | undefined): t is LotTable =>
+      t !== undefined &&
+      t.longTermThresholdDays === tax.longTermThresholdDays &&
+      t.assets.length === n &&
+      t.assets.every((a, i) => a === assets[i]);
     const cached = cache.lotTables.get(lots);
-    lotTable =
-      cached !== undefined &&
-      cached.longTermThresholdDays === tax.longTermThresholdDays &&
-      cached.assets.length === n &&
-      cached.assets.every((a, i) => a === assets[i])
-        ? cached
+    const last = cache.lastLotTable;
+    lotTable = fits(cached)
+      ? cached
+      : fits(last)
+        ? prepareLotTableFrom(last, lots, assets, tax.longTermThresholdDays)
         : prepareLotTable(lots, assets, tax.longTermThresholdDays);
     cache.lotTables.set(lots, lotTable);
+    cache.lastLotTable = lotTable;
   } else if (lotTable.assets.length !== n || lotTable.assets.some((a, i) => a !== assets[i]))
     throw new RangeError(
       "optimizePortfolio: lotTable was prepared for another universe; prepare it with these assets.",

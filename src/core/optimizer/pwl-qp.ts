@@ -280,6 +280,13 @@ class Engine implements PwlQpSolver {
   qp: QpSolver | undefined;
   qpSignature: Float64Array | undefined;
   lastX: Float64Array | undefined;
+  /**
+   * At the last solution: the smooth gradient's part from the multipliers (A'y, cone terms) and the switch-row
+   * multipliers. Round 0 of the next solve adds them to its own gradient, so its one-dimensional predictions see
+   * the rows (budget, factors, turnover) that bind, as the later rounds do.
+   */
+  lastRowGradient: Float64Array | undefined;
+  lastYSwitch: Float64Array | undefined;
 
   constructor(problem: PwlQpProblem) {
     const n = problem.P.diagonal.length;
@@ -425,6 +432,8 @@ interface EngineState {
   qp: QpSolver | undefined;
   qpSignature: Float64Array | undefined;
   lastX: Float64Array | undefined;
+  lastRowGradient: Float64Array | undefined;
+  lastYSwitch: Float64Array | undefined;
   alpha: Float64Array | undefined;
   setCurvature(alpha: Float64Array | undefined): void;
   objective(x: Float64Array): number;
@@ -625,6 +634,10 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     grad[i]! += s.q[i]!;
     if (power !== undefined) grad[i]! += powerGradient(power.coefficient[i]!, power.reference[i]!, x[i]!);
   }
+  // The last solve's multipliers as the estimate of this one's (a warm start: only the first intervals depend on it).
+  const rowGradient = s.lastRowGradient;
+  if (rowGradient !== undefined) for (let i = 0; i < n; i++) grad[i]! += rowGradient[i]!;
+  if (s.lastYSwitch !== undefined && s.lastYSwitch.length === mSw) ySw.set(s.lastYSwitch);
   const startFeasible = isFeasible(s, x);
   for (let i = 0; i < n; i++) {
     const p = predict(i, x[i]!, grad[i]!);
@@ -733,7 +746,10 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
       const p = predict(i, xi, grad[i]!);
       if (Math.abs(p.x - xi) <= tol || p.decrease <= 0) {
         // Converged coordinate: make its interval the exact segment holding x* (to rounding, so a point on a
-        // breakpoint does not flip between the two segments that share it).
+        // breakpoint does not flip between the two segments that share it) for the next round, if any. This is not
+        // a move: the gradient above comes from the QP's stationarity whatever slope the interval carried, and the
+        // prediction scans the true segments, so when no coordinate moves x* is a KKT point of the whole problem
+        // and no verification round is needed.
         const slack = 1e-12 * Math.max(1, Math.abs(xi));
         const j =
           xi >= seg.lower[c]! - slack && xi <= seg.upper[c]! + slack
@@ -745,7 +761,6 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
           chosen[i] = j;
           lo[i] = a;
           hi[i] = b;
-          moves++;
         }
         continue;
       }
@@ -903,6 +918,17 @@ function finish(
   let primal = 0;
   if (grad !== undefined) {
     s.lastX = Float64Array.from(x);
+    // Gradient part of the multipliers: stationarity's smooth gradient minus P x + q + the power gradient.
+    const rowGradient = new Float64Array(n);
+    multiply(s.P, x, rowGradient);
+    const pw = s.power;
+    for (let i = 0; i < n; i++) {
+      let v = rowGradient[i]! + s.q[i]!;
+      if (pw !== undefined) v += powerGradient(pw.coefficient[i]!, pw.reference[i]!, x[i]!);
+      rowGradient[i] = grad[i]! - v;
+    }
+    s.lastRowGradient = rowGradient;
+    s.lastYSwitch = Float64Array.from(ySw);
     const hs = (j: number) => {
       let h = seg.slope[j]!;
       if (sw !== undefined) for (let r = 0; r < mSw; r++) h += ySw[r]! * sw.coefficient[r]![j]!;
