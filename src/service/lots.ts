@@ -6,8 +6,8 @@
 import type { TaxLotRead, TaxLotWrite } from "../contract/index.js";
 import { taxLotReadFromWrite } from "../contract/index.js";
 import type { Currency } from "../core/data/types.js";
-import { createLot, type TaxLot } from "../core/tax/index.js";
-import type { TaxLotInput, TaxLotRecord } from "../store/index.js";
+import { createLot, lotFromTrusted, type TaxLot } from "../core/tax/index.js";
+import type { TaxLotInput, TaxLotRecord, TaxLotRow } from "../store/index.js";
 
 /** A wire lot (already validated) as a store row. */
 export function lotWriteToInput(lot: TaxLotWrite): TaxLotInput {
@@ -54,6 +54,28 @@ export function lotRecordToTaxLot(r: TaxLotRecord): TaxLot {
     ...(r.holdingPeriodStart ? { holdingPeriodStart: r.holdingPeriodStart } : {}),
     washSaleDate: r.washSaleDate,
     lastSoldForLossDate: r.lastSoldForLossDate,
+  });
+}
+
+/**
+ * A stored lot (a compact row of `accounts.lotRows`) as a tax-engine lot: the lot {@link lotRecordToTaxLot} builds,
+ * without re-validating what the contract validated when the lot was written (the proposal's per-request read of
+ * 10,000 lots). The tax engine still checks the lots it is given.
+ */
+export function lotRowToTaxLot(r: TaxLotRow, accountUuid: string): TaxLot {
+  return lotFromTrusted({
+    id: r[0],
+    accountId: accountUuid,
+    themeAssetId: r[1],
+    quantity: r[2],
+    costBasis: r[3],
+    costBasisIsTotal: r[4] === "total",
+    currency: r[5] as Currency,
+    fxRate: r[6],
+    tradeDate: r[7],
+    holdingPeriodStart: r[8],
+    washSaleDate: r[9],
+    lastSoldForLossDate: r[10],
   });
 }
 

@@ -20,12 +20,20 @@ import { buildProposal, type ProposalResult, type ProposalSecurity } from "../co
 import type { TaxLot } from "../core/tax/index.js";
 import { marketAsOf, nowIso, type ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
-import { lotRecordToTaxLot } from "./lots.js";
+import { lotRowToTaxLot } from "./lots.js";
 import { resolveTicker } from "./tickers.js";
 
 const d = (v: Decimal | null | undefined, i: number, f: number, field: string): string | null =>
   v === null || v === undefined ? null : formatDecimal(v, i, f, field);
 const req = (v: Decimal, i: number, f: number, field: string): string => formatDecimal(v, i, f, field);
+
+/** An account's stored lots as tax-engine lots (the trusted bulk read: they were validated when written). */
+function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
+  const rows = ctx.store.accounts.lotRows(accountUuid);
+  const out = new Array<TaxLot>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = lotRowToTaxLot(rows[i]!, accountUuid);
+  return out;
+}
 
 /** Resolve the request's tickers; every unknown, ambiguous or duplicated one is reported by path. */
 function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
@@ -78,10 +86,10 @@ export function createProposal(
     const asOf = options.asOf ?? marketAsOf(ctx);
     const created = nowIso(ctx);
     const household = ctx.store.accounts.listByClient(org, clientUuid);
-    const lots: TaxLot[] = ctx.store.accounts.lots(account.uuid).map(lotRecordToTaxLot);
+    const lots: TaxLot[] = accountLots(ctx, account.uuid);
     const householdLots: TaxLot[] = household
       .filter((a) => a.uuid !== account.uuid)
-      .flatMap((a) => ctx.store.accounts.lots(a.uuid).map(lotRecordToTaxLot));
+      .flatMap((a) => accountLots(ctx, a.uuid));
     const eff = effectiveConfig(ctx, account, asOf, { at: created });
     const c = eff.read;
     const ids = [...new Set([...lots.map((l) => l.themeAssetId), ...targets.map((t) => t.themeAssetId)])];

@@ -120,6 +120,24 @@ describe("store", () => {
     expect(replaced[0]!.quantity).toBe("3.5");
     store.accounts.appendLots(a.uuid, [lot({ tradeDate: "2025-01-02" })]);
     expect(store.accounts.lots(a.uuid).map((l) => l.tradeDate)).toEqual(["2024-03-01", "2025-01-02"]);
+    // The compact bulk read carries the same content, in the same order, without the account uuid.
+    expect(store.accounts.lotRows(a.uuid)).toEqual(
+      store.accounts
+        .lots(a.uuid)
+        .map((l) => [
+          l.uuid,
+          l.themeAssetId,
+          l.quantity,
+          l.costBasis,
+          l.costBasisUnit,
+          l.costBasisCurrency,
+          l.fxRate,
+          l.tradeDate,
+          l.holdingPeriodStart,
+          l.washSaleDate,
+          l.lastSoldForLossDate,
+        ]),
+    );
     const upd = store.accounts.update(orgA, c.uuid, a.uuid, { customizationConfig: { min_weight: "0.01" } });
     expect(upd.customizationConfig).toEqual({ min_weight: "0.01" });
     expect(upd.name).toBe("Taxable");

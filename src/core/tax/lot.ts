@@ -119,6 +119,65 @@ export function createLot(input: TaxLotInput): TaxLot {
 }
 
 /**
+ * The fields of a lot read back from storage that validated it when it was written (the store's lots went through
+ * the contract's lot schema): decimals as the exact strings stored, `costBasis` per share or total as
+ * `costBasisIsTotal` says, `holdingPeriodStart` null (or empty) when it is the trade date.
+ */
+export interface TrustedLotFields {
+  id: string;
+  accountId?: string;
+  themeAssetId: string;
+  quantity: string;
+  costBasis: string;
+  costBasisIsTotal: boolean;
+  currency: Currency;
+  fxRate: string;
+  tradeDate: string;
+  holdingPeriodStart: string | null;
+  washSaleDate: string | null;
+  lastSoldForLossDate: string | null;
+}
+
+/**
+ * Builds the {@link TaxLot} that {@link createLot} builds from the same fields (same values, same keys in the same
+ * order) without re-checking them: for bulk reads of stored lots (a proposal converts every lot of an account and
+ * its household per request). Invalid input is not detected here; the tax functions still check every lot they
+ * are given ({@link prepareLots}).
+ */
+export function lotFromTrusted(f: TrustedLotFields): TaxLot {
+  const quantity = new TaxDecimal(f.quantity);
+  const basis = new TaxDecimal(f.costBasis);
+  const lot: TaxLot =
+    f.accountId === undefined
+      ? {
+          id: f.id,
+          themeAssetId: f.themeAssetId,
+          quantity,
+          totalCostBasis: f.costBasisIsTotal ? basis : basis.times(quantity),
+          currency: f.currency,
+          fxRate: new TaxDecimal(f.fxRate),
+          tradeDate: f.tradeDate,
+          holdingPeriodStart: f.holdingPeriodStart ? f.holdingPeriodStart : f.tradeDate,
+          washSaleDate: f.washSaleDate,
+          lastSoldForLossDate: f.lastSoldForLossDate,
+        }
+      : {
+          id: f.id,
+          accountId: f.accountId,
+          themeAssetId: f.themeAssetId,
+          quantity,
+          totalCostBasis: f.costBasisIsTotal ? basis : basis.times(quantity),
+          currency: f.currency,
+          fxRate: new TaxDecimal(f.fxRate),
+          tradeDate: f.tradeDate,
+          holdingPeriodStart: f.holdingPeriodStart ? f.holdingPeriodStart : f.tradeDate,
+          washSaleDate: f.washSaleDate,
+          lastSoldForLossDate: f.lastSoldForLossDate,
+        };
+  return lot;
+}
+
+/**
  * Checks one lot's invariants (used at the entry of every public tax function).
  * @throws {TypeError} for missing identifiers or non-Decimal fields.
  * @throws {RangeError} for an invariant violation, naming `where`, the lot id and the field.

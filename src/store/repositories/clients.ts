@@ -1,5 +1,6 @@
 /** @module store/repositories/clients Clients, their accounts, tax lots and asset-class settings. */
 import { randomUUID } from "node:crypto";
+import type { Statement } from "better-sqlite3";
 import { NotFoundError } from "../../core/errors.js";
 import type { Db } from "../database.js";
 import type {
@@ -9,6 +10,7 @@ import type {
   CostBasisUnit,
   TaxLotInput,
   TaxLotRecord,
+  TaxLotRow,
 } from "../records.js";
 import { fromJson, toJson } from "./util.js";
 
@@ -191,6 +193,9 @@ export interface AccountCreate {
 export type AccountPatch = AccountCreate;
 
 export class AccountRepository {
+  /** The bulk lot read of {@link AccountRepository.lotRows}, prepared once (raw rows, no column objects). */
+  private lotRowsStatement: Statement | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => string,
@@ -297,6 +302,21 @@ export class AccountRepository {
       .prepare("SELECT * FROM tax_lots WHERE account_uuid = ? ORDER BY position")
       .all(accountUuid) as LotRow[];
     return rows.map(toLot);
+  }
+
+  /**
+   * The account's tax lots in stored order as compact rows (the same content as {@link AccountRepository.lots}
+   * without the account uuid): the per-request read of a proposal.
+   */
+  lotRows(accountUuid: string): TaxLotRow[] {
+    this.lotRowsStatement ??= this.db
+      .prepare(
+        `SELECT uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency, fx_rate, trade_date,
+          holding_period_start, wash_sale_date, last_sold_for_loss_date
+         FROM tax_lots WHERE account_uuid = ? ORDER BY position`,
+      )
+      .raw(true);
+    return this.lotRowsStatement.all(accountUuid) as TaxLotRow[];
   }
 
   /** Replace every lot of the account (the spec's "holdings replace tax lots"). Returns the stored lots. */
