@@ -21,7 +21,7 @@ import type { TaxLot } from "../core/tax/index.js";
 import { marketAsOf, nowIso, type ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRowToTaxLot } from "./lots.js";
-import { resolveTicker } from "./tickers.js";
+import { resolveTickersAtOnce } from "./tickers.js";
 
 const d = (v: Decimal | null | undefined, i: number, f: number, field: string): string | null =>
   v === null || v === undefined ? null : formatDecimal(v, i, f, field);
@@ -40,8 +40,12 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
   const issues: FieldIssue[] = [];
   const out: { themeAssetId: string; weight: string }[] = [];
   const seen = new Map<string, number>();
+  const resolved = resolveTickersAtOnce(
+    ctx.store,
+    body.optimized_weights.map((w) => w.ticker),
+  );
   body.optimized_weights.forEach((w, i) => {
-    const r = resolveTicker(ctx.store, w.ticker);
+    const r = resolved[i]!;
     if (!r.ok) {
       issues.push({ path: `optimized_weights[${i}].ticker`, message: r.message });
       return;
@@ -100,8 +104,9 @@ export function createProposal(
     const securities: Record<string, ProposalSecurity> = {};
     const priceMap: Record<string, string> = {};
     const fx: Partial<Record<Currency, string>> = {};
+    const master = ctx.store.market.securitiesByIds(ids);
     for (const id of ids) {
-      const s = ctx.store.market.security(id);
+      const s = master.get(id);
       if (!s)
         throw new ValidationError(`The account holds ${id}, which is not in the security master.`, [
           { path: "holdings", message: `unknown ${id}` },
