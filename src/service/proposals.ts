@@ -163,7 +163,7 @@ export function createProposal(
       }),
     );
     const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
-    ctx.store.proposals.create(org, account.uuid, response.proposal_uuid, body, response);
+    ctx.store.proposals.insert(org, account.uuid, response.proposal_uuid, body, response);
     return response;
   });
 }

@@ -219,6 +219,11 @@ describe("store", () => {
     );
     expect(store.proposals.get(orgA, a.uuid, p.uuid)?.response).toEqual({ orders: [] });
     expect(store.proposals.get(orgB, a.uuid, p.uuid)).toBeUndefined();
+    store.proposals.insert(orgA, a.uuid, "22222222-2222-4222-8222-222222222222", { w: 2 }, { orders: [1] });
+    expect(store.proposals.get(orgA, a.uuid, "22222222-2222-4222-8222-222222222222")).toMatchObject({
+      request: { w: 2 },
+      response: { orders: [1] },
+    });
   });
 
   it("moves a backtest job through PENDING, RUNNING and SUCCESS under one lease", () => {
