@@ -30,8 +30,9 @@ const req = (v: Decimal, i: number, f: number, field: string): string => formatD
 /** An account's stored lots as tax-engine lots (the trusted bulk read: they were validated when written). */
 function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
   const rows = ctx.store.accounts.lotRows(accountUuid);
+  const shared = new Map<string, Decimal>();
   const out = new Array<TaxLot>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = lotRowToTaxLot(rows[i]!, accountUuid);
+  for (let i = 0; i < rows.length; i++) out[i] = lotRowToTaxLot(rows[i]!, accountUuid, shared);
   return out;
 }
 

@@ -120,8 +120,9 @@ describe("store", () => {
     expect(replaced[0]!.quantity).toBe("3.5");
     store.accounts.appendLots(a.uuid, [lot({ tradeDate: "2025-01-02" })]);
     expect(store.accounts.lots(a.uuid).map((l) => l.tradeDate)).toEqual(["2024-03-01", "2025-01-02"]);
-    // The compact bulk read carries the same content, in the same order, without the account uuid.
-    expect(store.accounts.lotRows(a.uuid)).toEqual(
+    // The compact bulk read carries the same content, in the same order, without the account uuid; also when
+    // a field holds its field separator (the read falls back to plain columns) and with every optional date set.
+    const asRows = () =>
       store.accounts
         .lots(a.uuid)
         .map((l) => [
@@ -136,8 +137,23 @@ describe("store", () => {
           l.holdingPeriodStart,
           l.washSaleDate,
           l.lastSoldForLossDate,
-        ]),
-    );
+        ]);
+    expect(store.accounts.lotRows(a.uuid)).toEqual(asRows());
+    store.accounts.appendLots(a.uuid, [
+      lot({
+        quantity: "0.0000000001",
+        costBasis: "123456789012345678901234567890.1234567891",
+        costBasisUnit: "total",
+        holdingPeriodStart: "2024-01-02",
+        washSaleDate: "2024-03-01",
+        lastSoldForLossDate: "2024-02-15",
+      }),
+    ]);
+    expect(store.accounts.lotRows(a.uuid)).toEqual(asRows());
+    expect(store.accounts.lotRows(a.uuid)[2]!.slice(8)).toEqual(["2024-01-02", "2024-03-01", "2024-02-15"]);
+    store.accounts.appendLots(a.uuid, [lot({ themeAssetId: "ODD\u001fID:XNYS" })]);
+    expect(store.accounts.lotRows(a.uuid)).toEqual(asRows());
+    expect(store.accounts.lotRows(a.uuid)[3]![1]).toBe("ODD\u001fID:XNYS");
     const upd = store.accounts.update(orgA, c.uuid, a.uuid, { customizationConfig: { min_weight: "0.01" } });
     expect(upd.customizationConfig).toEqual({ min_weight: "0.01" });
     expect(upd.name).toBe("Taxable");

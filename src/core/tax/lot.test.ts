@@ -172,6 +172,8 @@ describe("lotFromTrusted", () => {
     }));
 
   it("builds the lot createLot builds from the same fields: same values, same keys in the same order", () => {
+    // One map of shared quantities and FX rates across all runs, as across the lots of one read.
+    const shared = new Map<string, Decimal>();
     fc.assert(
       fc.property(fields, (f) => {
         const viaCreate = createLot({
@@ -197,6 +199,10 @@ describe("lotFromTrusted", () => {
         }
         // Already in the engine's decimal configuration: normalizing keeps the object itself.
         expect(normalizeLot(trusted)).toBe(trusted);
+        const sharing = lotFromTrusted(accountId === undefined ? rest : { ...rest, accountId }, shared);
+        expect(sharing).toStrictEqual(viaCreate);
+        expect(Object.keys(sharing)).toEqual(Object.keys(viaCreate));
+        expect(sharing.quantity).toBe(shared.get(f.quantity));
       }),
       { numRuns: 500 },
     );

@@ -143,9 +143,11 @@ export interface TrustedLotFields {
  * order) without re-checking them: for bulk reads of stored lots (a proposal converts every lot of an account and
  * its household per request). Invalid input is not detected here; the tax functions still check every lot they
  * are given ({@link prepareLots}).
+ * @param shared decimals already parsed, by their text, for quantities and FX rates (few distinct values repeat
+ *   across lots); lots then share those Decimal instances, which is safe because Decimals are immutable.
  */
-export function lotFromTrusted(f: TrustedLotFields): TaxLot {
-  const quantity = new TaxDecimal(f.quantity);
+export function lotFromTrusted(f: TrustedLotFields, shared?: Map<string, Decimal>): TaxLot {
+  const quantity = sharedDecimal(f.quantity, shared);
   const basis = new TaxDecimal(f.costBasis);
   const lot: TaxLot =
     f.accountId === undefined
@@ -155,7 +157,7 @@ export function lotFromTrusted(f: TrustedLotFields): TaxLot {
           quantity,
           totalCostBasis: f.costBasisIsTotal ? basis : basis.times(quantity),
           currency: f.currency,
-          fxRate: new TaxDecimal(f.fxRate),
+          fxRate: sharedDecimal(f.fxRate, shared),
           tradeDate: f.tradeDate,
           holdingPeriodStart: f.holdingPeriodStart ? f.holdingPeriodStart : f.tradeDate,
           washSaleDate: f.washSaleDate,
@@ -168,13 +170,23 @@ export function lotFromTrusted(f: TrustedLotFields): TaxLot {
           quantity,
           totalCostBasis: f.costBasisIsTotal ? basis : basis.times(quantity),
           currency: f.currency,
-          fxRate: new TaxDecimal(f.fxRate),
+          fxRate: sharedDecimal(f.fxRate, shared),
           tradeDate: f.tradeDate,
           holdingPeriodStart: f.holdingPeriodStart ? f.holdingPeriodStart : f.tradeDate,
           washSaleDate: f.washSaleDate,
           lastSoldForLossDate: f.lastSoldForLossDate,
         };
   return lot;
+}
+
+function sharedDecimal(text: string, shared: Map<string, Decimal> | undefined): Decimal {
+  if (shared === undefined) return new TaxDecimal(text);
+  let d = shared.get(text);
+  if (d === undefined) {
+    d = new TaxDecimal(text);
+    shared.set(text, d);
+  }
+  return d;
 }
 
 /**
