@@ -148,14 +148,16 @@ export interface TrustedLotFields {
  */
 export function lotFromTrusted(f: TrustedLotFields, shared?: Map<string, Decimal>): TaxLot {
   const quantity = sharedDecimal(f.quantity, shared);
-  const basis = new TaxDecimal(f.costBasis);
+  const basis = f.costBasisIsTotal
+    ? new TaxDecimal(f.costBasis)
+    : perShareTotal(f.costBasis, f.quantity, quantity);
   const lot: TaxLot =
     f.accountId === undefined
       ? {
           id: f.id,
           themeAssetId: f.themeAssetId,
           quantity,
-          totalCostBasis: f.costBasisIsTotal ? basis : basis.times(quantity),
+          totalCostBasis: basis,
           currency: f.currency,
           fxRate: sharedDecimal(f.fxRate, shared),
           tradeDate: f.tradeDate,
@@ -168,7 +170,7 @@ export function lotFromTrusted(f: TrustedLotFields, shared?: Map<string, Decimal
           accountId: f.accountId,
           themeAssetId: f.themeAssetId,
           quantity,
-          totalCostBasis: f.costBasisIsTotal ? basis : basis.times(quantity),
+          totalCostBasis: basis,
           currency: f.currency,
           fxRate: sharedDecimal(f.fxRate, shared),
           tradeDate: f.tradeDate,
@@ -178,6 +180,28 @@ export function lotFromTrusted(f: TrustedLotFields, shared?: Map<string, Decimal
         };
   return lot;
 }
+
+/**
+ * `perShare x quantity` as {@link createLot} computes it (`new TaxDecimal(perShare).times(quantity)`, exact: the
+ * product of a decimal(30,10) and a decimal(10,10) has at most 60 significant digits). When both digit strings
+ * together have at most 15 digits, their integer product is exact in a double, so the product's text is built from
+ * it and parsed once: the same Decimal for a third of the time and garbage of the multiplication.
+ */
+function perShareTotal(perShare: string, quantityText: string, quantity: Decimal): Decimal {
+  const pa = perShare.indexOf(".");
+  const qa = quantityText.indexOf(".");
+  const pDigits = pa < 0 ? perShare : perShare.slice(0, pa) + perShare.slice(pa + 1);
+  const qDigits = qa < 0 ? quantityText : quantityText.slice(0, qa) + quantityText.slice(qa + 1);
+  if (pDigits.length + qDigits.length > 15 || !PLAIN_DIGITS.test(pDigits) || !PLAIN_DIGITS.test(qDigits))
+    return new TaxDecimal(perShare).times(quantity);
+  const scale = (pa < 0 ? 0 : perShare.length - pa - 1) + (qa < 0 ? 0 : quantityText.length - qa - 1);
+  let digits = String(Number(pDigits) * Number(qDigits));
+  if (scale === 0) return new TaxDecimal(digits);
+  if (digits.length <= scale) digits = "0".repeat(scale - digits.length + 1) + digits;
+  return new TaxDecimal(`${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`);
+}
+
+const PLAIN_DIGITS = /^\d+$/;
 
 function sharedDecimal(text: string, shared: Map<string, Decimal> | undefined): Decimal {
   if (shared === undefined) return new TaxDecimal(text);
