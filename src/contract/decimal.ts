@@ -213,9 +213,10 @@ export function formatDecimal(
   field?: string,
 ): string {
   checkWidth(integerDigits, fractionDigits, "formatDecimal");
-  const rounded = (
-    sameRangeDecimal(value) ? finiteDecimal(value, field) : toContractDecimal(value, field)
-  ).toDecimalPlaces(fractionDigits, DECIMAL_ROUNDING);
+  const exact = sameRangeDecimal(value) ? finiteDecimal(value, field) : toContractDecimal(value, field);
+  // A value with no more than f decimal places is its own rounding (no new Decimal).
+  const rounded =
+    exact.decimalPlaces() <= fractionDigits ? exact : exact.toDecimalPlaces(fractionDigits, DECIMAL_ROUNDING);
   if (rounded.isZero()) return "0";
   // decimal.js drops trailing zeros itself; toFixed() without argument never uses exponent notation.
   const text = rounded.toFixed();

@@ -14,7 +14,7 @@ import {
   type ProposalRequest,
   type ProposalResponse,
 } from "../contract/index.js";
-import type { Currency } from "../core/data/types.js";
+import type { Currency, Security } from "../core/data/types.js";
 import { type FieldIssue, MissingPriceError, ValidationError } from "../core/errors.js";
 import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
 import type { TaxLot } from "../core/tax/index.js";
@@ -36,10 +36,14 @@ function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
   return out;
 }
 
-/** Resolve the request's tickers; every unknown, ambiguous or duplicated one is reported by path. */
+/**
+ * Resolve the request's tickers; every unknown, ambiguous or duplicated one is reported by path. Also returns the
+ * resolved listings by theme_asset_id (the proposal needs them again).
+ */
 function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
   const issues: FieldIssue[] = [];
   const out: { themeAssetId: string; weight: string }[] = [];
+  const listings = new Map<string, Security>();
   const seen = new Map<string, number>();
   const resolved = resolveTickersAtOnce(
     ctx.store,
@@ -61,6 +65,7 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
       return;
     }
     seen.set(id, i);
+    listings.set(id, r.security);
     out.push({ themeAssetId: id, weight: w.weight });
   });
   if (issues.length > 0)
@@ -69,7 +74,7 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
       issues,
       "invalid_tickers",
     );
-  return out;
+  return { targets: out, listings };
 }
 
 /**
@@ -87,7 +92,7 @@ export function createProposal(
 ): ProposalResponse {
   return ctx.store.transaction(() => {
     const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
-    const targets = resolveTargets(ctx, body);
+    const { targets, listings } = resolveTargets(ctx, body);
     const asOf = options.asOf ?? marketAsOf(ctx);
     const created = nowIso(ctx);
     const household = ctx.store.accounts.listByClient(org, clientUuid);
@@ -105,7 +110,9 @@ export function createProposal(
     const securities: Record<string, ProposalSecurity> = {};
     const priceMap: Record<string, string> = {};
     const fx: Partial<Record<Currency, string>> = {};
-    const master = ctx.store.market.securitiesByIds(ids);
+    // The targeted listings were resolved above (same transaction); only held-but-untargeted ones are read.
+    const master = ctx.store.market.securitiesByIds(ids.filter((id) => !listings.has(id)));
+    for (const [id, s] of listings) master.set(id, s);
     for (const id of ids) {
       const s = master.get(id);
       if (!s)
