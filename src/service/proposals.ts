@@ -18,6 +18,7 @@ import type { Currency, Security } from "../core/data/types.js";
 import { type FieldIssue, MissingPriceError, ValidationError } from "../core/errors.js";
 import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
 import type { TaxLot } from "../core/tax/index.js";
+import type { Store } from "../store/index.js";
 import { marketAsOf, nowIso, type ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRowToTaxLot } from "./lots.js";
@@ -27,13 +28,37 @@ const d = (v: Decimal | null | undefined, i: number, f: number, field: string): 
   v === null || v === undefined ? null : formatDecimal(v, i, f, field);
 const req = (v: Decimal, i: number, f: number, field: string): string => formatDecimal(v, i, f, field);
 
-/** An account's stored lots as tax-engine lots (the trusted bulk read: they were validated when written). */
-function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
-  const rows = ctx.store.accounts.lotRows(accountUuid);
+/**
+ * Converted lots of the accounts proposed for most recently, per store: account uuid -> (stored row content ->
+ * frozen tax-engine lot). A lot is a pure function of its stored row and account, so reusing it for an identical
+ * row gives the same lot; a changed, added or removed row is converted or dropped on the next read (see
+ * `accounts.lotValues`). At most {@link LOT_MEMO_ACCOUNTS} accounts are kept, least recently used out first.
+ */
+const lotMemos = new WeakMap<Store, Map<string, ReadonlyMap<string, TaxLot>>>();
+const LOT_MEMO_ACCOUNTS = 8;
+
+/**
+ * An account's stored lots as tax-engine lots (the trusted bulk read: they were validated when written), reusing
+ * the lots of rows unchanged since the last read of this account. The lots are frozen: shared across requests,
+ * they must never be modified (the tax engine never does; it returns new lots).
+ */
+export function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
+  let memos = lotMemos.get(ctx.store);
+  if (memos === undefined) {
+    memos = new Map();
+    lotMemos.set(ctx.store, memos);
+  }
+  const previous = memos.get(accountUuid);
   const shared = new Map<string, Decimal>();
-  const out = new Array<TaxLot>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = lotRowToTaxLot(rows[i]!, accountUuid, shared);
-  return out;
+  const { values, memo } = ctx.store.accounts.lotValues(
+    accountUuid,
+    (row) => Object.freeze(lotRowToTaxLot(row, accountUuid, shared)),
+    previous,
+  );
+  memos.delete(accountUuid);
+  memos.set(accountUuid, memo);
+  if (memos.size > LOT_MEMO_ACCOUNTS) memos.delete(memos.keys().next().value!);
+  return values;
 }
 
 /**

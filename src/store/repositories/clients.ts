@@ -309,6 +309,21 @@ export class AccountRepository {
    * without the account uuid): the per-request read of a proposal.
    */
   lotRows(accountUuid: string): TaxLotRow[] {
+    return this.lotValues(accountUuid, (row) => row).values;
+  }
+
+  /**
+   * The account's lots in stored order, each row converted by `convert`, except rows whose stored content is a key
+   * of `previous`: those give that key's value again (a converted lot is a pure function of its row, so a caller
+   * that reads the same account repeatedly converts only what changed). Returns the values and the memo of this
+   * read (content key -> value) to pass as `previous` next time; the keys are opaque. The memo is empty when a row
+   * has no usable key (the column fallback below); then every row is converted.
+   */
+  lotValues<T>(
+    accountUuid: string,
+    convert: (row: TaxLotRow) => T,
+    previous?: ReadonlyMap<string, T>,
+  ): { values: T[]; memo: Map<string, T> } {
     // Each row comes back as ONE string of its fields joined by the unit separator (U+001F), split here: handing
     // over 11 values per row costs better-sqlite3 about twice as much as one string and a split. No field can
     // contain U+001F (uuids, validated ids, decimal strings, dates, enums); NULLs travel as empty strings (no
@@ -323,16 +338,34 @@ export class AccountRepository {
       )
       .pluck(true);
     const joined = this.lotRowsJoined.all(accountUuid) as (string | null)[];
-    const out = new Array<TaxLotRow>(joined.length);
+    const values = new Array<T>(joined.length);
+    const memo = new Map<string, T>();
     for (let i = 0; i < joined.length; i++) {
-      const f = joined[i]?.split("\u001f") as (string | null)[] | undefined;
-      if (f === undefined || f.length !== 11) return this.lotColumns(accountUuid);
+      const text = joined[i];
+      if (text === null || text === undefined) return this.lotColumnValues(accountUuid, convert);
+      const known = previous?.get(text);
+      if (known !== undefined) {
+        values[i] = known;
+        memo.set(text, known);
+        continue;
+      }
+      const f = text.split("\u001f") as (string | null)[];
+      if (f.length !== 11) return this.lotColumnValues(accountUuid, convert);
       if (f[8] === "") f[8] = null;
       if (f[9] === "") f[9] = null;
       if (f[10] === "") f[10] = null;
-      out[i] = f as unknown as TaxLotRow;
+      const value = convert(f as unknown as TaxLotRow);
+      values[i] = value;
+      memo.set(text, value);
     }
-    return out;
+    return { values, memo };
+  }
+
+  private lotColumnValues<T>(
+    accountUuid: string,
+    convert: (row: TaxLotRow) => T,
+  ): { values: T[]; memo: Map<string, T> } {
+    return { values: this.lotColumns(accountUuid).map(convert), memo: new Map() };
   }
 
   /** {@link AccountRepository.lotRows} read column by column (the fallback). */
