@@ -29,6 +29,26 @@ const d = (v: Decimal | null | undefined, i: number, f: number, field: string): 
 const req = (v: Decimal, i: number, f: number, field: string): string => formatDecimal(v, i, f, field);
 
 /**
+ * {@link formatDecimal} of a field of `orders[order]` (of its `tax_lots[lot]` when `lot` >= 0), naming the field
+ * only when formatting fails: the path is built for the error alone (formatting again with it throws the same
+ * error, named), not for each of the response's thousands of decimals.
+ */
+function orderDecimal(v: Decimal, i: number, f: number, order: number, name: string, lot = -1): string {
+  try {
+    return formatDecimal(v, i, f);
+  } catch {
+    return formatDecimal(v, i, f, `orders[${order}].${lot >= 0 ? `tax_lots[${lot}].` : ""}${name}`);
+  }
+}
+const orderDecimalOrNull = (
+  v: Decimal | null | undefined,
+  i: number,
+  f: number,
+  order: number,
+  name: string,
+): string | null => (v === null || v === undefined ? null : orderDecimal(v, i, f, order, name));
+
+/**
  * Converted lots of the accounts proposed for most recently, per store: account uuid -> (stored row content ->
  * frozen tax-engine lot). A lot is a pure function of its stored row and account, so reusing it for an identical
  * row gives the same lot; a changed, added or removed row is converted or dropped on the next read (see
@@ -243,51 +263,36 @@ export function toWire(
   configWarnings: readonly string[] = [],
 ): ProposalResponse {
   const orders: ProposalOrder[] = r.orders.map((o, i) => {
-    const at = (f: string) => `orders[${i}].${f}`;
-    const fx: FxCostBreakdown | null = o.fxCostBreakdown
+    const fb = o.fxCostBreakdown;
+    const fx: FxCostBreakdown | null = fb
       ? {
-          base_amount_usd: req(
-            o.fxCostBreakdown.baseAmountUsd,
-            10,
-            10,
-            at("fx_cost_breakdown.base_amount_usd"),
-          ),
-          fx_rate: req(o.fxCostBreakdown.fxRate, 10, 10, at("fx_cost_breakdown.fx_rate")),
-          fx_fee_percentage: req(
-            o.fxCostBreakdown.feePercentage,
-            10,
-            10,
-            at("fx_cost_breakdown.fx_fee_percentage"),
-          ),
-          fx_fee_amount_usd: req(
-            o.fxCostBreakdown.feeAmountUsd,
-            10,
-            10,
-            at("fx_cost_breakdown.fx_fee_amount_usd"),
-          ),
-          net_amount_usd: req(o.fxCostBreakdown.netAmountUsd, 10, 10, at("fx_cost_breakdown.net_amount_usd")),
-          currency: o.fxCostBreakdown.currency,
+          base_amount_usd: orderDecimal(fb.baseAmountUsd, 10, 10, i, "fx_cost_breakdown.base_amount_usd"),
+          fx_rate: orderDecimal(fb.fxRate, 10, 10, i, "fx_cost_breakdown.fx_rate"),
+          fx_fee_percentage: orderDecimal(fb.feePercentage, 10, 10, i, "fx_cost_breakdown.fx_fee_percentage"),
+          fx_fee_amount_usd: orderDecimal(fb.feeAmountUsd, 10, 10, i, "fx_cost_breakdown.fx_fee_amount_usd"),
+          net_amount_usd: orderDecimal(fb.netAmountUsd, 10, 10, i, "fx_cost_breakdown.net_amount_usd"),
+          currency: fb.currency,
         }
       : null;
     return {
       ticker: o.themeAssetId,
       ticker_symbol: o.symbol,
       currency: o.currency,
-      amount: req(o.amount, 10, 10, at("amount")),
-      amount_usd: o.currency === "USD" ? null : d(o.amountUsd, 10, 10, at("amount_usd")),
+      amount: orderDecimal(o.amount, 10, 10, i, "amount"),
+      amount_usd: o.currency === "USD" ? null : orderDecimalOrNull(o.amountUsd, 10, 10, i, "amount_usd"),
       type: o.type,
       order_category: o.category,
       reason: o.reason,
-      existing_quantity: d(o.existingQuantity, 10, 10, at("existing_quantity")),
-      existing_weight: d(o.existingWeight, 10, 10, at("existing_weight")),
-      existing_market_value: d(o.existingMarketValueUsd, 10, 10, at("existing_market_value")),
-      target_weight: d(o.targetWeight, 10, 10, at("target_weight")),
+      existing_quantity: orderDecimalOrNull(o.existingQuantity, 10, 10, i, "existing_quantity"),
+      existing_weight: orderDecimalOrNull(o.existingWeight, 10, 10, i, "existing_weight"),
+      existing_market_value: orderDecimalOrNull(o.existingMarketValueUsd, 10, 10, i, "existing_market_value"),
+      target_weight: orderDecimalOrNull(o.targetWeight, 10, 10, i, "target_weight"),
       tax_lots:
         o.taxLots?.map((l, j) => ({
-          cost_basis: req(l.costBasisUsd, 30, 10, at(`tax_lots[${j}].cost_basis`)),
-          quantity: req(l.quantity, 10, 10, at(`tax_lots[${j}].quantity`)),
+          cost_basis: orderDecimal(l.costBasisUsd, 30, 10, i, "cost_basis", j),
+          quantity: orderDecimal(l.quantity, 10, 10, i, "quantity", j),
           trade_date: l.tradeDate,
-          gain: req(l.gainUsd, 30, 10, at(`tax_lots[${j}].gain`)),
+          gain: orderDecimal(l.gainUsd, 30, 10, i, "gain", j),
         })) ?? null,
       fx_cost_breakdown: fx,
     };
