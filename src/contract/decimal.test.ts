@@ -245,6 +245,39 @@ describe("formatDecimal", () => {
     expect(() => formatDecimal("abc", 3, 2, "x")).toThrow(/x: "abc" is not a number/);
   });
 
+  it("prints a Decimal of any clone as its exact string form prints (property: digits, rounding, errors)", () => {
+    // The fast path rounds the Decimal in its own constructor; the string path copies into ContractDecimal.
+    const clones = [
+      Decimal,
+      Decimal.clone({ precision: 64, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -40, toExpPos: 60 }),
+      Decimal.clone({ precision: 5, rounding: Decimal.ROUND_DOWN }),
+    ];
+    const outcome = (fn: () => string) => {
+      try {
+        return fn();
+      } catch (err) {
+        return `throws ${(err as Error).message}`;
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.bigInt({ min: 0n, max: 10n ** 45n }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.constantFrom(...WIDTHS),
+        fc.constantFrom(0, 1, 2),
+        (neg, digits, scale, [i, f], k) => {
+          const text = `${neg ? "-" : ""}${digits}e-${scale}`;
+          const value = new clones[k]!(text);
+          expect(outcome(() => formatDecimal(value, i, f, "x"))).toBe(
+            outcome(() => formatDecimal(value.toFixed(), i, f, "x")),
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it("keeps all digits of a decimal(30,10) value (wide precision)", () => {
     const big = "123456789012345678901234567890.1234567891";
     expect(formatDecimal(big, 30, 10)).toBe(big);

@@ -182,6 +182,23 @@ export function toContractDecimal(value: Decimal | string | number, field?: stri
 }
 
 /**
+ * True for a Decimal of any clone whose exponent limits are {@link ContractDecimal}'s: rounding it to decimal places
+ * in its own constructor gives the digits that rounding its ContractDecimal copy gives (rounding to places does not
+ * depend on the precision), so {@link formatDecimal} skips the copy (thousands per proposal response).
+ */
+function sameRangeDecimal(value: unknown): value is Decimal {
+  if (!Decimal.isDecimal(value)) return false;
+  const ctor = (value as unknown as { constructor: Decimal.Constructor }).constructor;
+  return ctor.maxE === ContractDecimal.maxE && ctor.minE === ContractDecimal.minE;
+}
+
+function finiteDecimal(value: Decimal, field: string | undefined): Decimal {
+  if (!value.isFinite())
+    throw new RangeError(`${field ?? "value"}: ${value.toString()} is not a finite number`);
+  return value;
+}
+
+/**
  * Prints `value` as a `decimal(i,f)` string: rounded half-to-even to `f` places, trailing fractional zeros
  * (and a bare point) removed, `-0` printed as `0`, never exponent notation.
  * @param field named in the error message (e.g. `"orders[3].amount"`).
@@ -196,11 +213,15 @@ export function formatDecimal(
   field?: string,
 ): string {
   checkWidth(integerDigits, fractionDigits, "formatDecimal");
-  const rounded = toContractDecimal(value, field).toDecimalPlaces(fractionDigits, DECIMAL_ROUNDING);
+  const exact = sameRangeDecimal(value) ? finiteDecimal(value, field) : toContractDecimal(value, field);
+  // A value with no more than f decimal places is its own rounding (no new Decimal).
+  const rounded =
+    exact.decimalPlaces() <= fractionDigits ? exact : exact.toDecimalPlaces(fractionDigits, DECIMAL_ROUNDING);
   if (rounded.isZero()) return "0";
   // decimal.js drops trailing zeros itself; toFixed() without argument never uses exponent notation.
   const text = rounded.toFixed();
-  const intLength = text.replace(/^-/, "").split(".")[0]!.length;
+  // Integer digits of the nonzero rounded value: e + 1 for |x| >= 1, the single "0" of "0.xxx" otherwise.
+  const intLength = rounded.e >= 0 ? rounded.e + 1 : 1;
   if (intLength > integerDigits)
     throw new RangeError(
       `${field ?? "value"}: ${text} needs ${intLength} integer digits; decimal(${integerDigits},${fractionDigits}) allows at most ${integerDigits}`,

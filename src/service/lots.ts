@@ -3,11 +3,12 @@
  * Conversions of tax lots between the wire (contract write/read shapes), the store (decimal strings) and the tax
  * engine (decimal.js `TaxLot`). This is the one place where lot decimals change representation.
  */
+import type { Decimal } from "decimal.js";
 import type { TaxLotRead, TaxLotWrite } from "../contract/index.js";
 import { taxLotReadFromWrite } from "../contract/index.js";
 import type { Currency } from "../core/data/types.js";
-import { createLot, type TaxLot } from "../core/tax/index.js";
-import type { TaxLotInput, TaxLotRecord } from "../store/index.js";
+import { createLot, lotFromTrusted, type TaxLot } from "../core/tax/index.js";
+import type { TaxLotInput, TaxLotRecord, TaxLotRow } from "../store/index.js";
 
 /** A wire lot (already validated) as a store row. */
 export function lotWriteToInput(lot: TaxLotWrite): TaxLotInput {
@@ -55,6 +56,32 @@ export function lotRecordToTaxLot(r: TaxLotRecord): TaxLot {
     washSaleDate: r.washSaleDate,
     lastSoldForLossDate: r.lastSoldForLossDate,
   });
+}
+
+/**
+ * A stored lot (a compact row of `accounts.lotRows`) as a tax-engine lot: the lot {@link lotRecordToTaxLot} builds,
+ * without re-validating what the contract validated when the lot was written (the proposal's per-request read of
+ * 10,000 lots). The tax engine still checks the lots it is given. `shared` parsed quantities and FX rates by text,
+ * reused across the lots of one read.
+ */
+export function lotRowToTaxLot(r: TaxLotRow, accountUuid: string, shared?: Map<string, Decimal>): TaxLot {
+  return lotFromTrusted(
+    {
+      id: r[0],
+      accountId: accountUuid,
+      themeAssetId: r[1],
+      quantity: r[2],
+      costBasis: r[3],
+      costBasisIsTotal: r[4] === "total",
+      currency: r[5] as Currency,
+      fxRate: r[6],
+      tradeDate: r[7],
+      holdingPeriodStart: r[8],
+      washSaleDate: r[9],
+      lastSoldForLossDate: r[10],
+    },
+    shared,
+  );
 }
 
 /** The read shape of a stored lot, given the asset's names and latest USD price. */

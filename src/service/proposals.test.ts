@@ -1,11 +1,12 @@
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { proposalResponseSchema } from "../contract/index.js";
+import { formatDecimal, proposalResponseSchema } from "../contract/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
+import type { ProposalResult } from "../core/proposal/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { createOrganization, getAccount, type ServiceContext, updatePortfolioConfig } from "./index.js";
-import { createProposal, getProposal } from "./proposals.js";
+import { createProposal, getProposal, toWire } from "./proposals.js";
 
 describe("proposals over the demo account", () => {
   let store: Store;
@@ -107,5 +108,93 @@ describe("proposals over the demo account", () => {
         optimized_weights: [{ ticker: "DEL", weight: "0.1" }],
       }),
     ).toThrow(NotFoundError);
+  });
+});
+
+describe("toWire", () => {
+  const D = (v: string) => new Decimal(v);
+  const result = (over: { amount?: string; gain?: string; fxRate?: string } = {}) =>
+    ({
+      orders: [
+        {
+          themeAssetId: "RY:XTSE",
+          symbol: "RY",
+          currency: "CAD",
+          amount: D(over.amount ?? "-1234.5"),
+          amountUsd: D("-900.123456789012"),
+          type: "SELL",
+          category: "rebalance",
+          reason: "overweight",
+          existingQuantity: D("10"),
+          existingWeight: null,
+          existingMarketValueUsd: null,
+          targetWeight: D("0.05"),
+          taxLots: [
+            { costBasisUsd: D("100.5"), quantity: D("1"), tradeDate: "2024-01-02", gainUsd: D("3") },
+            {
+              costBasisUsd: D("7"),
+              quantity: D("2"),
+              tradeDate: "2024-01-03",
+              gainUsd: D(over.gain ?? "-1.25"),
+            },
+          ],
+          fxCostBreakdown: {
+            currency: "CAD",
+            baseAmountUsd: D("900"),
+            fxRate: D(over.fxRate ?? "1.35"),
+            feePercentage: D("0.001"),
+            feeAmountUsd: D("0.9"),
+            netAmountUsd: D("899.1"),
+          },
+        },
+      ],
+      cashBufferCadAmount: null,
+      cashBufferUsdAmount: null,
+      navUsd: D("1000"),
+      investableUsd: D("990"),
+      realized: {
+        shortTermUsd: D("0"),
+        longTermUsd: D("0"),
+        disallowedLossUsd: D("0"),
+        capitalGainsReductionUsd: D("0"),
+        taxableShortTermUsd: D("0"),
+        taxableLongTermUsd: D("0"),
+      },
+      fxFeesUsd: D("0.9"),
+      dropped: [],
+      warnings: [],
+    }) as unknown as ProposalResult;
+  const wire = (r: ProposalResult) => toWire("u", r, "2025-06-30", "2025-07-01T00:00:00Z");
+  const failure = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "no error";
+  };
+
+  it("prints the decimals of orders and their lots", () => {
+    const o = wire(result()).orders[0]!;
+    expect(o.amount).toBe("-1234.5");
+    expect(o.amount_usd).toBe("-900.123456789");
+    expect(o.tax_lots).toEqual([
+      { cost_basis: "100.5", quantity: "1", trade_date: "2024-01-02", gain: "3" },
+      { cost_basis: "7", quantity: "2", trade_date: "2024-01-03", gain: "-1.25" },
+    ]);
+    expect(o.fx_cost_breakdown?.fx_rate).toBe("1.35");
+  });
+
+  it("names the field of a decimal that does not fit, with formatDecimal's message", () => {
+    expect(failure(() => wire(result({ amount: "-12345678901" })))).toBe(
+      failure(() => formatDecimal(D("-12345678901"), 10, 10, "orders[0].amount")),
+    );
+    expect(failure(() => wire(result({ gain: "1e31" })))).toBe(
+      failure(() => formatDecimal(D("1e31"), 30, 10, "orders[0].tax_lots[1].gain")),
+    );
+    expect(failure(() => wire(result({ fxRate: "99999999999" })))).toBe(
+      failure(() => formatDecimal(D("99999999999"), 10, 10, "orders[0].fx_cost_breakdown.fx_rate")),
+    );
+    expect(failure(() => wire(result({ gain: "1e31" })))).toMatch(/^orders\[0\]\.tax_lots\[1\]\.gain: 1000/);
   });
 });

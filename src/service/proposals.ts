@@ -14,26 +14,88 @@ import {
   type ProposalRequest,
   type ProposalResponse,
 } from "../contract/index.js";
-import type { Currency } from "../core/data/types.js";
+import type { Currency, Security } from "../core/data/types.js";
 import { type FieldIssue, MissingPriceError, ValidationError } from "../core/errors.js";
 import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
 import type { TaxLot } from "../core/tax/index.js";
+import type { Store } from "../store/index.js";
 import { marketAsOf, nowIso, type ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
-import { lotRecordToTaxLot } from "./lots.js";
-import { resolveTicker } from "./tickers.js";
+import { lotRowToTaxLot } from "./lots.js";
+import { resolveTickersAtOnce } from "./tickers.js";
 
 const d = (v: Decimal | null | undefined, i: number, f: number, field: string): string | null =>
   v === null || v === undefined ? null : formatDecimal(v, i, f, field);
 const req = (v: Decimal, i: number, f: number, field: string): string => formatDecimal(v, i, f, field);
 
-/** Resolve the request's tickers; every unknown, ambiguous or duplicated one is reported by path. */
+/**
+ * {@link formatDecimal} of a field of `orders[order]` (of its `tax_lots[lot]` when `lot` >= 0), naming the field
+ * only when formatting fails: the path is built for the error alone (formatting again with it throws the same
+ * error, named), not for each of the response's thousands of decimals.
+ */
+function orderDecimal(v: Decimal, i: number, f: number, order: number, name: string, lot = -1): string {
+  try {
+    return formatDecimal(v, i, f);
+  } catch {
+    return formatDecimal(v, i, f, `orders[${order}].${lot >= 0 ? `tax_lots[${lot}].` : ""}${name}`);
+  }
+}
+const orderDecimalOrNull = (
+  v: Decimal | null | undefined,
+  i: number,
+  f: number,
+  order: number,
+  name: string,
+): string | null => (v === null || v === undefined ? null : orderDecimal(v, i, f, order, name));
+
+/**
+ * Converted lots of the accounts proposed for most recently, per store: account uuid -> (stored row content ->
+ * frozen tax-engine lot). A lot is a pure function of its stored row and account, so reusing it for an identical
+ * row gives the same lot; a changed, added or removed row is converted or dropped on the next read (see
+ * `accounts.lotValues`). At most {@link LOT_MEMO_ACCOUNTS} accounts are kept, least recently used out first.
+ */
+const lotMemos = new WeakMap<Store, Map<string, ReadonlyMap<string, TaxLot>>>();
+const LOT_MEMO_ACCOUNTS = 8;
+
+/**
+ * An account's stored lots as tax-engine lots (the trusted bulk read: they were validated when written), reusing
+ * the lots of rows unchanged since the last read of this account. The lots are frozen: shared across requests,
+ * they must never be modified (the tax engine never does; it returns new lots).
+ */
+export function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
+  let memos = lotMemos.get(ctx.store);
+  if (memos === undefined) {
+    memos = new Map();
+    lotMemos.set(ctx.store, memos);
+  }
+  const previous = memos.get(accountUuid);
+  const shared = new Map<string, Decimal>();
+  const { values, memo } = ctx.store.accounts.lotValues(
+    accountUuid,
+    (row) => Object.freeze(lotRowToTaxLot(row, accountUuid, shared)),
+    previous,
+  );
+  memos.delete(accountUuid);
+  memos.set(accountUuid, memo);
+  if (memos.size > LOT_MEMO_ACCOUNTS) memos.delete(memos.keys().next().value!);
+  return values;
+}
+
+/**
+ * Resolve the request's tickers; every unknown, ambiguous or duplicated one is reported by path. Also returns the
+ * resolved listings by theme_asset_id (the proposal needs them again).
+ */
 function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
   const issues: FieldIssue[] = [];
   const out: { themeAssetId: string; weight: string }[] = [];
+  const listings = new Map<string, Security>();
   const seen = new Map<string, number>();
+  const resolved = resolveTickersAtOnce(
+    ctx.store,
+    body.optimized_weights.map((w) => w.ticker),
+  );
   body.optimized_weights.forEach((w, i) => {
-    const r = resolveTicker(ctx.store, w.ticker);
+    const r = resolved[i]!;
     if (!r.ok) {
       issues.push({ path: `optimized_weights[${i}].ticker`, message: r.message });
       return;
@@ -48,6 +110,7 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
       return;
     }
     seen.set(id, i);
+    listings.set(id, r.security);
     out.push({ themeAssetId: id, weight: w.weight });
   });
   if (issues.length > 0)
@@ -56,7 +119,7 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
       issues,
       "invalid_tickers",
     );
-  return out;
+  return { targets: out, listings };
 }
 
 /**
@@ -78,14 +141,14 @@ export function createProposal(
 ): ProposalResponse {
   return ctx.store.transaction(() => {
     const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
-    const targets = resolveTargets(ctx, body);
+    const { targets, listings } = resolveTargets(ctx, body);
     const asOf = options.asOf ?? marketAsOf(ctx);
     const created = nowIso(ctx);
     const household = ctx.store.accounts.listByClient(org, clientUuid);
-    const lots: TaxLot[] = ctx.store.accounts.lots(account.uuid).map(lotRecordToTaxLot);
+    const lots: TaxLot[] = accountLots(ctx, account.uuid);
     const householdLots: TaxLot[] = household
       .filter((a) => a.uuid !== account.uuid)
-      .flatMap((a) => ctx.store.accounts.lots(a.uuid).map(lotRecordToTaxLot));
+      .flatMap((a) => accountLots(ctx, a.uuid));
     const eff = effectiveConfig(ctx, account, asOf, { at: created });
     const c = eff.read;
     const ids = [...new Set([...lots.map((l) => l.themeAssetId), ...targets.map((t) => t.themeAssetId)])];
@@ -96,8 +159,11 @@ export function createProposal(
     const securities: Record<string, ProposalSecurity> = {};
     const priceMap: Record<string, string> = {};
     const fx: Partial<Record<Currency, string>> = {};
+    // The targeted listings were resolved above (same transaction); only held-but-untargeted ones are read.
+    const master = ctx.store.market.securitiesByIds(ids.filter((id) => !listings.has(id)));
+    for (const [id, s] of listings) master.set(id, s);
     for (const id of ids) {
-      const s = ctx.store.market.security(id);
+      const s = master.get(id);
       if (!s)
         throw new ValidationError(`The account holds ${id}, which is not in the security master.`, [
           { path: "holdings", message: `unknown ${id}` },
@@ -155,7 +221,7 @@ export function createProposal(
       }),
     );
     const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
-    ctx.store.proposals.create(org, account.uuid, response.proposal_uuid, body, response);
+    ctx.store.proposals.insert(org, account.uuid, response.proposal_uuid, body, response);
     return response;
   });
 }
@@ -202,51 +268,36 @@ export function toWire(
   configWarnings: readonly string[] = [],
 ): ProposalResponse {
   const orders: ProposalOrder[] = r.orders.map((o, i) => {
-    const at = (f: string) => `orders[${i}].${f}`;
-    const fx: FxCostBreakdown | null = o.fxCostBreakdown
+    const fb = o.fxCostBreakdown;
+    const fx: FxCostBreakdown | null = fb
       ? {
-          base_amount_usd: req(
-            o.fxCostBreakdown.baseAmountUsd,
-            10,
-            10,
-            at("fx_cost_breakdown.base_amount_usd"),
-          ),
-          fx_rate: req(o.fxCostBreakdown.fxRate, 10, 10, at("fx_cost_breakdown.fx_rate")),
-          fx_fee_percentage: req(
-            o.fxCostBreakdown.feePercentage,
-            10,
-            10,
-            at("fx_cost_breakdown.fx_fee_percentage"),
-          ),
-          fx_fee_amount_usd: req(
-            o.fxCostBreakdown.feeAmountUsd,
-            10,
-            10,
-            at("fx_cost_breakdown.fx_fee_amount_usd"),
-          ),
-          net_amount_usd: req(o.fxCostBreakdown.netAmountUsd, 10, 10, at("fx_cost_breakdown.net_amount_usd")),
-          currency: o.fxCostBreakdown.currency,
+          base_amount_usd: orderDecimal(fb.baseAmountUsd, 10, 10, i, "fx_cost_breakdown.base_amount_usd"),
+          fx_rate: orderDecimal(fb.fxRate, 10, 10, i, "fx_cost_breakdown.fx_rate"),
+          fx_fee_percentage: orderDecimal(fb.feePercentage, 10, 10, i, "fx_cost_breakdown.fx_fee_percentage"),
+          fx_fee_amount_usd: orderDecimal(fb.feeAmountUsd, 10, 10, i, "fx_cost_breakdown.fx_fee_amount_usd"),
+          net_amount_usd: orderDecimal(fb.netAmountUsd, 10, 10, i, "fx_cost_breakdown.net_amount_usd"),
+          currency: fb.currency,
         }
       : null;
     return {
       ticker: o.themeAssetId,
       ticker_symbol: o.symbol,
       currency: o.currency,
-      amount: req(o.amount, 10, 10, at("amount")),
-      amount_usd: o.currency === "USD" ? null : d(o.amountUsd, 10, 10, at("amount_usd")),
+      amount: orderDecimal(o.amount, 10, 10, i, "amount"),
+      amount_usd: o.currency === "USD" ? null : orderDecimalOrNull(o.amountUsd, 10, 10, i, "amount_usd"),
       type: o.type,
       order_category: o.category,
       reason: o.reason,
-      existing_quantity: d(o.existingQuantity, 10, 10, at("existing_quantity")),
-      existing_weight: d(o.existingWeight, 10, 10, at("existing_weight")),
-      existing_market_value: d(o.existingMarketValueUsd, 10, 10, at("existing_market_value")),
-      target_weight: d(o.targetWeight, 10, 10, at("target_weight")),
+      existing_quantity: orderDecimalOrNull(o.existingQuantity, 10, 10, i, "existing_quantity"),
+      existing_weight: orderDecimalOrNull(o.existingWeight, 10, 10, i, "existing_weight"),
+      existing_market_value: orderDecimalOrNull(o.existingMarketValueUsd, 10, 10, i, "existing_market_value"),
+      target_weight: orderDecimalOrNull(o.targetWeight, 10, 10, i, "target_weight"),
       tax_lots:
         o.taxLots?.map((l, j) => ({
-          cost_basis: req(l.costBasisUsd, 30, 10, at(`tax_lots[${j}].cost_basis`)),
-          quantity: req(l.quantity, 10, 10, at(`tax_lots[${j}].quantity`)),
+          cost_basis: orderDecimal(l.costBasisUsd, 30, 10, i, "cost_basis", j),
+          quantity: orderDecimal(l.quantity, 10, 10, i, "quantity", j),
           trade_date: l.tradeDate,
-          gain: req(l.gainUsd, 30, 10, at(`tax_lots[${j}].gain`)),
+          gain: orderDecimal(l.gainUsd, 30, 10, i, "gain", j),
         })) ?? null,
       fx_cost_breakdown: fx,
     };

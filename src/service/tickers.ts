@@ -12,25 +12,63 @@ export type TickerResolution =
   | { ok: true; security: Security }
   | { ok: false; reason: "unknown" | "ambiguous"; message: string };
 
-/** Resolve one reference. Symbols are case-insensitive; a symbol listed on several exchanges is ambiguous. */
-export function resolveTicker(store: Store, ref: string): TickerResolution {
+/** What a reference names: a theme_asset_id (normalized to upper case) or a plain symbol (trimmed). */
+type TickerReference = { kind: "id"; id: string } | { kind: "symbol"; text: string };
+
+function tickerReference(ref: string): TickerReference {
   const text = ref.trim();
   if (text.includes(":")) {
     const [symbol, mic] = text.split(":") as [string, string];
-    const id = `${symbol.toUpperCase()}:${(mic ?? "").toUpperCase()}`;
-    const s = store.market.security(id);
-    return s
-      ? { ok: true, security: s }
-      : { ok: false, reason: "unknown", message: `unknown theme_asset_id ${id}` };
+    return { kind: "id", id: `${symbol.toUpperCase()}:${(mic ?? "").toUpperCase()}` };
   }
-  const matches = store.market.findSecuritiesBySymbol(text);
+  return { kind: "symbol", text };
+}
+
+function resolution(
+  ref: TickerReference,
+  found: Security | undefined,
+  matches: Security[],
+): TickerResolution {
+  if (ref.kind === "id")
+    return found
+      ? { ok: true, security: found }
+      : { ok: false, reason: "unknown", message: `unknown theme_asset_id ${ref.id}` };
   if (matches.length === 1) return { ok: true, security: matches[0]! };
-  if (matches.length === 0) return { ok: false, reason: "unknown", message: `unknown ticker ${text}` };
+  if (matches.length === 0) return { ok: false, reason: "unknown", message: `unknown ticker ${ref.text}` };
   return {
     ok: false,
     reason: "ambiguous",
-    message: `ticker ${text} is ambiguous: ${matches.map((m) => m.themeAssetId).join(", ")}; use one of these theme_asset_ids`,
+    message: `ticker ${ref.text} is ambiguous: ${matches.map((m) => m.themeAssetId).join(", ")}; use one of these theme_asset_ids`,
   };
+}
+
+/** Resolve one reference. Symbols are case-insensitive; a symbol listed on several exchanges is ambiguous. */
+export function resolveTicker(store: Store, ref: string): TickerResolution {
+  const r = tickerReference(ref);
+  return r.kind === "id"
+    ? resolution(r, store.market.security(r.id), [])
+    : resolution(r, undefined, store.market.findSecuritiesBySymbol(r.text));
+}
+
+/**
+ * {@link resolveTicker} for many references with two queries in all (one for the theme_asset_ids, one for the
+ * symbols) instead of one per reference: the same resolutions, in the order of `refs`.
+ */
+export function resolveTickersAtOnce(store: Store, refs: readonly string[]): TickerResolution[] {
+  const parsed = refs.map(tickerReference);
+  const ids: string[] = [];
+  const symbols: string[] = [];
+  for (const r of parsed) {
+    if (r.kind === "id") ids.push(r.id);
+    else symbols.push(r.text);
+  }
+  const byId = store.market.securitiesByIds(ids);
+  const bySymbol = store.market.securitiesBySymbols(symbols);
+  return parsed.map((r) =>
+    r.kind === "id"
+      ? resolution(r, byId.get(r.id), [])
+      : resolution(r, undefined, bySymbol.get(r.text.toUpperCase()) ?? []),
+  );
 }
 
 /**

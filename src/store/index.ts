@@ -19,6 +19,7 @@ export type {
   ProposalRecord,
   TaxLotInput,
   TaxLotRecord,
+  TaxLotRow,
   ThemeRecord,
   ThemeRevisionRecord,
   ThemeSnapshotRecord,

@@ -73,6 +73,24 @@ export interface TaxLotRecord {
   lastSoldForLossDate: string | null;
 }
 
+/**
+ * A stored lot as a compact row for bulk reads (every lot of an account per proposal): the fields of
+ * {@link TaxLotRecord} but the account uuid, in this order, as stored.
+ */
+export type TaxLotRow = readonly [
+  uuid: string,
+  themeAssetId: string,
+  quantity: string,
+  costBasis: string,
+  costBasisUnit: CostBasisUnit,
+  costBasisCurrency: string,
+  fxRate: string,
+  tradeDate: string,
+  holdingPeriodStart: string | null,
+  washSaleDate: string | null,
+  lastSoldForLossDate: string | null,
+];
+
 /** A tax lot to store: everything but the identifiers the store assigns. */
 export type TaxLotInput = Omit<TaxLotRecord, "uuid" | "accountUuid">;
 

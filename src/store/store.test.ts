@@ -120,6 +120,40 @@ describe("store", () => {
     expect(replaced[0]!.quantity).toBe("3.5");
     store.accounts.appendLots(a.uuid, [lot({ tradeDate: "2025-01-02" })]);
     expect(store.accounts.lots(a.uuid).map((l) => l.tradeDate)).toEqual(["2024-03-01", "2025-01-02"]);
+    // The compact bulk read carries the same content, in the same order, without the account uuid; also when
+    // a field holds its field separator (the read falls back to plain columns) and with every optional date set.
+    const asRows = () =>
+      store.accounts
+        .lots(a.uuid)
+        .map((l) => [
+          l.uuid,
+          l.themeAssetId,
+          l.quantity,
+          l.costBasis,
+          l.costBasisUnit,
+          l.costBasisCurrency,
+          l.fxRate,
+          l.tradeDate,
+          l.holdingPeriodStart,
+          l.washSaleDate,
+          l.lastSoldForLossDate,
+        ]);
+    expect(store.accounts.lotRows(a.uuid)).toEqual(asRows());
+    store.accounts.appendLots(a.uuid, [
+      lot({
+        quantity: "0.0000000001",
+        costBasis: "123456789012345678901234567890.1234567891",
+        costBasisUnit: "total",
+        holdingPeriodStart: "2024-01-02",
+        washSaleDate: "2024-03-01",
+        lastSoldForLossDate: "2024-02-15",
+      }),
+    ]);
+    expect(store.accounts.lotRows(a.uuid)).toEqual(asRows());
+    expect(store.accounts.lotRows(a.uuid)[2]!.slice(8)).toEqual(["2024-01-02", "2024-03-01", "2024-02-15"]);
+    store.accounts.appendLots(a.uuid, [lot({ themeAssetId: "ODD\u001fID:XNYS" })]);
+    expect(store.accounts.lotRows(a.uuid)).toEqual(asRows());
+    expect(store.accounts.lotRows(a.uuid)[3]![1]).toBe("ODD\u001fID:XNYS");
     const upd = store.accounts.update(orgA, c.uuid, a.uuid, { customizationConfig: { min_weight: "0.01" } });
     expect(upd.customizationConfig).toEqual({ min_weight: "0.01" });
     expect(upd.name).toBe("Taxable");
@@ -201,6 +235,11 @@ describe("store", () => {
     );
     expect(store.proposals.get(orgA, a.uuid, p.uuid)?.response).toEqual({ orders: [] });
     expect(store.proposals.get(orgB, a.uuid, p.uuid)).toBeUndefined();
+    store.proposals.insert(orgA, a.uuid, "22222222-2222-4222-8222-222222222222", { w: 2 }, { orders: [1] });
+    expect(store.proposals.get(orgA, a.uuid, "22222222-2222-4222-8222-222222222222")).toMatchObject({
+      request: { w: 2 },
+      response: { orders: [1] },
+    });
   });
 
   it("moves a backtest job through PENDING, RUNNING and SUCCESS under one lease", () => {

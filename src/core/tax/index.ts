@@ -16,7 +16,15 @@ export {
 } from "./capital-gains-reductions.js";
 export { TaxDecimal } from "./decimal.js";
 export { type HoldingTerm, holdingDays, holdingTerm, longTermDate } from "./holding-period.js";
-export { assertValidLot, assertValidLots, createLot, type TaxLot, type TaxLotInput } from "./lot.js";
+export {
+  assertValidLot,
+  assertValidLots,
+  createLot,
+  lotFromTrusted,
+  type TaxLot,
+  type TaxLotInput,
+  type TrustedLotFields,
+} from "./lot.js";
 export {
   DEFAULT_LOT_SELECTION_POLICY,
   LOT_SELECTION_POLICIES,

@@ -1,6 +1,7 @@
 import { Decimal } from "decimal.js";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createLot } from "./lot.js";
+import { createLot, lotFromTrusted, normalizeLot } from "./lot.js";
 import {
   costBasisPerShare,
   costBasisPerShareUsd,
@@ -121,5 +122,90 @@ describe("tax lot", () => {
       tradeDate: "2024-01-02",
     });
     expect(() => marketValueUsd(lot, 1, "1.2")).toThrow(/USD asset, its fxRate is 1/);
+  });
+});
+
+describe("lotFromTrusted", () => {
+  // Decimal strings as the contract accepts and the store keeps them: integers, fractions, trailing zeros,
+  // long fractions (decimal(10,10) quantities, decimal(30,10) bases), zero bases.
+  const decimalString = (intDigits: number, fracDigits: number, allowZero: boolean) =>
+    fc
+      .tuple(
+        fc.bigInt({ min: allowZero ? 0n : 1n, max: 10n ** BigInt(intDigits + fracDigits) - 1n }),
+        fc.integer({ min: 0, max: fracDigits }),
+        fc.boolean(),
+      )
+      .map(([n, scale, pad]) => {
+        const s = n.toString().padStart(scale + 1, "0");
+        const text = scale === 0 ? s : `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+        return pad && scale > 0 ? `${text}00` : text;
+      });
+  const date = fc
+    .integer({ min: 0, max: 20_000 })
+    .map((n) => new Date(Date.UTC(1990, 0, 1) + n * 86_400_000).toISOString().slice(0, 10));
+  const fields = fc
+    .record({
+      id: fc.uuid(),
+      accountId: fc.option(fc.uuid(), { nil: undefined }),
+      themeAssetId: fc.constantFrom("AAPL:XNAS", "RY:XTSE", "SHOP:XTSE", "VOD:XLON"),
+      // Short digit strings take the double-product path of a per-share basis, long ones the Decimal product.
+      quantity: fc.oneof(decimalString(10, 10, false), decimalString(3, 2, false)),
+      costBasis: fc.oneof(decimalString(20, 10, true), decimalString(5, 4, true), fc.constant("0")),
+      costBasisIsTotal: fc.boolean(),
+      currency: fc.constantFrom("USD", "CAD", "EUR", "GBP", "JPY") as fc.Arbitrary<
+        "USD" | "CAD" | "EUR" | "GBP" | "JPY"
+      >,
+      fxRate: decimalString(4, 10, false),
+      tradeDate: date,
+      holdingDays: fc.option(fc.integer({ min: 0, max: 400 }), { nil: null }),
+      washSaleDate: fc.option(date, { nil: null }),
+      lastSoldForLossDate: fc.option(date, { nil: null }),
+    })
+    .map(({ holdingDays, ...f }) => ({
+      ...f,
+      fxRate: f.currency === "USD" ? "1" : f.fxRate,
+      holdingPeriodStart:
+        holdingDays === null
+          ? null
+          : new Date(Date.parse(`${f.tradeDate}T00:00:00Z`) - holdingDays * 86_400_000)
+              .toISOString()
+              .slice(0, 10),
+    }));
+
+  it("builds the lot createLot builds from the same fields: same values, same keys in the same order", () => {
+    // One map of shared quantities and FX rates across all runs, as across the lots of one read.
+    const shared = new Map<string, Decimal>();
+    fc.assert(
+      fc.property(fields, (f) => {
+        const viaCreate = createLot({
+          id: f.id,
+          ...(f.accountId === undefined ? {} : { accountId: f.accountId }),
+          themeAssetId: f.themeAssetId,
+          quantity: f.quantity,
+          ...(f.costBasisIsTotal ? { totalCostBasis: f.costBasis } : { costBasisPerShare: f.costBasis }),
+          currency: f.currency,
+          fxRate: f.fxRate,
+          tradeDate: f.tradeDate,
+          ...(f.holdingPeriodStart ? { holdingPeriodStart: f.holdingPeriodStart } : {}),
+          washSaleDate: f.washSaleDate,
+          lastSoldForLossDate: f.lastSoldForLossDate,
+        });
+        const { accountId, ...rest } = f;
+        const trusted = lotFromTrusted(accountId === undefined ? rest : { ...rest, accountId });
+        expect(trusted).toStrictEqual(viaCreate);
+        expect(Object.keys(trusted)).toEqual(Object.keys(viaCreate));
+        for (const k of ["quantity", "totalCostBasis", "fxRate"] as const) {
+          expect(trusted[k].toString()).toBe(viaCreate[k].toString());
+          expect(trusted[k].constructor).toBe(viaCreate[k].constructor);
+        }
+        // Already in the engine's decimal configuration: normalizing keeps the object itself.
+        expect(normalizeLot(trusted)).toBe(trusted);
+        const sharing = lotFromTrusted(accountId === undefined ? rest : { ...rest, accountId }, shared);
+        expect(sharing).toStrictEqual(viaCreate);
+        expect(Object.keys(sharing)).toEqual(Object.keys(viaCreate));
+        expect(sharing.quantity).toBe(shared.get(f.quantity));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

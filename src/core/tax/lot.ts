@@ -119,6 +119,101 @@ export function createLot(input: TaxLotInput): TaxLot {
 }
 
 /**
+ * The fields of a lot read back from storage that validated it when it was written (the store's lots went through
+ * the contract's lot schema): decimals as the exact strings stored, `costBasis` per share or total as
+ * `costBasisIsTotal` says, `holdingPeriodStart` null (or empty) when it is the trade date.
+ */
+export interface TrustedLotFields {
+  id: string;
+  accountId?: string;
+  themeAssetId: string;
+  quantity: string;
+  costBasis: string;
+  costBasisIsTotal: boolean;
+  currency: Currency;
+  fxRate: string;
+  tradeDate: string;
+  holdingPeriodStart: string | null;
+  washSaleDate: string | null;
+  lastSoldForLossDate: string | null;
+}
+
+/**
+ * Builds the {@link TaxLot} that {@link createLot} builds from the same fields (same values, same keys in the same
+ * order) without re-checking them: for bulk reads of stored lots (a proposal converts every lot of an account and
+ * its household per request). Invalid input is not detected here; the tax functions still check every lot they
+ * are given ({@link prepareLots}).
+ * @param shared decimals already parsed, by their text, for quantities and FX rates (few distinct values repeat
+ *   across lots); lots then share those Decimal instances, which is safe because Decimals are immutable.
+ */
+export function lotFromTrusted(f: TrustedLotFields, shared?: Map<string, Decimal>): TaxLot {
+  const quantity = sharedDecimal(f.quantity, shared);
+  const basis = f.costBasisIsTotal
+    ? new TaxDecimal(f.costBasis)
+    : perShareTotal(f.costBasis, f.quantity, quantity);
+  const lot: TaxLot =
+    f.accountId === undefined
+      ? {
+          id: f.id,
+          themeAssetId: f.themeAssetId,
+          quantity,
+          totalCostBasis: basis,
+          currency: f.currency,
+          fxRate: sharedDecimal(f.fxRate, shared),
+          tradeDate: f.tradeDate,
+          holdingPeriodStart: f.holdingPeriodStart ? f.holdingPeriodStart : f.tradeDate,
+          washSaleDate: f.washSaleDate,
+          lastSoldForLossDate: f.lastSoldForLossDate,
+        }
+      : {
+          id: f.id,
+          accountId: f.accountId,
+          themeAssetId: f.themeAssetId,
+          quantity,
+          totalCostBasis: basis,
+          currency: f.currency,
+          fxRate: sharedDecimal(f.fxRate, shared),
+          tradeDate: f.tradeDate,
+          holdingPeriodStart: f.holdingPeriodStart ? f.holdingPeriodStart : f.tradeDate,
+          washSaleDate: f.washSaleDate,
+          lastSoldForLossDate: f.lastSoldForLossDate,
+        };
+  return lot;
+}
+
+/**
+ * `perShare x quantity` as {@link createLot} computes it (`new TaxDecimal(perShare).times(quantity)`, exact: the
+ * product of a decimal(30,10) and a decimal(10,10) has at most 60 significant digits). When both digit strings
+ * together have at most 15 digits, their integer product is exact in a double, so the product's text is built from
+ * it and parsed once: the same Decimal for a third of the time and garbage of the multiplication.
+ */
+function perShareTotal(perShare: string, quantityText: string, quantity: Decimal): Decimal {
+  const pa = perShare.indexOf(".");
+  const qa = quantityText.indexOf(".");
+  const pDigits = pa < 0 ? perShare : perShare.slice(0, pa) + perShare.slice(pa + 1);
+  const qDigits = qa < 0 ? quantityText : quantityText.slice(0, qa) + quantityText.slice(qa + 1);
+  if (pDigits.length + qDigits.length > 15 || !PLAIN_DIGITS.test(pDigits) || !PLAIN_DIGITS.test(qDigits))
+    return new TaxDecimal(perShare).times(quantity);
+  const scale = (pa < 0 ? 0 : perShare.length - pa - 1) + (qa < 0 ? 0 : quantityText.length - qa - 1);
+  let digits = String(Number(pDigits) * Number(qDigits));
+  if (scale === 0) return new TaxDecimal(digits);
+  if (digits.length <= scale) digits = "0".repeat(scale - digits.length + 1) + digits;
+  return new TaxDecimal(`${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`);
+}
+
+const PLAIN_DIGITS = /^\d+$/;
+
+function sharedDecimal(text: string, shared: Map<string, Decimal> | undefined): Decimal {
+  if (shared === undefined) return new TaxDecimal(text);
+  let d = shared.get(text);
+  if (d === undefined) {
+    d = new TaxDecimal(text);
+    shared.set(text, d);
+  }
+  return d;
+}
+
+/**
  * Checks one lot's invariants (used at the entry of every public tax function).
  * @throws {TypeError} for missing identifiers or non-Decimal fields.
  * @throws {RangeError} for an invariant violation, naming `where`, the lot id and the field.

@@ -1,5 +1,6 @@
 /** @module store/repositories/clients Clients, their accounts, tax lots and asset-class settings. */
 import { randomUUID } from "node:crypto";
+import type { Statement } from "better-sqlite3";
 import { NotFoundError } from "../../core/errors.js";
 import type { Db } from "../database.js";
 import type {
@@ -9,6 +10,7 @@ import type {
   CostBasisUnit,
   TaxLotInput,
   TaxLotRecord,
+  TaxLotRow,
 } from "../records.js";
 import { fromJson, toJson } from "./util.js";
 
@@ -191,6 +193,9 @@ export interface AccountCreate {
 export type AccountPatch = AccountCreate;
 
 export class AccountRepository {
+  /** The bulk lot read of {@link AccountRepository.lotRows}, prepared once. */
+  private lotRowsJoined: Statement | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => string,
@@ -297,6 +302,82 @@ export class AccountRepository {
       .prepare("SELECT * FROM tax_lots WHERE account_uuid = ? ORDER BY position")
       .all(accountUuid) as LotRow[];
     return rows.map(toLot);
+  }
+
+  /**
+   * The account's tax lots in stored order as compact rows (the same content as {@link AccountRepository.lots}
+   * without the account uuid): the per-request read of a proposal.
+   */
+  lotRows(accountUuid: string): TaxLotRow[] {
+    return this.lotValues(accountUuid, (row) => row).values;
+  }
+
+  /**
+   * The account's lots in stored order, each row converted by `convert`, except rows whose stored content is a key
+   * of `previous`: those give that key's value again (a converted lot is a pure function of its row, so a caller
+   * that reads the same account repeatedly converts only what changed). Returns the values and the memo of this
+   * read (content key -> value) to pass as `previous` next time; the keys are opaque. The memo is empty when a row
+   * has no usable key (the column fallback below); then every row is converted.
+   */
+  lotValues<T>(
+    accountUuid: string,
+    convert: (row: TaxLotRow) => T,
+    previous?: ReadonlyMap<string, T>,
+  ): { values: T[]; memo: Map<string, T> } {
+    // Each row comes back as ONE string of its fields joined by the unit separator (U+001F), split here: handing
+    // over 11 values per row costs better-sqlite3 about twice as much as one string and a split. No field can
+    // contain U+001F (uuids, validated ids, decimal strings, dates, enums); NULLs travel as empty strings (no
+    // field is ever empty). A row that does not split into 11 fields makes the read fall back to plain columns.
+    this.lotRowsJoined ??= this.db
+      .prepare(
+        `SELECT uuid || char(31) || theme_asset_id || char(31) || quantity || char(31) || cost_basis || char(31) ||
+          cost_basis_unit || char(31) || cost_basis_currency || char(31) || fx_rate || char(31) || trade_date ||
+          char(31) || coalesce(holding_period_start, '') || char(31) || coalesce(wash_sale_date, '') || char(31) ||
+          coalesce(last_sold_for_loss_date, '')
+         FROM tax_lots WHERE account_uuid = ? ORDER BY position`,
+      )
+      .pluck(true);
+    const joined = this.lotRowsJoined.all(accountUuid) as (string | null)[];
+    const values = new Array<T>(joined.length);
+    const memo = new Map<string, T>();
+    for (let i = 0; i < joined.length; i++) {
+      const text = joined[i];
+      if (text === null || text === undefined) return this.lotColumnValues(accountUuid, convert);
+      const known = previous?.get(text);
+      if (known !== undefined) {
+        values[i] = known;
+        memo.set(text, known);
+        continue;
+      }
+      const f = text.split("\u001f") as (string | null)[];
+      if (f.length !== 11) return this.lotColumnValues(accountUuid, convert);
+      if (f[8] === "") f[8] = null;
+      if (f[9] === "") f[9] = null;
+      if (f[10] === "") f[10] = null;
+      const value = convert(f as unknown as TaxLotRow);
+      values[i] = value;
+      memo.set(text, value);
+    }
+    return { values, memo };
+  }
+
+  private lotColumnValues<T>(
+    accountUuid: string,
+    convert: (row: TaxLotRow) => T,
+  ): { values: T[]; memo: Map<string, T> } {
+    return { values: this.lotColumns(accountUuid).map(convert), memo: new Map() };
+  }
+
+  /** {@link AccountRepository.lotRows} read column by column (the fallback). */
+  private lotColumns(accountUuid: string): TaxLotRow[] {
+    return this.db
+      .prepare(
+        `SELECT uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency, fx_rate, trade_date,
+          holding_period_start, wash_sale_date, last_sold_for_loss_date
+         FROM tax_lots WHERE account_uuid = ? ORDER BY position`,
+      )
+      .raw(true)
+      .all(accountUuid) as TaxLotRow[];
   }
 
   /** Replace every lot of the account (the spec's "holdings replace tax lots"). Returns the stored lots. */

@@ -300,6 +300,38 @@ export class MarketRepository implements MarketDataWriter {
     return rows.map(toSecurity);
   }
 
+  /**
+   * The listings of `themeAssetIds` found in the security master, by theme_asset_id, in one query (a proposal
+   * looks up hundreds). Ids not in the master are absent from the map.
+   */
+  securitiesByIds(themeAssetIds: readonly string[]): Map<string, Security> {
+    const out = new Map<string, Security>();
+    if (themeAssetIds.length === 0) return out;
+    const rows = this.cached(
+      "SELECT * FROM securities WHERE theme_asset_id IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(themeAssetIds)) as SecurityRow[];
+    for (const r of rows) out.set(r.theme_asset_id, toSecurity(r));
+    return out;
+  }
+
+  /**
+   * {@link MarketRepository.findSecuritiesBySymbol} for many symbols in one query: for each symbol (upper-cased,
+   * as the key) its listings ordered by theme_asset_id; a symbol without listings is absent from the map.
+   */
+  securitiesBySymbols(symbols: readonly string[]): Map<string, Security[]> {
+    const out = new Map<string, Security[]>();
+    if (symbols.length === 0) return out;
+    const rows = this.cached(
+      "SELECT * FROM securities WHERE symbol IN (SELECT value FROM json_each(?)) ORDER BY theme_asset_id",
+    ).all(JSON.stringify(symbols.map((s) => s.toUpperCase()))) as SecurityRow[];
+    for (const r of rows) {
+      const list = out.get(r.symbol);
+      if (list) list.push(toSecurity(r));
+      else out.set(r.symbol, [toSecurity(r)]);
+    }
+    return out;
+  }
+
   /** Listings whose symbol is `symbol` (case-insensitive); more than one means the symbol is ambiguous. */
   findSecuritiesBySymbol(symbol: string): Security[] {
     const rows = this.cached("SELECT * FROM securities WHERE symbol = ? ORDER BY theme_asset_id").all(
@@ -338,7 +370,7 @@ export class MarketRepository implements MarketDataWriter {
     themeAssetIds: readonly string[],
     asOf: string,
   ): Map<string, { date: string; close: number; volume: number | null }> {
-    const stmt = this.db.prepare(
+    const stmt = this.cached(
       "SELECT date, close, volume FROM prices WHERE theme_asset_id = ? AND date <= ? ORDER BY date DESC LIMIT 1",
     );
     const out = new Map<string, { date: string; close: number; volume: number | null }>();

@@ -1,4 +1,5 @@
 /** @module store/repositories/proposals Stored rebalance proposals (request + response, immutable). */
+import type { Statement } from "better-sqlite3";
 import { NotFoundError } from "../../core/errors.js";
 import type { Db } from "../database.js";
 import type { ProposalRecord } from "../records.js";
@@ -22,12 +23,15 @@ const toProposal = (r: ProposalRow): ProposalRecord => ({
 });
 
 export class ProposalRepository {
+  /** The insert of {@link ProposalRepository.create}, prepared once (one proposal per request). */
+  private insertStatement: Statement | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => string,
   ) {}
 
-  /** Store a proposal under the uuid it already carries in its response. */
+  /** Store a proposal under the uuid it already carries in its response; returns the stored record. */
   create(
     organizationUuid: string,
     accountUuid: string,
@@ -35,6 +39,30 @@ export class ProposalRepository {
     request: unknown,
     response: unknown,
   ): ProposalRecord {
+    return toProposal(this.insertRow(organizationUuid, accountUuid, uuid, request, response));
+  }
+
+  /**
+   * {@link ProposalRepository.create} without reading the record back (parsing a large response again): for
+   * callers that already hold the request and response.
+   */
+  insert(
+    organizationUuid: string,
+    accountUuid: string,
+    uuid: string,
+    request: unknown,
+    response: unknown,
+  ): void {
+    this.insertRow(organizationUuid, accountUuid, uuid, request, response);
+  }
+
+  private insertRow(
+    organizationUuid: string,
+    accountUuid: string,
+    uuid: string,
+    request: unknown,
+    response: unknown,
+  ): ProposalRow {
     const row: ProposalRow = {
       uuid,
       organization_uuid: organizationUuid,
@@ -43,12 +71,11 @@ export class ProposalRepository {
       response: JSON.stringify(response),
       created: this.now(),
     };
-    this.db
-      .prepare(
-        "INSERT INTO proposals (uuid, organization_uuid, account_uuid, request, response, created) VALUES (@uuid, @organization_uuid, @account_uuid, @request, @response, @created)",
-      )
-      .run(row);
-    return toProposal(row);
+    this.insertStatement ??= this.db.prepare(
+      "INSERT INTO proposals (uuid, organization_uuid, account_uuid, request, response, created) VALUES (@uuid, @organization_uuid, @account_uuid, @request, @response, @created)",
+    );
+    this.insertStatement.run(row);
+    return row;
   }
 
   get(organizationUuid: string, accountUuid: string, uuid: string): ProposalRecord | undefined {
