@@ -120,7 +120,18 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
               demo.client_uuid,
             ),
           );
-          ctx.out.line(`\nTry: lotwise accounts show ${demo.account_uuid} --store ${path}`);
+          const a = demo.account_uuid;
+          ctx.out.line(
+            [
+              "",
+              "Try:",
+              `  lotwise accounts show ${a} --store ${path}`,
+              `  lotwise optimize --account ${a} --store ${path}  # the tax-aware optimizer on this account`,
+              `  lotwise rebalance --account ${a} --store ${path}  # ... then a stored proposal with its lots`,
+              `  lotwise backtest start --account ${a} --store ${path}  # tax-managed vs pre-tax vs benchmark`,
+              `  lotwise themes backtest ${demo.theme_uuid} --benchmark SYNTH500 --store ${path}`,
+            ].join("\n"),
+          );
         } finally {
           store.close();
         }
