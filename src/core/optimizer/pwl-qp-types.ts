@@ -39,13 +39,14 @@ export interface SwitchRows {
 
 /**
  * A smooth separable convex cost `c_i |x_i - r_i|^{3/2}` (market impact). It enters the QP through a
- * quadratic surrogate of fixed curvature `curvature_i` plus a linear correction that matches the gradient at
- * the current point; the fixed point of the iteration is the exact optimum (docs/optimizer.md).
+ * quadratic surrogate of curvature `curvature_i` (the starting value; the engine replaces it by the secant of the
+ * true gradient between its last two iterates) plus a linear correction that matches the gradient at the current
+ * point; the fixed point of the iteration is the exact optimum (docs/optimizer.md).
  */
 export interface PowerCost {
   readonly coefficient: Float64Array;
   readonly reference: Float64Array;
-  /** Surrogate curvature alpha_i >= 0 added to P's diagonal. */
+  /** Starting surrogate curvature alpha_i >= 0 added to P's diagonal. */
   readonly curvature: Float64Array;
 }
 

@@ -102,6 +102,32 @@ describe("solvePwlQp", () => {
     }
   });
 
+  it("adapts a too-steep 3/2-power surrogate: converges in few rounds to the exact optimum", () => {
+    // The surrogate curvature given for a tiny expected trade (1.5 c / sqrt(1e-4)) is far steeper than the cost's
+    // at the optimum; a fixed curvature would crawl (linear rate near 1). The secant curvature converges fast.
+    for (const [a, g, c, rr] of [
+      [0.1, -0.02, 0.05, 0],
+      [0.3, 0.004, 0.01, -0.001],
+    ] as const) {
+      const r = solvePwlQp({
+        P: { diagonal: Float64Array.of(a) },
+        q: Float64Array.of(g),
+        segments: segments1([-Infinity, Infinity], [0]),
+        power: {
+          coefficient: Float64Array.of(c),
+          reference: Float64Array.of(rr),
+          curvature: Float64Array.of((1.5 * c) / Math.sqrt(1e-4)),
+        },
+      });
+      const f = (x: number) => 0.5 * a * x * x + g * x + c * Math.abs(x - rr) ** 1.5;
+      const ref = minimize1d(f, -2, 2);
+      expect(r.status).toBe("optimal");
+      expect(r.rounds).toBeLessThanOrEqual(15);
+      expect(r.x[0]).toBeCloseTo(ref, 7);
+      expect(r.kkt.stationarity).toBeLessThan(1e-9);
+    }
+  });
+
   it("satisfies fixed rows and switch rows with the right multiplier signs", () => {
     // min sum (x_i - 1)^2 / 2 s.t. x_1 + x_2 <= 1 and |x_1| + |x_2| <= 0.8 (switch row): x = (0.4, 0.4).
     const seg: PwlSegments = {

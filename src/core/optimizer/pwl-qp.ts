@@ -33,6 +33,10 @@ import type { PwlQpOptions, PwlQpProblem, PwlQpResult, PwlQpStatus, PwlSegments 
 const DEFAULT_MAX_ROUNDS = 60;
 const DEFAULT_TOLERANCE = 1e-9;
 const DEFAULT_MAX_SIDE_SWITCHES = 3;
+/** Smallest distance |x - r| the power surrogate's curvature is taken at (caps it at 1.5 c / sqrt of this). */
+const MIN_POWER_DISTANCE = 1e-12;
+/** Relative change of a coordinate's secant curvature that makes the engine rebuild the QP with it. */
+const CURVATURE_CHANGE = 0.01;
 
 /** A reusable engine for one problem structure; keeps the QP solver and the last solution. */
 export interface PwlQpSolver {
@@ -265,7 +269,7 @@ class Engine implements PwlQpSolver {
   readonly P: FactorForm;
   Peff: FactorForm;
   diag: Float64Array;
-  /** Surrogate curvature of the power cost in use (adapted by the engine when the iteration oscillates). */
+  /** Surrogate curvature of the power cost in use (adapted by the engine: the secant of the true gradient). */
   alpha: Float64Array | undefined;
   q: Float64Array;
   readonly A: SparseMatrix | undefined;
@@ -488,8 +492,6 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
 
   const power = s.power;
   let alpha = s.alpha;
-  const prevDelta = new Float64Array(n);
-  const oscillations = new Int32Array(n);
   const xRef = Float64Array.from(x); // linearization point of the power cost
 
   const chosen = new Int32Array(n); // segment whose slope and switch coefficients are in the QP
@@ -698,7 +700,7 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   let powerGap = 0;
   let status: PwlQpStatus = "max_rounds";
   let dualSource = qpr;
-  const gradTolerance = tol * Math.max(1, maxAbs(s.diag));
+  const gradTolerance = tol * Math.max(1, maxAbs(diagonalOf(s.P))); // P's scale, not the surrogate's
   for (;;) {
     x.set(qpr.x);
     dualSource = qpr;
@@ -706,7 +708,12 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     // Smooth gradient from stationarity: P x + q + A'y + cone terms = -(yBounds + slope + switch terms).
     for (let i = 0; i < n; i++) grad[i] = -qpr.yBounds[i]! - hSlope(chosen[i]!);
     powerGap = 0;
-    if (power !== undefined)
+    if (power !== undefined) {
+      // Curvature of the next round's surrogate: the secant of the true gradient between the last two iterates,
+      // (f'(x) - f'(xRef)) / (x - xRef) = 1.5 c (sqrt|dx| +- sqrt|dRef|) / (dx - dRef) > 0 (a one-dimensional secant
+      // step per coordinate, the coupling through P being exact). It is f'' between the two points, so the
+      // iteration converges superlinearly, and it stays positive and finite when the iterates straddle r.
+      let next: Float64Array | undefined;
       for (let i = 0; i < n; i++) {
         const c = power.coefficient[i]!;
         if (c === 0) continue;
@@ -714,24 +721,24 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
         const gOld = powerGradient(c, power.reference[i]!, xRef[i]!);
         // Replace the surrogate's gradient alpha (x - xRef) + f'(xRef) by the true f'(x).
         grad[i]! += gNew - gOld - alpha![i]! * (x[i]! - xRef[i]!);
-        powerGap = Math.max(powerGap, Math.abs(gNew - gOld));
-        const delta = x[i]! - xRef[i]!;
-        if (delta * prevDelta[i]! < 0 && Math.abs(gNew - gOld) > tol) oscillations[i]!++;
-        prevDelta[i] = delta;
+        const gap = Math.abs(gNew - gOld);
+        powerGap = Math.max(powerGap, gap);
+        const step = x[i]! - xRef[i]!;
+        if (gap > tol * 1e-3 && step !== 0) {
+          const cap = (1.5 * c) / Math.sqrt(MIN_POWER_DISTANCE);
+          const secant = Math.min(cap, (gNew - gOld) / step);
+          const a = alpha![i]!;
+          if (secant > 0 && Math.abs(secant - a) > CURVATURE_CHANGE * a) {
+            next ??= Float64Array.from(alpha!);
+            next[i] = secant;
+          }
+        }
         xRef[i] = x[i]!;
       }
-    if (power !== undefined && oscillations.some((v) => v >= 2)) {
-      // The surrogate is flatter than the cost near x (alpha < f''/2 makes the iteration overshoot): steepen it to the
-      // secant through the reference, 1.5 c / sqrt|x - r| >= 2 f''(x), for the oscillating variables.
-      const next = Float64Array.from(alpha!);
-      for (let i = 0; i < n; i++) {
-        if (oscillations[i]! < 2) continue;
-        const d = Math.max(Math.abs(x[i]! - power.reference[i]!), 1e-12);
-        next[i] = Math.max(2 * next[i]!, (1.5 * power.coefficient[i]!) / Math.sqrt(d));
-        oscillations[i] = 0;
+      if (next !== undefined) {
+        s.setCurvature(next);
+        alpha = s.alpha;
       }
-      s.setCurvature(next);
-      alpha = s.alpha;
     }
     const obj = engine.objective(x);
     if (obj < bestObjective - 1e-14 * Math.max(1e-12, Math.abs(obj))) {
