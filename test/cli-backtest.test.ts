@@ -7,43 +7,15 @@
  * These tests need the account backtest engine wired into the build (dist/service/jobs/default-executor.js imports
  * backtest-run.js); without it they are skipped and say so.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../src/cli/main.js";
 import { type BacktestJob, backtestJobListSchema, backtestJobSchema } from "../src/contract/index.js";
 import { openStore } from "../src/store/index.js";
-
-const ROOT = resolve(import.meta.dirname, "..");
-const BIN = join(ROOT, "bin", "lotwise.js");
-// The job system's one wiring point to the engine, as built.
-const WIRING = join(ROOT, "dist", "service", "jobs", "default-executor.js");
-const hasEngine = existsSync(WIRING) && readFileSync(WIRING, "utf8").includes("backtest-run.js");
-if (!hasEngine) console.warn(`cli-backtest: skipped, the build has no backtest engine wired in ${WIRING}.`);
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        cwd: ROOT,
-        env: { ...process.env, CI: "true", LOTWISE_STORE: "", LOTWISE_URL: "", LOTWISE_API_KEY: "", ...env },
-        maxBuffer: 64 << 20,
-      },
-      (err, stdout, stderr) =>
-        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+import { BIN, ROOT, type Run, run } from "./helpers/cli.js";
 
 function jobOf(r: Run, code = 0): BacktestJob {
   expect(r.code, r.stderr).toBe(code);
@@ -59,7 +31,7 @@ describe("lotwise backtest commands", () => {
   });
 });
 
-describe.skipIf(!hasEngine)("lotwise backtest", () => {
+describe("lotwise backtest", () => {
   let dir: string;
   let store: string;
   let demo: { api_key: string; client_uuid: string; account_uuid: string; portfolio_config_uuid: string };

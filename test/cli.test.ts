@@ -3,10 +3,10 @@
  * Exit codes (0 ok, 1 failure, 2 usage), --help with examples, --json output validated by the contract, the demo,
  * lots import from a broker export, configurations, proposals, themes, catalog, and local/remote parity.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   accountOptimizationSchema,
@@ -19,32 +19,9 @@ import {
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
 } from "../src/contract/index.js";
+import { BIN, ROOT, type Run, run } from "./helpers/cli.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const BIN = join(ROOT, "bin", "lotwise.js");
 const FIXTURES = join(ROOT, "fixtures");
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        cwd: ROOT,
-        env: { ...process.env, CI: "true", LOTWISE_STORE: "", LOTWISE_URL: "", LOTWISE_API_KEY: "", ...env },
-        maxBuffer: 64 << 20,
-      },
-      (err, stdout, stderr) =>
-        done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 const json = (r: Run) => {
   expect(r.code, r.stderr).toBe(0);
