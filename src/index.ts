@@ -332,6 +332,7 @@ export {
   ewCovariance,
   exponentialWeights,
   factorExposures,
+  imputeBySector,
   PERIODS_PER_YEAR,
   periodsPerYear,
   portfolioVariance,

@@ -30,7 +30,12 @@ import {
   resolveOptimizerConfig,
   type TickerTarget,
 } from "../core/optimizer/index.js";
-import { buildRiskModel, type FactorModel, type RiskModelInputs } from "../core/risk/index.js";
+import {
+  buildRiskModel,
+  type FactorModel,
+  imputeBySector,
+  type RiskModelInputs,
+} from "../core/risk/index.js";
 import type { AccountRecord } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
@@ -545,62 +550,7 @@ function buildAccountRiskModel(
     { returns: { assets: covered.map((i) => assets[i]!), returns: sub } },
     { pca: { minObservations: MIN_RETURN_OBSERVATIONS } },
   );
-  return completeModel(model, assets, sectorOf);
-}
-
-/**
- * The model over `assets` (in that order): assets it does not cover get the average exposures of the covered
- * assets of their sector (of all covered assets when the sector has none) and that group's median specific variance.
- */
-function completeModel(
-  model: FactorModel,
-  assets: readonly string[],
-  sectorOf: (id: string) => number | null,
-): FactorModel {
-  const k = model.factors.length;
-  const rowOf = new Map(model.assets.map((a, i) => [a, i]));
-  const bySector = new Map<number | null, number[]>();
-  model.assets.forEach((a, r) => {
-    const list = bySector.get(sectorOf(a)) ?? [];
-    list.push(r);
-    bySector.set(sectorOf(a), list);
-  });
-  const all = model.assets.map((_, r) => r);
-  const n = assets.length;
-  const exposures = new Float64Array(n * k);
-  const specificVariance = new Float64Array(n);
-  let imputed = 0;
-  assets.forEach((id, i) => {
-    const r = rowOf.get(id);
-    if (r !== undefined) {
-      for (let f = 0; f < k; f++) exposures[i * k + f] = model.exposures[r * k + f]!;
-      specificVariance[i] = model.specificVariance[r]!;
-      return;
-    }
-    imputed++;
-    const peers = bySector.get(sectorOf(id)) ?? all;
-    for (const p of peers)
-      for (let f = 0; f < k; f++) exposures[i * k + f]! += model.exposures[p * k + f]! / peers.length;
-    const vars = peers.map((p) => model.specificVariance[p]!).sort((a, b) => a - b);
-    specificVariance[i] = vars[Math.floor(vars.length / 2)]!;
-  });
-  return {
-    ...model,
-    assets: [...assets],
-    exposures,
-    specificVariance,
-    diagnostics: {
-      ...model.diagnostics,
-      notes: [
-        ...model.diagnostics.notes,
-        ...(imputed > 0
-          ? [
-              `${imputed} asset(s) with fewer than ${MIN_RETURN_OBSERVATIONS} returns imputed from their sector.`,
-            ]
-          : []),
-      ],
-    },
-  };
+  return imputeBySector(model, assets, sectorOf, MIN_RETURN_OBSERVATIONS);
 }
 
 const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);

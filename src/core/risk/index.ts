@@ -16,6 +16,7 @@ export type { CustomCovarianceInput, CustomFactorInput, CustomRiskModelOptions }
 export { buildCustomRiskModel } from "./custom-model.js";
 export { riskModelCovariance } from "./dense-covariance.js";
 export { ewCovariance, exponentialWeights } from "./ew-covariance.js";
+export { imputeBySector } from "./impute-by-sector.js";
 export type { PcaRiskModelOptions, ReturnHistory } from "./pca-model.js";
 export { buildPcaRiskModel, DEFAULT_PCA_FACTORS } from "./pca-model.js";
 export { activeRisk, factorExposures, portfolioVariance, riskModelTimesVector } from "./portfolio-risk.js";

@@ -10,7 +10,7 @@
  */
 import { daysBetween } from "../../dates.js";
 import type { FactorModel } from "../../risk/index.js";
-import { buildPcaRiskModel } from "../../risk/index.js";
+import { buildPcaRiskModel, imputeBySector } from "../../risk/index.js";
 import type { MarketView } from "../market-view.js";
 
 /** Options of {@link createRiskModelProvider}. */
@@ -137,42 +137,6 @@ function estimate(
     { assets: estimated.map((i) => view.ids[i]!), returns: sub },
     { numFactors: k, frequency: "daily", minObservations: minObs },
   );
-  const kk = pca.factors.length;
-  const exposures = new Float64Array(n * kk);
-  const specificVariance = new Float64Array(n);
-  const have = new Uint8Array(n);
-  estimated.forEach((i, j) => {
-    for (let f = 0; f < kk; f++) exposures[i * kk + f] = pca.exposures[j * kk + f]!;
-    specificVariance[i] = pca.specificVariance[j]!;
-    have[i] = 1;
-  });
-  // Sector averages of the estimated assets, for the imputed ones.
-  const bySector = new Map<string, number[]>();
-  for (const i of estimated) {
-    const key = sectorKey(view.security(i).sector);
-    const list = bySector.get(key) ?? [];
-    list.push(i);
-    bySector.set(key, list);
-  }
-  for (let i = 0; i < n; i++) {
-    if (have[i]) continue;
-    const peers = bySector.get(sectorKey(view.security(i).sector)) ?? estimated;
-    for (const p of peers)
-      for (let f = 0; f < kk; f++) exposures[i * kk + f]! += exposures[p * kk + f]! / peers.length;
-    const vars = peers.map((p) => specificVariance[p]!).sort((a, b) => a - b);
-    specificVariance[i] = vars[Math.floor(vars.length / 2)]!;
-  }
-  return {
-    ...pca,
-    assets: [...view.ids],
-    exposures,
-    specificVariance,
-    diagnostics: {
-      ...pca.diagnostics,
-      notes: [
-        ...pca.diagnostics.notes,
-        ...(m < n ? [`${n - m} asset(s) with fewer than ${minObs} returns imputed from their sector.`] : []),
-      ],
-    },
-  };
+  const column = new Map(view.ids.map((id, i) => [id, i]));
+  return imputeBySector(pca, view.ids, (id) => view.security(column.get(id)!).sector, minObs);
 }
