@@ -68,7 +68,7 @@ import {
   createAssetClass,
   createClient,
   createPortfolioConfig,
-  createProposal,
+  createProposalJson,
   createTheme,
   deleteClient,
   evaluateTheme,
@@ -342,8 +342,12 @@ export const API_ROUTES: readonly AnyRoute[] = [
     body: { schema: proposalRequestSchema, accept: ["json", "form", "multipart"] },
     response: { status: 200, schema: proposalResponseSchema, description: "The proposal." },
     errors: [422],
+    // The stored JSON text is the reply: a response of hundreds of KiB is serialized once.
     handler: ({ ctx, org, params, body }) =>
-      createProposal(ctx, org, params.client_uuid!, params.account_uuid!, body),
+      new Response(createProposalJson(ctx, org, params.client_uuid!, params.account_uuid!, body).json, {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      }),
   }),
   defineRoute({
     method: "GET",

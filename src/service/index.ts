@@ -55,7 +55,7 @@ export {
   listPortfolioConfigs,
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
-export { createProposal, getProposal } from "./proposals.js";
+export { type CreateProposalOptions, createProposal, createProposalJson, getProposal } from "./proposals.js";
 export {
   BENCHMARK_ALIASES,
   backtestTheme,

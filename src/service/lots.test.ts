@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openStore, type Store, type TaxLotInput } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { lotRecordToTaxLot, lotRowToTaxLot } from "./lots.js";
@@ -134,6 +134,39 @@ describe("the proposal's memoized lot read", () => {
 
     store.accounts.replaceLots(a, []);
     expect(accountLots(ctx, a)).toEqual([]);
+  });
+
+  it("gives an unchanged account's lots again without reading its rows", () => {
+    const a = newAccount([lot({}), lot({ quantity: "2" })]);
+    const first = accountLots(ctx, a);
+    const read = vi.spyOn(store.accounts, "lotValues");
+    try {
+      const again = accountLots(ctx, a);
+      expect(read).not.toHaveBeenCalled();
+      expect(again).toStrictEqual(reference(a));
+      expect(again).not.toBe(first); // the caller's own array
+      again.pop();
+      expect(accountLots(ctx, a)).toHaveLength(2);
+      store.accounts.appendLots(a, [lot({ quantity: "4" })]);
+      expect(accountLots(ctx, a)).toStrictEqual(reference(a));
+      expect(read).toHaveBeenCalledTimes(1);
+    } finally {
+      read.mockRestore();
+    }
+  });
+
+  it("does not keep lots read inside a transaction that rolled back", () => {
+    const a = newAccount([lot({})]);
+    accountLots(ctx, a);
+    expect(() =>
+      store.transaction(() => {
+        store.accounts.replaceLots(a, [lot({ quantity: "99" })]);
+        expect(accountLots(ctx, a).map((l) => l.quantity.toString())).toEqual(["99"]);
+        throw new Error("abort");
+      }),
+    ).toThrow("abort");
+    expect(accountLots(ctx, a)).toStrictEqual(reference(a));
+    expect(accountLots(ctx, a).map((l) => l.quantity.toString())).toEqual(["10"]);
   });
 
   it("stays exact for more accounts than it remembers, read in turns", () => {

@@ -49,18 +49,26 @@ const orderDecimalOrNull = (
 ): string | null => (v === null || v === undefined ? null : orderDecimal(v, i, f, order, name));
 
 /**
- * Converted lots of the accounts proposed for most recently, per store: account uuid -> (stored row content ->
- * frozen tax-engine lot). A lot is a pure function of its stored row and account, so reusing it for an identical
- * row gives the same lot; a changed, added or removed row is converted or dropped on the next read (see
- * `accounts.lotValues`). At most {@link LOT_MEMO_ACCOUNTS} accounts are kept, least recently used out first.
+ * Converted lots of the accounts proposed for most recently, per store: account uuid -> the account's lots token
+ * (`accounts.lotsToken`, replaced by the store whenever one of its lots changes), the lots converted at that
+ * token, and the memo of the read (stored row content -> frozen tax-engine lot). An unchanged token gives the same
+ * lots without reading the rows; otherwise the rows are read and only changed or added rows are converted again (a
+ * lot is a pure function of its row and account). At most {@link LOT_MEMO_ACCOUNTS} accounts are kept, least
+ * recently used out first.
  */
-const lotMemos = new WeakMap<Store, Map<string, ReadonlyMap<string, TaxLot>>>();
+interface LotMemo {
+  token: string | null;
+  lots: readonly TaxLot[];
+  rows: ReadonlyMap<string, TaxLot>;
+}
+const lotMemos = new WeakMap<Store, Map<string, LotMemo>>();
 const LOT_MEMO_ACCOUNTS = 8;
 
 /**
  * An account's stored lots as tax-engine lots (the trusted bulk read: they were validated when written), reusing
- * the lots of rows unchanged since the last read of this account. The lots are frozen: shared across requests,
- * they must never be modified (the tax engine never does; it returns new lots).
+ * the lots of an unchanged account, or of rows unchanged since the last read. The lots are frozen: shared across
+ * requests, they must never be modified (the tax engine never does; it returns new lots). The array is the
+ * caller's own.
  */
 export function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
   let memos = lotMemos.get(ctx.store);
@@ -69,16 +77,28 @@ export function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] 
     lotMemos.set(ctx.store, memos);
   }
   const previous = memos.get(accountUuid);
+  const token = ctx.store.accounts.lotsToken(accountUuid);
+  memos.delete(accountUuid);
+  if (previous !== undefined && token !== null && previous.token === token) {
+    memos.set(accountUuid, previous);
+    return previous.lots.slice();
+  }
   const shared = new Map<string, Decimal>();
   const { values, memo } = ctx.store.accounts.lotValues(
     accountUuid,
     (row) => Object.freeze(lotRowToTaxLot(row, accountUuid, shared)),
-    previous,
+    previous?.rows,
   );
-  memos.delete(accountUuid);
-  memos.set(accountUuid, memo);
+  memos.set(accountUuid, { token, lots: values.slice(), rows: memo });
   if (memos.size > LOT_MEMO_ACCOUNTS) memos.delete(memos.keys().next().value!);
   return values;
+}
+
+/** Options of {@link createProposal}. */
+export interface CreateProposalOptions {
+  asOf?: string;
+  /** theme_asset_id -> the lots its sell consumes (the optimizer's choice; see ProposalInput.lotChoices). */
+  lotChoices?: Readonly<Record<string, readonly { lotId: string; quantity: string }[]>>;
 }
 
 /**
@@ -123,22 +143,26 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
 }
 
 /**
- * Endpoint 1. Priced at the market's as-of date, or at `options.asOf` (the optimizer service's rebalance prices
+ * Endpoint 1 (arguments: ctx, org, clientUuid, accountUuid, body, options). Priced at the market's as-of date, or at `options.asOf` (the optimizer service's rebalance prices
  * the proposal at its optimization's date, and sells the lots the optimizer chose: `options.lotChoices`).
  * @throws {NotFoundError} for an account not of this client/organization. @throws {ValidationError}
  */
-export function createProposal(
+export function createProposal(...args: Parameters<typeof createProposalJson>): ProposalResponse {
+  return createProposalJson(...args).response;
+}
+
+/**
+ * {@link createProposal} that also returns the response as the JSON text it stored (`JSON.stringify` of
+ * `response`): the HTTP route replies with that text instead of serializing a response of hundreds of KiB again.
+ */
+export function createProposalJson(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   accountUuid: string,
   body: ProposalRequest,
-  options: {
-    asOf?: string;
-    /** theme_asset_id -> the lots its sell consumes (the optimizer's choice; see ProposalInput.lotChoices). */
-    lotChoices?: Readonly<Record<string, readonly { lotId: string; quantity: string }[]>>;
-  } = {},
-): ProposalResponse {
+  options: CreateProposalOptions = {},
+): { response: ProposalResponse; json: string } {
   return ctx.store.transaction(() => {
     const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
     const { targets, listings } = resolveTargets(ctx, body);
@@ -221,8 +245,9 @@ export function createProposal(
       }),
     );
     const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
-    ctx.store.proposals.insert(org, account.uuid, response.proposal_uuid, body, response);
-    return response;
+    const json = JSON.stringify(response);
+    ctx.store.proposals.insertSerialized(org, account.uuid, response.proposal_uuid, body, json);
+    return { response, json };
   });
 }
 

@@ -276,6 +276,29 @@ CREATE TABLE market_imports (
 );
 `,
   },
+  {
+    version: 2,
+    description:
+      "accounts.lots_token: a random token replaced by triggers whenever one of the account's tax lots changes",
+    // Readers that keep an account's converted lots in memory compare this token instead of reading every lot
+    // row again (src/service/proposals.ts). Triggers, not repository code, replace it, so that no write path can
+    // forget; a random value (not a counter) stays correct across rolled-back transactions, because a rollback
+    // restores the token together with the lots it stands for. NULL (an account never given lots) is never
+    // reused by readers.
+    sql: `
+ALTER TABLE accounts ADD COLUMN lots_token BLOB;
+UPDATE accounts SET lots_token = randomblob(16);
+CREATE TRIGGER tax_lots_token_insert AFTER INSERT ON tax_lots BEGIN
+  UPDATE accounts SET lots_token = randomblob(16) WHERE uuid = NEW.account_uuid;
+END;
+CREATE TRIGGER tax_lots_token_update AFTER UPDATE ON tax_lots BEGIN
+  UPDATE accounts SET lots_token = randomblob(16) WHERE uuid IN (OLD.account_uuid, NEW.account_uuid);
+END;
+CREATE TRIGGER tax_lots_token_delete AFTER DELETE ON tax_lots BEGIN
+  UPDATE accounts SET lots_token = randomblob(16) WHERE uuid = OLD.account_uuid;
+END;
+`,
+  },
 ];
 
 /** The schema version this build of lotwise writes. */

@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Security } from "../core/data/types.js";
 import { NotFoundError, StoreVersionError } from "../core/errors.js";
-import { SCHEMA_VERSION } from "./migrations.js";
+import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import type { TaxLotInput } from "./records.js";
 import { openStore, type Store } from "./store.js";
 
@@ -512,6 +512,84 @@ describe("store files", () => {
     const raw = new Database(path);
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
     raw.close();
+  });
+
+  it("migrates a version-1 store: accounts get a lots token, and lot writes from any connection replace it", () => {
+    const path = join(dir, "v1.db");
+    const raw = new Database(path);
+    raw.exec(MIGRATIONS[0]!.sql);
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.pragma("user_version = 1");
+    raw.exec(`INSERT INTO organizations VALUES ('o', 'Org', 't', 't');
+      INSERT INTO clients (uuid, organization_uuid, created, modified) VALUES ('c', 'o', 't', 't');
+      INSERT INTO accounts (uuid, organization_uuid, client_uuid, created, modified) VALUES ('a', 'o', 'c', 't', 't');
+      INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, trade_date)
+        VALUES ('l', 'a', 0, 'AAPL:XNAS', '1', '10', '2024-01-02');`);
+    raw.close();
+    const store = openStore(path);
+    expect(store.schemaVersion).toBe(2);
+    const t0 = store.accounts.lotsToken("a");
+    expect(t0).toMatch(/^[0-9A-F]{32}$/);
+    expect(store.accounts.lotsToken("a")).toBe(t0);
+    // Another connection (another process, or raw SQL) changes a lot: the token changes with it.
+    const other = new Database(path);
+    other.prepare("UPDATE tax_lots SET quantity = '2' WHERE uuid = 'l'").run();
+    const t1 = store.accounts.lotsToken("a");
+    expect(t1).not.toBe(t0);
+    other.prepare("DELETE FROM tax_lots WHERE uuid = 'l'").run();
+    other.close();
+    const t2 = store.accounts.lotsToken("a");
+    expect(t2).not.toBe(t1);
+    store.accounts.appendLots("a", [
+      {
+        themeAssetId: "MSFT:XNAS",
+        quantity: "1",
+        costBasis: "5",
+        costBasisUnit: "per_share",
+        costBasisCurrency: "USD",
+        fxRate: "1",
+        tradeDate: "2024-01-03",
+        holdingPeriodStart: null,
+        washSaleDate: null,
+        lastSoldForLossDate: null,
+      },
+    ]);
+    expect(store.accounts.lotsToken("a")).not.toBe(t2);
+    expect(store.accounts.lotsToken("no-such-account")).toBeNull();
+    store.close();
+  });
+
+  it("restores an account's lots token with its lots when a transaction rolls back", () => {
+    const store = openStore(join(dir, "rollback.db"));
+    const org = store.organizations.create("Rollback").uuid;
+    const client = store.clients.create(org).uuid;
+    const a = store.accounts.create(org, client).uuid;
+    expect(store.accounts.lotsToken(a)).toBeNull(); // never given lots
+    const lot: TaxLotInput = {
+      themeAssetId: "AAPL:XNAS",
+      quantity: "1",
+      costBasis: "10",
+      costBasisUnit: "per_share",
+      costBasisCurrency: "USD",
+      fxRate: "1",
+      tradeDate: "2024-01-02",
+      holdingPeriodStart: null,
+      washSaleDate: null,
+      lastSoldForLossDate: null,
+    };
+    store.accounts.replaceLots(a, [lot]);
+    const before = store.accounts.lotsToken(a);
+    expect(before).not.toBeNull();
+    expect(() =>
+      store.transaction(() => {
+        store.accounts.replaceLots(a, [{ ...lot, quantity: "5" }]);
+        expect(store.accounts.lotsToken(a)).not.toBe(before);
+        throw new Error("abort");
+      }),
+    ).toThrow("abort");
+    expect(store.accounts.lotsToken(a)).toBe(before);
+    expect(store.accounts.lots(a).map((l) => l.quantity)).toEqual(["1"]);
+    store.close();
   });
 
   it("refuses a store written by a newer lotwise without modifying it", () => {

@@ -18,6 +18,7 @@
 
 import type { Decimal } from "decimal.js";
 import { ValidationError } from "../errors.js";
+import { compareDecimals } from "../tax/decimal.js";
 import { type LotSelection, type SpecificLotRequest, selectLots, TaxDecimal } from "../tax/index.js";
 import { cashBuffers } from "./cash-buffers.js";
 import { fxCostForNet, fxCostFromBase } from "./fx-cost.js";
@@ -154,7 +155,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     const delta = targetValueUsd.minus(value);
     const removed = asset.targetWeight.isZero();
     // A gap the request cannot express is no gap; a removed position is always sold (no dust left).
-    if (delta.abs().lt(atTarget) && !(removed && !value.isZero())) continue;
+    if (compareDecimals(delta.abs(), atTarget) < 0 && !(removed && !value.isZero())) continue;
     if (asset.noTrade) {
       dropped.push({
         themeAssetId: asset.id,
@@ -185,7 +186,8 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     const a = s.plan.asset;
     // A chosen set of lots (the optimizer's) fixes the quantity, unless the position is sold in full anyway.
     const choice = s.category === "long" && !s.forced ? p.lotChoices.get(a.id) : undefined;
-    const chosen = choice?.total.lte(a.netQuantity) ? choice : undefined;
+    const chosen =
+      choice !== undefined && compareDecimals(choice.total, a.netQuantity) <= 0 ? choice : undefined;
     const q = chosen !== undefined ? chosen.total : s.quantity;
     const drop = sizeCheck(
       s.forced,
@@ -589,8 +591,8 @@ function sizeCheck(
 ): "rounded_to_zero" | "below_min_quantity" | "below_min_notional" | null {
   if (quantity.isZero()) return "rounded_to_zero";
   if (forced) return null;
-  if (!wholeShares && quantity.lt(p.minQuantity)) return "below_min_quantity";
-  if (valueUsd.lt(p.minNotionalUsd)) return "below_min_notional";
+  if (!wholeShares && compareDecimals(quantity, p.minQuantity) < 0) return "below_min_quantity";
+  if (compareDecimals(valueUsd, p.minNotionalUsd) < 0) return "below_min_notional";
   return null;
 }
 

@@ -7,6 +7,7 @@
  */
 
 import { Decimal } from "decimal.js";
+import { compareDecimals } from "../tax/decimal.js";
 
 /** `x` rounded up to the cent (toward +infinity). */
 export function ceilCents(x: Decimal): Decimal {
@@ -30,12 +31,12 @@ export function floorPlaces(x: Decimal, places: number): Decimal {
 
 /** The smaller of two decimals. */
 export function minDecimal(a: Decimal, b: Decimal): Decimal {
-  return a.lte(b) ? a : b;
+  return compareDecimals(a, b) <= 0 ? a : b;
 }
 
 /** The larger of two decimals. */
 export function maxDecimal(a: Decimal, b: Decimal): Decimal {
-  return a.gte(b) ? a : b;
+  return compareDecimals(a, b) >= 0 ? a : b;
 }
 
 /** x > 0, without building a Decimal for the literal. */

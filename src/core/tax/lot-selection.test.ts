@@ -32,6 +32,27 @@ const order = (policy: Parameters<typeof selectLots>[2], lots = LOTS, ctx = CTX)
   selectLots(lots, 80, policy, ctx).picks.map((p) => p.lotId);
 
 describe("selectLots", () => {
+  it("ranks a frozen lot the same on every call and re-ranks an unfrozen lot that was changed", () => {
+    const frozen = createLot({
+      id: "F1",
+      themeAssetId: ASSET,
+      quantity: 10,
+      costBasisPerShare: 120,
+      tradeDate: "2022-05-02",
+    });
+    expect(Object.isFrozen(frozen)).toBe(true);
+    const other = lot("O", 110, "2022-05-03");
+    for (let i = 0; i < 2; i++)
+      expect(selectLots([other, frozen], 5, "HIFO", CTX).picks.map((p) => p.lotId)).toEqual(["F1"]);
+    // A caller's own (unfrozen) lot object may change between calls: its basis is not remembered.
+    const mutable = { ...frozen, id: "M" } as { -readonly [K in keyof TaxLot]: TaxLot[K] };
+    expect(selectLots([other, mutable], 5, "HIFO", CTX).picks.map((p) => p.lotId)).toEqual(["M"]);
+    mutable.totalCostBasis = mutable.totalCostBasis.dividedBy(2); // 60 per share now
+    expect(selectLots([other, mutable], 5, "HIFO", CTX).picks.map((p) => p.lotId)).toEqual(["O"]);
+    mutable.quantity = mutable.quantity.negated();
+    expect(() => selectLots([other, mutable], 5, "HIFO", CTX)).toThrow(/quantity must be > 0/);
+  });
+
   it("sells ST losses (largest first), LT losses, zero-gain, LT gains then ST gains (highest basis first) under TAX_OPTIMAL", () => {
     expect(order("TAX_OPTIMAL")).toEqual(["E", "D", "C", "H", "B", "A", "F", "G"]);
   });

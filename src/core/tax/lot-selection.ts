@@ -13,8 +13,10 @@ import type { Decimal } from "decimal.js";
 import { isIsoDate, toDayNumber } from "../dates.js";
 import { InsufficientLotsError, TaxLotError } from "../errors.js";
 import {
+  compareDecimals,
   divideByRate,
   proRata,
+  signOf,
   sumDecimals,
   toNonNegativeDecimal,
   toPositiveDecimal,
@@ -146,7 +148,7 @@ const byDateThenId = (a: Ranked, b: Ranked): number =>
           : 0;
 
 const byBasisDesc = (a: Ranked, b: Ranked): number =>
-  b.basisPerShareUsd.comparedTo(a.basisPerShareUsd) || byDateThenId(a, b);
+  compareDecimals(b.basisPerShareUsd, a.basisPerShareUsd) || byDateThenId(a, b);
 
 /** TAX_OPTIMAL bucket of a lot (lower sells first). */
 function bucketOf(sign: number, term: HoldingTerm, exposed: boolean, handling: WashSaleHandling): number {
@@ -161,6 +163,22 @@ function bucketOf(sign: number, term: HoldingTerm, exposed: boolean, handling: W
 }
 
 const byBucket = (a: Ranked, b: Ranked): number => a.bucket - b.bucket || byBasisDesc(a, b);
+
+/**
+ * Per-share basis in USD of frozen lots, computed once (a 64-digit division, the costliest step of ranking): a
+ * frozen lot cannot change, and callers that propose repeatedly keep their lots (`createLot` returns frozen lots).
+ */
+const basisOfFrozen = new WeakMap<TaxLot, Decimal>();
+
+/** The lot's basis per share in USD, `totalCostBasis / fxRate / quantity` (64 significant digits). */
+function basisPerShareUsdOf(lot: TaxLot): Decimal {
+  let basis = basisOfFrozen.get(lot);
+  if (basis === undefined) {
+    basis = divideByRate(lot.totalCostBasis, lot.fxRate).dividedBy(lot.quantity);
+    if (Object.isFrozen(lot)) basisOfFrozen.set(lot, basis);
+  }
+  return basis;
+}
 
 /** Checks the context and fills defaults. */
 function prepareContext(context: LotSelectionContext, where: string) {
@@ -186,7 +204,7 @@ function prepareContext(context: LotSelectionContext, where: string) {
     .filter(
       (p) =>
         p.themeAssetId === context.themeAssetId &&
-        p.qty.gt(0) &&
+        signOf(p.qty) > 0 &&
         inWashSaleWindow(p.date, context.saleDate, rules.washSaleThresholdDays),
     );
   return { rules, price, fxRate, handling, purchases };
@@ -246,7 +264,7 @@ export function selectLots(
   if (eligible.length > 0 && eligible[0]!.currency === "USD" && !fxRate.eq(1))
     throw new RangeError(`${where}: ${asset} is a USD asset, its fxRate is 1 (got ${fxRate.toString()})`);
   const available = sumDecimals(eligible.map((l) => l.quantity));
-  if (requested.gt(available))
+  if (compareDecimals(requested, available) > 0)
     throw new InsufficientLotsError(asset, requested.toString(), available.toString());
 
   const priceUsd = divideByRate(price, fxRate);
@@ -268,9 +286,9 @@ export function selectLots(
   const hasPlanned = ctx.purchases.length > 0;
   const taxOptimal = policy === "TAX_OPTIMAL";
   const ranked: Ranked[] = eligible.map((lot) => {
-    const basisPerShareUsd = divideByRate(lot.totalCostBasis, lot.fxRate).dividedBy(lot.quantity);
+    const basisPerShareUsd = basisPerShareUsdOf(lot);
     // sign(priceUsd - basis): a 64-digit difference of two distinct values is never rounded to zero.
-    const gainSign = priceUsd.comparedTo(basisPerShareUsd);
+    const gainSign = compareDecimals(priceUsd, basisPerShareUsd);
     const tradeDay = tradeDayOf.get(lot)!;
     const startDay =
       lot.holdingPeriodStart === lot.tradeDate ? tradeDay : toDayNumber(lot.holdingPeriodStart);
@@ -300,8 +318,8 @@ export function selectLots(
     picksQty = new Map();
     let left = requested;
     for (const r of order) {
-      if (left.lte(0)) break;
-      const q = r.lot.quantity.lte(left) ? r.lot.quantity : left;
+      if (signOf(left) <= 0) break;
+      const q = compareDecimals(r.lot.quantity, left) <= 0 ? r.lot.quantity : left;
       picksQty.set(r.lot.id, q);
       left = left.minus(q);
     }
@@ -397,7 +415,7 @@ function estimateWash(
     })),
     ...purchases.map((p) => ({ date: p.date, lotId: null, capacity: p.qty })),
   ]
-    .filter((p) => p.capacity.gt(0))
+    .filter((p) => signOf(p.capacity) > 0)
     .sort((a, b) => {
       // First acquired first matched; held lots by id on equal dates, before same-day outside purchases.
       if (a.date !== b.date) return a.date < b.date ? -1 : 1;
@@ -408,17 +426,17 @@ function estimateWash(
   for (const r of losses) {
     let left = picksQty.get(r.lot.id)!;
     let washed = ZERO;
-    while (head < pool.length && pool[head]!.capacity.lte(0)) head++;
+    while (head < pool.length && signOf(pool[head]!.capacity) <= 0) head++;
     for (let k = head; k < pool.length; k++) {
       const p = pool[k]!;
-      if (left.lte(0)) break;
-      if (p.lotId === r.lot.id || p.capacity.lte(0)) continue;
-      const m = p.capacity.lte(left) ? p.capacity : left;
+      if (signOf(left) <= 0) break;
+      if (p.lotId === r.lot.id || signOf(p.capacity) <= 0) continue;
+      const m = compareDecimals(p.capacity, left) <= 0 ? p.capacity : left;
       p.capacity = p.capacity.minus(m);
       left = left.minus(m);
       washed = washed.plus(m);
     }
-    if (washed.gt(0)) out.set(r.lot.id, washed);
+    if (signOf(washed) > 0) out.set(r.lot.id, washed);
   }
   return out;
 }

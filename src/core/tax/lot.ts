@@ -78,6 +78,8 @@ function checkDate(value: string | null, where: string): void {
 
 /**
  * Builds a validated {@link TaxLot}. A per-share basis is multiplied out exactly (`total = per_share x quantity`).
+ * The lot is frozen: the tax engine never modifies a lot (it returns new ones), and it computes a frozen lot's
+ * checks and per-share basis once however many times the lot is passed to it.
  * @throws {TypeError} when neither or both of `costBasisPerShare` / `totalCostBasis` are given, or a decimal
  *   does not parse.
  * @throws {RangeError} for quantity <= 0, negative basis, fxRate <= 0, a USD lot with fxRate != 1, an unknown
@@ -114,6 +116,7 @@ export function createLot(input: TaxLotInput): TaxLot {
     washSaleDate: input.washSaleDate ?? null,
     lastSoldForLossDate: input.lastSoldForLossDate ?? null,
   };
+  Object.freeze(lot);
   assertValidLot(lot, "createLot");
   return lot;
 }
@@ -219,6 +222,8 @@ function sharedDecimal(text: string, shared: Map<string, Decimal> | undefined): 
  * @throws {RangeError} for an invariant violation, naming `where`, the lot id and the field.
  */
 export function assertValidLot(lot: TaxLot, where: string): void {
+  // A frozen lot that passed once passes again (every check reads only the lot's own fields).
+  if (validFrozenLots.has(lot)) return;
   const at = `${where}: lot ${lot.id}`;
   if (typeof lot.id !== "string" || lot.id.length === 0) throw new TypeError(`${where}: a lot has no id`);
   if (typeof lot.themeAssetId !== "string" || lot.themeAssetId.length === 0)
@@ -245,7 +250,15 @@ export function assertValidLot(lot: TaxLot, where: string): void {
     throw new RangeError(
       `${at}: holdingPeriodStart ${lot.holdingPeriodStart} is after tradeDate ${lot.tradeDate}`,
     );
+  if (Object.isFrozen(lot)) validFrozenLots.add(lot);
 }
+
+/**
+ * Frozen lots already checked by {@link assertValidLot}. A frozen lot cannot change (its Decimals are never
+ * modified in place by lotwise or decimal.js), so the lots a caller keeps and passes again, such as
+ * {@link createLot}'s or the service's memo of stored lots, are checked once.
+ */
+const validFrozenLots = new WeakSet<TaxLot>();
 
 /**
  * Checks every lot and that ids are unique.

@@ -195,6 +195,8 @@ export type AccountPatch = AccountCreate;
 export class AccountRepository {
   /** The bulk lot read of {@link AccountRepository.lotRows}, prepared once. */
   private lotRowsJoined: Statement | undefined;
+  /** The lots token read of {@link AccountRepository.lotsToken}, prepared once. */
+  private lotsTokenRead: Statement | undefined;
 
   constructor(
     private readonly db: Db,
@@ -310,6 +312,20 @@ export class AccountRepository {
    */
   lotRows(accountUuid: string): TaxLotRow[] {
     return this.lotValues(accountUuid, (row) => row).values;
+  }
+
+  /**
+   * A token that changes whenever any tax lot of the account is inserted, updated or deleted (SQLite triggers
+   * replace it with random bytes; see migration 2), as hex; null for an unknown account or one never given lots.
+   * Equal tokens from two reads mean the account's lots did not change in between, so a reader may keep what it
+   * converted from them instead of reading every row again.
+   */
+  lotsToken(accountUuid: string): string | null {
+    this.lotsTokenRead ??= this.db
+      .prepare("SELECT hex(lots_token) FROM accounts WHERE uuid = ? AND lots_token IS NOT NULL")
+      .pluck(true);
+    const token = this.lotsTokenRead.get(accountUuid) as string | undefined;
+    return token ?? null;
   }
 
   /**

@@ -39,7 +39,7 @@ export class ProposalRepository {
     request: unknown,
     response: unknown,
   ): ProposalRecord {
-    return toProposal(this.insertRow(organizationUuid, accountUuid, uuid, request, response));
+    return toProposal(this.insertRow(organizationUuid, accountUuid, uuid, request, JSON.stringify(response)));
   }
 
   /**
@@ -53,7 +53,21 @@ export class ProposalRepository {
     request: unknown,
     response: unknown,
   ): void {
-    this.insertRow(organizationUuid, accountUuid, uuid, request, response);
+    this.insertRow(organizationUuid, accountUuid, uuid, request, JSON.stringify(response));
+  }
+
+  /**
+   * {@link ProposalRepository.insert} of a response the caller has already serialized (`JSON.stringify` of the
+   * response object), so that a service replying with the same text serializes a large response once.
+   */
+  insertSerialized(
+    organizationUuid: string,
+    accountUuid: string,
+    uuid: string,
+    request: unknown,
+    responseJson: string,
+  ): void {
+    this.insertRow(organizationUuid, accountUuid, uuid, request, responseJson);
   }
 
   private insertRow(
@@ -61,14 +75,14 @@ export class ProposalRepository {
     accountUuid: string,
     uuid: string,
     request: unknown,
-    response: unknown,
+    responseJson: string,
   ): ProposalRow {
     const row: ProposalRow = {
       uuid,
       organization_uuid: organizationUuid,
       account_uuid: accountUuid,
       request: JSON.stringify(request),
-      response: JSON.stringify(response),
+      response: responseJson,
       created: this.now(),
     };
     this.insertStatement ??= this.db.prepare(
