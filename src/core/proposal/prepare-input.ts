@@ -10,6 +10,7 @@ import type { Decimal } from "decimal.js";
 import { CURRENCIES, type Currency } from "../data/types.js";
 import { addDays, isIsoDate } from "../dates.js";
 import { DataError, type FieldIssue, MissingPriceError, NonFiniteError, ValidationError } from "../errors.js";
+import { sumDecimals } from "../tax/decimal.js";
 import {
   type CapitalGainsReductionUnits,
   DEFAULT_LOT_SELECTION_POLICY,
@@ -464,10 +465,8 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
           message: `lot ${lot.id} of ${id} is in ${lot.currency}, the security trades in ${sec.currency}`,
         });
     const shortLots = shortsOf.get(id) ?? [];
-    let longQuantity = ZERO;
-    for (const lot of lots) longQuantity = longQuantity.plus(lot.quantity);
-    let shortQuantity = ZERO;
-    for (const s of shortLots) shortQuantity = shortQuantity.plus(s.quantity);
+    const longQuantity = sumDecimals(lots.map((lot) => lot.quantity));
+    const shortQuantity = sumDecimals(shortLots.map((s) => s.quantity));
     const netQuantity = longQuantity.minus(shortQuantity);
     const usd = sec.currency === "USD";
     const priceUsd = usd ? price : price.dividedBy(fxRate);

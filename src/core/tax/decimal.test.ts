@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import { describe, expect, it } from "vitest";
 import { createRandom } from "../random.js";
-import { compareDecimals, divideByRate, proRata, signOf, TaxDecimal } from "./decimal.js";
+import { compareDecimals, divideByRate, proRata, signOf, sumDecimals, TaxDecimal } from "./decimal.js";
 
 /** Values that stress the representation: signs, zeros, exponents far apart, long and short digit words. */
 function sample(rng: ReturnType<typeof createRandom>): string {
@@ -52,5 +52,29 @@ describe("decimal comparisons without allocation", () => {
     expect(proRata(total, new TaxDecimal("4"), q).toString()).toBe("601");
     expect(divideByRate(total, new TaxDecimal("1.0"))).toBe(total);
     expect(divideByRate(total, new TaxDecimal("1.25")).toString()).toBe("1202");
+  });
+
+  it("sums exactly like plus: lot quantities, money, long and tiny values, cancellations, totals beyond 2^53", () => {
+    const rng = createRandom(77);
+    const plain = (xs: InstanceType<typeof TaxDecimal>[]) =>
+      xs.reduce((a, b) => a.plus(b), new TaxDecimal(0));
+    for (let k = 0; k < 2_000; k++) {
+      const n = rng.int(0, 40);
+      const xs = Array.from({ length: n }, () => {
+        const kind = rng.int(0, 4);
+        if (kind === 0) return new TaxDecimal(rng.int(1, 5000)); // whole shares
+        if (kind === 1) return new TaxDecimal((rng.int(1, 10 ** 9) / 10 ** rng.int(0, 10)).toFixed(10)); // decimal(10,10)
+        if (kind === 2) return new TaxDecimal(sample(rng)); // up to 40 decimals, 25 integer digits
+        if (kind === 3)
+          return new TaxDecimal(`${rng.next() < 0.5 ? "-" : ""}${rng.int(1, 9)}e${rng.int(-30, 30)}`);
+        return new TaxDecimal("899999999.9999999999"); // near the 2^53 limit of the fast path at scale 1e-10
+      });
+      if (k % 5 === 0) xs.push(...xs.map((x) => x.negated())); // cancels to zero
+      const got = sumDecimals(xs);
+      const want = plain(xs);
+      expect(got.toString()).toBe(want.toString());
+      expect(got.isNeg()).toBe(want.isNeg());
+    }
+    expect(sumDecimals([]).toString()).toBe("0");
   });
 });
