@@ -37,18 +37,41 @@ export interface GammaSearchOptions {
 
 /**
  * Search gamma (see the module comment). `evaluate` is called at most `maxEvaluations` times; the last call is
- * always at the returned gamma, so the caller's solver state matches the result.
+ * always at the returned gamma, so the caller's solver state matches the result. An evaluation that returns NaN
+ * (its solve failed) stops the search at once: the result is that gamma, value NaN, with a note.
  * @example searchTaxGamma((g) => 1000 / (1 + g), { min: 0, max: 100, goal: "budget", target: 200, tolerance: 1,
  *   method: "regula_falsi" }).gamma // ~4
  */
 export function searchTaxGamma(evaluate: GammaEvaluation, o: GammaSearchOptions): GammaSearchResult {
+  let evaluations = 0;
+  try {
+    return search(evaluate, o, () => ++evaluations);
+  } catch (err) {
+    if (!(err instanceof FailedEvaluation)) throw err;
+    return {
+      gamma: err.gamma,
+      value: Number.NaN,
+      evaluations,
+      withinTolerance: false,
+      note: `the evaluation at tax_gamma ${err.gamma} failed`,
+    };
+  }
+}
+
+/** Thrown by an evaluation that returned NaN (a failed solve): the search stops there. */
+class FailedEvaluation {
+  constructor(readonly gamma: number) {}
+}
+
+function search(evaluate: GammaEvaluation, o: GammaSearchOptions, count: () => number): GammaSearchResult {
   const maxEval = o.maxEvaluations ?? 40;
   let evaluations = 0;
   let lastGamma = Number.NaN;
   const f = (g: number): number => {
-    evaluations++;
+    evaluations = count();
     lastGamma = g;
     const v = evaluate(g);
+    if (Number.isNaN(v)) throw new FailedEvaluation(g);
     // h > 0: gamma too small (too much tax / gain); h <= 0 acceptable side for the budget.
     return v - o.target;
   };
