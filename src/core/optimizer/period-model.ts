@@ -336,6 +336,8 @@ export function buildPeriodModel(
   }
 
   // Tax schedule: lots per asset in objective-cost order.
+  const liquidating = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (restriction[i] === "no_hold") liquidating[i] = 1;
   const taxes = buildTaxSchedule({
     lotTable,
     n,
@@ -345,7 +347,7 @@ export function buildPeriodModel(
     investableUsd,
     asOfDay,
     config,
-    liquidating: Uint8Array.from(restriction, (r) => (r === "no_hold" ? 1 : 0)),
+    liquidating,
     env,
   });
   const { schedule, blockedWeight, exposedLossAssets } = taxes;
