@@ -82,22 +82,22 @@ function checkSegments(seg: PwlSegments, n: number): void {
     const a = start[i]!;
     const b = start[i + 1]!;
     if (b <= a) throw new RangeError(`solvePwlQp: variable ${i} has no segment.`);
+    let previousUpper = Number.NaN;
     for (let j = a; j < b; j++) {
-      if (Number.isNaN(lower[j]!) || Number.isNaN(upper[j]!) || !(lower[j]! <= upper[j]!))
-        throw new RangeError(
-          `solvePwlQp: segment ${j} of variable ${i} has lower ${lower[j]} > upper ${upper[j]}.`,
-        );
+      const lo = lower[j]!;
+      const hi = upper[j]!;
+      // NaN bounds fail this comparison too.
+      if (!(lo <= hi))
+        throw new RangeError(`solvePwlQp: segment ${j} of variable ${i} has lower ${lo} > upper ${hi}.`);
       if (!Number.isFinite(slope[j]!) || !Number.isFinite(value[j]!))
         throw new TypeError(`solvePwlQp: segment ${j} of variable ${i} has a non-finite slope or value.`);
-      if (j > a && lower[j] !== upper[j - 1])
+      if (j > a && lo !== previousUpper)
         throw new RangeError(
-          `solvePwlQp: segments ${j - 1} and ${j} of variable ${i} are not contiguous (${upper[j - 1]} vs ${lower[j]}).`,
+          `solvePwlQp: segments ${j - 1} and ${j} of variable ${i} are not contiguous (${previousUpper} vs ${lo}).`,
         );
-      if (
-        (j > a && lower[j] === Number.NEGATIVE_INFINITY) ||
-        (j < b - 1 && upper[j] === Number.POSITIVE_INFINITY)
-      )
+      if ((j > a && lo === Number.NEGATIVE_INFINITY) || (j < b - 1 && hi === Number.POSITIVE_INFINITY))
         throw new RangeError(`solvePwlQp: only the end segments of variable ${i} may be unbounded.`);
+      previousUpper = hi;
     }
   }
 }
@@ -291,6 +291,10 @@ class Engine implements PwlQpSolver {
    */
   lastRowGradient: Float64Array | undefined;
   lastYSwitch: Float64Array | undefined;
+  /** Largest diagonal entry of P: the scale of the gradient tolerance. */
+  readonly pScale: number;
+  /** Work arrays of a solve, kept between solves (nothing a result holds points into them). */
+  work: Work | undefined;
 
   constructor(problem: PwlQpProblem) {
     const n = problem.P.diagonal.length;
@@ -324,6 +328,7 @@ class Engine implements PwlQpSolver {
     this.alpha = alpha === undefined ? undefined : Float64Array.from(alpha);
     this.Peff = problem.P;
     this.diag = diagonalOf(problem.P);
+    this.pScale = maxAbs(this.diag);
     this.setCurvature(this.alpha);
   }
 
@@ -438,9 +443,58 @@ interface EngineState {
   lastX: Float64Array | undefined;
   lastRowGradient: Float64Array | undefined;
   lastYSwitch: Float64Array | undefined;
+  readonly pScale: number;
+  work: Work | undefined;
   alpha: Float64Array | undefined;
   setCurvature(alpha: Float64Array | undefined): void;
   objective(x: Float64Array): number;
+}
+
+/** Work arrays of {@link runEngine}: per variable, per switch row, per fixed and switch row. */
+interface Work {
+  readonly domLo: Float64Array;
+  readonly domHi: Float64Array;
+  readonly x: Float64Array;
+  readonly xRef: Float64Array;
+  readonly lo: Float64Array;
+  readonly hi: Float64Array;
+  readonly grad: Float64Array;
+  readonly qEff: Float64Array;
+  readonly bLo: Float64Array;
+  readonly bHi: Float64Array;
+  readonly chosen: Int32Array;
+  readonly allowLo: Int32Array;
+  readonly allowHi: Int32Array;
+  readonly reversals: Int32Array;
+  readonly lastDir: Int8Array;
+  readonly ySw: Float64Array;
+  readonly lEff: Float64Array;
+  readonly uEff: Float64Array;
+}
+
+function createWork(n: number, fixedRows: number, switchRows: number): Work {
+  const f = () => new Float64Array(n);
+  const i = () => new Int32Array(n);
+  return {
+    domLo: f(),
+    domHi: f(),
+    x: f(),
+    xRef: f(),
+    lo: f(),
+    hi: f(),
+    grad: f(),
+    qEff: f(),
+    bLo: f(),
+    bHi: f(),
+    chosen: i(),
+    allowLo: i(),
+    allowHi: i(),
+    reversals: i(),
+    lastDir: new Int8Array(n),
+    ySw: new Float64Array(switchRows),
+    lEff: new Float64Array(fixedRows + switchRows),
+    uEff: new Float64Array(fixedRows + switchRows),
+  };
 }
 
 /** Does any switch row change its coefficient between segment j and j + 1? */
@@ -464,8 +518,10 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   if (!(tol > 0)) throw new RangeError(`solvePwlQp: options.tolerance must be > 0, got ${tol}.`);
 
   const start = seg.start;
-  const domLo = new Float64Array(n);
-  const domHi = new Float64Array(n);
+  s.work ??= createWork(n, s.mFixed, mSw);
+  const work = s.work;
+  const domLo = work.domLo;
+  const domHi = work.domHi;
   const extra = options.bounds;
   if (extra !== undefined) {
     assertArray(extra.lower, n, "options.bounds.lower");
@@ -484,7 +540,7 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     }
   }
   // Starting point: given, previous, or 0, clipped to the domain.
-  const x = new Float64Array(n);
+  const x = work.x;
   const init = options.initialX ?? s.lastX;
   if (init !== undefined && init.length !== n)
     throw new RangeError(`solvePwlQp: options.initialX has length ${init.length}, expected ${n}.`);
@@ -492,15 +548,16 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
 
   const power = s.power;
   let alpha = s.alpha;
-  const xRef = Float64Array.from(x); // linearization point of the power cost
+  const xRef = work.xRef; // linearization point of the power cost
+  xRef.set(x);
 
-  const chosen = new Int32Array(n); // segment whose slope and switch coefficients are in the QP
-  const lo = new Float64Array(n);
-  const hi = new Float64Array(n);
-  const allowLo = new Int32Array(n); // frozen-side limits (segment index range)
-  const allowHi = new Int32Array(n);
-  const lastDir = new Int8Array(n);
-  const reversals = new Int32Array(n);
+  const chosen = work.chosen; // segment whose slope and switch coefficients are in the QP
+  const lo = work.lo;
+  const hi = work.hi;
+  const allowLo = work.allowLo; // frozen-side limits (segment index range)
+  const allowHi = work.allowHi;
+  const lastDir = work.lastDir.fill(0);
+  const reversals = work.reversals.fill(0);
   for (let i = 0; i < n; i++) {
     // Segments that meet the domain (a point domain on a breakpoint keeps the left one).
     let a = start[i]!;
@@ -511,13 +568,13 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     allowHi[i] = b;
   }
 
-  const ySw = new Float64Array(mSw);
-  const grad = new Float64Array(n); // smooth gradient at x (true power gradient)
-  const qEff = new Float64Array(n);
-  const lEff = new Float64Array(s.mFixed + mSw);
-  const uEff = new Float64Array(s.mFixed + mSw);
-  const bLo = new Float64Array(n);
-  const bHi = new Float64Array(n);
+  const ySw = work.ySw.fill(0);
+  const grad = work.grad; // smooth gradient at x (true power gradient)
+  const qEff = work.qEff;
+  const lEff = work.lEff;
+  const uEff = work.uEff;
+  const bLo = work.bLo;
+  const bHi = work.bHi;
 
   /** Slope on segment j of the variable's cost plus the switch rows weighted by their multipliers. */
   const hSlope = (j: number): number => {
@@ -700,7 +757,8 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   let powerGap = 0;
   let status: PwlQpStatus = "max_rounds";
   let dualSource = qpr;
-  const gradTolerance = tol * Math.max(1, maxAbs(diagonalOf(s.P))); // P's scale, not the surrogate's
+  let objective = Number.NaN; // the true objective at x
+  const gradTolerance = tol * Math.max(1, s.pScale); // P's scale, not the surrogate's
   for (;;) {
     x.set(qpr.x);
     dualSource = qpr;
@@ -740,7 +798,8 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
         alpha = s.alpha;
       }
     }
-    const obj = engine.objective(x);
+    objective = engine.objective(x);
+    const obj = objective;
     if (obj < bestObjective - 1e-14 * Math.max(1e-12, Math.abs(obj))) {
       bestObjective = obj;
       stalls = 0;
@@ -805,7 +864,7 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     engine,
     status,
     x,
-    grad,
+    { grad, objective },
     dualSource,
     ySw,
     round,
@@ -902,7 +961,8 @@ function finish(
   engine: Engine,
   status: PwlQpStatus,
   xIn: Float64Array,
-  grad: Float64Array | undefined,
+  /** The smooth gradient and the true objective at x (none after a failed first round). */
+  at: { readonly grad: Float64Array; readonly objective: number } | undefined,
   qpr: QpResult,
   ySw: Float64Array,
   rounds: number,
@@ -919,14 +979,17 @@ function finish(
   const sw = s.switchRows;
   const mSw = sw?.l.length ?? 0;
   const x = Float64Array.from(xIn);
+  const grad = at?.grad;
   const segment = new Int32Array(n);
   const yBounds = new Float64Array(n);
   let stationarity = 0;
   let primal = 0;
   if (grad !== undefined) {
-    s.lastX = Float64Array.from(x);
+    s.lastX ??= new Float64Array(n);
+    s.lastX.set(x);
     // Gradient part of the multipliers: stationarity's smooth gradient minus P x + q + the power gradient.
-    const rowGradient = new Float64Array(n);
+    s.lastRowGradient ??= new Float64Array(n);
+    const rowGradient = s.lastRowGradient;
     multiply(s.P, x, rowGradient);
     const pw = s.power;
     for (let i = 0; i < n; i++) {
@@ -934,7 +997,6 @@ function finish(
       if (pw !== undefined) v += powerGradient(pw.coefficient[i]!, pw.reference[i]!, x[i]!);
       rowGradient[i] = grad[i]! - v;
     }
-    s.lastRowGradient = rowGradient;
     s.lastYSwitch = Float64Array.from(ySw);
     const hs = (j: number) => {
       let h = seg.slope[j]!;
@@ -988,7 +1050,7 @@ function finish(
     domainLower: Float64Array.from(domLo),
     domainUpper: Float64Array.from(domHi),
     coneDuals: qpr.coneDuals,
-    objective: grad === undefined ? Number.NaN : engine.objective(x),
+    objective: at === undefined ? Number.NaN : at.objective,
     rounds,
     solves,
     rebuilds,
