@@ -151,6 +151,8 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
   let harvested = 0;
   let taxCost = 0;
   const scale = 10 ** SELL_QUANTITY_DECIMALS;
+  const reductions = m.config.capitalGainsReductions;
+  const anyReduction = Object.getOwnPropertyNames(reductions).length > 0;
   for (let i = 0; i < m.n; i++) {
     const t = w[i]! - m.w0[i]!;
     if (!(t < -WEIGHT_EPSILON) || m.shares[i]! <= 0) continue;
@@ -205,9 +207,7 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
     stRaw += st;
     ltRaw += lt;
     const id = m.assets[i]!;
-    const amount = Object.hasOwn(m.config.capitalGainsReductions, id)
-      ? m.config.capitalGainsReductions[id]!
-      : 0;
+    const amount = anyReduction && Object.hasOwn(reductions, id) ? reductions[id]! : 0;
     const net = st + lt;
     const reduction =
       amount > 0 && net > 0
