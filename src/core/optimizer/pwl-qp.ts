@@ -218,36 +218,41 @@ export function predictVariable(
 ): Prediction {
   const mSw = sw === undefined ? 0 : sw.l.length;
   const j0 = segmentOf(seg, i, xi);
+  const { slope, lower, upper } = seg;
   let bestX = xi;
   let bestSeg = j0;
   let bestDec = 0;
   // Two walks away from xi (right, then left). In each segment j the model is
   // E d + a d^2 / 2 + base + h_j (x - from), d = x - xi, minimized at xi - (E + h_j) / a clipped to the segment.
   for (let dir = 1; dir >= -1; dir -= 2) {
+    const right = dir > 0;
+    const fromBound = right ? lower : upper;
+    const toBound = right ? upper : lower;
+    const end = right ? allowHi : allowLo;
     let base = 0;
-    let prevH = dir > 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-    for (let j = j0; dir > 0 ? j <= allowHi : j >= allowLo; j += dir) {
-      let h = seg.slope[j]!;
+    let prevH = right ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    for (let j = j0; right ? j <= end : j >= end; j += dir) {
+      let h = slope[j]!;
       for (let r = 0; r < mSw; r++) h += ySwitch[r]! * sw!.coefficient[r]![j]!;
-      const from = j === j0 ? xi : dir > 0 ? seg.lower[j]! : seg.upper[j]!;
-      const to = dir > 0 ? seg.upper[j]! : seg.lower[j]!;
-      const inRange =
-        j >= allowLo && j <= allowHi && (dir > 0 ? from < domHi || j === j0 : from > domLo || j === j0);
+      const from = j === j0 ? xi : fromBound[j]!;
+      const to = toBound[j]!;
+      const inRange = j >= allowLo && j <= allowHi && (j === j0 || (right ? from < domHi : from > domLo));
       // Convex so far and the model's derivative at `from` already points back: nothing further can be better.
-      const convex = dir > 0 ? h >= prevH : h <= prevH;
-      const slopeAtFrom = dir * (E + a * (from - xi) + h);
-      if (inRange && convex && slopeAtFrom >= 0 && j !== j0) break;
+      if (inRange && j !== j0 && (right ? h >= prevH : h <= prevH)) {
+        const slopeAtFrom = E + a * (from - xi) + h;
+        if (right ? slopeAtFrom >= 0 : slopeAtFrom <= 0) break;
+      }
       prevH = h;
       if (inRange) {
-        const left = Math.max(dir > 0 ? from : to, domLo);
-        const right = Math.min(dir > 0 ? to : from, domHi);
+        const lo = Math.max(right ? from : to, domLo);
+        const hi = Math.min(right ? to : from, domHi);
         let cand: number;
         if (a > 0) cand = xi - (E + h) / a;
         else cand = E + h > 0 ? Number.NEGATIVE_INFINITY : E + h < 0 ? Number.POSITIVE_INFINITY : xi;
-        if (cand < left) cand = left;
-        if (cand > right) cand = right;
+        if (cand < lo) cand = lo;
+        if (cand > hi) cand = hi;
         // No curvature and an unbounded segment: a unit step names the direction.
-        if (!Number.isFinite(cand)) cand = cand > 0 ? Math.max(xi, left) + 1 : Math.min(xi, right) - 1;
+        if (!Number.isFinite(cand)) cand = cand > 0 ? Math.max(xi, lo) + 1 : Math.min(xi, hi) - 1;
         const d = cand - xi;
         const dec = -(E * d + 0.5 * a * d * d + base + h * (cand - from));
         if (dec > bestDec || (dec === bestDec && Math.abs(d) < Math.abs(bestX - xi))) {
