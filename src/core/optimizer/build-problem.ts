@@ -236,28 +236,49 @@ function curveValue(tpl: CurveTemplate, s: number, t: number): number {
     : tpl.value[s]! + tpl.slope[s]! * (t - tpl.lo[s]!);
 }
 
+/**
+ * The fixed rows' matrix (budget, then the exposures to the factors of `factorIndex`), a pure function of the
+ * (immutable) risk model restricted to the universe and the factor rows: remembered per model object, so that
+ * every rebalance with the same model and factor rows shares it.
+ */
+const fixedMatrices = new WeakMap<PeriodModel["riskModel"], { key: string; A: SparseMatrix }>();
+
+function fixedMatrix(m: PeriodModel, factorIndex: readonly number[]): SparseMatrix {
+  const key = factorIndex.join(",");
+  const hit = fixedMatrices.get(m.riskModel);
+  if (hit !== undefined && hit.key === key) return hit.A;
+  const { n } = m;
+  const A = new SparseMatrixBuilder(1 + factorIndex.length, n);
+  for (let i = 0; i < n; i++) A.add(0, i, 1);
+  const k = m.riskModel.factors.length;
+  const X = m.riskModel.exposures;
+  factorIndex.forEach((f, r) => {
+    for (let i = 0; i < n; i++) {
+      const v = X[i * k + f]!;
+      if (v !== 0) A.add(1 + r, i, v);
+    }
+  });
+  const built = A.build();
+  fixedMatrices.set(m.riskModel, { key, A: built });
+  return built;
+}
+
 function rowsOf(m: PeriodModel) {
   let hit = fixedRows.get(m);
   if (hit !== undefined) return hit;
   const { n } = m;
   const defs = resolveFactorRows(m);
-  const A = new SparseMatrixBuilder(1 + defs.length, n);
   let sumB = 0;
-  for (let i = 0; i < n; i++) {
-    A.add(0, i, 1);
-    sumB += m.benchmark[i]!;
-  }
-  const k = m.riskModel.factors.length;
-  const X = m.riskModel.exposures;
+  for (let i = 0; i < n; i++) sumB += m.benchmark[i]!;
   const exposuresOfB = new Float64Array(defs.length);
   defs.forEach((f, r) => {
     exposuresOfB[r] = factorExposure(m, f.index, m.benchmark);
-    for (let i = 0; i < n; i++) {
-      const v = X[i * k + f.index]!;
-      if (v !== 0) A.add(1 + r, i, v);
-    }
   });
-  hit = { A: A.build(), defs, exposuresOfB, sumB };
+  const A = fixedMatrix(
+    m,
+    defs.map((f) => f.index),
+  );
+  hit = { A, defs, exposuresOfB, sumB };
   fixedRows.set(m, hit);
   return hit;
 }

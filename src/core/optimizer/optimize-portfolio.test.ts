@@ -390,6 +390,42 @@ describe("optimizePortfolio: risk, factors, turnover and costs", () => {
     expect(exposure(act)).toBeCloseTo(-0.02, 10);
   });
 
+  it("the factor rows' matrix kept per risk model follows the factor rows of each call", () => {
+    // One model object, three calls with different factor rows: each problem's rows are the budget row and the
+    // exposures to the factors of that call (the matrix is kept per model and factor rows, module-wide).
+    const base = fixture(
+      tenAssets((i) => ({ market: 0.8 + 0.05 * i })),
+      0,
+    ).input;
+    const run = (bounds: OptimizerConfigInput["factorExposureBounds"]) =>
+      optimizePortfolio(
+        { ...base, config: resolveOptimizerConfig({ factorExposureBounds: bounds ?? [] }) },
+        { includeProblem: true },
+      );
+    const rows = (r: OptimizationResult) => {
+      const A = r.problem!.A!;
+      return Array.from({ length: A.rows }, (_, row) => {
+        const dense = new Array<number>(A.cols).fill(0);
+        for (let p = A.rowStart[row]!; p < A.rowStart[row + 1]!; p++) dense[A.columnIndex[p]!] = A.values[p]!;
+        return dense;
+      });
+    };
+    const market = Array.from({ length: 10 }, (_, i) => 0.8 + 0.05 * i);
+    const value = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 0.5 : -0.5));
+    const ones = new Array<number>(10).fill(1);
+    expect(rows(run([{ factor: "value", minBound: -1 }]))).toEqual([ones, value]);
+    expect(rows(run([{ factor: "market", maxBound: 2 }]))).toEqual([ones, market]);
+    expect(rows(run([]))).toEqual([ones]);
+    expect(
+      rows(
+        run([
+          { factor: "market", maxBound: 2 },
+          { factor: "value", minBound: -1 },
+        ]),
+      ),
+    ).toEqual([ones, market, value]);
+  });
+
   it("unknown factors are a validation error naming the model's factors", () => {
     expect(() =>
       fixture(tenAssets(), 0, { factorExposureBounds: [{ factor: "quality", minBound: 0 }] }).run(),

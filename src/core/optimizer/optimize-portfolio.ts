@@ -33,7 +33,7 @@ import {
 } from "./period-model.js";
 import { createPwlQpSolver, type PwlQpSolver, predictVariable } from "./pwl-qp.js";
 import type { PwlQpProblem, PwlQpResult } from "./pwl-qp-types.js";
-import { lotSales, solutionStats, tradesOf } from "./solution-report.js";
+import { impactOf, lotSales, solutionStats, tradesOf } from "./solution-report.js";
 import { searchTaxGamma } from "./tax-gamma-search.js";
 import { repairWholeShares, roundWholeShares, violation, wholeShareMask } from "./whole-shares.js";
 
@@ -639,7 +639,7 @@ function tradingCosts(m: PeriodModel, w: Float64Array): number {
   for (let i = 0; i < m.n; i++) {
     const a = Math.abs(w[i]! - m.w0[i]!);
     linear += m.costRate[i]! * a;
-    impact += m.impact[i]! * a ** 1.5;
+    impact += impactOf(m.impact[i]!, a);
   }
   const I = m.investableUsd;
   return (linear * I + impact * I) / I;

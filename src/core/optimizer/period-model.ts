@@ -211,8 +211,9 @@ export function buildPeriodModel(
       `optimizePortfolio: lotTable was prepared with long_term_threshold ${lotTable.longTermThresholdDays}, the configuration says ${tax.longTermThresholdDays}.`,
     );
   const shares = new Float64Array(n);
-  for (let k = 0; k < lotTable.asset.length; k++) {
-    if (lotTable.tradeDay[k]! > asOfDay)
+  const { asset: lotAsset, quantity: lotQuantity, tradeDay: lotTradeDay } = lotTable;
+  for (let k = 0; k < lotAsset.length; k++) {
+    if (lotTradeDay[k]! > asOfDay)
       throw new ValidationError(
         `optimizePortfolio: lot ${lotTable.lots[k]!.id} was bought after ${input.asOf}.`,
         [
@@ -222,7 +223,7 @@ export function buildPeriodModel(
           },
         ],
       );
-    shares[lotTable.asset[k]!]! += lotTable.quantity[k]!;
+    shares[lotAsset[k]!]! += lotQuantity[k]!;
   }
   const longShares = Float64Array.from(shares);
   for (const s of input.shortPositions ?? []) {
@@ -336,6 +337,8 @@ export function buildPeriodModel(
   }
 
   // Tax schedule: lots per asset in objective-cost order.
+  const liquidating = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (restriction[i] === "no_hold") liquidating[i] = 1;
   const taxes = buildTaxSchedule({
     lotTable,
     n,
@@ -345,7 +348,7 @@ export function buildPeriodModel(
     investableUsd,
     asOfDay,
     config,
-    liquidating: Uint8Array.from(restriction, (r) => (r === "no_hold" ? 1 : 0)),
+    liquidating,
     env,
   });
   const { schedule, blockedWeight, exposedLossAssets } = taxes;
@@ -395,6 +398,8 @@ export function buildPeriodModel(
       upperSource[i] = source;
     }
   };
+  const minWeightSource = `min_weight ${config.minWeight}`;
+  const maxWeightSource = `max_weight ${config.maxWeight}`;
   const targets = new Map(config.targetTickerWeights.map((t) => [t.themeAssetId, t]));
   for (const id of targets.keys())
     if (!index.has(id))
@@ -421,8 +426,8 @@ export function buildPeriodModel(
     const r = restriction[i];
     if (r === null) {
       const b = benchmark[i]!;
-      tighten(i, config.minWeight, null, `min_weight ${config.minWeight}`);
-      tighten(i, null, config.maxWeight, `max_weight ${config.maxWeight}`);
+      tighten(i, config.minWeight, null, minWeightSource);
+      tighten(i, null, config.maxWeight, maxWeightSource);
       if (config.minActiveWeight !== null)
         tighten(
           i,

@@ -82,22 +82,22 @@ function checkSegments(seg: PwlSegments, n: number): void {
     const a = start[i]!;
     const b = start[i + 1]!;
     if (b <= a) throw new RangeError(`solvePwlQp: variable ${i} has no segment.`);
+    let previousUpper = Number.NaN;
     for (let j = a; j < b; j++) {
-      if (Number.isNaN(lower[j]!) || Number.isNaN(upper[j]!) || !(lower[j]! <= upper[j]!))
-        throw new RangeError(
-          `solvePwlQp: segment ${j} of variable ${i} has lower ${lower[j]} > upper ${upper[j]}.`,
-        );
+      const lo = lower[j]!;
+      const hi = upper[j]!;
+      // NaN bounds fail this comparison too.
+      if (!(lo <= hi))
+        throw new RangeError(`solvePwlQp: segment ${j} of variable ${i} has lower ${lo} > upper ${hi}.`);
       if (!Number.isFinite(slope[j]!) || !Number.isFinite(value[j]!))
         throw new TypeError(`solvePwlQp: segment ${j} of variable ${i} has a non-finite slope or value.`);
-      if (j > a && lower[j] !== upper[j - 1])
+      if (j > a && lo !== previousUpper)
         throw new RangeError(
-          `solvePwlQp: segments ${j - 1} and ${j} of variable ${i} are not contiguous (${upper[j - 1]} vs ${lower[j]}).`,
+          `solvePwlQp: segments ${j - 1} and ${j} of variable ${i} are not contiguous (${previousUpper} vs ${lo}).`,
         );
-      if (
-        (j > a && lower[j] === Number.NEGATIVE_INFINITY) ||
-        (j < b - 1 && upper[j] === Number.POSITIVE_INFINITY)
-      )
+      if ((j > a && lo === Number.NEGATIVE_INFINITY) || (j < b - 1 && hi === Number.POSITIVE_INFINITY))
         throw new RangeError(`solvePwlQp: only the end segments of variable ${i} may be unbounded.`);
+      previousUpper = hi;
     }
   }
 }
@@ -218,36 +218,41 @@ export function predictVariable(
 ): Prediction {
   const mSw = sw === undefined ? 0 : sw.l.length;
   const j0 = segmentOf(seg, i, xi);
+  const { slope, lower, upper } = seg;
   let bestX = xi;
   let bestSeg = j0;
   let bestDec = 0;
   // Two walks away from xi (right, then left). In each segment j the model is
   // E d + a d^2 / 2 + base + h_j (x - from), d = x - xi, minimized at xi - (E + h_j) / a clipped to the segment.
   for (let dir = 1; dir >= -1; dir -= 2) {
+    const right = dir > 0;
+    const fromBound = right ? lower : upper;
+    const toBound = right ? upper : lower;
+    const end = right ? allowHi : allowLo;
     let base = 0;
-    let prevH = dir > 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-    for (let j = j0; dir > 0 ? j <= allowHi : j >= allowLo; j += dir) {
-      let h = seg.slope[j]!;
+    let prevH = right ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    for (let j = j0; right ? j <= end : j >= end; j += dir) {
+      let h = slope[j]!;
       for (let r = 0; r < mSw; r++) h += ySwitch[r]! * sw!.coefficient[r]![j]!;
-      const from = j === j0 ? xi : dir > 0 ? seg.lower[j]! : seg.upper[j]!;
-      const to = dir > 0 ? seg.upper[j]! : seg.lower[j]!;
-      const inRange =
-        j >= allowLo && j <= allowHi && (dir > 0 ? from < domHi || j === j0 : from > domLo || j === j0);
+      const from = j === j0 ? xi : fromBound[j]!;
+      const to = toBound[j]!;
+      const inRange = j >= allowLo && j <= allowHi && (j === j0 || (right ? from < domHi : from > domLo));
       // Convex so far and the model's derivative at `from` already points back: nothing further can be better.
-      const convex = dir > 0 ? h >= prevH : h <= prevH;
-      const slopeAtFrom = dir * (E + a * (from - xi) + h);
-      if (inRange && convex && slopeAtFrom >= 0 && j !== j0) break;
+      if (inRange && j !== j0 && (right ? h >= prevH : h <= prevH)) {
+        const slopeAtFrom = E + a * (from - xi) + h;
+        if (right ? slopeAtFrom >= 0 : slopeAtFrom <= 0) break;
+      }
       prevH = h;
       if (inRange) {
-        const left = Math.max(dir > 0 ? from : to, domLo);
-        const right = Math.min(dir > 0 ? to : from, domHi);
+        const lo = Math.max(right ? from : to, domLo);
+        const hi = Math.min(right ? to : from, domHi);
         let cand: number;
         if (a > 0) cand = xi - (E + h) / a;
         else cand = E + h > 0 ? Number.NEGATIVE_INFINITY : E + h < 0 ? Number.POSITIVE_INFINITY : xi;
-        if (cand < left) cand = left;
-        if (cand > right) cand = right;
+        if (cand < lo) cand = lo;
+        if (cand > hi) cand = hi;
         // No curvature and an unbounded segment: a unit step names the direction.
-        if (!Number.isFinite(cand)) cand = cand > 0 ? Math.max(xi, left) + 1 : Math.min(xi, right) - 1;
+        if (!Number.isFinite(cand)) cand = cand > 0 ? Math.max(xi, lo) + 1 : Math.min(xi, hi) - 1;
         const d = cand - xi;
         const dec = -(E * d + 0.5 * a * d * d + base + h * (cand - from));
         if (dec > bestDec || (dec === bestDec && Math.abs(d) < Math.abs(bestX - xi))) {
@@ -291,6 +296,10 @@ class Engine implements PwlQpSolver {
    */
   lastRowGradient: Float64Array | undefined;
   lastYSwitch: Float64Array | undefined;
+  /** Largest diagonal entry of P: the scale of the gradient tolerance. */
+  readonly pScale: number;
+  /** Work arrays of a solve, kept between solves (nothing a result holds points into them). */
+  work: Work | undefined;
 
   constructor(problem: PwlQpProblem) {
     const n = problem.P.diagonal.length;
@@ -324,6 +333,7 @@ class Engine implements PwlQpSolver {
     this.alpha = alpha === undefined ? undefined : Float64Array.from(alpha);
     this.Peff = problem.P;
     this.diag = diagonalOf(problem.P);
+    this.pScale = maxAbs(this.diag);
     this.setCurvature(this.alpha);
   }
 
@@ -438,9 +448,58 @@ interface EngineState {
   lastX: Float64Array | undefined;
   lastRowGradient: Float64Array | undefined;
   lastYSwitch: Float64Array | undefined;
+  readonly pScale: number;
+  work: Work | undefined;
   alpha: Float64Array | undefined;
   setCurvature(alpha: Float64Array | undefined): void;
   objective(x: Float64Array): number;
+}
+
+/** Work arrays of {@link runEngine}: per variable, per switch row, per fixed and switch row. */
+interface Work {
+  readonly domLo: Float64Array;
+  readonly domHi: Float64Array;
+  readonly x: Float64Array;
+  readonly xRef: Float64Array;
+  readonly lo: Float64Array;
+  readonly hi: Float64Array;
+  readonly grad: Float64Array;
+  readonly qEff: Float64Array;
+  readonly bLo: Float64Array;
+  readonly bHi: Float64Array;
+  readonly chosen: Int32Array;
+  readonly allowLo: Int32Array;
+  readonly allowHi: Int32Array;
+  readonly reversals: Int32Array;
+  readonly lastDir: Int8Array;
+  readonly ySw: Float64Array;
+  readonly lEff: Float64Array;
+  readonly uEff: Float64Array;
+}
+
+function createWork(n: number, fixedRows: number, switchRows: number): Work {
+  const f = () => new Float64Array(n);
+  const i = () => new Int32Array(n);
+  return {
+    domLo: f(),
+    domHi: f(),
+    x: f(),
+    xRef: f(),
+    lo: f(),
+    hi: f(),
+    grad: f(),
+    qEff: f(),
+    bLo: f(),
+    bHi: f(),
+    chosen: i(),
+    allowLo: i(),
+    allowHi: i(),
+    reversals: i(),
+    lastDir: new Int8Array(n),
+    ySw: new Float64Array(switchRows),
+    lEff: new Float64Array(fixedRows + switchRows),
+    uEff: new Float64Array(fixedRows + switchRows),
+  };
 }
 
 /** Does any switch row change its coefficient between segment j and j + 1? */
@@ -464,8 +523,10 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   if (!(tol > 0)) throw new RangeError(`solvePwlQp: options.tolerance must be > 0, got ${tol}.`);
 
   const start = seg.start;
-  const domLo = new Float64Array(n);
-  const domHi = new Float64Array(n);
+  s.work ??= createWork(n, s.mFixed, mSw);
+  const work = s.work;
+  const domLo = work.domLo;
+  const domHi = work.domHi;
   const extra = options.bounds;
   if (extra !== undefined) {
     assertArray(extra.lower, n, "options.bounds.lower");
@@ -484,7 +545,7 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     }
   }
   // Starting point: given, previous, or 0, clipped to the domain.
-  const x = new Float64Array(n);
+  const x = work.x;
   const init = options.initialX ?? s.lastX;
   if (init !== undefined && init.length !== n)
     throw new RangeError(`solvePwlQp: options.initialX has length ${init.length}, expected ${n}.`);
@@ -492,15 +553,16 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
 
   const power = s.power;
   let alpha = s.alpha;
-  const xRef = Float64Array.from(x); // linearization point of the power cost
+  const xRef = work.xRef; // linearization point of the power cost
+  xRef.set(x);
 
-  const chosen = new Int32Array(n); // segment whose slope and switch coefficients are in the QP
-  const lo = new Float64Array(n);
-  const hi = new Float64Array(n);
-  const allowLo = new Int32Array(n); // frozen-side limits (segment index range)
-  const allowHi = new Int32Array(n);
-  const lastDir = new Int8Array(n);
-  const reversals = new Int32Array(n);
+  const chosen = work.chosen; // segment whose slope and switch coefficients are in the QP
+  const lo = work.lo;
+  const hi = work.hi;
+  const allowLo = work.allowLo; // frozen-side limits (segment index range)
+  const allowHi = work.allowHi;
+  const lastDir = work.lastDir.fill(0);
+  const reversals = work.reversals.fill(0);
   for (let i = 0; i < n; i++) {
     // Segments that meet the domain (a point domain on a breakpoint keeps the left one).
     let a = start[i]!;
@@ -511,13 +573,13 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     allowHi[i] = b;
   }
 
-  const ySw = new Float64Array(mSw);
-  const grad = new Float64Array(n); // smooth gradient at x (true power gradient)
-  const qEff = new Float64Array(n);
-  const lEff = new Float64Array(s.mFixed + mSw);
-  const uEff = new Float64Array(s.mFixed + mSw);
-  const bLo = new Float64Array(n);
-  const bHi = new Float64Array(n);
+  const ySw = work.ySw.fill(0);
+  const grad = work.grad; // smooth gradient at x (true power gradient)
+  const qEff = work.qEff;
+  const lEff = work.lEff;
+  const uEff = work.uEff;
+  const bLo = work.bLo;
+  const bHi = work.bHi;
 
   /** Slope on segment j of the variable's cost plus the switch rows weighted by their multipliers. */
   const hSlope = (j: number): number => {
@@ -700,7 +762,8 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   let powerGap = 0;
   let status: PwlQpStatus = "max_rounds";
   let dualSource = qpr;
-  const gradTolerance = tol * Math.max(1, maxAbs(diagonalOf(s.P))); // P's scale, not the surrogate's
+  let objective = Number.NaN; // the true objective at x
+  const gradTolerance = tol * Math.max(1, s.pScale); // P's scale, not the surrogate's
   for (;;) {
     x.set(qpr.x);
     dualSource = qpr;
@@ -740,7 +803,8 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
         alpha = s.alpha;
       }
     }
-    const obj = engine.objective(x);
+    objective = engine.objective(x);
+    const obj = objective;
     if (obj < bestObjective - 1e-14 * Math.max(1e-12, Math.abs(obj))) {
       bestObjective = obj;
       stalls = 0;
@@ -805,7 +869,7 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     engine,
     status,
     x,
-    grad,
+    { grad, objective },
     dualSource,
     ySw,
     round,
@@ -902,7 +966,8 @@ function finish(
   engine: Engine,
   status: PwlQpStatus,
   xIn: Float64Array,
-  grad: Float64Array | undefined,
+  /** The smooth gradient and the true objective at x (none after a failed first round). */
+  at: { readonly grad: Float64Array; readonly objective: number } | undefined,
   qpr: QpResult,
   ySw: Float64Array,
   rounds: number,
@@ -919,14 +984,17 @@ function finish(
   const sw = s.switchRows;
   const mSw = sw?.l.length ?? 0;
   const x = Float64Array.from(xIn);
+  const grad = at?.grad;
   const segment = new Int32Array(n);
   const yBounds = new Float64Array(n);
   let stationarity = 0;
   let primal = 0;
   if (grad !== undefined) {
-    s.lastX = Float64Array.from(x);
+    s.lastX ??= new Float64Array(n);
+    s.lastX.set(x);
     // Gradient part of the multipliers: stationarity's smooth gradient minus P x + q + the power gradient.
-    const rowGradient = new Float64Array(n);
+    s.lastRowGradient ??= new Float64Array(n);
+    const rowGradient = s.lastRowGradient;
     multiply(s.P, x, rowGradient);
     const pw = s.power;
     for (let i = 0; i < n; i++) {
@@ -934,7 +1002,6 @@ function finish(
       if (pw !== undefined) v += powerGradient(pw.coefficient[i]!, pw.reference[i]!, x[i]!);
       rowGradient[i] = grad[i]! - v;
     }
-    s.lastRowGradient = rowGradient;
     s.lastYSwitch = Float64Array.from(ySw);
     const hs = (j: number) => {
       let h = seg.slope[j]!;
@@ -988,7 +1055,7 @@ function finish(
     domainLower: Float64Array.from(domLo),
     domainUpper: Float64Array.from(domHi),
     coneDuals: qpr.coneDuals,
-    objective: grad === undefined ? Number.NaN : engine.objective(x),
+    objective: at === undefined ? Number.NaN : at.objective,
     rounds,
     solves,
     rebuilds,

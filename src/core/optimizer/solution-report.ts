@@ -31,6 +31,14 @@ export interface SolutionStats {
   readonly objective: number;
 }
 
+/**
+ * The 3/2-power impact c |t|^{3/2} of a trade of size a = |t| (0 without impact, skipping the power; the same
+ * sums as c a^{3/2} for every finite a).
+ */
+export function impactOf(c: number, a: number): number {
+  return c === 0 && a < Number.POSITIVE_INFINITY ? 0 : c * a ** 1.5;
+}
+
 /** Stats of the weights `w` at tax_gamma `gamma`. */
 export function solutionStats(m: PeriodModel, w: Float64Array, gamma: number): SolutionStats {
   const { n, config } = m;
@@ -51,7 +59,7 @@ export function solutionStats(m: PeriodModel, w: Float64Array, gamma: number): S
     const a = Math.abs(ti);
     turnover += 0.5 * a;
     linear += m.costRate[i]! * a;
-    impact += m.impact[i]! * a ** 1.5;
+    impact += impactOf(m.impact[i]!, a);
     expected += m.expectedReturns[i]! * w[i]!;
     if (ti < 0 && m.shares[i]! > 0) {
       const sc = m.schedule;
@@ -143,6 +151,8 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
   let harvested = 0;
   let taxCost = 0;
   const scale = 10 ** SELL_QUANTITY_DECIMALS;
+  const reductions = m.config.capitalGainsReductions;
+  const anyReduction = Object.getOwnPropertyNames(reductions).length > 0;
   for (let i = 0; i < m.n; i++) {
     const t = w[i]! - m.w0[i]!;
     if (!(t < -WEIGHT_EPSILON) || m.shares[i]! <= 0) continue;
@@ -197,9 +207,7 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
     stRaw += st;
     ltRaw += lt;
     const id = m.assets[i]!;
-    const amount = Object.hasOwn(m.config.capitalGainsReductions, id)
-      ? m.config.capitalGainsReductions[id]!
-      : 0;
+    const amount = anyReduction && Object.hasOwn(reductions, id) ? reductions[id]! : 0;
     const net = st + lt;
     const reduction =
       amount > 0 && net > 0

@@ -115,113 +115,66 @@ export interface TaxScheduleInput {
   readonly env: WashSaleEnvironment;
 }
 
-/** Per-lot facts: gain per share, term, wash exposure; the loss lots ranked by tax alpha (n_high_loss_lots). */
-function lotFacts(x: TaxScheduleInput) {
+/**
+ * Loss lots that earn tax alpha under n_high_loss_lots (1), or undefined when every loss lot may: the N loss lots
+ * with the largest tax alpha in USD (rate x loss x quantity) among those not exposed to a wash sale, ties by lot.
+ */
+function highLossLots(x: TaxScheduleInput): Uint8Array | undefined {
+  const tax = x.config.tax;
+  if (tax.nHighLossLots === null || tax.includePositiveTaxAlphaLots) return undefined;
   const t = x.lotTable;
   const L = t.asset.length;
-  const tax = x.config.tax;
-  const gainPerShare = new Float64Array(L);
-  const isLong = new Uint8Array(L);
-  const exposed = new Uint8Array(L);
   const alphaRank = new Float64Array(L);
   const candidates: number[] = [];
   const { windowLots, inWindowLot, recentPurchase } = x.env;
-  const asset = t.asset;
-  const qty = t.quantity;
-  const basis = t.basisUsd;
-  const ltDay = t.longTermFromDay;
-  const prices = x.prices;
-  const asOfDay = x.asOfDay;
-  const stRate = tax.shortTermRate;
-  const ltRate = tax.longTermRate;
+  const { asset, quantity: qty, basisUsd: basis, longTermFromDay: ltDay } = t;
   for (let k = 0; k < L; k++) {
     const i = asset[k]!;
-    const g = prices[i]! - basis[k]! / qty[k]!;
-    gainPerShare[k] = g;
-    const lt = asOfDay >= ltDay[k]! ? 1 : 0;
-    isLong[k] = lt;
+    const g = x.prices[i]! - basis[k]! / qty[k]!;
     if (g >= 0) continue;
     // Another purchase within the window (a held window lot other than this one, or an outside purchase).
-    if (windowLots[i]! - inWindowLot[k]! > 0 || recentPurchase[i] === 1) exposed[k] = 1;
-    else {
-      alphaRank[k] = (lt ? ltRate : stRate) * -g * qty[k]!;
-      candidates.push(k);
-    }
+    if (windowLots[i]! - inWindowLot[k]! > 0 || recentPurchase[i] === 1) continue;
+    alphaRank[k] = (x.asOfDay >= ltDay[k]! ? tax.longTermRate : tax.shortTermRate) * -g * qty[k]!;
+    candidates.push(k);
   }
   const topLoss = new Uint8Array(L).fill(1);
-  if (tax.nHighLossLots !== null && !tax.includePositiveTaxAlphaLots) {
-    candidates.sort((a, b) => alphaRank[b]! - alphaRank[a]! || a - b);
-    for (let r = tax.nHighLossLots; r < candidates.length; r++) topLoss[candidates[r]!] = 0;
-  }
-  return { gainPerShare, isLong, exposed, topLoss };
+  candidates.sort((a, b) => alphaRank[b]! - alphaRank[a]! || a - b);
+  for (let r = tax.nHighLossLots; r < candidates.length; r++) topLoss[candidates[r]!] = 0;
+  return topLoss;
 }
 
-/** Per-lot costs per unit of weight sold (see the module comment), and the lots kept out of the order. */
-function lotCosts(x: TaxScheduleInput, facts: ReturnType<typeof lotFacts>) {
-  const t = x.lotTable;
+/** Per-asset values of the capital-gains reductions of one unit (0 / 1 without any reduction). */
+function reductionsOf(x: TaxScheduleInput, units: "DOLLARS" | "PERCENT", fill: number): Float64Array {
+  const out = new Float64Array(x.n).fill(fill);
+  const reductions = x.config.capitalGainsReductions;
+  if (x.config.capitalGainsReductionsUnits !== units || Object.getOwnPropertyNames(reductions).length === 0)
+    return out;
+  for (let i = 0; i < x.n; i++) {
+    const id = x.assets[i]!;
+    if (Object.hasOwn(reductions, id))
+      out[i] = units === "PERCENT" ? 1 - reductions[id]! / 100 : reductions[id]!;
+  }
+  return out;
+}
+
+/** Lots of each asset in lot order: asset i owns order[start[i] .. start[i+1]) (a counting sort by asset). */
+function lotsByAsset(t: LotTable, n: number): { start: Int32Array; order: Int32Array } {
   const L = t.asset.length;
-  const { n, prices, shares, investableUsd, config } = x;
-  const tax = config.tax;
-  const obj = new Float64Array(L);
-  const real = new Float64Array(L);
-  const recog = new Float64Array(L);
-  const gain = new Float64Array(L);
-  const ignored = new Uint8Array(L);
-  const keep = new Uint8Array(L);
-  const blockedWeight = new Float64Array(n);
-  const exposedLossAssets = new Uint8Array(n);
-  const percentKeep = new Float64Array(n).fill(1);
-  const reductions = config.capitalGainsReductions;
-  if (config.capitalGainsReductionsUnits === "PERCENT")
-    for (let i = 0; i < n; i++) {
-      const id = x.assets[i]!;
-      if (Object.hasOwn(reductions, id)) percentKeep[i] = 1 - reductions[id]! / 100;
-    }
-  const { gainPerShare, isLong, exposed, topLoss } = facts;
   const asset = t.asset;
-  const qty = t.quantity;
-  const preventSale = tax.preventTlhInvalidatingSale;
-  const useAlpha = tax.useTaxAlpha;
-  const alphaScale = tax.positiveTaxAlphaScalingFactor;
-  const stRate = tax.shortTermRate;
-  const ltRate = tax.longTermRate;
-  let count = 0;
-  for (let k = 0; k < L; k++) {
-    const i = asset[k]!;
-    if (shares[i]! <= 0) continue;
-    const g = gainPerShare[k]!;
-    const p = prices[i]!;
-    if (g < 0 && exposed[k] === 1) {
-      exposedLossAssets[i] = 1;
-      if (preventSale && x.liquidating[i] !== 1) {
-        blockedWeight[i]! += (qty[k]! * p) / investableUsd;
-        continue;
-      }
-    }
-    keep[k] = 1;
-    count++;
-    const rate = isLong[k] ? ltRate : stRate;
-    const gw = g / p; // gain per unit of value sold
-    gain[k] = gw;
-    if (g >= 0) {
-      obj[k] = rate * gw * percentKeep[i]!;
-      real[k] = obj[k]!;
-      recog[k] = gw;
-    } else if (exposed[k] === 1) {
-      // A washed loss is disallowed now (it moves into the replacement's basis): no tax effect today.
-      ignored[k] = 1;
-    } else {
-      real[k] = rate * gw;
-      recog[k] = gw;
-      const earns = useAlpha && topLoss[k] === 1;
-      obj[k] = earns ? rate * gw * alphaScale : 0;
-      ignored[k] = earns ? 0 : 1;
-    }
-  }
-  return { obj, real, recog, gain, ignored, keep, count, blockedWeight, exposedLossAssets };
+  const start = new Int32Array(n + 1);
+  for (let k = 0; k < L; k++) start[asset[k]! + 1]!++;
+  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+  const order = new Int32Array(L);
+  const fill = start.slice(0, n);
+  for (let k = 0; k < L; k++) order[fill[asset[k]!]!++] = k;
+  return { start, order };
 }
 
-/** The schedule (see the module comment) plus the weight of lots kept by prevent_tlh_invalidating_sale. */
+/**
+ * The schedule (see the module comment) plus the weight of lots kept by prevent_tlh_invalidating_sale. One pass
+ * per asset: each lot's costs per unit of weight, then the asset's kept lots sorted into consumption order, then
+ * the pieces.
+ */
 export function buildTaxSchedule(x: TaxScheduleInput): {
   schedule: SchedulePieces;
   blockedWeight: Float64Array;
@@ -229,27 +182,16 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
 } {
   const t = x.lotTable;
   const { n, prices, shares, investableUsd, config } = x;
+  const tax = config.tax;
   const L = t.asset.length;
-  const facts = lotFacts(x);
-  const costs = lotCosts(x, facts);
-  const { obj, real, recog, gain, ignored, keep } = costs;
-  // Lots of each asset (counting sort by asset).
-  const lotStart = new Int32Array(n + 1);
-  const asset = t.asset;
-  for (let k = 0; k < L; k++) lotStart[asset[k]! + 1]!++;
-  for (let i = 0; i < n; i++) lotStart[i + 1]! += lotStart[i]!;
-  const lotOrder = new Int32Array(L);
-  const fill = lotStart.slice(0, n);
-  for (let k = 0; k < L; k++) lotOrder[fill[asset[k]!]!++] = k;
-  const allowanceUsd = new Float64Array(n);
-  if (config.capitalGainsReductionsUnits === "DOLLARS")
-    for (let i = 0; i < n; i++) {
-      const id = x.assets[i]!;
-      if (Object.hasOwn(config.capitalGainsReductions, id))
-        allowanceUsd[i] = config.capitalGainsReductions[id]!;
-    }
+  const topLoss = highLossLots(x);
+  const percentKeep = reductionsOf(x, "PERCENT", 1);
+  const allowanceUsd = reductionsOf(x, "DOLLARS", 0);
+  const byAsset = lotsByAsset(t, n);
+  const blockedWeight = new Float64Array(n);
+  const exposedLossAssets = new Uint8Array(n);
   // Room for one extra piece per asset (a lot split by a DOLLARS allowance).
-  const cap = costs.count + n;
+  const cap = L + n;
   const pStart = new Int32Array(n + 1);
   const pLot = new Int32Array(cap);
   const pWeight = new Float64Array(cap);
@@ -260,42 +202,111 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
   const pLong = new Uint8Array(cap);
   const pIgnored = new Uint8Array(cap);
   let longest = 0;
-  for (let i = 0; i < n; i++) longest = Math.max(longest, lotStart[i + 1]! - lotStart[i]!);
-  const order = new Int32Array(longest);
-  const tradeDay = t.tradeDay;
-  const qty = t.quantity;
-  const isLong = facts.isLong;
+  for (let i = 0; i < n; i++) longest = Math.max(longest, byAsset.start[i + 1]! - byAsset.start[i]!);
+  // The kept lots of one asset: lot, costs, and their consumption order (positions into these arrays).
+  const kLot = new Int32Array(longest);
+  const kObj = new Float64Array(longest);
+  const kReal = new Float64Array(longest);
+  const kRecog = new Float64Array(longest);
+  const kGain = new Float64Array(longest);
+  const kLong = new Uint8Array(longest);
+  const kIgnored = new Uint8Array(longest);
+  const kOrder = new Int32Array(longest);
+  const { windowLots, inWindowLot, recentPurchase } = x.env;
+  const { quantity: qty, basisUsd: basis, longTermFromDay: ltDay, tradeDay } = t;
+  const asOfDay = x.asOfDay;
+  const preventSale = tax.preventTlhInvalidatingSale;
+  const useAlpha = tax.useTaxAlpha;
+  const alphaScale = tax.positiveTaxAlphaScalingFactor;
+  const stRate = tax.shortTermRate;
+  const ltRate = tax.longTermRate;
   let q = 0;
   for (let i = 0; i < n; i++) {
     pStart[i] = q;
     if (shares[i]! <= 0) continue;
-    const count = sortLots(lotOrder, lotStart[i]!, lotStart[i + 1]!, keep, obj, real, tradeDay, order);
     const p = prices[i]!;
+    const keepShare = percentKeep[i]!;
+    const windowOthers = windowLots[i]!;
+    const purchased = recentPurchase[i] === 1;
+    let count = 0;
+    for (let o = byAsset.start[i]!; o < byAsset.start[i + 1]!; o++) {
+      const k = byAsset.order[o]!;
+      const g = p - basis[k]! / qty[k]!;
+      // A loss exposed to a wash sale: another purchase within the window (a held window lot other than this
+      // one, or an outside purchase).
+      const exposed = g < 0 && (windowOthers - inWindowLot[k]! > 0 || purchased);
+      if (exposed) {
+        exposedLossAssets[i] = 1;
+        if (preventSale && x.liquidating[i] !== 1) {
+          blockedWeight[i]! += (qty[k]! * p) / investableUsd;
+          continue;
+        }
+      }
+      const isLong = asOfDay >= ltDay[k]! ? 1 : 0;
+      const rate = isLong ? ltRate : stRate;
+      const gw = g / p; // gain per unit of value sold
+      let obj = 0;
+      let real = 0;
+      let recog = 0;
+      let ignored = 0;
+      if (g >= 0) {
+        obj = rate * gw * keepShare;
+        real = obj;
+        recog = gw;
+      } else if (exposed) {
+        // A washed loss is disallowed now (it moves into the replacement's basis): no tax effect today.
+        ignored = 1;
+      } else {
+        real = rate * gw;
+        recog = gw;
+        const earns = useAlpha && (topLoss === undefined || topLoss[k] === 1);
+        obj = earns ? rate * gw * alphaScale : 0;
+        ignored = earns ? 0 : 1;
+      }
+      kLot[count] = k;
+      kObj[count] = obj;
+      kReal[count] = real;
+      kRecog[count] = recog;
+      kGain[count] = gw;
+      kLong[count] = isLong;
+      kIgnored[count] = ignored;
+      count++;
+    }
+    for (let c = 0; c < count; c++) insertLot(c, c, kLot, kObj, kReal, tradeDay, kOrder);
     let allowance = allowanceUsd[i]!;
     for (let o = 0; o < count; o++) {
-      const k = order[o]!;
+      const c = kOrder[o]!;
+      const k = kLot[c]!;
+      const gain = kGain[c]!;
       const w = (qty[k]! * p) / investableUsd;
-      // DOLLARS reduction: the first `amount` USD of gain in the order is untaxed (convex: see the docs).
+      // DOLLARS reduction: the first `amount` USD of gain in the order is untaxed (convex: see the docs): a piece
+      // without tax, then the rest of the lot.
       let freeWeight = 0;
-      if (allowance > 0 && gain[k]! > 0) {
-        const gainUsd = gain[k]! * w * investableUsd;
-        freeWeight = gainUsd <= allowance ? w : allowance / (gain[k]! * investableUsd);
+      if (allowance > 0 && gain > 0) {
+        const gainUsd = gain * w * investableUsd;
+        freeWeight = gainUsd <= allowance ? w : allowance / (gain * investableUsd);
         allowance = gainUsd <= allowance ? allowance - gainUsd : 0;
+        if (freeWeight > 0) {
+          pLot[q] = k;
+          pWeight[q] = freeWeight;
+          pRecog[q] = kRecog[c]!;
+          pGain[q] = gain;
+          pLong[q] = kLong[c]!;
+          pIgnored[q] = kIgnored[c]!;
+          q++;
+        }
       }
-      for (let part = 0; part < 2; part++) {
-        const free = part === 0;
-        const weight = free ? freeWeight : w - freeWeight;
-        if (!(weight > 0)) continue;
-        pLot[q] = k;
-        pWeight[q] = weight;
-        pObj[q] = free ? 0 : obj[k]!;
-        pReal[q] = free ? 0 : real[k]!;
-        pRecog[q] = recog[k]!;
-        pGain[q] = gain[k]!;
-        pLong[q] = isLong[k]!;
-        pIgnored[q] = ignored[k]!;
-        q++;
-      }
+      const weight = w - freeWeight;
+      if (!(weight > 0)) continue;
+      pLot[q] = k;
+      pWeight[q] = weight;
+      pObj[q] = kObj[c]!;
+      pReal[q] = kReal[c]!;
+      pRecog[q] = kRecog[c]!;
+      pGain[q] = gain;
+      pLong[q] = kLong[c]!;
+      pIgnored[q] = kIgnored[c]!;
+      q++;
     }
   }
   pStart[n] = q;
@@ -311,45 +322,41 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
       longTerm: pLong.subarray(0, q),
       alphaIgnored: pIgnored.subarray(0, q),
     },
-    blockedWeight: costs.blockedWeight,
-    exposedLossAssets: costs.exposedLossAssets,
+    blockedWeight,
+    exposedLossAssets,
   };
 }
 
 /**
- * Insertion sort (an asset has tens of lots) of the kept lots lotOrder[from..to) into `out`: cheapest objective
- * cost first; ties by real tax, then older lot, then lot index (deterministic). Returns the count.
+ * One step of an insertion sort (an asset has tens of lots): insert kept lot c into out[0..placed), which is in
+ * consumption order: cheapest objective cost first; ties by real tax, then older lot, then lot index.
  */
-function sortLots(
-  lotOrder: Int32Array,
-  from: number,
-  to: number,
-  keep: Uint8Array,
+function insertLot(
+  c: number,
+  placed: number,
+  lot: Int32Array,
   obj: Float64Array,
   real: Float64Array,
   tradeDay: Int32Array,
   out: Int32Array,
-): number {
-  let count = 0;
-  for (let o = from; o < to; o++) {
-    const k = lotOrder[o]!;
-    if (keep[k] !== 1) continue;
-    let j = count++;
-    const key = obj[k]!;
-    while (j > 0) {
-      const prev = out[j - 1]!;
-      const pk = obj[prev]!;
-      const before =
-        pk < key ||
-        (pk === key &&
-          (real[prev]! < real[k]! ||
-            (real[prev] === real[k] &&
-              (tradeDay[prev]! < tradeDay[k]! || (tradeDay[prev] === tradeDay[k] && prev < k)))));
-      if (before) break;
-      out[j] = prev;
-      j--;
-    }
-    out[j] = k;
+): void {
+  let j = placed;
+  const key = obj[c]!;
+  const r = real[c]!;
+  const k = lot[c]!;
+  while (j > 0) {
+    const prev = out[j - 1]!;
+    const pk = obj[prev]!;
+    const before =
+      pk < key ||
+      (pk === key &&
+        (real[prev]! < r ||
+          (real[prev] === r &&
+            (tradeDay[lot[prev]!]! < tradeDay[k]! ||
+              (tradeDay[lot[prev]!] === tradeDay[k] && lot[prev]! < k)))));
+    if (before) break;
+    out[j] = prev;
+    j--;
   }
-  return count;
+  out[j] = c;
 }

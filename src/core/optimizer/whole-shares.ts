@@ -10,6 +10,7 @@
 import type { BuiltProblem } from "./build-problem.js";
 import { type PeriodModel, WEIGHT_EPSILON } from "./period-model.js";
 import { segmentOf } from "./pwl-qp.js";
+import { impactOf } from "./solution-report.js";
 
 /** Which assets trade in whole shares (require_whole_shares with whole_share_assets; null or [] = all). */
 export function wholeShareMask(m: PeriodModel): Uint8Array {
@@ -79,7 +80,7 @@ export function violation(m: PeriodModel, built: BuiltProblem, w: Float64Array):
   let costs = 0;
   for (let i = 0; i < n; i++) {
     const a = Math.abs(w[i]! - m.w0[i]!);
-    costs += m.costRate[i]! * a + m.impact[i]! * a ** 1.5;
+    costs += m.costRate[i]! * a + impactOf(m.impact[i]!, a);
   }
   for (let r = 0; r < A.rows; r++) {
     let s = 0;
