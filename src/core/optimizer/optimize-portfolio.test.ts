@@ -202,6 +202,57 @@ const sum = (a: Float64Array) => a.reduce((s, v) => s + v, 0);
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/**
+ * A seeded account for workspace and stage tests: `n` assets in 6 lots each, bases spread around the price (many
+ * loss lots, hence two-sided assets), a 3-factor model, a log-normal benchmark; 5 bps costs, a 10% cap, a 1% buffer
+ * and `extra`. Returns the generator too, for a next month drawn from the same stream.
+ */
+function randomAccount(seed: number, n: number, extra: OptimizerConfigInput) {
+  const rng = createRandom(seed);
+  const ids = Array.from({ length: n }, (_, i) => `S${i}:XNYS`);
+  const X = new Float64Array(n * 3);
+  for (let i = 0; i < n; i++) {
+    X[i * 3] = 0.8 + 0.4 * rng.next();
+    X[i * 3 + 1] = rng.normal(0, 1);
+    X[i * 3 + 2] = i % 2;
+  }
+  const model = buildCustomRiskModel({
+    assets: ids,
+    factors: ["market", "style", "sector"],
+    exposures: X,
+    factorCovariance: Float64Array.of(0.03, 0, 0, 0, 0.004, 0, 0, 0, 0.002),
+    specificVariance: Float64Array.from({ length: n }, () => 0.01 + 0.05 * rng.next()),
+  });
+  const prices = Float64Array.from({ length: n }, () => 20 + 200 * rng.next());
+  const bench = Float64Array.from({ length: n }, () => Math.exp(rng.normal(0, 1)));
+  const total = bench.reduce((a, b) => a + b, 0);
+  for (let i = 0; i < n; i++) bench[i]! /= total;
+  const lots: TaxLot[] = [];
+  for (let i = 0; i < n; i++)
+    for (let l = 0; l < 6; l++)
+      lots.push(
+        createLot({
+          id: `L${i}-${l}`,
+          themeAssetId: ids[i]!,
+          quantity: ((1e6 * bench[i]! * (0.7 + 0.6 * rng.next())) / prices[i]! / 6).toFixed(4),
+          costBasisPerShare: (prices[i]! * (0.6 + 0.8 * rng.next())).toFixed(4),
+          tradeDate: addDays(AS_OF, -rng.int(40, 2000)),
+        }),
+      );
+  const config = resolveOptimizerConfig({ tcostBps: 5, maxWeight: 0.1, cashBufferUsd: 0.01, ...extra });
+  const month1: OptimizationInput = {
+    asOf: AS_OF,
+    assets: ids,
+    pricesUsd: prices,
+    lots,
+    cashUsd: 20_000,
+    benchmark: bench,
+    riskModel: model,
+    config,
+  };
+  return { rng, ids, prices, bench, lots, month1 };
+}
+
 describe("optimizePortfolio: basics", () => {
   it("tracks the benchmark when holdings already match it: no trades, zero tracking error", () => {
     const r = fixture(tenAssets(), 0).run();
@@ -933,6 +984,24 @@ describe("optimizePortfolio: whole shares, substitution, cash", () => {
     expect(["A0:XNYS", "A1:XNYS"].filter((id) => w(g0, id) > 1e-12)).toHaveLength(1);
   });
 
+  // Seeds where a member forced out (upper bound 0 in weight, -b in the engine's variable) met its lots' domain,
+  // computed as (0 - w0) + (w0 - b), one rounding apart: the engine refused an "empty domain" before.
+  it.each([5, 6, 7, 15])(
+    "substitution groups solve when a member's forced-out bound meets its lots' domain (seed %i)",
+    (seed) => {
+      const groups = [
+        ["S1:XNYS", "S2:XNYS"],
+        ["S11:XNYS", "S12:XNYS", "S13:XNYS"],
+      ];
+      const r = optimizePortfolio(randomAccount(seed, 20, { substitutionGroups: groups }).month1, {
+        includeProblem: true,
+      });
+      expect(r.status).toBe("optimal");
+      for (const g of groups) expect(g.filter((id) => w(r, id) > 1e-12).length).toBeLessThanOrEqual(1);
+      expectKkt(r);
+    },
+  );
+
   it("use_cash_benchmark keeps the benchmark's unallocated part in cash", () => {
     // Benchmark weights add up to 0.8: scaled to 100% by default, or 20% cash with use_cash_benchmark.
     const spec = tenAssets(() => ({ bench: 0.08 }));
@@ -1115,51 +1184,8 @@ describe("a reused optimizer workspace", () => {
   ] as [number, OptimizerConfigInput][])(
     "re-solves next month warm to the cold answer (seed %i)",
     (seed, extra) => {
-      // 40 assets in 6 lots each, bases spread around the price (many loss lots, hence two-sided assets); month 2:
-      // prices moved, the lots sold in month 1 gone, the buys added as new lots, the benchmark drifted.
-      const rng = createRandom(seed);
       const n = 40;
-      const ids = Array.from({ length: n }, (_, i) => `S${i}:XNYS`);
-      const X = new Float64Array(n * 3);
-      for (let i = 0; i < n; i++) {
-        X[i * 3] = 0.8 + 0.4 * rng.next();
-        X[i * 3 + 1] = rng.normal(0, 1);
-        X[i * 3 + 2] = i % 2;
-      }
-      const model = buildCustomRiskModel({
-        assets: ids,
-        factors: ["market", "style", "sector"],
-        exposures: X,
-        factorCovariance: Float64Array.of(0.03, 0, 0, 0, 0.004, 0, 0, 0, 0.002),
-        specificVariance: Float64Array.from({ length: n }, () => 0.01 + 0.05 * rng.next()),
-      });
-      const prices = Float64Array.from({ length: n }, () => 20 + 200 * rng.next());
-      const bench = Float64Array.from({ length: n }, () => Math.exp(rng.normal(0, 1)));
-      const total = bench.reduce((a, b) => a + b, 0);
-      for (let i = 0; i < n; i++) bench[i]! /= total;
-      const lots: TaxLot[] = [];
-      for (let i = 0; i < n; i++)
-        for (let l = 0; l < 6; l++)
-          lots.push(
-            createLot({
-              id: `L${i}-${l}`,
-              themeAssetId: ids[i]!,
-              quantity: ((1e6 * bench[i]! * (0.7 + 0.6 * rng.next())) / prices[i]! / 6).toFixed(4),
-              costBasisPerShare: (prices[i]! * (0.6 + 0.8 * rng.next())).toFixed(4),
-              tradeDate: addDays(AS_OF, -rng.int(40, 2000)),
-            }),
-          );
-      const config = resolveOptimizerConfig({ tcostBps: 5, maxWeight: 0.1, cashBufferUsd: 0.01, ...extra });
-      const month1: OptimizationInput = {
-        asOf: AS_OF,
-        assets: ids,
-        pricesUsd: prices,
-        lots,
-        cashUsd: 20_000,
-        benchmark: bench,
-        riskModel: model,
-        config,
-      };
+      const { rng, ids, prices, bench, lots, month1 } = randomAccount(seed, n, extra);
       const optimizer = createOptimizer();
       const r1 = optimizer.optimize(month1);
       expect(r1.status).toBe("optimal");

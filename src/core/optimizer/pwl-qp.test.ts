@@ -201,6 +201,25 @@ describe("solvePwlQp", () => {
     expect(third.domainUpper[0]).toBe(0.1);
   });
 
+  it("takes bounds that cross the segments' domain by rounding as a point domain, and refuses a real crossing", () => {
+    // Segments on [-0.3, 0.2]; a caller's bound computed by another route lands 1 ulp above the top, 0.2.
+    const p: PwlQpProblem = {
+      P: { diagonal: Float64Array.of(1) },
+      q: Float64Array.of(1),
+      segments: segments1([-0.3, 0, 0.2], [-0.1, 0.1]),
+    };
+    const above = 0.2 + 2 ** -55; // the next double above 0.2
+    expect(above).toBeGreaterThan(0.2);
+    const r = solvePwlQp(p, { bounds: { lower: Float64Array.of(above), upper: Float64Array.of(1) } });
+    expect(r.status).toBe("optimal");
+    expect(r.x[0]).toBe(0.2); // the point, inside the segments
+    expect(r.domainLower[0]).toBe(0.2);
+    expect(r.domainUpper[0]).toBe(0.2);
+    expect(() =>
+      solvePwlQp(p, { bounds: { lower: Float64Array.of(0.2 + 1e-6), upper: Float64Array.of(1) } }),
+    ).toThrow(/empty domain/);
+  });
+
   it("rejects malformed problems naming the field", () => {
     const base = { P: { diagonal: Float64Array.of(1) }, q: Float64Array.of(0) };
     expect(() =>

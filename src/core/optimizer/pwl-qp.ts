@@ -510,6 +510,9 @@ function switchChangesAt(sw: PwlQpProblem["switchRows"], j: number): boolean {
   return false;
 }
 
+/** Largest relative crossing of a variable's bounds taken as rounding (a point domain), not as an error. */
+const ROUNDING_GAP = 1e-12;
+
 function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   const s = engine.state;
   const { n, segments: seg } = s;
@@ -536,12 +539,22 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     domLo[i] = seg.lower[start[i]!]!;
     domHi[i] = seg.upper[start[i + 1]! - 1]!;
     if (extra !== undefined) {
-      if (extra.lower[i]! > domLo[i]!) domLo[i] = extra.lower[i]!;
-      if (extra.upper[i]! < domHi[i]!) domHi[i] = extra.upper[i]!;
-      if (!(domLo[i]! <= domHi[i]!))
-        throw new RangeError(
-          `solvePwlQp: options.bounds leave variable ${i} an empty domain [${domLo[i]}, ${domHi[i]}].`,
-        );
+      const segLo = domLo[i]!;
+      const segHi = domHi[i]!;
+      if (extra.lower[i]! > segLo) domLo[i] = extra.lower[i]!;
+      if (extra.upper[i]! < segHi) domHi[i] = extra.upper[i]!;
+      if (!(domLo[i]! <= domHi[i]!)) {
+        // Bounds that meet the segments' domain at one point, computed by another route (w - b against
+        // (w - w0) + (w0 - b)), can cross it by rounding: that is a point domain, kept inside the segments.
+        const gap = domLo[i]! - domHi[i]!;
+        if (!(gap <= ROUNDING_GAP * Math.max(1, Math.abs(domLo[i]!), Math.abs(domHi[i]!))))
+          throw new RangeError(
+            `solvePwlQp: options.bounds leave variable ${i} an empty domain [${domLo[i]}, ${domHi[i]}].`,
+          );
+        const point = Math.min(Math.max(0.5 * (domLo[i]! + domHi[i]!), segLo), segHi);
+        domLo[i] = point;
+        domHi[i] = point;
+      }
     }
   }
   // Starting point: given, previous, or 0, clipped to the domain.
