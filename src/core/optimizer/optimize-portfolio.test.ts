@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { randomAccount } from "../../../test/helpers/random-account.js";
 import { addDays } from "../dates.js";
-import { createRandom } from "../random.js";
 import { buildCustomRiskModel, portfolioVariance } from "../risk/index.js";
 import { createLot, type TaxLot } from "../tax/index.js";
 import type { OptimizationInput, OptimizationResult, OptimizeOptions } from "./optimization-types.js";
@@ -202,55 +202,14 @@ const sum = (a: Float64Array) => a.reduce((s, v) => s + v, 0);
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/**
- * A seeded account for workspace and stage tests: `n` assets in 6 lots each, bases spread around the price (many
- * loss lots, hence two-sided assets), a 3-factor model, a log-normal benchmark; 5 bps costs, a 10% cap, a 1% buffer
- * and `extra`. Returns the generator too, for a next month drawn from the same stream.
- */
-function randomAccount(seed: number, n: number, extra: OptimizerConfigInput) {
-  const rng = createRandom(seed);
-  const ids = Array.from({ length: n }, (_, i) => `S${i}:XNYS`);
-  const X = new Float64Array(n * 3);
-  for (let i = 0; i < n; i++) {
-    X[i * 3] = 0.8 + 0.4 * rng.next();
-    X[i * 3 + 1] = rng.normal(0, 1);
-    X[i * 3 + 2] = i % 2;
-  }
-  const model = buildCustomRiskModel({
-    assets: ids,
-    factors: ["market", "style", "sector"],
-    exposures: X,
-    factorCovariance: Float64Array.of(0.03, 0, 0, 0, 0.004, 0, 0, 0, 0.002),
-    specificVariance: Float64Array.from({ length: n }, () => 0.01 + 0.05 * rng.next()),
-  });
-  const prices = Float64Array.from({ length: n }, () => 20 + 200 * rng.next());
-  const bench = Float64Array.from({ length: n }, () => Math.exp(rng.normal(0, 1)));
-  const total = bench.reduce((a, b) => a + b, 0);
-  for (let i = 0; i < n; i++) bench[i]! /= total;
-  const lots: TaxLot[] = [];
-  for (let i = 0; i < n; i++)
-    for (let l = 0; l < 6; l++)
-      lots.push(
-        createLot({
-          id: `L${i}-${l}`,
-          themeAssetId: ids[i]!,
-          quantity: ((1e6 * bench[i]! * (0.7 + 0.6 * rng.next())) / prices[i]! / 6).toFixed(4),
-          costBasisPerShare: (prices[i]! * (0.6 + 0.8 * rng.next())).toFixed(4),
-          tradeDate: addDays(AS_OF, -rng.int(40, 2000)),
-        }),
-      );
-  const config = resolveOptimizerConfig({ tcostBps: 5, maxWeight: 0.1, cashBufferUsd: 0.01, ...extra });
-  const month1: OptimizationInput = {
-    asOf: AS_OF,
-    assets: ids,
-    pricesUsd: prices,
-    lots,
-    cashUsd: 20_000,
-    benchmark: bench,
-    riskModel: model,
-    config,
-  };
-  return { rng, ids, prices, bench, lots, month1 };
+/** A 6-lots-per-asset random account (test/helpers/random-account.ts) with 5 bps costs, a 10% cap, a 1% buffer. */
+function accountOf(seed: number, n: number, extra: OptimizerConfigInput) {
+  const a = randomAccount(
+    seed,
+    { tcostBps: 5, maxWeight: 0.1, cashBufferUsd: 0.01, ...extra },
+    { n, lotsPerAsset: 6, minAgeDays: 40 },
+  );
+  return { ...a, month1: a.input };
 }
 
 describe("optimizePortfolio: basics", () => {
@@ -993,7 +952,7 @@ describe("optimizePortfolio: whole shares, substitution, cash", () => {
         ["S1:XNYS", "S2:XNYS"],
         ["S11:XNYS", "S12:XNYS", "S13:XNYS"],
       ];
-      const r = optimizePortfolio(randomAccount(seed, 20, { substitutionGroups: groups }).month1, {
+      const r = optimizePortfolio(accountOf(seed, 20, { substitutionGroups: groups }).month1, {
         includeProblem: true,
       });
       expect(r.status).toBe("optimal");
@@ -1185,7 +1144,7 @@ describe("a reused optimizer workspace", () => {
     "re-solves next month warm to the cold answer (seed %i)",
     (seed, extra) => {
       const n = 40;
-      const { rng, ids, prices, bench, lots, month1 } = randomAccount(seed, n, extra);
+      const { rng, ids, prices, bench, lots, month1 } = accountOf(seed, n, extra);
       const optimizer = createOptimizer();
       const r1 = optimizer.optimize(month1);
       expect(r1.status).toBe("optimal");

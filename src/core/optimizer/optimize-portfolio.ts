@@ -420,62 +420,97 @@ function runOptimization(
     }
   }
 
-  // Substitution groups: at most one member held.
+  // Substitution groups: at most one member held. A group held by two or more members is resolved by trying each
+  // member alone (the others at weight 0) and keeping the best objective; a group held by one member keeps it
+  // (the others stay at 0 in the later stages, which would otherwise be free to buy a second member). The tax_gamma
+  // search can still buy two members of a group none of whose members was held: the groups are enforced again
+  // after it.
   const extraLower = new Float64Array(m.n).fill(Number.NaN);
   const extraUpper = new Float64Array(m.n).fill(Number.NaN);
-  for (const [g, group] of config.substitutionGroups.entries()) {
-    const members = [...new Set(group)]
-      .map((id) => m.index.get(id))
-      .filter((i): i is number => i !== undefined);
-    const held = members.filter((i) => Math.abs(cur.w[i]!) > WEIGHT_EPSILON);
-    if (held.length <= 1) continue;
-    let best: { member: number; solved: Solved } | null = null;
-    const tried: string[] = [];
-    for (const c of members) {
-      const lo = Float64Array.from(extraLower);
-      const hi = Float64Array.from(extraUpper);
-      let possible = true;
-      for (const o of members) {
-        if (o === c) continue;
-        if (cur.built.lower[o]! > WEIGHT_EPSILON || cur.built.upper[o]! < -WEIGHT_EPSILON) possible = false;
-        lo[o] = 0;
-        hi[o] = 0;
+  const groupMembers = (group: readonly string[]) =>
+    [...new Set(group)].map((id) => m.index.get(id)).filter((i): i is number => i !== undefined);
+  /** Resolves every group held by two or more members at `cur`; an infeasible result when one cannot be. */
+  const enforceGroups = (): OptimizationResult | null => {
+    // Resolving one group re-solves, which may make an earlier, unresolved group hold two members: passes until
+    // none does (each pass resolves at least one group for good: at most one pass per group, plus one).
+    for (let pass = 0; pass <= config.substitutionGroups.length; pass++) {
+      let resolved = false;
+      for (const [g, group] of config.substitutionGroups.entries()) {
+        const members = groupMembers(group);
+        const held = members.filter((i) => Math.abs(cur.w[i]!) > WEIGHT_EPSILON);
+        if (held.length <= 1) continue;
+        let best: { member: number; solved: Solved } | null = null;
+        const tried: string[] = [];
+        for (const c of members) {
+          const lo = Float64Array.from(extraLower);
+          const hi = Float64Array.from(extraUpper);
+          let possible = true;
+          for (const o of members) {
+            if (o === c) continue;
+            if (cur.built.lower[o]! > WEIGHT_EPSILON || cur.built.upper[o]! < -WEIGHT_EPSILON)
+              possible = false;
+            lo[o] = 0;
+            hi[o] = 0;
+          }
+          if (!possible) {
+            tried.push(`${m.assets[c]} (another member cannot reach weight 0)`);
+            continue;
+          }
+          state.extraLower = lo;
+          state.extraUpper = hi;
+          const s = solve(cur.res.x);
+          if (!ok(s.res)) {
+            tried.push(`${m.assets[c]} (infeasible)`);
+            continue;
+          }
+          if (best === null || s.res.objective < best.solved.res.objective - 1e-15)
+            best = { member: c, solved: s };
+        }
+        if (best === null)
+          return infeasible(
+            m,
+            [
+              `substitution_pairs[${g}] (${group.join(", ")}): no member can be the only one held: ${tried.join("; ")}.`,
+            ],
+            warnings,
+            counters,
+            elapsed(),
+          );
+        for (const o of members)
+          if (o !== best.member) {
+            extraLower[o] = 0;
+            extraUpper[o] = 0;
+          }
+        resolved = true;
+        state.extraLower = Float64Array.from(extraLower);
+        state.extraUpper = Float64Array.from(extraUpper);
+        // Leave the engine at the winner.
+        cur = solve(best.solved.res.x);
+        if (!ok(cur.res))
+          return infeasible(m, diagnoseBySolving(m, cur, state, solveOnce), warnings, counters, elapsed());
       }
-      if (!possible) {
-        tried.push(`${m.assets[c]} (another member cannot reach weight 0)`);
-        continue;
-      }
-      state.extraLower = lo;
-      state.extraUpper = hi;
-      const s = solve(cur.res.x);
-      if (!ok(s.res)) {
-        tried.push(`${m.assets[c]} (infeasible)`);
-        continue;
-      }
-      if (best === null || s.res.objective < best.solved.res.objective - 1e-15)
-        best = { member: c, solved: s };
+      if (!resolved) break;
     }
-    if (best === null)
-      return infeasible(
-        m,
-        [
-          `substitution_pairs[${g}] (${group.join(", ")}): no member can be the only one held: ${tried.join("; ")}.`,
-        ],
-        warnings,
-        counters,
-        elapsed(),
-      );
-    for (const o of members)
-      if (o !== best.member) {
-        extraLower[o] = 0;
-        extraUpper[o] = 0;
-      }
+    return null;
+  };
+  const lockSingleMembers = () => {
+    for (const group of config.substitutionGroups) {
+      const members = groupMembers(group);
+      const held = members.filter((i) => Math.abs(cur.w[i]!) > WEIGHT_EPSILON);
+      if (held.length !== 1) continue;
+      for (const o of members)
+        if (o !== held[0]) {
+          extraLower[o] = 0;
+          extraUpper[o] = 0;
+        }
+    }
     state.extraLower = Float64Array.from(extraLower);
     state.extraUpper = Float64Array.from(extraUpper);
-    // Leave the engine at the winner.
-    cur = solve(best.solved.res.x);
-    if (!ok(cur.res))
-      return infeasible(m, diagnoseBySolving(m, cur, state, solveOnce), warnings, counters, elapsed());
+  };
+  if (config.substitutionGroups.length > 0) {
+    const failed = enforceGroups();
+    if (failed !== null) return failed;
+    lockSingleMembers();
   }
 
   // tax_gamma search.
@@ -520,6 +555,21 @@ function runOptimization(
       evaluations: found.evaluations,
       withinTolerance: found.withinTolerance,
     };
+    if (config.substitutionGroups.length > 0) {
+      const searched = cur;
+      const failed = enforceGroups();
+      if (failed !== null) return failed;
+      if (cur !== searched) {
+        const st = solutionStats(m, cur.w, state.gamma);
+        const achieved = goal === "budget" ? st.taxUsd : st.netGainUsd;
+        const h = achieved - target;
+        const within = goal === "budget" ? h <= 0 && h >= -tolerance : Math.abs(h) <= tolerance;
+        search = { ...search, achieved, withinTolerance: within };
+        warnings.push(
+          `The tax_gamma search bought a second member of a substitution group; enforcing the group afterwards realizes ${fmt(achieved)} USD of ${goal === "budget" ? "tax" : "net gain"}${within ? "" : `, outside the tolerance of the ${goal === "budget" ? "budget" : "target"} ${fmt(target)}`}.`,
+        );
+      }
+    }
   }
 
   // Whole shares.
