@@ -107,6 +107,26 @@ function broken(input: OptimizationInput, r: ReturnType<ReturnType<typeof create
       out.push(`no-trade ${t} traded: ${r.currentWeights[at(t)]} -> ${w[at(t)]}`);
   for (const g of c.substitutionGroups)
     if (g.filter((a) => Math.abs(w[at(a)]!) > 1e-9).length > 1) out.push(`group ${g.join("/")} holds two`);
+  for (const t of r.trades) {
+    const whole =
+      c.requireWholeShares && (c.wholeShareAssets === null || c.wholeShareAssets.includes(t.themeAssetId));
+    // A whole-share position closed entirely may sell its fraction.
+    if (whole && Math.abs(t.toWeight) > 1e-12 && Math.abs(t.shares - Math.round(t.shares)) > 1e-6)
+      out.push(`${t.themeAssetId} trades ${t.shares} shares, not whole`);
+  }
+  for (const t of c.targetTickerWeights) {
+    const v = w[at(t.themeAssetId)]!;
+    if (!c.noHold.includes(t.themeAssetId) && !c.noTrade.includes(t.themeAssetId))
+      if (v < (t.lowerBound ?? -Infinity) - 1e-9 || v > (t.upperBound ?? Infinity) + 1e-9)
+        out.push(`${t.themeAssetId} outside its target bounds: ${v}`);
+  }
+  if (c.minWeight !== null && c.optimizationMode === "LONG_ONLY" && !c.requireWholeShares)
+    for (let i = 0; i < w.length; i++) {
+      const a = r.assets[i]!;
+      const restricted =
+        c.noHold.includes(a) || c.noTrade.includes(a) || c.substitutionGroups.some((g) => g.includes(a));
+      if (!restricted && w[i]! < c.minWeight - 1e-9) out.push(`${a} below min_weight: ${w[i]}`);
+    }
   if (c.useTurnoverConstraint && r.turnover > c.maxTurnoverPct / 100 + 1e-7)
     out.push(`turnover ${r.turnover} above ${c.maxTurnoverPct}%`);
   if (c.optimizationMode !== "LONG_SHORT" && r.cashAfterUsd < r.cashBufferUsd - 1e-6)
