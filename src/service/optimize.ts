@@ -550,7 +550,7 @@ function buildAccountRiskModel(
     { returns: { assets: covered.map((i) => assets[i]!), returns: sub } },
     { pca: { minObservations: MIN_RETURN_OBSERVATIONS } },
   );
-  return imputeBySector(model, assets, sectorOf, MIN_RETURN_OBSERVATIONS);
+  return imputeBySector(model, assets, sectorOf, `with fewer than ${MIN_RETURN_OBSERVATIONS} returns`);
 }
 
 const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
