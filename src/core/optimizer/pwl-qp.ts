@@ -451,6 +451,9 @@ function switchChangesAt(sw: PwlQpProblem["switchRows"], j: number): boolean {
   return false;
 }
 
+/** Largest crossing of a variable's lower over its upper bound taken as rounding (weights are O(1)). */
+const BOUNDS_ROUNDING = 1e-12;
+
 function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
   const s = engine.state;
   const { n, segments: seg } = s;
@@ -477,6 +480,13 @@ function runEngine(engine: Engine, options: PwlQpOptions): PwlQpResult {
     if (extra !== undefined) {
       if (extra.lower[i]! > domLo[i]!) domLo[i] = extra.lower[i]!;
       if (extra.upper[i]! < domHi[i]!) domHi[i] = extra.upper[i]!;
+      if (domLo[i]! > domHi[i]! && domLo[i]! - domHi[i]! <= BOUNDS_ROUNDING) {
+        // Bounds that meet up to rounding (a caller's w - b against a segment end summed another way, e.g. a
+        // no-hold full sale): one point, kept inside the segments.
+        const point = Math.min(domLo[i]!, seg.upper[start[i + 1]! - 1]!);
+        domLo[i] = point;
+        domHi[i] = point;
+      }
       if (!(domLo[i]! <= domHi[i]!))
         throw new RangeError(
           `solvePwlQp: options.bounds leave variable ${i} an empty domain [${domLo[i]}, ${domHi[i]}].`,
