@@ -40,13 +40,17 @@ export interface CustomSpecificVarianceRow {
 
 /**
  * A user-supplied factor model as records keyed by asset and factor name, in the layouts of a vendor model
- * (`VendorRiskModelData`): rows or nested records; specific variances (not volatilities) by asset. The model's
- * assets are those with a specific variance, in order of appearance; exposure rows of other assets are ignored
- * (noted) and missing exposures are 0.
+ * (`VendorRiskModelData`): rows or nested records; specific variances (not volatilities) by asset. Missing
+ * exposures are 0.
  */
 export interface CustomFactorRecordsInput {
   /** Factor order; by default the order of first appearance in `factorCovariance`. */
   factors?: string[];
+  /**
+   * The model's assets, in this order; each needs a specific variance. By default every asset with a specific
+   * variance, in order of appearance; exposure rows of other assets are then ignored (noted).
+   */
+  assets?: string[];
   exposures: VendorRiskModelData["exposures"];
   factorCovariance: VendorRiskModelData["factorCovariance"];
   specificVariance: readonly CustomSpecificVarianceRow[] | Readonly<Record<string, number>>;
@@ -146,6 +150,7 @@ export function buildCustomRiskModel(
       specificRiskKind: "variance",
       symmetryTolerance,
       specificField: "specificVariance",
+      assets: records.assets,
     },
   );
   const model = fromFactors(assembled, annualization, symmetryTolerance, relativeFloor, absoluteFloor);
