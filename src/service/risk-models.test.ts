@@ -4,6 +4,7 @@ import {
   type SeededOrganization,
   seedOrganization,
   type TestStore,
+  vendorModelBody,
 } from "../../test/helpers/fixture.js";
 import { type RiskModelImport, riskModelListSchema, riskModelSchema } from "../contract/index.js";
 import { DataError, NotFoundError, ValidationError } from "../core/errors.js";
@@ -52,30 +53,7 @@ afterAll(() => t.close());
 const useModel = (org: string, s: SeededOrganization, name: "vendor" | "custom" | "pca") =>
   updatePortfolioConfig(t.ctx, org, s.configUuid, { risk_model_name: name });
 
-/**
- * A two-factor vendor model over `assets` in percent units of daily numbers: market exposure 1, a size exposure
- * spread over [-1, 1], specific volatility 1.5% to 2.5% a day; `scale` multiplies the factor covariance.
- */
-function vendorBody(assets: readonly string[], asOf: string, name: string, scale = 1) {
-  const n = assets.length;
-  return {
-    kind: "vendor" as const,
-    name,
-    as_of_date: asOf,
-    frequency: "daily" as const,
-    units: "percent" as const,
-    exposures: assets.flatMap((asset, i) => [
-      { asset, factor: "market", exposure: 1 },
-      { asset, factor: "size", exposure: n > 1 ? -1 + (2 * i) / (n - 1) : 0 },
-    ]),
-    factor_covariance: [
-      { factor1: "market", factor2: "market", covariance: 1.5 * scale },
-      { factor1: "market", factor2: "size", covariance: 0.3 * scale },
-      { factor1: "size", factor2: "size", covariance: 0.5 * scale },
-    ],
-    specific_risk: assets.map((asset, i) => ({ asset, specific_risk: 1.5 + (i % 3) * 0.5 })),
-  };
-}
+const vendorBody = vendorModelBody;
 
 describe("importing risk models", () => {
   it("converts a vendor model in percent of daily numbers to annualized fractions (hand-computed)", async () => {
