@@ -42,7 +42,7 @@ import { findAccount } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { effectiveConfig, securityCondition } from "./effective-config.js";
 import { createProposal } from "./proposals.js";
-import { isUploadedKind, storedFactorModel } from "./risk-models.js";
+import { isUploadedKind, latestUploadedModel, listForMessage, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
 /** risk_aversion when a configuration leaves it unset (the application default; the library's is 1). */
@@ -565,8 +565,8 @@ function buildAccountRiskModel(
 
 /**
  * The organization's uploaded model of `kind` in force on `asOf` (the newest dated on or before it) over the universe.
- * Assets it does not cover get the average exposures of its covered assets of their sector (of all of them when the
- * sector has none) and that group's median specific variance, with a warning saying how many.
+ * Assets it does not cover are imputed from their sector (see {@link uploadedModelOver}), with a warning saying how
+ * many.
  * @throws {DataError} `risk_model_inputs_missing` when no model of the kind is dated on or before `asOf`.
  * @throws {ValidationError} when the model covers none of the universe.
  */
@@ -578,29 +578,13 @@ export function uploadedRiskModel(
   securities: ReadonlyMap<string, Security>,
   asOf: string,
 ): { model: FactorModel; used: NonNullable<PreparedOptimization["uploaded"]>; warning: string | null } {
-  const stored = ctx.store.riskModels.latestAsOf(org, kind, asOf);
-  if (!stored) {
-    const all = ctx.store.riskModels.list(org, kind);
-    throw new DataError(
-      all.length === 0
-        ? `risk_model_name is "${kind}" but no ${kind} risk model has been uploaded. Upload one with \`lotwise risk-models import --kind ${kind} ...\` (POST .../risk_models/), or set risk_model_name to pca or characteristics.`
-        : `risk_model_name is "${kind}" but no ${kind} risk model is dated on or before ${asOf} (the earliest is dated ${all[0]!.asOfDate}). Upload one dated on or before ${asOf} (\`lotwise risk-models import --kind ${kind} --as-of DATE ...\`) or optimize as of a later date.`,
-      { code: "risk_model_inputs_missing" },
-    );
-  }
-  const full = storedFactorModel(stored);
-  const inModel = new Set(full.assets);
-  const uncovered = assets.filter((id) => !inModel.has(id));
-  const label = `${kind} risk model "${stored.name}" (${stored.uuid}, as of ${stored.asOfDate})`;
-  if (uncovered.length === assets.length)
-    throw new ValidationError(
-      `The ${label} covers none of the ${assets.length} assets to optimize (e.g. ${listed(assets)}); its assets are theme_asset_ids such as ${listed(full.assets)}. Upload a model over these listings.`,
-      [{ path: "risk_model_name", message: `the ${kind} model ${stored.uuid} covers none of the universe` }],
-    );
-  // Sectors of the model's other assets too: imputation averages over every covered asset of a sector.
-  const others = ctx.store.market.securitiesByIds(full.assets.filter((id) => !securities.has(id)));
-  const sectorOf = (id: string) => (securities.get(id) ?? others.get(id))?.sector ?? null;
-  const model = imputeBySector(full, assets, sectorOf, `not in the ${kind} risk model`);
+  const stored = latestUploadedModel(ctx, org, kind, asOf, "optimize as of a later date");
+  const { model, uncovered, label } = uploadedModelOver(
+    ctx,
+    stored,
+    assets,
+    (id) => securities.get(id)?.sector ?? null,
+  );
   return {
     model,
     used: {
@@ -613,13 +597,8 @@ export function uploadedRiskModel(
     warning:
       uncovered.length === 0
         ? null
-        : `${uncovered.length} of ${assets.length} assets are not in the ${label} (${listed(uncovered)}): imputed from their sector's average exposures and median specific variance.`,
+        : `${uncovered.length} of ${assets.length} assets are not in the ${label} (${listForMessage(uncovered, 5)}): imputed from their sector's average exposures and median specific variance.`,
   };
-}
-
-/** The first ids for a message, then how many more. */
-function listed(ids: readonly string[], max = 5): string {
-  return ids.length <= max ? ids.join(", ") : `${ids.slice(0, max).join(", ")} and ${ids.length - max} more`;
 }
 
 const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);

@@ -17,6 +17,7 @@ import {
   riskModelCovariance,
   selectRiskModelAssets,
 } from "../core/risk/index.js";
+import { resolveBacktestParams, runAccountBacktest } from "./backtest-run.js";
 import { LocalBackend } from "./local-backend.js";
 import { optimizeAccount, prepareAccountOptimization } from "./optimize.js";
 import { updatePortfolioConfig } from "./portfolio-configs.js";
@@ -418,6 +419,49 @@ describe("organizations", () => {
     } finally {
       useModel(t.orgB.uuid, b, "pca");
       deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+    }
+  });
+});
+
+describe("the account backtest with an uploaded model", () => {
+  const params = {
+    start_date: "2024-12-31",
+    end_date: "2025-06-30",
+    rebalance_period: "MONTHLY" as const,
+    starting_nav: 1_000_000,
+    tax_gamma: 1,
+    tax_loss_threshold_bps: 500,
+  };
+  const tickers = () => [...t.usTickers, ...t.caTickers];
+  const managed = () => runAccountBacktest(t.ctx, t.orgA.uuid, a.accountUuid, params).tax_managed!;
+
+  it("uses at each rebalance the newest model dated on or before it, and refuses to start without one", () => {
+    useModel(t.orgA.uuid, a, "vendor");
+    try {
+      const later = importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-01-31", "January"));
+      expect(() => resolveBacktestParams(t.ctx, t.orgA.uuid, a.accountUuid, params)).toThrow(
+        'risk_model_name is "vendor" but no vendor risk model is dated on or before 2024-12-31 (the earliest is dated 2025-01-31).',
+      );
+      deleteRiskModel(t.ctx, t.orgA.uuid, later.uuid);
+      importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2024-12-31", "December"));
+      expect(resolveBacktestParams(t.ctx, t.orgA.uuid, a.accountUuid, params).start_date).toBe("2024-12-31");
+      const december = managed();
+      // A model dated after the window changes nothing; one dated 2025-03-31 (100 times the factor risk) changes
+      // the decisions from that date on only.
+      importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-07-31", "July", 100));
+      expect(managed()).toEqual(december);
+      importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-03-31", "March", 100));
+      const march = managed();
+      const before = (r: typeof march) => r.values.filter((v) => v.date <= "2025-03-31");
+      const after = (r: typeof march) => r.values.filter((v) => v.date > "2025-03-31");
+      expect(before(march)).toEqual(before(december));
+      expect(after(march)).not.toEqual(after(december));
+      // And it is not the estimated (pca) model's backtest.
+      useModel(t.orgA.uuid, a, "pca");
+      expect(managed().values).not.toEqual(december.values);
+    } finally {
+      useModel(t.orgA.uuid, a, "pca");
+      for (const x of listRiskModels(t.ctx, t.orgA.uuid)) deleteRiskModel(t.ctx, t.orgA.uuid, x.uuid);
     }
   });
 });

@@ -7,11 +7,12 @@
  * and the account backtest (service/backtest-run.ts). See docs/optimize-service.md.
  */
 import type { RiskModel, RiskModelImport, RiskModelSummary } from "../contract/index.js";
-import { type FieldIssue, ValidationError } from "../core/errors.js";
+import { DataError, type FieldIssue, ValidationError } from "../core/errors.js";
 import {
   buildCustomRiskModel,
   buildVendorRiskModel,
   type FactorModel,
+  imputeBySector,
   type PsdRepairReport,
   type ReturnFrequency,
   type RiskModelName,
@@ -254,4 +255,69 @@ export function storedFactorModel(r: StoredRiskModelRecord): FactorModel {
 /** `risk_model_name` values that read an uploaded model. */
 export function isUploadedKind(name: string): name is RiskModelKind {
   return name === "custom" || name === "vendor";
+}
+
+/** The first items for a message, then how many more. */
+export function listForMessage(items: readonly string[], max = 10): string {
+  return items.length <= max
+    ? items.join(", ")
+    : `${items.slice(0, max).join(", ")} and ${items.length - max} more`;
+}
+
+/**
+ * The organization's newest uploaded model of `kind` dated on or before `date` (point in time), with its document.
+ * @param otherwise the second remedy of the error message, e.g. "optimize as of a later date".
+ * @throws {DataError} `risk_model_inputs_missing` saying how to upload one (and the earliest date, when there are
+ *   only later ones).
+ */
+export function latestUploadedModel(
+  ctx: ServiceContext,
+  org: string,
+  kind: RiskModelKind,
+  date: string,
+  otherwise: string,
+): StoredRiskModelRecord {
+  const stored = ctx.store.riskModels.latestAsOf(org, kind, date);
+  if (stored) return stored;
+  const all = ctx.store.riskModels.list(org, kind);
+  throw new DataError(
+    all.length === 0
+      ? `risk_model_name is "${kind}" but no ${kind} risk model has been uploaded. Upload one with \`lotwise risk-models import --kind ${kind} ...\` (POST .../risk_models/), or set risk_model_name to pca or characteristics.`
+      : `risk_model_name is "${kind}" but no ${kind} risk model is dated on or before ${date} (the earliest is dated ${all[0]!.asOfDate}). Upload one dated on or before ${date} (\`lotwise risk-models import --kind ${kind} --as-of DATE ...\`) or ${otherwise}.`,
+    { code: "risk_model_inputs_missing" },
+  );
+}
+
+/**
+ * A stored model over `assets`, in that order. Assets it does not cover get the average exposures of its covered
+ * assets of their sector (of all of them when the sector has none) and that group's median specific variance
+ * (`imputeBySector`); sectors come from `sectorOf`, else from the security master for the model's other assets.
+ * @throws {ValidationError} when the model covers none of `assets` (its assets are not these listings).
+ */
+export function uploadedModelOver(
+  ctx: ServiceContext,
+  stored: StoredRiskModelRecord,
+  assets: readonly string[],
+  sectorOf: (themeAssetId: string) => number | null,
+): { model: FactorModel; uncovered: string[]; label: string } {
+  const full = storedFactorModel(stored);
+  const inModel = new Set(full.assets);
+  const uncovered = assets.filter((id) => !inModel.has(id));
+  const label = `${stored.kind} risk model "${stored.name}" (${stored.uuid}, as of ${stored.asOfDate})`;
+  if (uncovered.length === assets.length)
+    throw new ValidationError(
+      `The ${label} covers none of the ${assets.length} assets to optimize (e.g. ${listForMessage(assets, 5)}); its assets are theme_asset_ids such as ${listForMessage(full.assets, 5)}. Upload a model over these listings.`,
+      [
+        {
+          path: "risk_model_name",
+          message: `the ${stored.kind} model ${stored.uuid} covers none of the universe`,
+        },
+      ],
+    );
+  // Sectors of the model's other assets too: imputation averages over every covered asset of a sector.
+  const known = new Set(assets);
+  const others = ctx.store.market.securitiesByIds(full.assets.filter((id) => !known.has(id)));
+  const sector = (id: string) => (known.has(id) ? sectorOf(id) : (others.get(id)?.sector ?? null));
+  const model = imputeBySector(full, assets, sector, `not in the ${stored.kind} risk model`);
+  return { model, uncovered, label };
 }
