@@ -452,10 +452,10 @@ describe("the account backtest with an uploaded model", () => {
       expect(managed()).toEqual(december);
       importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-03-31", "March", 100));
       const march = managed();
-      const before = (r: typeof march) => r.values.filter((v) => v.date <= "2025-03-31");
-      const after = (r: typeof march) => r.values.filter((v) => v.date > "2025-03-31");
-      expect(before(march)).toEqual(before(december));
-      expect(after(march)).not.toEqual(after(december));
+      const untilMarch = (r: typeof march) => r.values.filter((v) => v.date <= "2025-03-31");
+      const fromApril = (r: typeof march) => r.values.filter((v) => v.date > "2025-03-31");
+      expect(untilMarch(march)).toEqual(untilMarch(december));
+      expect(fromApril(march)).not.toEqual(fromApril(december));
       // And it is not the estimated (pca) model's backtest.
       useModel(t.orgA.uuid, a, "pca");
       expect(managed().values).not.toEqual(december.values);
