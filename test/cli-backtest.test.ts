@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../src/cli/main.js";
 import { type BacktestJob, backtestJobListSchema, backtestJobSchema } from "../src/contract/index.js";
 import { openStore } from "../src/store/index.js";
-import { BIN, ROOT, type Run, run } from "./helpers/cli.js";
+import { BIN, ROOT, type Run, run, serveStore } from "./helpers/cli.js";
 
 function jobOf(r: Run, code = 0): BacktestJob {
   expect(r.code, r.stderr).toBe(code);
@@ -237,25 +237,9 @@ describe("lotwise backtest", () => {
   });
 
   it("runs remotely on lotwise serve's workers with the same result as locally", async () => {
-    const server = spawn(
-      process.execPath,
-      [BIN, "serve", "--store", store, "--port", "0", "--workers", "1", "--json"],
-      {
-        cwd: ROOT,
-        env: { ...process.env, CI: "true" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const server = await serveStore(store, ["--workers", "1"]);
     try {
-      const url = await new Promise<string>((resolveUrl, reject) => {
-        let text = "";
-        server.stdout!.on("data", (d) => {
-          text += String(d);
-          const m = /"url": "([^"]+)"/.exec(text);
-          if (m) resolveUrl(m[1]!);
-        });
-        server.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
-      });
+      const url = server.url;
       const remote = (...args: string[]) => run([...args, "--url", url, "--api-key", demo.api_key]);
       const args = [
         "backtest",
@@ -274,8 +258,7 @@ describe("lotwise backtest", () => {
       const status = await remote("backtest", "status", there.id);
       expect(status.stdout).toContain("SUCCESS");
     } finally {
-      server.kill("SIGTERM");
-      await new Promise((r) => server.once("exit", r));
+      await server.stop();
     }
   });
 

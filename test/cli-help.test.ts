@@ -56,6 +56,10 @@ describe("CLI help", () => {
       "themes backtest",
       "catalog industry",
       "catalog presets",
+      "risk-models import",
+      "risk-models list",
+      "risk-models show",
+      "risk-models delete",
     ])
       expect(paths).toContain(p);
   });

@@ -3,7 +3,6 @@
  * Exit codes (0 ok, 1 failure, 2 usage), --help with examples, --json output validated by the contract, the demo,
  * lots import from a broker export, configurations, proposals, themes, catalog, and local/remote parity.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,14 +18,9 @@ import {
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
 } from "../src/contract/index.js";
-import { BIN, ROOT, type Run, run } from "./helpers/cli.js";
+import { okJson as json, ROOT, type Run, run, type Served, serveStore } from "./helpers/cli.js";
 
 const FIXTURES = join(ROOT, "fixtures");
-
-const json = (r: Run) => {
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout);
-};
 
 describe("lotwise CLI", () => {
   let dir: string;
@@ -356,28 +350,14 @@ describe("lotwise CLI", () => {
   });
 
   describe("against a served instance", () => {
-    let server: ChildProcess;
+    let server: Served;
     let url: string;
 
     beforeAll(async () => {
-      server = spawn(process.execPath, [BIN, "serve", "--store", store, "--port", "0", "--json"], {
-        cwd: ROOT,
-        env: { ...process.env, CI: "true" },
-      });
-      url = await new Promise<string>((ok, fail) => {
-        let out = "";
-        server.stdout!.on("data", (d) => {
-          out += String(d);
-          const m = /"url":\s*"([^"]+)"/.exec(out);
-          if (m) ok(m[1]!);
-        });
-        server.once("exit", (code) => fail(new Error(`serve exited with ${code}`)));
-      });
+      server = await serveStore(store);
+      url = server.url;
     }, 30_000);
-    afterAll(async () => {
-      server.kill("SIGTERM");
-      await new Promise((r) => server.once("exit", r));
-    });
+    afterAll(() => server.stop());
 
     it("gives identical JSON locally and remotely", async () => {
       const remote = ["--url", url, "--api-key", demo.api_key, "--json"];

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AnyRoute, API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
 import {
   type BacktestServiceContext,
+  importRiskModel,
   listAssetClasses,
   listClients,
   listPortfolioConfigs,
+  listRiskModels,
 } from "../src/service/index.js";
 import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
 import {
@@ -17,6 +19,7 @@ import {
   type SeededOrganization,
   seedOrganization,
   type TestStore,
+  vendorModelBody,
 } from "./helpers/fixture.js";
 import { type Answer, envelope, send } from "./helpers/http.js";
 
@@ -26,6 +29,8 @@ let a: SeededOrganization;
 let b: SeededOrganization;
 /** One backtest job per organization (keyed by organization uuid). */
 const backtests = new Map<string, string>();
+/** One uploaded risk model per organization (keyed by organization uuid). */
+const riskModels = new Map<string, string>();
 
 beforeAll(() => {
   t = createTestStore();
@@ -34,8 +39,13 @@ beforeAll(() => {
   for (const [org, s] of [
     [t.orgA.uuid, a],
     [t.orgB.uuid, b],
-  ] as const)
+  ] as const) {
     backtests.set(org, t.store.backtestJobs.create(org, s.accountUuid, {}, FAKE_DEFAULTS, NOT_STARTED).id);
+    riskModels.set(
+      org,
+      importRiskModel(t.ctx, org, vendorModelBody(t.usTickers, "2025-01-31", "model")).uuid,
+    );
+  }
   app = createApp({ ctx: { ...t.ctx, backtestExecutor: fastExecutor } as BacktestServiceContext });
 });
 
@@ -59,6 +69,7 @@ function valuesOf(orgUuid: string, s: SeededOrganization): Record<string, string
     proposal_uuid: s.proposalUuid,
     theme_uuid: s.themeUuid,
     backtest_uuid: backtests.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
+    risk_model_uuid: riskModels.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
   };
 }
 
@@ -98,6 +109,8 @@ function validBody(route: AnyRoute): unknown {
     case "optimizeAccount":
     case "rebalanceAccount":
       return {};
+    case "importRiskModel":
+      return vendorModelBody(t.usTickers.slice(0, 3), "2025-02-28", "intruder");
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -121,6 +134,7 @@ function snapshotB(): string {
     proposals: t.store.proposals.list(t.orgB.uuid, b.accountUuid).map((p) => p.uuid),
     themes: t.store.themes.list(t.orgB.uuid).map((x) => [x.name, t.store.themes.revisions(x.uuid).length]),
     backtests: t.store.backtestJobs.list(t.orgB.uuid).map((j) => [j.id, j.status, j.cancelRequested]),
+    riskModels: listRiskModels(t.ctx, t.orgB.uuid),
   });
 }
 
@@ -280,7 +294,7 @@ describe("isolation between organizations on every route", () => {
   it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
     const before = snapshotB();
     const withResource = protectedRoutes().filter((r) =>
-      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid)\}/.test(
+      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid|risk_model_uuid)\}/.test(
         r.path,
       ),
     );
@@ -310,6 +324,8 @@ describe("isolation between organizations on every route", () => {
         "getAccountBacktest",
         "getBacktest",
         "cancelBacktest",
+        "getRiskModel",
+        "deleteRiskModel",
       ].sort(),
     );
     for (const route of withResource) {
@@ -331,6 +347,7 @@ describe("isolation between organizations on every route", () => {
         "proposal_uuid",
         "theme_uuid",
         "backtest_uuid",
+        "risk_model_uuid",
       ])
         ghosts[name] = crypto.randomUUID();
       const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);
@@ -410,8 +427,8 @@ describe("isolation between organizations on every route", () => {
   it("lists only the key's organization's data", async () => {
     const key = t.orgA.apiKey;
     const org = `/api/v1/custom/org/${t.orgA.uuid}`;
-    const bIds = new Set([b.clientUuid, b.configUuid, ...b.assetClassUuids]);
-    for (const path of ["clients/", "portfolio_configs/", "asset_classes/"]) {
+    const bIds = new Set([b.clientUuid, b.configUuid, ...b.assetClassUuids, riskModels.get(t.orgB.uuid)!]);
+    for (const path of ["clients/", "portfolio_configs/", "asset_classes/", "risk_models/"]) {
       const answer = await send(app, "GET", `${org}/${path}`, { key });
       expect(answer.status).toBe(200);
       const ids = (answer.body as { uuid: string }[]).map((x) => x.uuid);

@@ -183,6 +183,31 @@ describe("OpenAPI document", () => {
     expect(count).toBeGreaterThanOrEqual(15);
   });
 
+  it("documents the risk-model extensions with their contract schemas and the larger body limit", () => {
+    const base = "/api/v1/custom/org/{organization_uuid}/risk_models/";
+    const collection = doc.paths[base]!;
+    const item = doc.paths[`${base}{risk_model_uuid}/`]!;
+    expect(Object.keys(collection).sort()).toEqual(["get", "post"]);
+    expect(Object.keys(item).sort()).toEqual(["delete", "get"]);
+    expect(collection.post!.operationId).toBe("importRiskModel");
+    expect(
+      (collection.post!.requestBody as { content: Record<string, { schema: { $ref: string } }> }).content[
+        "application/json"
+      ]!.schema.$ref,
+    ).toMatch(/^#\/components\/schemas\/RiskModelImport(Input)?$/);
+    expect(collection.post!.responses["201"]).toMatchObject({
+      content: { "application/json": { schema: { $ref: "#/components/schemas/RiskModel" } } },
+    });
+    expect(collection.post!.description).toContain("64 MiB");
+    expect(collection.get!.responses["200"]).toMatchObject({
+      content: { "application/json": { schema: { $ref: "#/components/schemas/RiskModelList" } } },
+    });
+    expect(Object.keys(item.delete!.responses)).toContain("204");
+    expect(Object.keys(item.get!.responses)).toEqual(expect.arrayContaining(["200", "401", "404"]));
+    for (const op of [collection.post!, collection.get!, item.get!, item.delete!])
+      expect(op["x-lotwise-extension"]).toBe(true);
+  });
+
   it("converts request bodies as input (defaults optional) and responses as output", () => {
     const create = defineRoute<ThemeMethodology>({
       method: "POST",

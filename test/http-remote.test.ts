@@ -33,6 +33,7 @@ import {
   type SeededOrganization,
   seedOrganization,
   type TestStore,
+  vendorModelBody,
 } from "./helpers/fixture.js";
 
 let dir: string;
@@ -41,6 +42,7 @@ let seeded: SeededOrganization;
 let handle: ServerHandle;
 let remote: RemoteBackend;
 let local: LocalBackend;
+let riskModelUuid: string;
 const logged: string[] = [];
 
 beforeAll(async () => {
@@ -51,6 +53,8 @@ beforeAll(async () => {
   handle = await serve({ ctx: t.ctx, port: 0, log: (l) => logged.push(l) });
   remote = await RemoteBackend.connect({ url: handle.url, apiKey: t.orgA.apiKey });
   local = new LocalBackend(t.ctx, t.orgA.uuid);
+  riskModelUuid = (await local.importRiskModel(vendorModelBody(t.usTickers, "2025-04-30", "Seeded model")))
+    .uuid;
 });
 afterAll(async () => {
   await handle.close();
@@ -109,6 +113,8 @@ describe("RemoteBackend", () => {
         "optimizeAccount as of a date",
         (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "2025-03-31" }),
       ],
+      ["listRiskModels", (b) => b.listRiskModels()],
+      ["getRiskModel", (b) => b.getRiskModel(riskModelUuid)],
     ];
     for (const [name, op] of pairs) expect(json(await op(remote)), name).toEqual(json(await op(local)));
   });
@@ -138,6 +144,10 @@ describe("RemoteBackend", () => {
     expect(json(await local.getAssetClass(sleeve.uuid))).toEqual(json(sleeve));
     await expect(remote.deleteClient(client.uuid)).resolves.toBeUndefined();
     await expect(local.getClient(client.uuid)).rejects.toBeInstanceOf(NotFoundError);
+    const model = await remote.importRiskModel(vendorModelBody(t.usTickers, "2025-05-30", "Remote model"));
+    expect(json(await local.getRiskModel(model.uuid))).toEqual(json(model));
+    await expect(remote.deleteRiskModel(model.uuid)).resolves.toBeUndefined();
+    await expect(local.getRiskModel(model.uuid)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("throws the same error classes, codes, messages and issues as the local backend", async () => {
@@ -159,6 +169,25 @@ describe("RemoteBackend", () => {
       [
         "optimizeAccount with a bad date",
         (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "31/03/2025" }),
+      ],
+      ["getRiskModel", (b) => b.getRiskModel(ghost)],
+      ["deleteRiskModel", (b) => b.deleteRiskModel(ghost)],
+      [
+        "importRiskModel with an unknown factor",
+        (b) => {
+          const body = vendorModelBody(t.usTickers.slice(0, 2), "2025-05-30", "Bad");
+          return b.importRiskModel({
+            ...body,
+            exposures: [...body.exposures, { asset: t.usTickers[0]!, factor: "value", exposure: 1 }],
+          });
+        },
+      ],
+      [
+        "importRiskModel without its frequency",
+        (b) => {
+          const { frequency: _, ...body } = vendorModelBody(t.usTickers.slice(0, 2), "2025-05-30", "Bad");
+          return b.importRiskModel(body as never);
+        },
       ],
       [
         "optimizeAccount before the market data",

@@ -23,6 +23,8 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  riskModelListSchema,
+  riskModelSchema,
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
   themeListSchema,
@@ -35,8 +37,10 @@ import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
 import {
   type BacktestServiceContext,
   getClient,
+  getRiskModel,
   listPortfolioConfigs,
   optimizeAccount,
+  prepareAccountOptimization,
   readAssetClass,
 } from "../src/service/index.js";
 import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
@@ -45,6 +49,7 @@ import {
   type SeededOrganization,
   seedOrganization,
   type TestStore,
+  vendorModelBody,
 } from "./helpers/fixture.js";
 import { type Answer, envelope, send } from "./helpers/http.js";
 
@@ -249,6 +254,84 @@ describe("success shapes of every route", () => {
     const sides = new Map(o.trades.map((x) => [x.ticker, x.side]));
     for (const order of stored.orders)
       expect(order.amount.startsWith("-") ? "sell" : "buy").toBe(sides.get(order.ticker));
+  });
+
+  it("risk models: import 201 (bodies past the default limit), list, read, delete 204; optimize uses the upload", async () => {
+    const models = `${org}/risk_models/`;
+    const universe = prepareAccountOptimization(t.ctx, t.orgA.uuid, seeded.accountUuid).input.assets;
+    // 9,000 more listings than the market has (never used; they only make the body pass 1 MiB).
+    const padding = Array.from({ length: 9000 }, (_, i) => `P${String(i).padStart(4, "0")}:XNYS`);
+    const body = vendorModelBody([...universe, ...padding], "2025-06-30", "Vendor over HTTP");
+    expect(JSON.stringify(body).length).toBeGreaterThan(1024 * 1024);
+    const created = shape(await send(app, "POST", models, { key, json: body }), 201, riskModelSchema);
+    expect(created).toEqual(JSON.parse(JSON.stringify(getRiskModel(t.ctx, t.orgA.uuid, created.uuid))));
+    expect([created.name, created.asset_count, created.factor_count]).toEqual([
+      "Vendor over HTTP",
+      universe.length + 9000,
+      2,
+    ]);
+    // 1.5 %^2 a day -> sqrt(1.5e-4 * 252) annualized.
+    expect(created.factors[0]).toEqual({ name: "market", volatility: Math.sqrt(1.5e-4 * 252) });
+    const tooBig = await send(app, "POST", `${org}/clients/`, { key, json: { metadata: body } });
+    expect(tooBig.status).toBe(413);
+    const list = shape(await send(app, "GET", models, { key }), 200, riskModelListSchema);
+    expect(list.map((m) => m.uuid)).toContain(created.uuid);
+    expect(JSON.stringify(list)).not.toContain("P0001:XNYS");
+    const read = shape(await send(app, "GET", `${models}${created.uuid}/`, { key }), 200, riskModelSchema);
+    expect(read).toEqual(created);
+    const bad = await send(app, "POST", models, {
+      key,
+      json: { ...vendorModelBody(universe.slice(0, 2), "2025-06-30", "Bad"), specific_risk: [] },
+    });
+    expect(bad.status).toBe(400);
+    expect(envelope(bad)).toMatchObject({
+      code: "validation_error",
+      details: [
+        { path: `specific_risk.${universe[0]}`, message: `no specific risk for ${universe[0]}` },
+        { path: `specific_risk.${universe[1]}`, message: `no specific risk for ${universe[1]}` },
+      ],
+    });
+    // The account's configuration names vendor: the optimizer takes the upload.
+    const config = `${org}/portfolio_configs/${seeded.configUuid}/`;
+    expect(
+      (
+        await send(app, "PATCH", config, {
+          key,
+          json: { risk_model_name: "vendor", factor_exposure_bounds: [] },
+        })
+      ).status,
+    ).toBe(200);
+    try {
+      const account = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
+      const o = shape(
+        await send(app, "POST", `${account}/optimize/`, { key, json: {} }),
+        200,
+        accountOptimizationSchema,
+      );
+      expect(o.risk_model).toBe("vendor");
+      expect(o.uploaded_risk_model).toEqual({
+        uuid: created.uuid,
+        name: "Vendor over HTTP",
+        as_of_date: "2025-06-30",
+        assets_covered: universe.length,
+        assets_imputed: 0,
+      });
+      const del = await send(app, "DELETE", `${models}${created.uuid}/`, { key });
+      expect(del.status).toBe(204);
+      expect((await send(app, "GET", `${models}${created.uuid}/`, { key })).status).toBe(404);
+      const none = await send(app, "POST", `${account}/optimize/`, { key, json: {} });
+      expect(none.status).toBe(422);
+      expect(envelope(none).code).toBe("risk_model_inputs_missing");
+    } finally {
+      // Back to the fixture's values (configCreateBody).
+      await send(app, "PATCH", config, {
+        key,
+        json: {
+          risk_model_name: "characteristics",
+          factor_exposure_bounds: [{ factor: "momentum", min_active_bound: "-0.1", max_active_bound: "0.1" }],
+        },
+      });
+    }
   });
 
   it("proposals: create (endpoint 1) from JSON, form and multipart bodies alike, then read it back", async () => {
@@ -501,6 +584,10 @@ describe("success shapes of every route", () => {
         "getProposal",
         "optimizeAccount",
         "rebalanceAccount",
+        "importRiskModel",
+        "listRiskModels",
+        "getRiskModel",
+        "deleteRiskModel",
         "resolveTickers",
         "createTheme",
         "listThemes",

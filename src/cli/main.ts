@@ -13,6 +13,7 @@ import { registerMarket } from "./commands/market.js";
 import { registerOptimize } from "./commands/optimize.js";
 import { registerOrgs } from "./commands/orgs.js";
 import { registerProposal } from "./commands/proposal.js";
+import { registerRiskModels } from "./commands/risk-models.js";
 import { registerServe } from "./commands/serve.js";
 import { registerThemes } from "./commands/themes.js";
 import { EXIT_USAGE } from "./errors.js";
@@ -53,6 +54,7 @@ Getting started:
   registerConfigs(program, hooks);
   registerProposal(program, hooks);
   registerOptimize(program, hooks);
+  registerRiskModels(program, hooks);
   registerThemes(program, hooks);
   registerBacktest(program, hooks);
   // Sub-commands inherit exitOverride so usage errors come back as CommanderError.

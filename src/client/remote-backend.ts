@@ -40,6 +40,11 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  type RiskModel,
+  type RiskModelImport,
+  type RiskModelSummary,
+  riskModelListSchema,
+  riskModelSchema,
   type Theme,
   type ThemeBacktestQuery,
   type ThemeBacktestResult,
@@ -260,6 +265,31 @@ export class RemoteBackend implements Backend {
       operation: "resolveTickers",
       body: { tickers: [...queries] },
       schema: tickerResolveResponseSchema,
+    });
+  }
+
+  importRiskModel(body: RiskModelImport): Promise<RiskModel> {
+    return this.http.request("POST", this.org("risk_models/"), {
+      operation: "importRiskModel",
+      body,
+      schema: riskModelSchema,
+    });
+  }
+  listRiskModels(): Promise<RiskModelSummary[]> {
+    return this.http.request("GET", this.org("risk_models/"), {
+      operation: "listRiskModels",
+      schema: riskModelListSchema,
+    });
+  }
+  getRiskModel(riskModelUuid: string): Promise<RiskModel> {
+    return this.http.request("GET", this.org(`risk_models/${seg(riskModelUuid)}/`), {
+      operation: "getRiskModel",
+      schema: riskModelSchema,
+    });
+  }
+  async deleteRiskModel(riskModelUuid: string): Promise<void> {
+    await this.http.request("DELETE", this.org(`risk_models/${seg(riskModelUuid)}/`), {
+      operation: "deleteRiskModel",
     });
   }
 

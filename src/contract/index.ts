@@ -204,6 +204,20 @@ export {
   contractRegistry,
 } from "./registry.js";
 export {
+  MAX_DENSE_COVARIANCE_ASSETS,
+  RISK_MODEL_FREQUENCIES,
+  RISK_MODEL_KINDS,
+  RISK_MODEL_UNITS,
+  type RiskModel,
+  type RiskModelImport,
+  type RiskModelList,
+  type RiskModelSummary,
+  riskModelImportSchema,
+  riskModelListSchema,
+  riskModelSchema,
+  riskModelSummarySchema,
+} from "./risk-model.js";
+export {
   DEFAULT_EVALUATION_RULE_TYPE,
   DEFAULT_EVALUATION_RULE_VERSION,
   DYNAMIC_RULE_FIELD_NAMES,

@@ -72,6 +72,21 @@ export const accountOptimizationSchema = named(
     as_of_date: isoDate(),
     benchmark: describe(z.string(), "where the target weights come from (index, blend, or the holdings)"),
     risk_model: describe(z.string(), "risk model used (risk_model_name, default pca)"),
+    uploaded_risk_model: describe(
+      z
+        .strictObject({
+          uuid: uuid(),
+          name: z.string(),
+          as_of_date: isoDate(),
+          assets_covered: describe(z.int(), "assets of the universe the model covers"),
+          assets_imputed: describe(
+            z.int(),
+            "assets of the universe it does not cover: sector-average exposures, sector-median specific variance",
+          ),
+        })
+        .nullable(),
+      "for risk_model_name custom or vendor: the uploaded model used, the newest of that kind dated on or before as_of_date; null for models estimated from the store",
+    ),
     universe_size: describe(
       z.int(),
       "assets optimized over: benchmark, holdings and assets the config names",

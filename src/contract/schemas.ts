@@ -61,6 +61,12 @@ import {
   proposalTaxLotSchema,
 } from "./proposal.js";
 import {
+  riskModelImportSchema,
+  riskModelListSchema,
+  riskModelSchema,
+  riskModelSummarySchema,
+} from "./risk-model.js";
+import {
   dynamicRuleSchema,
   evaluationRuleReadSchema,
   evaluationRuleWriteSchema,
@@ -118,6 +124,11 @@ export const CONTRACT_SCHEMAS = {
   OptimizeRequest: optimizeRequestSchema,
   AccountOptimization: accountOptimizationSchema,
   AccountRebalance: accountRebalanceSchema,
+  // Uploaded risk models (extensions)
+  RiskModelImport: riskModelImportSchema,
+  RiskModelSummary: riskModelSummarySchema,
+  RiskModelList: riskModelListSchema,
+  RiskModel: riskModelSchema,
   // Backtest (endpoint 2 and extensions)
   BacktestRequest: backtestRequestSchema,
   BacktestResolvedParams: backtestResolvedParamsSchema,

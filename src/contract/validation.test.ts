@@ -123,6 +123,16 @@ describe("toFieldIssues", () => {
     ]);
   });
 
+  it("says why a record key is refused instead of zod's bare 'Invalid key in record'", () => {
+    expect(issuesOf(portfolioConfigWriteSchema, { capital_gains_reductions: { aapl: "10" } })).toEqual([
+      {
+        path: "capital_gains_reductions.aapl",
+        message:
+          'expected a theme_asset_id SYMBOL:MIC in upper case (e.g. AAPL:XNAS, BRK.B:XNYS), received "aapl"',
+      },
+    ]);
+  });
+
   it("reports a missing JSON value as Required without reportInput", () => {
     const result = ruleSchema.safeParse({ cron: "0 0 1 * *" });
     expect(toFieldIssues(result.error!)).toEqual([{ path: "value", message: "Required" }]);

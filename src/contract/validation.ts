@@ -72,7 +72,12 @@ export function toFieldIssues(error: z.ZodError): FieldIssue[] {
         return;
       }
     }
-    out.push({ path: formatIssuePath(issue.path), message: isMissing(issue) ? "Required" : issue.message });
+    // A record key that fails its schema: say why (zod's own message is only "Invalid key in record").
+    const inner = issue.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+    out.push({
+      path: formatIssuePath(issue.path),
+      message: isMissing(issue) ? "Required" : (inner ?? issue.message),
+    });
   };
   error.issues.forEach(visit);
   return out;

@@ -266,7 +266,7 @@ export function createApp(options: AppOptions): LotwiseApp {
       const query = route.query ? parseOrThrow(route.query, queryObject(c.req.url), "query") : {};
       let body: unknown;
       if (route.body) {
-        const parsed = await readBody(c.req.raw, { accept, maxBytes });
+        const parsed = await readBody(c.req.raw, { accept, maxBytes: route.body.maxBytes ?? maxBytes });
         const value =
           parsed.encoding !== "json" && route.body.fromForm
             ? route.body.fromForm(parsed.value)

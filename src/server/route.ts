@@ -39,6 +39,11 @@ export interface RouteBody<TBody> {
    * contract's `backtestRequestFromForm` turns numeric fields into numbers).
    */
   fromForm?: (value: unknown) => unknown;
+  /**
+   * Largest body of this route, in bytes, when it must differ from the app's `maxBodyBytes` (an uploaded risk
+   * model's matrices). @default the app's limit
+   */
+  maxBytes?: number;
 }
 
 /** Success response of a route. */

@@ -42,6 +42,10 @@ import {
   portfolioConfigWriteSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  type RiskModelImport,
+  riskModelImportSchema,
+  riskModelListSchema,
+  riskModelSchema,
   type ThemeBacktestQuery,
   type ThemeEvaluateRequest,
   type ThemeMethodologyInput,
@@ -71,6 +75,7 @@ import {
   createProposalJson,
   createTheme,
   deleteClient,
+  deleteRiskModel,
   evaluateTheme,
   findAccount,
   getAccount,
@@ -78,13 +83,16 @@ import {
   getClient,
   getPortfolioConfig,
   getProposal,
+  getRiskModel,
   getTheme,
   getThemeConstituents,
+  importRiskModel,
   listAccounts,
   listAssetClasses,
   listBacktests,
   listClients,
   listPortfolioConfigs,
+  listRiskModels,
   listThemes,
   listUniversePresets,
   marketAsOf,
@@ -100,6 +108,9 @@ import {
 } from "../service/index.js";
 import { type AnyRoute, defineRoute } from "./route.js";
 
+/** Body limit of a risk-model upload: a vendor model of a few thousand assets is tens of MiB of JSON. */
+export const RISK_MODEL_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
 /** Prefix of the organization-scoped path family. */
 export const ORG_PREFIX = "/api/v1/custom/org/{organization_uuid}";
 
@@ -109,6 +120,7 @@ const TAGS = {
   configs: "Portfolio configurations",
   assetClasses: "Asset classes",
   proposals: "Rebalance proposals",
+  riskModels: "Risk models",
   securities: "Securities",
   themes: "Themes (design preview)",
   catalog: "Catalog (design preview)",
@@ -370,7 +382,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     tag: TAGS.proposals,
     summary: "Optimize an account",
     description:
-      "Extension. Runs the tax-aware optimizer on the account as of `as_of_date` (default: the market's latest date): universe = benchmark constituents, holdings and tickers the effective configuration names; prices = last closes on or before the date in USD; benchmark = the configuration's asset allocations, else the asset-class benchmarks, else SYNTH500/SP500; risk model = risk_model_name (default pca) from the trailing year of returns. Answers target weights, trades, lots to sell, risk, tax and costs. An infeasible configuration answers 200 with status `infeasible` and a `diagnosis`. Nothing is stored. Errors: validation_error (400), client_not_found / account_not_found (404), missing_price / risk_model_inputs_missing (422).",
+      "Extension. Runs the tax-aware optimizer on the account as of `as_of_date` (default: the market's latest date): universe = benchmark constituents, holdings and tickers the effective configuration names; prices = last closes on or before the date in USD; benchmark = the configuration's asset allocations, else the asset-class benchmarks, else SYNTH500/SP500; risk model = risk_model_name (default pca): pca and characteristics are estimated from the trailing year of returns, custom and vendor are the organization's newest uploaded model of that kind dated on or before the date (`uploaded_risk_model` names it; assets it does not cover are imputed from their sector, with a warning). Answers target weights, trades, lots to sell, risk, tax and costs. An infeasible configuration answers 200 with status `infeasible` and a `diagnosis`. Nothing is stored. Errors: validation_error (400), client_not_found / account_not_found (404), missing_price / risk_model_inputs_missing (no uploaded model of the kind dated on or before the date) (422); a custom/vendor model covering none of the universe is a validation_error (400).",
     body: { schema: optimizeRequestSchema },
     response: { status: 200, schema: accountOptimizationSchema, description: "The optimization." },
     errors: [422],
@@ -400,6 +412,58 @@ export const API_ROUTES: readonly AnyRoute[] = [
         clientUuid: params.client_uuid!,
         asOf: body.as_of_date,
       }),
+  }),
+
+  // Uploaded risk models (extensions; service/risk-models.ts, docs/optimize-service.md)
+  defineRoute<RiskModelImport>({
+    method: "POST",
+    path: `${ORG_PREFIX}/risk_models/`,
+    operationId: "importRiskModel",
+    tag: TAGS.riskModels,
+    summary: "Upload a custom or vendor risk model",
+    description: `Extension. Stores a risk model that configurations with risk_model_name \`vendor\` or \`custom\` use: the optimizer takes the organization's newest model of that kind whose as_of_date is on or before its own date. A vendor model is exposures, factor_covariance and specific_risk (rows or nested records) with its frequency (required) and units; a custom one is a factor model with specific_variance, or assets + a square covariance. The numbers are validated record by record, converted to fractions, annualized and made positive semidefinite (a repair is reported in \`warnings\`). Bodies up to ${RISK_MODEL_MAX_BODY_BYTES / 1024 / 1024} MiB. Errors: validation_error naming each bad record (400).`,
+    body: { schema: riskModelImportSchema, maxBytes: RISK_MODEL_MAX_BODY_BYTES },
+    response: {
+      status: 201,
+      schema: riskModelSchema,
+      description: "The stored model, without its matrices.",
+    },
+    handler: ({ ctx, org, body }) => importRiskModel(ctx, org, body),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/risk_models/`,
+    operationId: "listRiskModels",
+    tag: TAGS.riskModels,
+    summary: "List uploaded risk models",
+    description:
+      "Extension. The organization's models without their matrices, by as_of_date then upload order.",
+    cache: true,
+    response: { status: 200, schema: riskModelListSchema, description: "The models." },
+    handler: ({ ctx, org }) => listRiskModels(ctx, org),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/risk_models/{risk_model_uuid}/`,
+    operationId: "getRiskModel",
+    tag: TAGS.riskModels,
+    summary: "Get an uploaded risk model",
+    description:
+      "Extension. The summary, how the numbers were read (form, frequency, units), each factor's annualized volatility and the range of specific volatilities; never the matrices.",
+    cache: true,
+    response: { status: 200, schema: riskModelSchema, description: "The model." },
+    handler: ({ ctx, org, params }) => getRiskModel(ctx, org, params.risk_model_uuid!),
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: `${ORG_PREFIX}/risk_models/{risk_model_uuid}/`,
+    operationId: "deleteRiskModel",
+    tag: TAGS.riskModels,
+    summary: "Delete an uploaded risk model",
+    description:
+      "Extension. Optimizations dated after it then use the previous model of its kind (or fail with risk_model_inputs_missing when none is left).",
+    response: { status: 204, description: "Deleted; no body." },
+    handler: ({ ctx, org, params }) => deleteRiskModel(ctx, org, params.risk_model_uuid!),
   }),
 
   // Securities

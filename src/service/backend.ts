@@ -25,6 +25,9 @@ import type {
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  RiskModel,
+  RiskModelImport,
+  RiskModelSummary,
   Theme,
   ThemeBacktestQuery,
   ThemeBacktestResult,
@@ -83,6 +86,15 @@ export interface Backend {
     accountUuid: string,
     body?: OptimizeRequest,
   ): Promise<AccountRebalance>;
+
+  /** Upload a custom or vendor risk model (extension): validated, annualized, stored with its as-of date. */
+  importRiskModel(body: RiskModelImport): Promise<RiskModel>;
+  /** The uploaded risk models, without their matrices (extension). */
+  listRiskModels(): Promise<RiskModelSummary[]>;
+  /** One uploaded risk model: summary, source options, factor volatilities (extension). */
+  getRiskModel(riskModelUuid: string): Promise<RiskModel>;
+  /** Delete an uploaded risk model (extension). */
+  deleteRiskModel(riskModelUuid: string): Promise<void>;
 
   /** Create a theme with its first revision (extension). */
   createTheme(body: ThemeMethodologyInput): Promise<Theme>;

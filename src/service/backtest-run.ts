@@ -24,17 +24,20 @@ import {
   type LongShortFactor,
   prepareBacktestMarket,
   type RebalanceEngine,
+  type RiskModelProvider,
   runStandardBacktest,
   type StandardBacktestResult,
 } from "../core/backtest/index.js";
 import type { Currency, Security } from "../core/data/types.js";
 import { addDays, addMonths, indexAtOrBefore } from "../core/dates.js";
 import { DataError, type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
+import type { FactorModel } from "../core/risk/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
 import type { AccountRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRecordToTaxLot } from "./lots.js";
+import { isUploadedKind, latestUploadedModel, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
 /** Resolved parameters plus the optional long-short factor (as stored with a job). */
@@ -169,6 +172,10 @@ export function resolveBacktestParams(
     throw invalid("end_date", `the window ${start} to ${end} holds fewer than two trading dates`);
 
   const config = effectiveConfig(ctx, account, dates[0]!).read;
+  // An uploaded risk model must be in force from the first decision date on (point in time, never a later one).
+  const kind = config.risk_model_name;
+  if (kind !== null && isUploadedKind(kind))
+    latestUploadedModel(ctx, org, kind, dates[0]!, "start the backtest on or after it");
   const gammaPref = config.tax_preferences.tax_gamma;
   const taxGamma = request.tax_gamma ?? (gammaPref === null ? DEFAULT_BACKTEST_TAX_GAMMA : Number(gammaPref));
   const threshold = request.tax_loss_threshold_bps ?? DEFAULT_TAX_LOSS_THRESHOLD_BPS;
@@ -362,6 +369,38 @@ function loadBacktest(
   return { market, lots, cashUsd, startingValueUsd: params.starting_nav, config };
 }
 
+/**
+ * The tax-aware cases' risk model when the configuration names `custom` or `vendor`: at each decision date the
+ * organization's newest model of that kind dated on or before it (the last uploaded among models of one date, as
+ * `latestAsOf`), over the backtest's securities, assets it does not cover imputed from their sector. Each model is
+ * read and imputed once per run.
+ */
+function uploadedRiskModelProvider(
+  ctx: ServiceContext,
+  org: string,
+  kind: "custom" | "vendor",
+): RiskModelProvider {
+  const dated = ctx.store.riskModels.list(org, kind);
+  const built = new Map<string, FactorModel>();
+  return (view) => {
+    let pick: string | undefined;
+    for (const m of dated) if (m.asOfDate <= view.date) pick = m.uuid;
+    // None dated by then: the store's answer (an error saying what to upload, or a model uploaded since).
+    const uuid =
+      pick ?? latestUploadedModel(ctx, org, kind, view.date, "start the backtest on or after it").uuid;
+    let model = built.get(uuid);
+    if (model === undefined) {
+      const column = new Map(view.ids.map((id, i) => [id, i]));
+      model = uploadedModelOver(ctx, ctx.store.riskModels.require(org, uuid), view.ids, (id) => {
+        const i = column.get(id);
+        return i === undefined ? null : view.security(i).sector;
+      }).model;
+      built.set(uuid, model);
+    }
+    return model;
+  };
+}
+
 /** Number of a configuration decimal field, or `fallback` when unset. */
 function configNumber(value: string | null | undefined, fallback: number): number {
   return value === null || value === undefined ? fallback : Number(value);
@@ -424,6 +463,9 @@ export function runAccountBacktestDetailed(
     );
   const loaded = loadBacktest(ctx, account, params);
   const c = loaded.config;
+  const kind = c.risk_model_name;
+  const riskModelProvider =
+    kind !== null && isUploadedKind(kind) ? uploadedRiskModelProvider(ctx, org, kind) : undefined;
   const tp = c.tax_preferences;
   const shortTermRate = configNumber(tp.short_term_rate, 0.37);
   return runStandardBacktest({
@@ -447,6 +489,7 @@ export function runAccountBacktestDetailed(
       },
     },
     riskAversion: configNumber(c.risk_aversion, 2),
+    ...(riskModelProvider === undefined ? {} : { riskModelProvider }),
     cashBuffer: configNumber(c.cash_buffer_usd, 0),
     maxWeight: configNumber(c.max_weight, 1),
     ...(options.rebalanceEngine === undefined ? {} : { rebalanceEngine: options.rebalanceEngine }),

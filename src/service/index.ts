@@ -38,6 +38,8 @@ export {
   optimizeAccount,
   optimizedWeightsOf,
   optimizerConfigFromPortfolioConfig,
+  type PreparedOptimization,
+  prepareAccountOptimization,
   rebalanceAccount,
 } from "./optimize.js";
 export {
@@ -56,6 +58,14 @@ export {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 export { type CreateProposalOptions, createProposal, createProposalJson, getProposal } from "./proposals.js";
+export {
+  deleteRiskModel,
+  getRiskModel,
+  importRiskModel,
+  listRiskModels,
+  type RiskModelDocument,
+  type RiskModelSource,
+} from "./risk-models.js";
 export {
   BENCHMARK_ALIASES,
   backtestTheme,

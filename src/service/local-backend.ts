@@ -27,6 +27,9 @@ import type {
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  RiskModel,
+  RiskModelImport,
+  RiskModelSummary,
   Theme,
   ThemeBacktestQuery,
   ThemeBacktestResult,
@@ -65,6 +68,9 @@ import {
   portfolioConfigWriteSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  riskModelImportSchema,
+  riskModelListSchema,
+  riskModelSchema,
   themeBacktestQuerySchema,
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
@@ -101,6 +107,7 @@ import {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 import { createProposal, getProposal } from "./proposals.js";
+import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
 import {
   backtestTheme,
   createTheme,
@@ -283,6 +290,25 @@ export class LocalBackend implements Backend {
         asOf: b.as_of_date,
       });
     });
+  }
+
+  importRiskModel(body: RiskModelImport): Promise<RiskModel> {
+    return this.reply(riskModelSchema, () =>
+      importRiskModel(
+        this.ctx,
+        this.organizationUuid,
+        parseOrThrow(riskModelImportSchema, body, "request body"),
+      ),
+    );
+  }
+  listRiskModels(): Promise<RiskModelSummary[]> {
+    return this.reply(riskModelListSchema, () => listRiskModels(this.ctx, this.organizationUuid));
+  }
+  getRiskModel(riskModelUuid: string): Promise<RiskModel> {
+    return this.reply(riskModelSchema, () => getRiskModel(this.ctx, this.organizationUuid, riskModelUuid));
+  }
+  deleteRiskModel(riskModelUuid: string): Promise<void> {
+    return this.run(() => deleteRiskModel(this.ctx, this.organizationUuid, riskModelUuid));
   }
 
   createTheme(body: ThemeMethodologyInput): Promise<Theme> {

@@ -36,12 +36,13 @@ import {
   imputeBySector,
   type RiskModelInputs,
 } from "../core/risk/index.js";
-import type { AccountRecord } from "../store/index.js";
+import type { AccountRecord, RiskModelKind } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { effectiveConfig, securityCondition } from "./effective-config.js";
 import { createProposal } from "./proposals.js";
+import { isUploadedKind, latestUploadedModel, listForMessage, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
 /** risk_aversion when a configuration leaves it unset (the application default; the library's is 1). */
@@ -208,12 +209,13 @@ function defined<T>(o: { [K in keyof T]: T[K] | undefined }): Partial<T> {
 }
 
 /** Everything prepared for one optimization, with what the answer reports besides the result. */
-interface Prepared {
+export interface PreparedOptimization {
   account: AccountRecord;
   input: OptimizationInput;
   securities: Map<string, Security>;
   benchmarkName: string;
   riskModelName: string;
+  uploaded: AccountOptimization["uploaded_risk_model"];
   warnings: string[];
 }
 
@@ -246,12 +248,17 @@ function fxOn(ctx: ServiceContext, currencies: Iterable<Currency>, asOf: string)
   return out;
 }
 
-function prepare(
+/**
+ * The core optimizer's input for an account as of a date, exactly as {@link optimizeAccount} builds it (steps 1-8 of
+ * docs/optimize-service.md), with the warnings so far: for research, and to check the service against the core.
+ * @throws as {@link optimizeAccount}.
+ */
+export function prepareAccountOptimization(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
-  options: OptimizeAccountOptions,
-): Prepared {
+  options: OptimizeAccountOptions = {},
+): PreparedOptimization {
   const account = resolveAccount(ctx, org, accountUuid, options.clientUuid);
   const asOf = resolveAsOf(ctx, options.asOf);
   const market = ctx.store.market;
@@ -343,16 +350,24 @@ function prepare(
   // Market data for the risk model and the cost terms.
   const history = priceHistory(ctx, assets, currencies, asOf);
   const riskModelName = read.risk_model_name ?? DEFAULT_RISK_MODEL;
-  const riskModel = buildAccountRiskModel(
-    ctx,
-    riskModelName,
-    assets,
-    securities,
-    pricesUsd,
-    history,
-    asOf,
-    warnings,
-  );
+  let uploaded: PreparedOptimization["uploaded"] = null;
+  let riskModel: FactorModel;
+  if (isUploadedKind(riskModelName)) {
+    const u = uploadedRiskModel(ctx, org, riskModelName, assets, securities, asOf);
+    riskModel = u.model;
+    uploaded = u.used;
+    if (u.warning !== null) warnings.push(u.warning);
+  } else
+    riskModel = buildAccountRiskModel(
+      ctx,
+      riskModelName,
+      assets,
+      securities,
+      pricesUsd,
+      history,
+      asOf,
+      warnings,
+    );
   const cad = read.cash_buffer_cad_amount !== null || Number(read.cash_buffer_cad ?? 0) > 0;
   const cadPerUsd = cad ? fxOn(ctx, ["CAD"], asOf).get("CAD") : undefined;
 
@@ -361,6 +376,7 @@ function prepare(
     securities,
     benchmarkName,
     riskModelName,
+    uploaded,
     warnings,
     input: {
       asOf,
@@ -462,8 +478,7 @@ function priceHistory(
  * `pca`: the statistical model of the trailing returns of the assets with at least
  * {@link MIN_RETURN_OBSERVATIONS} returns, the others imputed from their sector. `characteristics`: market,
  * sector and style factors from the store's characteristics (point in time on `asOf`), market caps from
- * `market_cap` (else shares outstanding x price, else the median). `custom` / `vendor`: the store holds no
- * uploaded model, so they are refused naming the field.
+ * `market_cap` (else shares outstanding x price, else the median). (`custom` / `vendor`: {@link uploadedRiskModel}.)
  */
 function buildAccountRiskModel(
   ctx: ServiceContext,
@@ -475,11 +490,6 @@ function buildAccountRiskModel(
   asOf: string,
   warnings: string[],
 ): FactorModel {
-  if (name === "custom" || name === "vendor")
-    throw new DataError(
-      `risk_model_name is "${name}", which needs an uploaded ${name === "custom" ? "covariance or factor model" : "vendor model (exposures, factor covariance, specific risk)"}; this store holds none. Set risk_model_name to pca or characteristics (lotwise configs update UUID --set risk_model_name=pca).`,
-      { code: "risk_model_inputs_missing" },
-    );
   const n = assets.length;
   if (history.periods < MIN_RETURN_OBSERVATIONS)
     throw new DataError(
@@ -550,13 +560,51 @@ function buildAccountRiskModel(
     { returns: { assets: covered.map((i) => assets[i]!), returns: sub } },
     { pca: { minObservations: MIN_RETURN_OBSERVATIONS } },
   );
-  return imputeBySector(model, assets, sectorOf, MIN_RETURN_OBSERVATIONS);
+  return imputeBySector(model, assets, sectorOf, `with fewer than ${MIN_RETURN_OBSERVATIONS} returns`);
+}
+
+/**
+ * The organization's uploaded model of `kind` in force on `asOf` (the newest dated on or before it) over the universe.
+ * Assets it does not cover are imputed from their sector (see {@link uploadedModelOver}), with a warning saying how
+ * many.
+ * @throws {DataError} `risk_model_inputs_missing` when no model of the kind is dated on or before `asOf`.
+ * @throws {ValidationError} when the model covers none of the universe.
+ */
+export function uploadedRiskModel(
+  ctx: ServiceContext,
+  org: string,
+  kind: RiskModelKind,
+  assets: readonly string[],
+  securities: ReadonlyMap<string, Security>,
+  asOf: string,
+): { model: FactorModel; used: NonNullable<PreparedOptimization["uploaded"]>; warning: string | null } {
+  const stored = latestUploadedModel(ctx, org, kind, asOf, "optimize as of a later date");
+  const { model, uncovered, label } = uploadedModelOver(
+    ctx,
+    stored,
+    assets,
+    (id) => securities.get(id)?.sector ?? null,
+  );
+  return {
+    model,
+    used: {
+      uuid: stored.uuid,
+      name: stored.name,
+      as_of_date: stored.asOfDate,
+      assets_covered: assets.length - uncovered.length,
+      assets_imputed: uncovered.length,
+    },
+    warning:
+      uncovered.length === 0
+        ? null
+        : `${uncovered.length} of ${assets.length} assets are not in the ${label} (${listForMessage(uncovered, 5)}): imputed from their sector's average exposures and median specific variance.`,
+  };
 }
 
 const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
 
 /** The optimizer's result in the contract shape. */
-function toWire(p: Prepared, r: OptimizationResult): AccountOptimization {
+function toWire(p: PreparedOptimization, r: OptimizationResult): AccountOptimization {
   const symbol = (id: string) => p.securities.get(id)?.symbol ?? id;
   const index = new Map(r.assets.map((a, i) => [a, i]));
   const eps = 1e-12;
@@ -578,6 +626,7 @@ function toWire(p: Prepared, r: OptimizationResult): AccountOptimization {
     as_of_date: r.asOf,
     benchmark: p.benchmarkName,
     risk_model: p.riskModelName,
+    uploaded_risk_model: p.uploaded,
     universe_size: r.assets.length,
     nav_usd: r.navUsd,
     investable_usd: r.investableUsd,
@@ -666,7 +715,7 @@ export function optimizeAccount(
   accountUuid: string,
   options: OptimizeAccountOptions = {},
 ): AccountOptimization {
-  const prepared = prepare(ctx, org, accountUuid, options);
+  const prepared = prepareAccountOptimization(ctx, org, accountUuid, options);
   return toWire(prepared, optimizePortfolio(prepared.input));
 }
 

@@ -17,6 +17,10 @@ export type {
   OrganizationRecord,
   PortfolioConfigRecord,
   ProposalRecord,
+  RiskModelInput,
+  RiskModelKind,
+  RiskModelRecord,
+  StoredRiskModelRecord,
   TaxLotInput,
   TaxLotRecord,
   TaxLotRow,
@@ -37,5 +41,6 @@ export type { CloseMatrix, MarketRepository, MarketSummary, PriceMatrix } from "
 export type { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 export type { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
 export type { ProposalRepository } from "./repositories/proposals.js";
+export type { RiskModelRepository } from "./repositories/risk-models.js";
 export type { ThemeRepository } from "./repositories/themes.js";
 export { openStore, Store, type StoreOptions } from "./store.js";

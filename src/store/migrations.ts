@@ -299,6 +299,29 @@ CREATE TRIGGER tax_lots_token_delete AFTER DELETE ON tax_lots BEGIN
 END;
 `,
   },
+  {
+    version: 3,
+    description:
+      "risk_models: an organization's uploaded custom and vendor risk models, each dated (point in time)",
+    // The model is one JSON document (already validated, annualized, in fractions, PSD-repaired) read whole by the
+    // optimizer; the counts and warnings are columns so that listing models never parses the matrices. Several
+    // models of a kind coexist: the optimizer takes the newest one dated on or before its as-of date.
+    sql: `
+CREATE TABLE risk_models (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('custom', 'vendor')),
+  name TEXT NOT NULL,
+  as_of_date TEXT NOT NULL,
+  asset_count INTEGER NOT NULL,
+  factor_count INTEGER NOT NULL,
+  warnings TEXT NOT NULL,
+  document TEXT NOT NULL,
+  created TEXT NOT NULL
+);
+CREATE INDEX risk_models_org_kind_date ON risk_models(organization_uuid, kind, as_of_date);
+`,
+  },
 ];
 
 /** The schema version this build of lotwise writes. */

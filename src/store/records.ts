@@ -150,6 +150,32 @@ export interface ProposalRecord {
   created: string;
 }
 
+/** Kinds of uploaded risk models (the `risk_model_name` values that read one). */
+export type RiskModelKind = "custom" | "vendor";
+
+/** An uploaded risk model without its matrices (what lists show). */
+export interface RiskModelRecord {
+  uuid: string;
+  organizationUuid: string;
+  kind: RiskModelKind;
+  name: string;
+  /** The date the model describes (YYYY-MM-DD): it serves optimizations dated on or after it. */
+  asOfDate: string;
+  assetCount: number;
+  factorCount: number;
+  /** What the import adjusted (PSD repair, ignored rows...). */
+  warnings: string[];
+  created: string;
+}
+
+/** An uploaded risk model with its document (the validated model and the source options; see the service). */
+export interface StoredRiskModelRecord extends RiskModelRecord {
+  document: unknown;
+}
+
+/** What {@link RiskModelRecord} the store assigns nothing to: everything but uuid, organization and created. */
+export type RiskModelInput = Omit<StoredRiskModelRecord, "uuid" | "organizationUuid" | "created">;
+
 export type BacktestStatus = "PENDING" | "RUNNING" | "SUCCESS" | "FAILURE";
 
 export interface BacktestProgress {

@@ -242,6 +242,56 @@ describe("store", () => {
     });
   });
 
+  it("keeps uploaded risk models per organization and serves the newest dated on or before a date", () => {
+    const model = (name: string, asOfDate: string, kind: "custom" | "vendor" = "vendor") => ({
+      kind,
+      name,
+      asOfDate,
+      assetCount: 2,
+      factorCount: 1,
+      warnings: name === "repaired" ? ["Factor covariance was not positive definite."] : [],
+      document: { assets: ["A:XNYS", "B:XNYS"], factors: ["market"], exposures: [1, 0.5], name },
+    });
+    const june = store.riskModels.create(orgA, model("June", "2025-06-30"));
+    const march = store.riskModels.create(orgA, model("March", "2025-03-31"));
+    const custom = store.riskModels.create(orgA, model("repaired", "2025-01-31", "custom"));
+    const juneAgain = store.riskModels.create(orgA, model("June, corrected", "2025-06-30"));
+    expect(june).toMatchObject({
+      organizationUuid: orgA,
+      kind: "vendor",
+      asOfDate: "2025-06-30",
+      assetCount: 2,
+    });
+    expect(june).not.toHaveProperty("document");
+    // Lists are summaries ordered by date, then upload order, and never cross organizations.
+    expect(store.riskModels.list(orgA).map((m) => m.name)).toEqual([
+      "repaired",
+      "March",
+      "June",
+      "June, corrected",
+    ]);
+    expect(store.riskModels.list(orgA, "custom")).toEqual([custom]);
+    expect(custom.warnings).toEqual(["Factor covariance was not positive definite."]);
+    expect(store.riskModels.list(orgB)).toEqual([]);
+    // Point in time: never a model dated after the date; the last upload of a date wins.
+    expect(store.riskModels.latestAsOf(orgA, "vendor", "2025-03-30")).toBeUndefined();
+    expect(store.riskModels.latestAsOf(orgA, "vendor", "2025-03-31")?.uuid).toBe(march.uuid);
+    expect(store.riskModels.latestAsOf(orgA, "vendor", "2025-06-29")?.uuid).toBe(march.uuid);
+    const latest = store.riskModels.latestAsOf(orgA, "vendor", "2026-01-01")!;
+    expect(latest.uuid).toBe(juneAgain.uuid);
+    expect(latest.document).toEqual(model("June, corrected", "").document);
+    expect(store.riskModels.latestAsOf(orgA, "custom", "2025-12-31")?.uuid).toBe(custom.uuid);
+    expect(store.riskModels.latestAsOf(orgB, "vendor", "2026-01-01")).toBeUndefined();
+    // Another organization can neither read nor delete them.
+    expect(store.riskModels.get(orgB, june.uuid)).toBeUndefined();
+    expect(() => store.riskModels.delete(orgB, june.uuid)).toThrow(NotFoundError);
+    expect(store.riskModels.get(orgA, june.uuid)?.document).toEqual(model("June", "").document);
+    store.riskModels.delete(orgA, juneAgain.uuid);
+    expect(store.riskModels.latestAsOf(orgA, "vendor", "2026-01-01")?.uuid).toBe(june.uuid);
+    expect(() => store.riskModels.require(orgA, juneAgain.uuid)).toThrow(/Risk model .* not found/);
+    expect(() => store.riskModels.create("no-such-org", model("x", "2025-01-01"))).toThrow(/FOREIGN KEY/);
+  });
+
   it("moves a backtest job through PENDING, RUNNING and SUCCESS under one lease", () => {
     const c = store.clients.create(orgA);
     const a = store.accounts.create(orgA, c.uuid);
@@ -514,7 +564,7 @@ describe("store files", () => {
     raw.close();
   });
 
-  it("migrates a version-1 store: accounts get a lots token, and lot writes from any connection replace it", () => {
+  it("migrates a version-1 store: accounts get a lots token (lot writes from any connection replace it), and a risk-model table", () => {
     const path = join(dir, "v1.db");
     const raw = new Database(path);
     raw.exec(MIGRATIONS[0]!.sql);
@@ -527,7 +577,8 @@ describe("store files", () => {
         VALUES ('l', 'a', 0, 'AAPL:XNAS', '1', '10', '2024-01-02');`);
     raw.close();
     const store = openStore(path);
-    expect(store.schemaVersion).toBe(2);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(store.riskModels.list("o")).toEqual([]);
     const t0 = store.accounts.lotsToken("a");
     expect(t0).toMatch(/^[0-9A-F]{32}$/);
     expect(store.accounts.lotsToken("a")).toBe(t0);

@@ -12,6 +12,7 @@ import { MarketRepository } from "./repositories/market.js";
 import { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 import { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
 import { ProposalRepository } from "./repositories/proposals.js";
+import { RiskModelRepository } from "./repositories/risk-models.js";
 import { ThemeRepository } from "./repositories/themes.js";
 
 export interface StoreOptions {
@@ -31,6 +32,7 @@ export class Store {
   readonly assetClasses: AssetClassRepository;
   readonly themes: ThemeRepository;
   readonly proposals: ProposalRepository;
+  readonly riskModels: RiskModelRepository;
   readonly backtestJobs: BacktestJobRepository;
   readonly market: MarketRepository;
   readonly now: () => string;
@@ -49,6 +51,7 @@ export class Store {
     this.assetClasses = new AssetClassRepository(this.db, this.now);
     this.themes = new ThemeRepository(this.db, this.now);
     this.proposals = new ProposalRepository(this.db, this.now);
+    this.riskModels = new RiskModelRepository(this.db, this.now);
     this.backtestJobs = new BacktestJobRepository(this.db, this.now);
     this.market = new MarketRepository(this.db, this.now);
   }

@@ -2,8 +2,9 @@
  * Runs the built `lotwise` binary as a child process (the CLI end-to-end tests), with the environment cleared of
  * the LOTWISE_* selectors so a developer's shell cannot point a test at another store or server.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { join, resolve } from "node:path";
+import { expect } from "vitest";
 
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const BIN = join(ROOT, "bin", "lotwise.js");
@@ -30,4 +31,47 @@ export function run(args: string[], env: Record<string, string> = {}): Promise<R
         done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** The JSON a run printed, after checking that it succeeded (exit 0; stderr is the failure message). */
+export function okJson(r: Run) {
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+/** A `lotwise serve` child process on a free port. */
+export interface Served {
+  url: string;
+  /** SIGTERM, then wait for the process to exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `lotwise serve --store <store> --port 0 [...extra] --json` and resolves with its URL once it listens. */
+export async function serveStore(store: string, extra: string[] = []): Promise<Served> {
+  const server = spawn(
+    process.execPath,
+    [BIN, "serve", "--store", store, "--port", "0", ...extra, "--json"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CI: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const exited = new Promise((r) => server.once("exit", r));
+  const url = await new Promise<string>((ok, fail) => {
+    let out = "";
+    server.stdout!.on("data", (d) => {
+      out += String(d);
+      const m = /"url":\s*"([^"]+)"/.exec(out);
+      if (m) ok(m[1]!);
+    });
+    server.once("exit", (code) => fail(new Error(`serve exited with ${code}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      server.kill("SIGTERM");
+      await exited;
+    },
+  };
 }

@@ -231,3 +231,29 @@ export function seedOrganization(t: TestStore, org: TestOrganization, label = or
     proposalUuid: proposal.proposal_uuid,
   };
 }
+
+/**
+ * A two-factor vendor model import body over `assets`, in percent units of daily numbers: market exposure 1, a size
+ * exposure spread evenly over [-1, 1], specific volatility 1.5%, 2% or 2.5% a day; `scale` multiplies the factor
+ * covariance (1.5, 0.3, 0.5 %^2 a day).
+ */
+export function vendorModelBody(assets: readonly string[], asOf: string, name: string, scale = 1) {
+  const n = assets.length;
+  return {
+    kind: "vendor" as const,
+    name,
+    as_of_date: asOf,
+    frequency: "daily" as const,
+    units: "percent" as const,
+    exposures: assets.flatMap((asset, i) => [
+      { asset, factor: "market", exposure: 1 },
+      { asset, factor: "size", exposure: n > 1 ? -1 + (2 * i) / (n - 1) : 0 },
+    ]),
+    factor_covariance: [
+      { factor1: "market", factor2: "market", covariance: 1.5 * scale },
+      { factor1: "market", factor2: "size", covariance: 0.3 * scale },
+      { factor1: "size", factor2: "size", covariance: 0.5 * scale },
+    ],
+    specific_risk: assets.map((asset, i) => ({ asset, specific_risk: 1.5 + (i % 3) * 0.5 })),
+  };
+}

@@ -22,6 +22,13 @@ function requestOf(opts: { asOf?: string }): OptimizeRequest {
 
 const weight = (v: number) => percent(v, 2);
 
+/** The risk model used: its name and universe, and for an uploaded model which one and its coverage. */
+function riskModelLine(o: AccountOptimization): string {
+  const u = o.uploaded_risk_model;
+  if (u === null) return `${o.risk_model} (${o.universe_size} assets)`;
+  return `${o.risk_model} "${u.name}" as of ${u.as_of_date} (${u.assets_covered} of ${o.universe_size} assets covered${u.assets_imputed > 0 ? `, ${u.assets_imputed} imputed` : ""})`;
+}
+
 /** Summary, trades and lots to sell of an optimization, for people. */
 export function renderOptimization(o: AccountOptimization): string {
   const parts: string[] = [];
@@ -33,7 +40,7 @@ export function renderOptimization(o: AccountOptimization): string {
         ["As of", o.as_of_date],
         ["Status", o.status.toUpperCase()],
         ["Benchmark", o.benchmark],
-        ["Risk model", `${o.risk_model} (${o.universe_size} assets)`],
+        ["Risk model", riskModelLine(o)],
         ["NAV (USD)", money(o.nav_usd)],
         ["Investable (USD)", money(o.investable_usd)],
         [

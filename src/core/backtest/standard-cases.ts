@@ -21,7 +21,11 @@ import type { BacktestMarket } from "./market-data.js";
 import { buyAndHoldPolicy } from "./policies/buy-and-hold.js";
 import { DEFAULT_OVERLAY_GROSS, type LongShortFactor } from "./policies/characteristic-overlay.js";
 import { rebalanceToTargetPolicy } from "./policies/rebalance-to-target.js";
-import { createRiskModelProvider, type RiskModelProviderOptions } from "./policies/risk-model-provider.js";
+import {
+  createRiskModelProvider,
+  type RiskModelProvider,
+  type RiskModelProviderOptions,
+} from "./policies/risk-model-provider.js";
 import {
   type RebalanceEngine,
   type TaxAwarePolicyStats,
@@ -70,6 +74,11 @@ export interface StandardBacktestInput {
   /** Step 3 of the tax-managed case (the long-short case always uses "pwl_tracking"). @default "optimizer" */
   readonly rebalanceEngine?: RebalanceEngine;
   readonly riskModel?: RiskModelProviderOptions;
+  /**
+   * The risk model of the tax-aware cases at each decision date, instead of the estimated one (`riskModel` is then
+   * unused); it must never use data dated after the view's date. @default createRiskModelProvider(riskModel)
+   */
+  readonly riskModelProvider?: RiskModelProvider;
   readonly hooks?: BacktestHooks;
 }
 
@@ -92,7 +101,7 @@ export interface StandardBacktestResult {
 export function runStandardBacktest(input: StandardBacktestInput): StandardBacktestResult {
   const costs = resolveTradingCosts(input.costs);
   const tax = resolveBacktestTax(input.tax);
-  const riskModel = createRiskModelProvider(input.riskModel ?? {});
+  const riskModel = input.riskModelProvider ?? createRiskModelProvider(input.riskModel ?? {});
   const cashBuffer = input.cashBuffer ?? 0;
   const benchmarkName = input.market.benchmark.name;
   const shared = {

@@ -220,6 +220,20 @@ describe("solvePwlQp", () => {
     ).toThrow(/empty domain/);
   });
 
+  it("takes bounds that cross a segment end by rounding as that point, and still refuses an empty domain", () => {
+    // A full sale: the lowest segment starts at w0 - b summed one way, the caller's bound is -b summed another.
+    const start = 0.1 + 0.2 - 0.4; // -0.09999999999999998
+    const seg = segments1([start, 0, 1], [-0.5, 0.5]);
+    const p = { P: { diagonal: Float64Array.of(1) }, q: Float64Array.of(1), segments: seg };
+    const r = solvePwlQp(p, { bounds: { lower: Float64Array.of(-1), upper: Float64Array.of(-0.1) } });
+    expect(r.status).toBe("optimal");
+    expect(r.x[0]).toBe(start);
+    expect([r.domainLower[0], r.domainUpper[0]]).toEqual([start, start]);
+    expect(() =>
+      solvePwlQp(p, { bounds: { lower: Float64Array.of(-1), upper: Float64Array.of(-0.2) } }),
+    ).toThrow(/options.bounds leave variable 0 an empty domain \[-0.09999999999999998, -0.2\]/);
+  });
+
   it("rejects malformed problems naming the field", () => {
     const base = { P: { diagonal: Float64Array.of(1) }, q: Float64Array.of(0) };
     expect(() =>

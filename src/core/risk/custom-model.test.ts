@@ -87,14 +87,17 @@ describe("buildCustomRiskModel from a dense covariance", () => {
   });
 });
 
+/** A two-factor model over the three assets (daily numbers). */
+const factorModel = {
+  assets,
+  factors: ["market", "size"],
+  exposures: Float64Array.of(1, 0.2, 1.1, -0.4, 0.9, 0),
+  factorCovariance: Float64Array.of(0.0004, 0.0001, 0.0001, 0.0002),
+  specificVariance: Float64Array.of(0.0001, 0.0002, 0.00015),
+};
+
 describe("buildCustomRiskModel from a factor model", () => {
-  const input = {
-    assets,
-    factors: ["market", "size"],
-    exposures: Float64Array.of(1, 0.2, 1.1, -0.4, 0.9, 0),
-    factorCovariance: Float64Array.of(0.0004, 0.0001, 0.0001, 0.0002),
-    specificVariance: Float64Array.of(0.0001, 0.0002, 0.00015),
-  };
+  const input = factorModel;
 
   it("keeps the given factor model and annualizes it per the stated frequency", () => {
     const model = buildCustomRiskModel(input, { frequency: "daily" });
@@ -133,5 +136,64 @@ describe("buildCustomRiskModel from a factor model", () => {
     expect(() =>
       buildCustomRiskModel({ ...input, factorCovariance: Float64Array.of(0.0004, 0.0001, 0.0003, 0.0002) }),
     ).toThrow(/factorCovariance is not symmetric/);
+  });
+});
+
+describe("buildCustomRiskModel from a factor model given as records", () => {
+  // factorModel as a user writes it in files: rows and nested records, one triangle.
+  const records = {
+    exposures: [
+      { asset: "A:XNYS", factor: "market", exposure: 1 },
+      { asset: "A:XNYS", factor: "size", exposure: 0.2 },
+      { asset: "B:XNYS", factor: "market", exposure: 1.1 },
+      { asset: "B:XNYS", factor: "size", exposure: -0.4 },
+      { asset: "C:XNAS", factor: "market", exposure: 0.9 },
+    ],
+    factorCovariance: { market: { market: 0.0004, size: 0.0001 }, size: { size: 0.0002 } },
+    specificVariance: { "A:XNYS": 0.0001, "B:XNYS": 0.0002, "C:XNAS": 0.00015 },
+  };
+
+  it("builds exactly the model of the same numbers given as arrays, annualized per the frequency", () => {
+    const fromRecords = buildCustomRiskModel(records, { frequency: "monthly" });
+    const fromArrays = buildCustomRiskModel(factorModel, { frequency: "monthly" });
+    expect(fromRecords.assets).toEqual(assets);
+    expect(fromRecords.factors).toEqual(["market", "size"]);
+    expect(fromRecords.annualization).toBe(12);
+    expect(Array.from(fromRecords.exposures)).toEqual(Array.from(fromArrays.exposures));
+    expect(Array.from(fromRecords.factorCovariance)).toEqual(Array.from(fromArrays.factorCovariance));
+    expect(Array.from(fromRecords.specificVariance)).toEqual(Array.from(fromArrays.specificVariance));
+    // 0.0001 a month is 0.0012 a year; C's missing size exposure is 0.
+    expect(fromRecords.specificVariance[0]).toBeCloseTo(0.0012, 15);
+    expect(fromRecords.exposures[5]).toBe(0);
+    expect(fromRecords.diagnostics.model).toBe("custom");
+  });
+
+  it("takes specific variances as rows and names each bad record", () => {
+    const rows = [
+      { asset: "A:XNYS", specificVariance: 0.0001 },
+      { asset: "B:XNYS", specificVariance: -0.0002 },
+    ];
+    let error: unknown;
+    try {
+      buildCustomRiskModel({ ...records, specificVariance: rows });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toBe(
+      "buildCustomRiskModel: specific variance problems: negative for B:XNYS.",
+    );
+    expect((error as ValidationError).issues).toEqual([
+      { path: "specificVariance[1]", message: "negative for B:XNYS" },
+    ]);
+    expect(() =>
+      buildCustomRiskModel({
+        ...records,
+        exposures: [...records.exposures, { asset: "A:XNYS", factor: "value", exposure: 1 }],
+      }),
+    ).toThrow(/unknown factor "value" for A:XNYS/);
+    expect(() =>
+      buildCustomRiskModel({ ...records, factorCovariance: { market: { market: 0.0004 } } }),
+    ).toThrow(/unknown factor "size"/);
   });
 });

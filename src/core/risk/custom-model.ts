@@ -15,6 +15,7 @@ import {
   repairFactorCovariance,
 } from "./psd-repair.js";
 import type { FactorModel } from "./types.js";
+import { assembleFactorRecords, type VendorRiskModelData } from "./vendor-model.js";
 
 /** A user-supplied dense covariance over `assets` (n x n row-major). */
 export interface CustomCovarianceInput {
@@ -29,6 +30,30 @@ export interface CustomFactorInput {
   exposures: Float64Array;
   factorCovariance: Float64Array;
   specificVariance: Float64Array;
+}
+
+/** Specific variance of one asset (a record of {@link CustomFactorRecordsInput}). */
+export interface CustomSpecificVarianceRow {
+  asset: string;
+  specificVariance: number;
+}
+
+/**
+ * A user-supplied factor model as records keyed by asset and factor name, in the layouts of a vendor model
+ * (`VendorRiskModelData`): rows or nested records; specific variances (not volatilities) by asset. Missing
+ * exposures are 0.
+ */
+export interface CustomFactorRecordsInput {
+  /** Factor order; by default the order of first appearance in `factorCovariance`. */
+  factors?: string[];
+  /**
+   * The model's assets, in this order; each needs a specific variance. By default every asset with a specific
+   * variance, in order of appearance; exposure rows of other assets are then ignored (noted).
+   */
+  assets?: string[];
+  exposures: VendorRiskModelData["exposures"];
+  factorCovariance: VendorRiskModelData["factorCovariance"];
+  specificVariance: readonly CustomSpecificVarianceRow[] | Readonly<Record<string, number>>;
 }
 
 /** Options of {@link buildCustomRiskModel}. */
@@ -75,7 +100,9 @@ export interface CustomRiskModelOptions {
  * (the default) X F X' + diag(D) equals the repaired Sigma.
  *
  * Factor model: dimensions, names, finiteness, symmetry of F and D >= 0 are checked; F is repaired by
- * eigenvalue clipping when it is not PSD (reported in `diagnostics.psdRepair`).
+ * eigenvalue clipping when it is not PSD (reported in `diagnostics.psdRepair` and the notes). Given as records
+ * ({@link CustomFactorRecordsInput}), it is first checked record by record as a vendor model is (unknown factors,
+ * missing covariance entries, missing or negative specific variances, conflicting duplicates).
  *
  * @throws {RangeError} on array lengths that do not match the names, or bad options.
  * @throws {NonFiniteError} on NaN/Infinity anywhere in the input.
@@ -84,7 +111,7 @@ export interface CustomRiskModelOptions {
  * const model = buildCustomRiskModel({ assets: ["A:XNYS", "B:XNYS"], covariance: Float64Array.of(0.04, 0.01, 0.01, 0.09) });
  */
 export function buildCustomRiskModel(
-  input: CustomCovarianceInput | CustomFactorInput,
+  input: CustomCovarianceInput | CustomFactorInput | CustomFactorRecordsInput,
   options: CustomRiskModelOptions = {},
 ): FactorModel {
   const relativeFloor = options.relativeFloor ?? DEFAULT_PSD_RELATIVE_FLOOR;
@@ -92,9 +119,43 @@ export function buildCustomRiskModel(
   checkFloors("buildCustomRiskModel", relativeFloor, absoluteFloor);
   const annualization = periodsPerYear(options.frequency ?? "annual");
   const symmetryTolerance = options.symmetryTolerance ?? 1e-8;
-  return "covariance" in input
-    ? fromCovariance(input, options, annualization, symmetryTolerance, relativeFloor, absoluteFloor)
-    : fromFactors(input, annualization, symmetryTolerance, relativeFloor, absoluteFloor);
+  if ("covariance" in input)
+    return fromCovariance(input, options, annualization, symmetryTolerance, relativeFloor, absoluteFloor);
+  if (input.exposures instanceof Float64Array)
+    return fromFactors(
+      input as CustomFactorInput,
+      annualization,
+      symmetryTolerance,
+      relativeFloor,
+      absoluteFloor,
+    );
+  // Records: ordered and checked as a vendor model's (variances, fraction units), then built as a factor model.
+  const records = input as CustomFactorRecordsInput;
+  const specific = records.specificVariance;
+  const assembled = assembleFactorRecords(
+    "buildCustomRiskModel",
+    {
+      ...(records.factors === undefined ? {} : { factors: records.factors }),
+      exposures: records.exposures,
+      factorCovariance: records.factorCovariance,
+      specificRisk: Array.isArray(specific)
+        ? (specific as readonly CustomSpecificVarianceRow[]).map((r) => ({
+            asset: r.asset,
+            specificRisk: r.specificVariance,
+          }))
+        : (specific as Readonly<Record<string, number>>),
+    },
+    {
+      varianceScale: 1,
+      specificRiskKind: "variance",
+      symmetryTolerance,
+      specificField: "specificVariance",
+      assets: records.assets,
+    },
+  );
+  const model = fromFactors(assembled, annualization, symmetryTolerance, relativeFloor, absoluteFloor);
+  model.diagnostics.notes.unshift(...assembled.notes);
+  return model;
 }
 
 function fromCovariance(

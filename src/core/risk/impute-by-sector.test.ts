@@ -12,7 +12,12 @@ describe("imputeBySector", () => {
     specificVariance: Float64Array.of(0.01, 0.03, 0.05),
   });
   const sector: Record<string, number> = { A: 10, B: 10, C: 20, D: 10, E: 30 };
-  const out = imputeBySector(model, ["D", "A", "E", "C", "B"], (id) => sector[id] ?? null, 60);
+  const out = imputeBySector(
+    model,
+    ["D", "A", "E", "C", "B"],
+    (id) => sector[id] ?? null,
+    "with fewer than 60 returns",
+  );
 
   it("keeps covered rows and reorders them to the requested assets", () => {
     expect(out.assets).toEqual(["D", "A", "E", "C", "B"]);

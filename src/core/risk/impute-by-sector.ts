@@ -8,14 +8,15 @@ import type { FactorModel } from "./types.js";
 
 /**
  * The model over `assets`, in that order. Covered assets keep their rows; the others are imputed from their sector
- * (see the module comment) and counted in a diagnostics note naming `minObservations`.
- * @example imputeBySector(pca, universe, (id) => sectorOf.get(id) ?? null, 60)
+ * (see the module comment) and counted in a diagnostics note saying why they were not covered (`uncovered`, e.g.
+ * "with fewer than 60 returns").
+ * @example imputeBySector(pca, universe, (id) => sectorOf.get(id) ?? null, "with fewer than 60 returns")
  */
 export function imputeBySector(
   model: FactorModel,
   assets: readonly string[],
   sectorOf: (themeAssetId: string) => number | null,
-  minObservations: number,
+  uncovered: string,
 ): FactorModel {
   const k = model.factors.length;
   const rowOf = new Map(model.assets.map((a, r) => [a, r]));
@@ -53,9 +54,7 @@ export function imputeBySector(
       ...model.diagnostics,
       notes: [
         ...model.diagnostics.notes,
-        ...(imputed > 0
-          ? [`${imputed} asset(s) with fewer than ${minObservations} returns imputed from their sector.`]
-          : []),
+        ...(imputed > 0 ? [`${imputed} asset(s) ${uncovered} imputed from their sector.`] : []),
       ],
     },
   };

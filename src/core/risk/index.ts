@@ -12,7 +12,13 @@ export type { CharacteristicsModelInputs, CharacteristicsRiskModelOptions } from
 export { buildCharacteristicsRiskModel, DEFAULT_CHARACTERISTICS_HALF_LIFE } from "./characteristics-model.js";
 export type { CrossSection, CrossSectionFit } from "./cross-sectional-regression.js";
 export { crossSectionalRegression } from "./cross-sectional-regression.js";
-export type { CustomCovarianceInput, CustomFactorInput, CustomRiskModelOptions } from "./custom-model.js";
+export type {
+  CustomCovarianceInput,
+  CustomFactorInput,
+  CustomFactorRecordsInput,
+  CustomRiskModelOptions,
+  CustomSpecificVarianceRow,
+} from "./custom-model.js";
 export { buildCustomRiskModel } from "./custom-model.js";
 export { riskModelCovariance } from "./dense-covariance.js";
 export { ewCovariance, exponentialWeights } from "./ew-covariance.js";

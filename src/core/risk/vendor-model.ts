@@ -116,52 +116,51 @@ function differ(x: number, y: number, tol: number): boolean {
   return Math.abs(x - y) > tol * Math.max(Math.abs(x), Math.abs(y), Number.MIN_VALUE);
 }
 
-function fail(message: string, issues: FieldIssue[]): never {
-  throw new ValidationError(`buildVendorRiskModel: ${message}`, issues);
+function fail(fn: string, message: string, issues: FieldIssue[]): never {
+  throw new ValidationError(`${fn}: ${message}`, issues);
+}
+
+/** Options of {@link assembleFactorRecords}. */
+export interface FactorRecordsOptions {
+  /** Multiplier of covariances and specific variances (1e-4 for percent units). */
+  varianceScale: number;
+  /** Whether the specific records hold volatilities (squared here) or variances. */
+  specificRiskKind: "volatility" | "variance";
+  /** Model assets and their order (see {@link VendorRiskModelOptions.assets}). */
+  assets?: string[] | undefined;
+  /** Relative tolerance for duplicate and mirrored entries. */
+  symmetryTolerance: number;
+  /** Name of the specific records in issue paths and messages. @default "specificRisk" */
+  specificField?: "specificRisk" | "specificVariance";
+}
+
+/** Records ordered into the arrays of a factor model: F exactly symmetric but not repaired, nothing annualized. */
+export interface AssembledFactorRecords {
+  assets: string[];
+  factors: string[];
+  exposures: Float64Array;
+  factorCovariance: Float64Array;
+  specificVariance: Float64Array;
+  /** Ignored exposure rows and assets without exposures. */
+  notes: string[];
 }
 
 /**
- * Builds the `vendor` risk model from records.
- *
- * Checks: every number finite (NonFiniteError naming the record); factors referenced by exposures exist in the
- * covariance; every factor pair is covered (one triangle suffices; given twice, the entries must agree to
- * `symmetryTolerance`); each model asset has one specific risk >= 0; no conflicting duplicates. F is made PSD by
- * eigenvalue clipping when needed (reported in `diagnostics.psdRepair` and the notes). Missing exposures are 0.
- *
- * Units: with `units: "percent"`, covariances and variances are divided by 10,000 and volatilities by 100.
- * Specific volatilities are squared. Then F and D are multiplied by the periods per year of `frequency`.
- *
+ * The checks and ordering of {@link buildVendorRiskModel} without its PSD repair and annualization, shared with
+ * `buildCustomRiskModel`'s record input. `fn` names the caller in messages.
  * @throws {NonFiniteError} on NaN/Infinity in any record.
  * @throws {ValidationError} with one issue per offending record.
- * @throws {RangeError} on bad options.
- * @example
- * buildVendorRiskModel(
- *   { exposures: [{ asset: "A:XNYS", factor: "market", exposure: 1 }],
- *     factorCovariance: [{ factor1: "market", factor2: "market", covariance: 0.04 }],
- *     specificRisk: [{ asset: "A:XNYS", specificRisk: 0.25 }] },
- *   { frequency: "annual" },
- * );
  */
-export function buildVendorRiskModel(
+export function assembleFactorRecords(
+  fn: string,
   data: VendorRiskModelData,
-  options: VendorRiskModelOptions,
-): FactorModel {
-  const fn = "buildVendorRiskModel";
-  const annualization = periodsPerYear(options.frequency);
-  const units = options.units ?? "fraction";
-  if (units !== "fraction" && units !== "percent")
-    throw new RangeError(`${fn}: unknown units "${String(units)}".`);
-  const kind = options.specificRiskKind ?? "volatility";
-  if (kind !== "volatility" && kind !== "variance") {
-    throw new RangeError(`${fn}: unknown specificRiskKind "${String(kind)}".`);
-  }
-  const tol = options.symmetryTolerance ?? 1e-8;
-  const relativeFloor = options.relativeFloor ?? DEFAULT_PSD_RELATIVE_FLOOR;
-  const absoluteFloor = options.absoluteFloor ?? 0;
-  checkFloors(fn, relativeFloor, absoluteFloor);
-  const varianceScale = units === "percent" ? 1e-4 : 1;
+  options: FactorRecordsOptions,
+): AssembledFactorRecords {
+  const { varianceScale, symmetryTolerance: tol } = options;
+  const kind = options.specificRiskKind;
+  const field = options.specificField ?? "specificRisk";
+  const words = field === "specificRisk" ? "specific risk" : "specific variance";
   const notes: string[] = [];
-
   const covRows = covarianceRows(data.factorCovariance);
   const expRows = exposureRows(data.exposures);
   const specRows = specificRows(data.specificRisk);
@@ -179,7 +178,7 @@ export function buildVendorRiskModel(
   });
   specRows.forEach((r, x) => {
     if (!Number.isFinite(r.specificRisk)) {
-      throw new NonFiniteError(`${fn}: specificRisk[${x}] (${r.asset}) is ${r.specificRisk}.`);
+      throw new NonFiniteError(`${fn}: ${field}[${x}] (${r.asset}) is ${r.specificRisk}.`);
     }
   });
 
@@ -195,7 +194,7 @@ export function buildVendorRiskModel(
         if (!known.has(f)) issues.push({ path: `factorCovariance[${x}]`, message: `unknown factor "${f}"` });
       }
     });
-    if (issues.length > 0) fail(`the factor covariance names factors outside "factors".`, issues);
+    if (issues.length > 0) fail(fn, `the factor covariance names factors outside "factors".`, issues);
   } else {
     const seen = new Set<string>();
     factors = [];
@@ -247,6 +246,7 @@ export function buildVendorRiskModel(
   }
   if (covIssues.length > 0) {
     fail(
+      fn,
       `the factor covariance is inconsistent or incomplete (${covIssues.length} problem(s)): ${listForMessage(
         covIssues.map((i) => i.message),
         5,
@@ -259,12 +259,11 @@ export function buildVendorRiskModel(
   const specific = new Map<string, number>();
   const specIssues: FieldIssue[] = [];
   specRows.forEach((r, x) => {
-    if (r.specificRisk < 0)
-      specIssues.push({ path: `specificRisk[${x}]`, message: `negative for ${r.asset}` });
+    if (r.specificRisk < 0) specIssues.push({ path: `${field}[${x}]`, message: `negative for ${r.asset}` });
     const variance = (kind === "volatility" ? r.specificRisk ** 2 : r.specificRisk) * varianceScale;
     const prev = specific.get(r.asset);
     if (prev !== undefined && differ(prev, variance, tol)) {
-      specIssues.push({ path: `specificRisk[${x}]`, message: `conflicting duplicate for ${r.asset}` });
+      specIssues.push({ path: `${field}[${x}]`, message: `conflicting duplicate for ${r.asset}` });
     }
     specific.set(r.asset, variance);
   });
@@ -272,10 +271,11 @@ export function buildVendorRiskModel(
   assertUnique(fn, "asset", assets);
   const uncoveredAssets = assets.filter((a) => !specific.has(a));
   for (const a of uncoveredAssets)
-    specIssues.push({ path: `specificRisk.${a}`, message: `no specific risk for ${a}` });
+    specIssues.push({ path: `${field}.${a}`, message: `no ${words} for ${a}` });
   if (specIssues.length > 0) {
     fail(
-      `specific risk problems: ${listForMessage(
+      fn,
+      `${words} problems: ${listForMessage(
         specIssues.map((i) => i.message),
         5,
       )}.`,
@@ -312,6 +312,7 @@ export function buildVendorRiskModel(
   });
   if (expIssues.length > 0)
     fail(
+      fn,
       `exposure problems: ${listForMessage(
         expIssues.map((i) => i.message),
         5,
@@ -340,19 +341,69 @@ export function buildVendorRiskModel(
       F[b * k + a] = m;
     }
   }
+  const specificVariance = new Float64Array(n);
+  for (let i = 0; i < n; i++) specificVariance[i] = specific.get(assets[i]!)!;
+  return { assets, factors, exposures: X, factorCovariance: F, specificVariance, notes };
+}
+
+/**
+ * Builds the `vendor` risk model from records.
+ *
+ * Checks: every number finite (NonFiniteError naming the record); factors referenced by exposures exist in the
+ * covariance; every factor pair is covered (one triangle suffices; given twice, the entries must agree to
+ * `symmetryTolerance`); each model asset has one specific risk >= 0; no conflicting duplicates. F is made PSD by
+ * eigenvalue clipping when needed (reported in `diagnostics.psdRepair` and the notes). Missing exposures are 0.
+ *
+ * Units: with `units: "percent"`, covariances and variances are divided by 10,000 and volatilities by 100.
+ * Specific volatilities are squared. Then F and D are multiplied by the periods per year of `frequency`.
+ *
+ * @throws {NonFiniteError} on NaN/Infinity in any record.
+ * @throws {ValidationError} with one issue per offending record.
+ * @throws {RangeError} on bad options.
+ * @example
+ * buildVendorRiskModel(
+ *   { exposures: [{ asset: "A:XNYS", factor: "market", exposure: 1 }],
+ *     factorCovariance: [{ factor1: "market", factor2: "market", covariance: 0.04 }],
+ *     specificRisk: [{ asset: "A:XNYS", specificRisk: 0.25 }] },
+ *   { frequency: "annual" },
+ * );
+ */
+export function buildVendorRiskModel(
+  data: VendorRiskModelData,
+  options: VendorRiskModelOptions,
+): FactorModel {
+  const fn = "buildVendorRiskModel";
+  const annualization = periodsPerYear(options.frequency);
+  const units = options.units ?? "fraction";
+  if (units !== "fraction" && units !== "percent")
+    throw new RangeError(`${fn}: unknown units "${String(units)}".`);
+  const kind = options.specificRiskKind ?? "volatility";
+  if (kind !== "volatility" && kind !== "variance") {
+    throw new RangeError(`${fn}: unknown specificRiskKind "${String(kind)}".`);
+  }
+  const relativeFloor = options.relativeFloor ?? DEFAULT_PSD_RELATIVE_FLOOR;
+  const absoluteFloor = options.absoluteFloor ?? 0;
+  checkFloors(fn, relativeFloor, absoluteFloor);
+  const assembled = assembleFactorRecords(fn, data, {
+    varianceScale: units === "percent" ? 1e-4 : 1,
+    specificRiskKind: kind,
+    assets: options.assets,
+    symmetryTolerance: options.symmetryTolerance ?? 1e-8,
+  });
+  const { assets, factors, notes } = assembled;
+  const k = factors.length;
   const {
     matrix: factorCovariance,
     report,
     notes: repairNotes,
-  } = repairFactorCovariance(F, k, relativeFloor, absoluteFloor);
+  } = repairFactorCovariance(assembled.factorCovariance, k, relativeFloor, absoluteFloor);
   notes.push(...repairNotes);
   for (let x = 0; x < k * k; x++) factorCovariance[x]! *= annualization;
-  const specificVariance = new Float64Array(n);
-  for (let i = 0; i < n; i++) specificVariance[i] = specific.get(assets[i]!)! * annualization;
+  const specificVariance = assembled.specificVariance.map((v) => v * annualization);
   return {
     assets,
     factors,
-    exposures: X,
+    exposures: assembled.exposures,
     factorCovariance,
     specificVariance,
     annualization,

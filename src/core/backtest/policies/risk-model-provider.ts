@@ -138,5 +138,10 @@ function estimate(
     { numFactors: k, frequency: "daily", minObservations: minObs },
   );
   const column = new Map(view.ids.map((id, i) => [id, i]));
-  return imputeBySector(pca, view.ids, (id) => view.security(column.get(id)!).sector, minObs);
+  return imputeBySector(
+    pca,
+    view.ids,
+    (id) => view.security(column.get(id)!).sector,
+    `with fewer than ${minObs} returns`,
+  );
 }
