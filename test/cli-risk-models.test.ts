@@ -110,6 +110,62 @@ describe("lotwise risk-models", () => {
     expect(table.stdout).toContain(`│ ${m.uuid} │ vendor │ Demo vendor │ 2025-12-31 │`);
   });
 
+  it("imports the README's fixture model, which covers every demo listing, and optimizes with it", async () => {
+    // The README tour's commands, on a fresh demo store.
+    const fresh = file("fixture.db");
+    const d = json(await run(["init", "--demo", "--store", fresh, "--json"])) as typeof demo;
+    const fixture = (name: string) => join(import.meta.dirname, "..", "fixtures", "risk-model", name);
+    const m = riskModelSchema.parse(
+      json(
+        await run([
+          "risk-models",
+          "import",
+          "--kind",
+          "vendor",
+          "--name",
+          "Demo vendor model",
+          "--as-of",
+          "2025-12-31",
+          "--frequency",
+          "annual",
+          "--units",
+          "percent",
+          "--exposures",
+          fixture("exposures.csv"),
+          "--covariance",
+          fixture("factor_cov.csv"),
+          "--specific-risk",
+          fixture("srisk.csv"),
+          "--json",
+          "--store",
+          fresh,
+        ]),
+      ),
+    );
+    expect(m).toMatchObject({ asset_count: ids.length, factor_count: 16, warnings: [] });
+    // 256 %^2 a year is a 16% market volatility.
+    expect(m.factors[0]).toMatchObject({ name: "market" });
+    expect(m.factors[0]!.volatility).toBeCloseTo(0.16, 12);
+    const set = await run([
+      "configs",
+      "update",
+      d.portfolio_config_uuid,
+      "--set",
+      "risk_model_name=vendor",
+      "--store",
+      fresh,
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    const o = accountOptimizationSchema.parse(
+      json(await run(["optimize", "--account", d.account_uuid, "--json", "--store", fresh])),
+    );
+    expect(o.status).toBe("optimal");
+    expect(o.uploaded_risk_model).toMatchObject({ uuid: m.uuid, assets_imputed: 0 });
+    expect(o.uploaded_risk_model!.assets_covered).toBe(o.universe_size);
+    expect(o.total_risk!).toBeGreaterThan(0.1);
+    expect(o.total_risk!).toBeLessThan(0.3);
+  }, 120_000);
+
   it("optimizes the demo account with the vendor model once the configuration names it", async () => {
     const optimize = async (...extra: string[]) =>
       accountOptimizationSchema.parse(

@@ -130,6 +130,10 @@ describe("buildVendorRiskModel", () => {
     expect(issuesOf(() => buildVendorRiskModel(incomplete, { frequency: "annual" }))).toEqual([
       "factorCovariance: missing entry (size, market)",
     ]);
+    // The message says what to do: a missing pair is never read as 0 (a truncated file would look the same).
+    expect(() => buildVendorRiskModel(incomplete, { frequency: "annual" })).toThrow(
+      /Give every pair of factors \(one triangle is enough\), with 0 for uncorrelated ones/,
+    );
     const asymmetric = {
       ...rows,
       factorCovariance: [

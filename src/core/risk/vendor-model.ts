@@ -250,7 +250,7 @@ export function assembleFactorRecords(
       `the factor covariance is inconsistent or incomplete (${covIssues.length} problem(s)): ${listForMessage(
         covIssues.map((i) => i.message),
         5,
-      )}.`,
+      )}.${uncovered.length > 0 ? " Give every pair of factors (one triangle is enough), with 0 for uncorrelated ones: a missing entry is never taken as 0." : ""}`,
       covIssues,
     );
   }
