@@ -173,6 +173,19 @@ export interface SeededOrganization {
   themeUuid: string;
 }
 
+/** A theme of the top 10 dividend payers of the US listings, score-weighted, capped at 20%, rebalanced quarterly. */
+export function dividendThemeBody(name: string) {
+  return {
+    name,
+    universe: { preset: "us_all" as const },
+    filters: ["dividend_yield > 0"],
+    score: "dividend_yield",
+    selection: { mode: "top_n" as const, value: 10 },
+    weighting: { scheme: "score" as const, max_weight: 0.2 },
+    rules: { rebalancing_period: "QUARTERLY" as const },
+  };
+}
+
 /**
  * Fills an organization of the fixture through the service layer: two asset classes (SYNTH500 and a single
  * security), one configuration, one client with one account holding three tax lots.
@@ -212,15 +225,7 @@ export function seedOrganization(t: TestStore, org: TestOrganization, label = or
       { ticker: us[3]!, weight: "0.3" },
     ],
   });
-  const theme = createTheme(t.ctx, org.uuid, {
-    name: `${label} dividend payers`,
-    universe: { preset: "us_all" },
-    filters: ["dividend_yield > 0"],
-    score: "dividend_yield",
-    selection: { mode: "top_n", value: 10 },
-    weighting: { scheme: "score", max_weight: 0.2 },
-    rules: { rebalancing_period: "QUARTERLY" },
-  });
+  const theme = createTheme(t.ctx, org.uuid, dividendThemeBody(`${label} dividend payers`));
   evaluateTheme(t.ctx, org.uuid, theme.uuid);
   return {
     themeUuid: theme.uuid,
