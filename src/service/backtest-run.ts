@@ -390,6 +390,21 @@ function loadBacktest(
 }
 
 /**
+ * The market an account backtest runs on (the universe, prices from a year before the start, corporate actions,
+ * FX, point-in-time benchmark weights), as {@link runAccountBacktestDetailed} loads it: for studies and checks.
+ * @throws as {@link runAccountBacktest}.
+ */
+export function loadAccountBacktestMarket(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  params: AccountBacktestParams,
+): { market: BacktestMarket; securities: ReadonlyMap<string, Security> } {
+  const loaded = loadBacktest(ctx, requireAccount(ctx, org, accountUuid), params);
+  return { market: loaded.market, securities: loaded.securities };
+}
+
+/**
  * The tax-aware cases' risk model when the configuration names `custom` or `vendor`: at each decision date the
  * organization's newest model of that kind dated on or before it (the last uploaded among models of one date, as
  * `latestAsOf`), over the backtest's securities, assets it does not cover imputed from their sector. Each model is
