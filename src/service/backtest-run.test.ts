@@ -1,18 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backtestCaseResultSchema, backtestResolvedParamsSchema } from "../contract/index.js";
-import { BacktestCancelledError } from "../core/backtest/index.js";
+import {
+  backtestCaseResultSchema,
+  backtestResolvedParamsSchema,
+  type PortfolioConfigWrite,
+} from "../contract/index.js";
+import { BacktestCancelledError, MarketView, type StandardBacktestResult } from "../core/backtest/index.js";
+import { addDays } from "../core/dates.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
+import { riskModelCovariance } from "../core/risk/index.js";
 import { openStore, type Store } from "../store/index.js";
 import {
   type AccountBacktestParams,
   type AccountBacktestProgress,
+  characteristicsRiskModelProvider,
   DEFAULT_TAX_LOSS_THRESHOLD_BPS,
+  holdingsAt,
+  loadAccountBacktestMarket,
   resolveBacktestParams,
   runAccountBacktest,
+  runAccountBacktestDetailed,
 } from "./backtest-run.js";
 import { createAccount, createClient } from "./clients.js";
 import type { ServiceContext } from "./context.js";
 import { buildDemo, type DemoResult } from "./demo.js";
+import { prepareAccountOptimization } from "./optimize.js";
+import { updatePortfolioConfig } from "./portfolio-configs.js";
 
 describe("account backtest service over the demo store", () => {
   let store: Store;
@@ -131,4 +143,223 @@ describe("account backtest service over the demo store", () => {
       /tax_gamma: 101 is outside 0..100/,
     );
   });
+
+  /** The backtest runs the account's configuration in force at each decision date (docs/backtests.md, section 8). */
+  describe("with the account's configuration", () => {
+    const params = oneYear();
+    /** The demo configuration's lists, restored after each change. */
+    const reset: PortfolioConfigWrite = {
+      no_hold_tickers: [],
+      no_trade_tickers: [],
+      target_ticker_weights: [],
+      dynamic_rules: [],
+      risk_model_name: "characteristics",
+    };
+
+    function withConfig<T>(patch: PortfolioConfigWrite, run: () => T): T {
+      updatePortfolioConfig(ctx, org, demo.portfolio_config_uuid, { ...reset, ...patch });
+      try {
+        return run();
+      } finally {
+        updatePortfolioConfig(ctx, org, demo.portfolio_config_uuid, reset);
+      }
+    }
+    const detailed = () => runAccountBacktestDetailed(ctx, org, demo.account_uuid, params);
+    const managed = (r: StandardBacktestResult) => r.simulation.cases.find((c) => c.name === "tax_managed")!;
+    /** The largest starting position of the account (a concentrated, long-held demo lot). */
+    const largestHolding = (): string => {
+      const at = holdingsAt(
+        ctx,
+        store.accounts.getInOrganization(org, demo.account_uuid)!,
+        params.start_date,
+      );
+      const byId = new Map<string, number>();
+      for (const l of at.lots)
+        byId.set(l.themeAssetId, (byId.get(l.themeAssetId) ?? 0) + l.quantity.toNumber());
+      const prices = store.market.latestPrices([...byId.keys()], params.start_date);
+      return [...byId].sort((a, b) => b[1] * prices.get(b[0])!.close - a[1] * prices.get(a[0])!.close)[0]![0];
+    };
+
+    /**
+     * Long quantities after each execution date of the tax_managed case (start + splits + fills), valued at that
+     * date's closes: weights of the invested value (an upper bound of the
+     * weights of NAV, as cash is left out).
+     */
+    function weightsAfterFills(r: StandardBacktestResult): { date: string; weights: Map<string, number> }[] {
+      const at = holdingsAt(
+        ctx,
+        store.accounts.getInOrganization(org, demo.account_uuid)!,
+        params.start_date,
+      );
+      const scale = params.starting_nav / at.valueUsd.toNumber();
+      const qty = new Map<string, number>();
+      for (const l of at.lots)
+        qty.set(l.themeAssetId, (qty.get(l.themeAssetId) ?? 0) + l.quantity.toNumber() * scale);
+      const fills = managed(r).fills;
+      const dates = [...new Set(fills.map((f) => f.date))].sort();
+      const out: { date: string; weights: Map<string, number> }[] = [];
+      const splits = store.market.splits(addDays(params.start_date, 1), params.end_date);
+      let applied = 0;
+      for (const date of dates) {
+        for (; applied < splits.length && splits[applied]!.date <= date; applied++) {
+          const sp = splits[applied]!;
+          if (qty.has(sp.themeAssetId)) qty.set(sp.themeAssetId, qty.get(sp.themeAssetId)! * sp.ratio);
+        }
+        for (const f of fills.filter((x) => x.date === date)) {
+          const q = f.quantity.toNumber();
+          qty.set(f.themeAssetId, (qty.get(f.themeAssetId) ?? 0) + (f.side === "buy" ? q : -q));
+        }
+        const ids = [...qty.keys()].filter((id) => qty.get(id)! > 1e-9);
+        const prices = store.market.latestPrices(ids, date);
+        const value = new Map<string, number>();
+        let total = 0;
+        for (const id of ids) {
+          const currency = store.market.security(id)!.currency;
+          const fx = currency === "USD" ? 1 : store.market.fxRateAsOf(currency, date)!.perUsd;
+          const v = (qty.get(id)! * prices.get(id)!.close) / fx;
+          value.set(id, v);
+          total += v;
+        }
+        out.push({ date, weights: new Map([...value].map(([id, v]) => [id, v / total])) });
+      }
+      return out;
+    }
+
+    it("sells a no_hold ticker held at the start at the first rebalance and never buys it again", () => {
+      const ticker = largestHolding();
+      const base = managed(detailed()).fills.filter((f) => f.themeAssetId === ticker);
+      const r = withConfig({ no_hold_tickers: [{ theme_asset_id: ticker }] }, detailed);
+      const fills = managed(r).fills.filter((f) => f.themeAssetId === ticker);
+      const first = managed(r).fills.reduce((d, f) => (f.date < d ? f.date : d), "9999-12-31");
+      // Without the restriction the demo's concentrated position is only trimmed.
+      expect(base.some((f) => f.side === "buy" || f.date > first)).toBe(true);
+      expect(fills.length).toBeGreaterThan(0);
+      expect(fills.every((f) => f.side === "sell" && f.date === first)).toBe(true);
+      const weights = weightsAfterFills(r);
+      expect(weights[0]!.date).toBe(first);
+      for (const w of weights) expect(w.weights.get(ticker) ?? 0, w.date).toBe(0);
+      for (const h of r.policyStats.tax_managed!.held) expect(h.reasons.join(" ")).not.toMatch(ticker);
+    });
+
+    it("keeps max_weight and a tighter per-ticker upper bound at every rebalance of the tax_managed case", () => {
+      const ticker = largestHolding();
+      const r = withConfig(
+        {
+          max_weight: "0.05",
+          target_ticker_weights: [{ theme_asset_id: ticker, upper_bound: "0.01" }],
+        },
+        detailed,
+      );
+      const held = new Set(r.policyStats.tax_managed!.held.map((h) => h.date));
+      expect(r.simulation.schedule.rebalances.length).toBe(12);
+      const weights = weightsAfterFills(r);
+      expect(weights.length).toBeGreaterThan(6);
+      // The optimizer decides at the decision close; the fills execute at the next close (a day's drift).
+      for (const { date, weights: w } of weights) {
+        if (held.size > 0 && [...held].some((d) => d < date && date <= fiveDaysAfter(d))) continue;
+        for (const [id, v] of w) expect(v, `${id} on ${date}`).toBeLessThan(0.05 * 1.06 + 1e-4);
+        expect(w.get(ticker) ?? 0, `${ticker} on ${date}`).toBeLessThan(0.01 * 1.06 + 1e-4);
+      }
+      // Before: the demo's max_weight 0.1 and no per-ticker bound let the largest position stay above 5%.
+      const before = weightsAfterFills(detailed());
+      expect(Math.max(...before.map((b) => b.weights.get(ticker) ?? 0))).toBeGreaterThan(0.05);
+    });
+
+    it("applies a restriction from its starts_from on and not before", () => {
+      const ticker = largestHolding();
+      // Mid-July: the June 30 decision (executed July 1) is before it, the July 31 one after.
+      const from = "2025-07-15";
+      const base = detailed();
+      const r = withConfig(
+        { no_hold_tickers: [{ theme_asset_id: ticker, starts_from: `${from}T00:00:00Z` }] },
+        detailed,
+      );
+      const fillsBefore = (x: StandardBacktestResult) =>
+        JSON.stringify(managed(x).fills.filter((f) => f.date < from));
+      // Identical decisions before the date...
+      expect(fillsBefore(r)).toBe(fillsBefore(base));
+      // ...and the position closed at the first rebalance on or after it, never bought again.
+      const after = managed(r).fills.filter((f) => f.themeAssetId === ticker && f.date >= from);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.every((f) => f.side === "sell")).toBe(true);
+      const weights = weightsAfterFills(r).filter((w) => w.date >= from);
+      for (const w of weights) expect(w.weights.get(ticker) ?? 0, w.date).toBe(0);
+      expect(
+        weightsAfterFills(base)
+          .filter((w) => w.date >= from)
+          .some((w) => (w.weights.get(ticker) ?? 0) > 0),
+      ).toBe(true);
+    });
+
+    it("reports the rebalances an infeasible configuration held, from a dynamic rule's date on", () => {
+      const from = "2025-06-01";
+      const rule: PortfolioConfigWrite = {
+        // 120 assets at 5% each cannot fit in 100%: infeasible from June on.
+        dynamic_rules: [{ field_name: "min_weight", rules: [{ value: "0.05", starts_from: from }] }],
+      };
+      const r = withConfig(rule, detailed);
+      const stats = r.policyStats.tax_managed!;
+      expect(stats.held.length).toBe(stats.fallbacks);
+      expect(stats.held.filter((h) => h.status === "infeasible").length).toBe(stats.infeasible);
+      // The demo configuration itself is infeasible once before June (a recent loss lot above max_weight 0.1).
+      const base = detailed().policyStats.tax_managed!.held.map((h) => h.date);
+      expect(base.every((d) => d < from)).toBe(true);
+      const infeasible = stats.held.filter((h) => h.date >= from);
+      expect(stats.held.filter((h) => h.date < from).map((h) => h.date)).toEqual(base);
+      // Every decision from June on held, each with the optimizer's diagnosis naming min_weight.
+      expect(infeasible.length).toBe(7);
+      for (const h of infeasible) {
+        expect(h.status).toBe("infeasible");
+        expect(h.reasons.join(" ")).toMatch(/min_weight/);
+      }
+      // No optimizer trade after the rule's date: harvests only.
+      for (const f of managed(r).fills)
+        if (f.date > infeasible[0]!.date) expect(f.harvest, f.date).toBe(true);
+      // The contract's result names them in the case's description.
+      const result = withConfig(rule, () => runAccountBacktest(ctx, org, demo.account_uuid, params));
+      expect(result.tax_managed!.description).toMatch(
+        new RegExp(
+          `${stats.held.length} of 12 rebalances held .*infeasible on ${stats.held[0]!.date}, .* \\(`,
+        ),
+      );
+      expect(result.pre_tax!.description).not.toMatch(/held/);
+    });
+
+    it("uses the characteristics model the optimize service builds, not pca", () => {
+      const date = "2025-03-31";
+      const { market, securities } = loadAccountBacktestMarket(ctx, org, demo.account_uuid, params);
+      const view = new MarketView(market, market.dates.indexOf(date));
+      const served = characteristicsRiskModelProvider(ctx, securities)(view);
+      const built = prepareAccountOptimization(ctx, org, demo.account_uuid, { asOf: date }).input.riskModel;
+      expect(served.diagnostics.model).toBe("characteristics");
+      expect([...served.factors]).toEqual([...built.factors]);
+      const common = built.assets.filter((id) => served.assets.includes(id));
+      expect(common.length).toBe(built.assets.length);
+      const a = riskModelCovariance(served);
+      const b = riskModelCovariance(built);
+      const ia = common.map((id) => served.assets.indexOf(id));
+      const ib = common.map((id) => built.assets.indexOf(id));
+      let worst = 0;
+      for (let x = 0; x < common.length; x++)
+        for (let y = 0; y < common.length; y++) {
+          const u = a[ia[x]! * served.assets.length + ia[y]!]!;
+          const v = b[ib[x]! * built.assets.length + ib[y]!]!;
+          worst = Math.max(worst, Math.abs(u - v) / Math.max(1e-12, Math.abs(v)));
+        }
+      expect(worst).toBeLessThan(1e-9);
+
+      const characteristics = runAccountBacktest(ctx, org, demo.account_uuid, params).tax_managed!;
+      const pca = withConfig({ risk_model_name: "pca" }, () =>
+        runAccountBacktest(ctx, org, demo.account_uuid, params),
+      ).tax_managed!;
+      expect(characteristics.ending_value).not.toBe(pca.ending_value);
+      expect(characteristics.turnover).not.toBe(pca.turnover);
+    });
+  });
 });
+
+function fiveDaysAfter(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 5);
+  return d.toISOString().slice(0, 10);
+}

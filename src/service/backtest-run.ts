@@ -20,8 +20,11 @@ import {
   type BacktestMarket,
   backtestSchedule,
   type CaseMetrics,
+  createRiskModelProvider,
+  type HeldDecision,
   LONG_SHORT_FACTOR_CHARACTERISTICS,
   type LongShortFactor,
+  type OptimizerConfigProvider,
   prepareBacktestMarket,
   type RebalanceEngine,
   type RiskModelProvider,
@@ -29,7 +32,7 @@ import {
   type StandardBacktestResult,
 } from "../core/backtest/index.js";
 import type { Currency, Security } from "../core/data/types.js";
-import { addDays, addMonths, indexAtOrBefore } from "../core/dates.js";
+import { addDays, addMonths, daysBetween, indexAtOrBefore } from "../core/dates.js";
 import { DataError, type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
 import type { FactorModel } from "../core/risk/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
@@ -37,6 +40,13 @@ import type { AccountRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRecordToTaxLot } from "./lots.js";
+import {
+  accountOptimizerConfig,
+  characteristicsRiskModel,
+  configuredTickers,
+  MIN_RETURN_OBSERVATIONS,
+  RISK_LOOKBACK_DAYS,
+} from "./optimizer-inputs.js";
 import { isUploadedKind, latestUploadedModel, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
@@ -207,6 +217,7 @@ interface LoadedBacktest {
   cashUsd: Decimal;
   startingValueUsd: number;
   config: PortfolioConfigRead;
+  securities: ReadonlyMap<string, Security>;
 }
 
 function loadBacktest(
@@ -263,6 +274,15 @@ function loadBacktest(
   const universe = new Set<string>();
   for (const w of benchmarkMaps) for (const id of w.keys()) universe.add(id);
   for (const l of lots) universe.add(l.themeAssetId);
+  // As lotwise optimize: the tickers the configuration names at a decision date (targets, restrictions,
+  // substitution groups) join the universe when the security master knows them; at each date the optimizer sees
+  // those priced then and ignores the others.
+  const named = new Set<string>();
+  for (const date of rebalanceDates)
+    for (const id of configuredTickers(accountOptimizerConfig(ctx, account, date, undefined, []).config))
+      if (!universe.has(id)) named.add(id);
+  if (named.size > 0)
+    for (const s of store.securities({ themeAssetIds: [...named] })) universe.add(s.themeAssetId);
   const ids = [...universe].sort();
   if (ids.length === 0)
     throw invalid(
@@ -366,7 +386,22 @@ function loadBacktest(
     ...(characteristics === undefined ? {} : { characteristics }),
     benchmark,
   });
-  return { market, lots, cashUsd, startingValueUsd: params.starting_nav, config };
+  return { market, lots, cashUsd, startingValueUsd: params.starting_nav, config, securities: securityById };
+}
+
+/**
+ * The market an account backtest runs on (the universe, prices from a year before the start, corporate actions,
+ * FX, point-in-time benchmark weights), as {@link runAccountBacktestDetailed} loads it: for studies and checks.
+ * @throws as {@link runAccountBacktest}.
+ */
+export function loadAccountBacktestMarket(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  params: AccountBacktestParams,
+): { market: BacktestMarket; securities: ReadonlyMap<string, Security> } {
+  const loaded = loadBacktest(ctx, requireAccount(ctx, org, accountUuid), params);
+  return { market: loaded.market, securities: loaded.securities };
 }
 
 /**
@@ -398,6 +433,59 @@ function uploadedRiskModelProvider(
       built.set(uuid, model);
     }
     return model;
+  };
+}
+
+/**
+ * The tax_managed case's optimizer configuration at each decision date: the account's effective configuration on
+ * that date (dynamic rules in force then, their conditions tested on the simulated account), mapped as for
+ * `lotwise optimize` (service/optimizer-inputs).
+ */
+function accountConfigProvider(ctx: ServiceContext, account: AccountRecord): OptimizerConfigProvider {
+  return (view, facts) =>
+    accountOptimizerConfig(
+      ctx,
+      account,
+      view.date,
+      { nav: facts.navUsd, cash_usd: facts.cashUsd, positions: facts.positions },
+      [],
+    ).config;
+}
+
+/** Calendar days after which the backtest's `characteristics` model is rebuilt (as the estimated model). */
+export const CHARACTERISTICS_MODEL_MAX_AGE_DAYS = 80;
+
+/**
+ * The tax-aware cases' risk model when the configuration names `characteristics`: the model `lotwise optimize`
+ * builds (service/optimizer-inputs `characteristicsRiskModel`) from the view's trailing returns and the store's
+ * characteristics, sectors and market caps as of the decision date, rebuilt every
+ * {@link CHARACTERISTICS_MODEL_MAX_AGE_DAYS} days. Before {@link MIN_RETURN_OBSERVATIONS} returns exist, the
+ * estimated provider's structural prior.
+ */
+export function characteristicsRiskModelProvider(
+  ctx: ServiceContext,
+  securities: ReadonlyMap<string, Security>,
+): RiskModelProvider {
+  const fallback = createRiskModelProvider();
+  let cachedDate: string | null = null;
+  let cached: FactorModel | null = null;
+  return (view) => {
+    if (cached !== null && cachedDate !== null && cachedDate <= view.date)
+      if (daysBetween(cachedDate, view.date) < CHARACTERISTICS_MODEL_MAX_AGE_DAYS) return cached;
+    const { periods, returns } = view.returns(RISK_LOOKBACK_DAYS);
+    if (periods < MIN_RETURN_OBSERVATIONS) return fallback(view);
+    const pricesUsd = Float64Array.from(view.ids, (_, i) => view.priceUsd(i));
+    cached = characteristicsRiskModel(
+      ctx,
+      view.ids,
+      (id) => securities.get(id),
+      pricesUsd,
+      returns,
+      view.date,
+      [],
+    );
+    cachedDate = view.date;
+    return cached;
   };
 }
 
@@ -465,7 +553,11 @@ export function runAccountBacktestDetailed(
   const c = loaded.config;
   const kind = c.risk_model_name;
   const riskModelProvider =
-    kind !== null && isUploadedKind(kind) ? uploadedRiskModelProvider(ctx, org, kind) : undefined;
+    kind !== null && isUploadedKind(kind)
+      ? uploadedRiskModelProvider(ctx, org, kind)
+      : kind === "characteristics"
+        ? characteristicsRiskModelProvider(ctx, loaded.securities)
+        : undefined;
   const tp = c.tax_preferences;
   const shortTermRate = configNumber(tp.short_term_rate, 0.37);
   return runStandardBacktest({
@@ -493,6 +585,7 @@ export function runAccountBacktestDetailed(
     cashBuffer: configNumber(c.cash_buffer_usd, 0),
     maxWeight: configNumber(c.max_weight, 1),
     ...(options.rebalanceEngine === undefined ? {} : { rebalanceEngine: options.rebalanceEngine }),
+    optimizerConfig: accountConfigProvider(ctx, account),
     hooks: {
       ...(hooks.onProgress === undefined
         ? {}
@@ -529,8 +622,36 @@ export function runAccountBacktest(
   params: AccountBacktestParams,
   hooks: AccountBacktestHooks = {},
 ): Record<string, BacktestCaseResult> {
-  const { metrics } = runAccountBacktestDetailed(ctx, org, accountUuid, params, hooks);
+  const { metrics, policyStats } = runAccountBacktestDetailed(ctx, org, accountUuid, params, hooks);
   const out: Record<string, BacktestCaseResult> = {};
-  for (const [name, m] of Object.entries(metrics)) out[name] = toCaseResult(m);
+  for (const [name, m] of Object.entries(metrics)) {
+    const held = policyStats[name]?.held ?? [];
+    out[name] = toCaseResult(
+      held.length === 0 ? m : { ...m, description: `${m.description} ${heldNote(held, m.periods)}` },
+    );
+  }
   return out;
+}
+
+/**
+ * What a case's description says of its held decisions: how many rebalances kept their positions (harvest trades
+ * only) because the optimizer found the configuration infeasible or failed, with the dates and the first reason.
+ */
+export function heldNote(held: readonly HeldDecision[], periods: number): string {
+  const infeasible = held.filter((h) => h.status === "infeasible");
+  const dates = (list: readonly HeldDecision[]) =>
+    `${list
+      .slice(0, 5)
+      .map((h) => h.date)
+      .join(", ")}${list.length > 5 ? ` and ${list.length - 5} more` : ""}`;
+  const parts: string[] = [];
+  if (infeasible.length > 0) {
+    const reason = infeasible[0]!.reasons[0];
+    parts.push(
+      `the configuration was infeasible on ${dates(infeasible)}${reason === undefined ? "" : ` (${reason})`}`,
+    );
+  }
+  const failed = held.filter((h) => h.status === "error");
+  if (failed.length > 0) parts.push(`the optimizer failed on ${dates(failed)} (${failed[0]!.reasons[0]})`);
+  return `${held.length} of ${periods} rebalances held their positions (harvest trades only): ${parts.join("; ")}.`;
 }

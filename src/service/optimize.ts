@@ -12,7 +12,6 @@ import {
   type AccountRebalance,
   accountOptimizationSchema,
   accountRebalanceSchema,
-  type PortfolioConfigRead,
   parseOrThrow,
   proposalRequestSchema,
 } from "../contract/index.js";
@@ -20,53 +19,41 @@ import type { Currency, Security } from "../core/data/types.js";
 import { addDays } from "../core/dates.js";
 import { DataError, ValidationError } from "../core/errors.js";
 import {
-  type FactorExposureBound,
   type OptimizationInput,
   type OptimizationResult,
-  type OptimizerConfig,
-  type OptimizerConfigInput,
-  type OptimizerTaxPreferences,
   optimizePortfolio,
-  resolveOptimizerConfig,
-  type TickerTarget,
 } from "../core/optimizer/index.js";
-import {
-  buildRiskModel,
-  type FactorModel,
-  imputeBySector,
-  type RiskModelInputs,
-} from "../core/risk/index.js";
+import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/index.js";
 import type { AccountRecord, RiskModelKind } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
-import { effectiveConfig, securityCondition } from "./effective-config.js";
+import {
+  accountOptimizerConfig,
+  characteristicsRiskModel,
+  configuredTickers,
+  MIN_RETURN_OBSERVATIONS,
+  RISK_LOOKBACK_DAYS,
+} from "./optimizer-inputs.js";
 import { createProposal } from "./proposals.js";
 import { isUploadedKind, latestUploadedModel, listForMessage, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
-/** risk_aversion when a configuration leaves it unset (the application default; the library's is 1). */
-export const SERVICE_RISK_AVERSION = 2;
 /** Risk model when a configuration names none. */
 export const DEFAULT_RISK_MODEL = "pca";
 /** Calendar days of prices read before the as-of date for the risk model (~1 year of trading days plus slack). */
 export const RISK_HISTORY_CALENDAR_DAYS = 380;
-/** Daily returns the risk model is estimated from (at most). */
-export const RISK_LOOKBACK_DAYS = 252;
-/** Fewest observed returns for an asset to be estimated by the statistical model (others are imputed). */
-export const MIN_RETURN_OBSERVATIONS = 60;
 /** Trading days averaged for the average daily traded value (spread and impact terms). */
 export const ADV_WINDOW_DAYS = 63;
-/** Style characteristics of the `characteristics` risk model, used when the store holds them. */
-export const STYLE_CHARACTERISTICS = [
-  "momentum",
-  "volatility",
-  "book_to_price",
-  "earnings_yield",
-  "dividend_yield",
-  "profitability",
-  "growth",
-] as const;
+// Shared with the account backtest (service/optimizer-inputs).
+export {
+  type ConfigResolution,
+  MIN_RETURN_OBSERVATIONS,
+  optimizerConfigFromPortfolioConfig,
+  RISK_LOOKBACK_DAYS,
+  SERVICE_RISK_AVERSION,
+  STYLE_CHARACTERISTICS,
+} from "./optimizer-inputs.js";
 
 /** Options of {@link optimizeAccount} and {@link rebalanceAccount}. */
 export interface OptimizeAccountOptions {
@@ -74,138 +61,6 @@ export interface OptimizeAccountOptions {
   asOf?: string | undefined;
   /** The account's client, when the caller has it (HTTP path): the account must belong to it. */
   clientUuid?: string | undefined;
-}
-
-/** What the service resolved for the optimizer besides the configuration itself. */
-export interface ConfigResolution {
-  /** no_hold_tickers active on the date (conditions resolved); default: entries whose window holds at the end of `asOf`. */
-  noHold?: readonly string[];
-  /** no_trade_tickers active on the date. */
-  noTrade?: readonly string[];
-  /** Does a target_ticker_weights condition hold for the asset? @default true (a label) */
-  conditionHolds?: (themeAssetId: string, condition: string, path: string) => boolean;
-}
-
-const num = (v: string | null | undefined): number | null =>
-  v === null || v === undefined ? null : Number(v);
-const numOr = (v: string | null | undefined): number | undefined =>
-  v === null || v === undefined ? undefined : Number(v);
-
-/**
- * The optimizer's configuration (camelCase numbers) from a configuration read (snake_case, decimals as strings),
- * typically the account's effective configuration on `asOf`. Every field with an optimizer counterpart is mapped
- * (docs/optimize-service.md has the table); risk_aversion defaults to 2, the application default. Restrictions
- * come from `resolved` when given (the service resolves their conditions against the store), else from the read's
- * entries whose validity window holds at the end of `asOf`. target_ticker_weights entries whose condition does not
- * hold are left out.
- * @example optimizerConfigFromPortfolioConfig(read, "2025-12-31").maxWeight // 0.1 for max_weight "0.1"
- */
-export function optimizerConfigFromPortfolioConfig(
-  read: PortfolioConfigRead,
-  asOf: string,
-  resolved: ConfigResolution = {},
-): OptimizerConfigInput {
-  const at = `${asOf}T23:59:59.999Z`;
-  const active = (list: PortfolioConfigRead["no_hold_tickers"]) =>
-    list
-      .filter(
-        (r) =>
-          (r.starts_from === null || r.starts_from <= at) && (r.expires_at === null || at < r.expires_at),
-      )
-      .map((r) => r.ticker.theme_asset_id);
-  const holds = resolved.conditionHolds ?? (() => true);
-  const targets: TickerTarget[] = [];
-  read.target_ticker_weights.forEach((t, i) => {
-    const id = t.ticker.theme_asset_id;
-    if (t.condition !== null && !holds(id, t.condition, `target_ticker_weights[${i}]`)) return;
-    targets.push({
-      themeAssetId: id,
-      targetWeight: num(t.target_weight),
-      lowerBound: num(t.lower_bound),
-      upperBound: num(t.upper_bound),
-      minActive: num(t.min_active),
-      maxActive: num(t.max_active),
-    });
-  });
-  const factorBounds: FactorExposureBound[] = read.factor_exposure_bounds.map((b) => ({
-    factor: b.factor,
-    minBound: num(b.min_bound),
-    maxBound: num(b.max_bound),
-    minActiveBound: num(b.min_active_bound),
-    maxActiveBound: num(b.max_active_bound),
-  }));
-  const reductions: Record<string, number> = {};
-  for (const [id, v] of Object.entries(read.capital_gains_reductions)) reductions[id] = Number(v);
-  const tp = read.tax_preferences;
-  const tax = defined<OptimizerTaxPreferences>({
-    shortTermRate: numOr(tp.short_term_rate),
-    longTermRate: numOr(tp.long_term_rate),
-    taxGamma: numOr(tp.tax_gamma),
-    taxGammaMin: numOr(tp.tax_gamma_min),
-    taxGammaMax: numOr(tp.tax_gamma_max),
-    taxBudgetUsd: num(tp.tax_budget_usd),
-    taxGainTarget: num(tp.tax_gain_target),
-    taxGainTargetTolerance: num(tp.tax_gain_target_tolerance),
-    useTaxAlpha: tp.tax_use_tax_alpha ?? undefined,
-    positiveTaxAlphaScalingFactor: numOr(tp.positive_tax_alpha_scaling_factor),
-    nHighLossLots: tp.n_high_loss_lots,
-    includePositiveTaxAlphaLots: tp.include_positive_tax_alpha_lots ?? undefined,
-    preventTlhInvalidatingPurchase: tp.prevent_tlh_invalidating_purchase ?? undefined,
-    preventTlhInvalidatingSale: tp.prevent_tlh_invalidating_sale ?? undefined,
-    washSaleThresholdDays: tp.wash_sale_threshold ?? undefined,
-    longTermThresholdDays: tp.long_term_threshold ?? undefined,
-    trackingErrorThreshold: num(tp.tracking_error_threshold),
-  });
-  const rest = defined<Omit<OptimizerConfig, "tax">>({
-    optimizationMode: read.optimization_mode as OptimizerConfigInput["optimizationMode"],
-    longWeightSum: num(read.long_weight_sum),
-    shortWeightSum: num(read.short_weight_sum),
-    minWeight: num(read.min_weight),
-    maxWeight: num(read.max_weight),
-    minActiveWeight: num(read.min_active_weight),
-    maxActiveWeight: num(read.max_active_weight),
-    targetTickerWeights: targets,
-    noHold: [...(resolved.noHold ?? active(read.no_hold_tickers))],
-    noTrade: [...(resolved.noTrade ?? active(read.no_trade_tickers))],
-    factorExposureBounds: factorBounds,
-    useActiveRiskBounds: read.use_active_risk_bounds,
-    maxActiveRiskPct: num(read.max_active_risk_pct),
-    riskBoundIncreaseFactor: numOr(read.risk_bound_increase_factor),
-    riskBoundMaxIterations: read.risk_bound_max_iterations,
-    useMeanVariance: read.use_mean_variance,
-    riskAversion: numOr(read.risk_aversion) ?? SERVICE_RISK_AVERSION,
-    scalingFactor: numOr(read.scaling_factor),
-    spectralShift: numOr(read.spectral_shift),
-    useTurnoverConstraint: read.use_turnover_constraint,
-    maxTurnoverPct: numOr(read.max_turnover_pct),
-    tcostBps: num(read.tcost_bps),
-    bidAskSpreadParameter: num(read.bid_ask_spread_parameter),
-    bidAskSpreadRefVolume: num(read.bid_ask_spread_ref_volume),
-    marketImpactParameter: num(read.market_impact_parameter),
-    linearTcaf: numOr(read.linear_tcaf),
-    commissionRate: numOr(read.commission_rate),
-    brokerSpreadBps: numOr(read.broker_spread_bps),
-    minTradingVolumeDollars: numOr(read.min_trading_volume_dollars),
-    requireWholeShares: read.require_whole_shares,
-    wholeShareAssets: read.whole_share_assets === null ? null : [...read.whole_share_assets],
-    substitutionGroups: read.substitution_pairs.map((g) => [...g]),
-    capitalGainsReductions: reductions,
-    capitalGainsReductionsUnits: read.capital_gains_reductions_units as "DOLLARS" | "PERCENT",
-    useCashBenchmark: read.use_cash_benchmark,
-    cashBufferUsd: num(read.cash_buffer_usd),
-    cashBufferCad: num(read.cash_buffer_cad),
-    cashBufferUsdAmount: num(read.cash_buffer_usd_amount),
-    cashBufferCadAmount: num(read.cash_buffer_cad_amount),
-    useRegulaFalsi: read.use_regula_falsi,
-  });
-  return { ...rest, tax };
-}
-
-/** The object without its undefined fields (the optimizer's defaults then apply). */
-function defined<T>(o: { [K in keyof T]: T[K] | undefined }): Partial<T> {
-  const out: Partial<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
 }
 
 /** Everything prepared for one optimization, with what the answer reports besides the result. */
@@ -267,17 +122,13 @@ export function prepareAccountOptimization(
   // The account on the date (lots bought on or before it, split-adjusted back), valued at the closes.
   const held = holdingsAt(ctx, account, asOf);
   const heldIds = new Set(held.lots.map((l) => l.themeAssetId));
-  const eff = effectiveConfig(ctx, account, asOf, {
-    account: { nav: held.valueUsd.toNumber(), cash_usd: held.cashUsd.toNumber(), positions: heldIds.size },
-  });
-  warnings.push(...eff.warnings);
-  const read = eff.read;
-  const configInput = optimizerConfigFromPortfolioConfig(read, asOf, {
-    noHold: eff.noHold,
-    noTrade: eff.noTrade,
-    conditionHolds: (id, condition, path) => securityCondition(ctx, id, condition, asOf, path, warnings),
-  });
-  const config = resolveOptimizerConfig(configInput);
+  const { read, config } = accountOptimizerConfig(
+    ctx,
+    account,
+    asOf,
+    { nav: held.valueUsd.toNumber(), cash_usd: held.cashUsd.toNumber(), positions: heldIds.size },
+    warnings,
+  );
 
   // Target weights.
   const source = benchmarkSource(ctx, account, read);
@@ -301,12 +152,7 @@ export function prepareAccountOptimization(
     );
 
   // Universe: benchmark constituents, holdings, and what the configuration names.
-  const named = new Set<string>([
-    ...config.targetTickerWeights.map((t) => t.themeAssetId),
-    ...config.noHold,
-    ...config.noTrade,
-    ...config.substitutionGroups.flat(),
-  ]);
+  const named = new Set<string>(configuredTickers(config));
   const candidates = [...new Set([...targetWeights.keys(), ...heldIds, ...named])].sort();
   const securityList = market.securities({ themeAssetIds: candidates });
   const securities = new Map(securityList.map((s) => [s.themeAssetId, s]));
@@ -500,47 +346,16 @@ function buildAccountRiskModel(
   for (let s = 0; s < history.periods; s++)
     for (let i = 0; i < n; i++) if (!Number.isNaN(history.returns[s * n + i]!)) counts[i]!++;
   const sectorOf = (id: string) => securities.get(id)?.sector ?? null;
-  if (name === "characteristics") {
-    const market = ctx.store.market;
-    const available = new Set(market.characteristicNames());
-    const names = STYLE_CHARACTERISTICS.filter((c) => available.has(c));
-    const inputs: RiskModelInputs = { returns: { assets: [...assets], returns: history.returns } };
-    if (names.length > 0 || available.has("market_cap")) {
-      const c = names.length;
-      const characteristics = new Float64Array(n * c).fill(Number.NaN);
-      names.forEach((nm, j) => {
-        const values = market.characteristicsAsOf(nm, asOf);
-        assets.forEach((id, i) => {
-          const v = values.get(id);
-          if (v !== undefined) characteristics[i * c + j] = v;
-        });
-      });
-      const caps = market.characteristicsAsOf("market_cap", asOf);
-      const marketCap = Float64Array.from(assets, (id, i) => {
-        const v = caps.get(id);
-        if (v !== undefined && v > 0) return v;
-        const shares = securities.get(id)?.sharesOutstanding ?? null;
-        return shares !== null && shares > 0 ? shares * pricesUsd[i]! : Number.NaN;
-      });
-      const known = [...marketCap].filter((v) => v > 0).sort((a, b) => a - b);
-      const median = known.length > 0 ? known[Math.floor(known.length / 2)]! : 1e9;
-      let filled = 0;
-      for (let i = 0; i < n; i++)
-        if (!(marketCap[i]! > 0)) {
-          marketCap[i] = median;
-          filled++;
-        }
-      if (filled > 0)
-        warnings.push(`${filled} asset(s) without a market cap use the median cap in the risk model.`);
-      inputs.characteristics = {
-        characteristicNames: [...names],
-        characteristics,
-        sectors: assets.map(sectorOf),
-        marketCap,
-      };
-    }
-    return buildRiskModel("characteristics", inputs, { assets: [...assets] });
-  }
+  if (name === "characteristics")
+    return characteristicsRiskModel(
+      ctx,
+      assets,
+      (id) => securities.get(id),
+      pricesUsd,
+      history.returns,
+      asOf,
+      warnings,
+    );
   // pca (or an unknown name, which buildRiskModel refuses naming risk_model_name).
   const covered: number[] = [];
   for (let i = 0; i < n; i++) if (counts[i]! >= MIN_RETURN_OBSERVATIONS) covered.push(i);

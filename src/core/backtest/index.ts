@@ -35,6 +35,7 @@ export {
 } from "./market-data.js";
 export { MarketView } from "./market-view.js";
 export {
+  BACKTEST_OWNED_CONFIG,
   type BuyAndHoldOptions,
   buyAndHoldPolicy,
   type CharacteristicOverlayOptions,
@@ -45,11 +46,14 @@ export {
   DEFAULT_OVERLAY_QUANTILE,
   DEFAULT_REINVEST_FRACTION,
   DEFAULT_TRACKING_RISK_AVERSION,
+  type DecisionAccountFacts,
+  type HeldDecision,
   INVESTED_FACTOR,
   investableTargetWeights,
   LONG_SHORT_FACTOR_CHARACTERISTICS,
   type LongShortFactor,
   MAX_UNINVESTED_FRACTION,
+  type OptimizerConfigProvider,
   ordersToTarget,
   type PwlSegments,
   type PwlTrackingOptions,

@@ -27,6 +27,7 @@ import {
   type RiskModelProviderOptions,
 } from "./policies/risk-model-provider.js";
 import {
+  type OptimizerConfigProvider,
   type RebalanceEngine,
   type TaxAwarePolicyStats,
   taxAwareTrackingPolicy,
@@ -79,6 +80,13 @@ export interface StandardBacktestInput {
    * unused); it must never use data dated after the view's date. @default createRiskModelProvider(riskModel)
    */
   readonly riskModelProvider?: RiskModelProvider;
+  /**
+   * The account's optimizer configuration at each decision date for the tax_managed case's optimizer (engine
+   * "optimizer"): the configuration in force on that date, never a later one. Its risk aversion and max weight replace
+   * `riskAversion` and `maxWeight` there; costs, tax settings, cash buffer and harvesting stay the backtest's
+   * (`BACKTEST_OWNED_CONFIG`). pre_tax, benchmark and long_short_tlh do not use it. @default none
+   */
+  readonly optimizerConfig?: OptimizerConfigProvider;
   readonly hooks?: BacktestHooks;
 }
 
@@ -121,6 +129,7 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
   const managed = taxAwareTrackingPolicy({
     ...shared,
     ...(input.rebalanceEngine === undefined ? {} : { rebalanceEngine: input.rebalanceEngine }),
+    ...(input.optimizerConfig === undefined ? {} : { optimizerConfig: input.optimizerConfig }),
   });
   const harvestText = `harvests lots whose loss reaches ${input.harvestThresholdBps} bps of their basis`;
   const cases: BacktestCase[] = [

@@ -32,9 +32,13 @@ export {
 } from "./risk-model-provider.js";
 export { DEFAULT_MIN_TRADE_FRACTION, investableTargetWeights } from "./target-weights.js";
 export {
+  BACKTEST_OWNED_CONFIG,
   DEFAULT_TRACKING_RISK_AVERSION,
+  type DecisionAccountFacts,
+  type HeldDecision,
   INVESTED_FACTOR,
   MAX_UNINVESTED_FRACTION,
+  type OptimizerConfigProvider,
   type RebalanceEngine,
   type TaxAwarePolicy,
   type TaxAwarePolicyStats,

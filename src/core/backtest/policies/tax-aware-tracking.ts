@@ -44,6 +44,7 @@ import {
   type DatedAssetEvent,
   type OptimizationResult,
   type Optimizer,
+  type OptimizerConfigInput,
   resolveOptimizerConfig,
 } from "../../optimizer/index.js";
 import type { FactorModel } from "../../risk/index.js";
@@ -109,12 +110,70 @@ export interface TaxAwareTrackingOptions {
    * "pwl_tracking" (its long and short legs per asset are not an optimizer mode). @default "optimizer"
    */
   readonly rebalanceEngine?: RebalanceEngine;
+  /**
+   * The account's configuration at each decision (engine "optimizer" only): targets, restrictions, bounds, caps,
+   * substitution groups, whole shares... as the account is optimized with. Its risk aversion and max weight replace
+   * `riskAversion` and `maxWeight`; {@link BACKTEST_OWNED_CONFIG} and the tax block stay the policy's.
+   * @default none (the fields of these options only)
+   */
+  readonly optimizerConfig?: OptimizerConfigProvider;
   /** Adds a long-short overlay tilted to this factor. */
   readonly overlay?: {
     readonly factor: LongShortFactor;
     readonly grossExposure?: number;
     readonly quantile?: number;
   };
+}
+
+/** What a configuration provider may know of the account at a decision (its rules' conditions test these). */
+export interface DecisionAccountFacts {
+  /** Value of the account at the decision's closes, USD. */
+  readonly navUsd: number;
+  readonly cashUsd: number;
+  /** Assets held (long or short). */
+  readonly positions: number;
+}
+
+/**
+ * The account's optimizer configuration in force at the view's date (point in time: never a later one), for step 3
+ * with engine "optimizer". The policy keeps its own costs, tax settings, cash buffer and wash-sale flags (see
+ * {@link BACKTEST_OWNED_CONFIG}); every other field is the provider's.
+ */
+export type OptimizerConfigProvider = (
+  view: MarketView,
+  account: DecisionAccountFacts,
+) => OptimizerConfigInput;
+
+/**
+ * Fields of the optimizer configuration the backtest sets itself, over any provided configuration: the costs the
+ * simulator charges (tcost, FX spread, no commission, spread or impact model), its cash buffer, a long-only
+ * portfolio benchmarked at 100% (the case's orders are long buys and lot sales), and the tax block (the request's
+ * tax_gamma without a search, the simulated rates and windows, harvesting left to step 2, the wash-sale flags).
+ */
+export const BACKTEST_OWNED_CONFIG = {
+  optimizationMode: "LONG_ONLY",
+  longWeightSum: null,
+  shortWeightSum: null,
+  useMeanVariance: false,
+  useCashBenchmark: false,
+  commissionRate: 0,
+  bidAskSpreadParameter: null,
+  bidAskSpreadRefVolume: null,
+  marketImpactParameter: null,
+  linearTcaf: 0,
+  cashBufferCad: null,
+  cashBufferUsdAmount: null,
+  cashBufferCadAmount: null,
+} as const satisfies OptimizerConfigInput;
+
+/** A decision that held (harvest trades only) because the optimizer found no feasible or usable portfolio. */
+export interface HeldDecision {
+  /** Decision date. */
+  readonly date: string;
+  /** "infeasible" or "error". */
+  readonly status: "infeasible" | "error";
+  /** The optimizer's diagnosis (infeasible) or the error message. */
+  readonly reasons: readonly string[];
 }
 
 /** Step 3's solver (see {@link TaxAwareTrackingOptions.rebalanceEngine}). */
@@ -138,6 +197,10 @@ export interface TaxAwarePolicyStats {
   fallbacks: number;
   /** Optimizer decisions re-solved without the invested floor (see {@link MAX_UNINVESTED_FRACTION}). */
   investedFloorRelaxed: number;
+  /** Fallbacks whose optimization was infeasible even without the invested floor (the configuration's constraints). */
+  infeasible: number;
+  /** The decisions that held (the `fallbacks`), with their date and the optimizer's diagnosis. */
+  held: HeldDecision[];
 }
 
 /** A tax-aware policy with its counters. */
@@ -186,6 +249,8 @@ export function taxAwareTrackingPolicy(options: TaxAwareTrackingOptions): TaxAwa
     optimizerSolves: 0,
     fallbacks: 0,
     investedFloorRelaxed: 0,
+    infeasible: 0,
+    held: [],
   };
   // One workspace per policy: consecutive decisions warm-start (engines, sides, cost reserve).
   const optimizer = engine === "optimizer" ? createOptimizer() : null;
@@ -543,17 +608,28 @@ function decideWithOptimizer(
   const benchmark = new Float64Array(m);
   for (let k = 0; k < m; k++) benchmark[k] = Math.max(0, target[columns[k]!]!);
 
-  // 3. The core optimizer.
+  // 3. The core optimizer, with the account's configuration in force at t when one is provided.
+  let positions = 0;
+  for (let i = 0; i < n; i++)
+    if (portfolio.lots(i).length > 0 || portfolio.shortLots(i).length > 0) positions++;
+  const dated = o.optimizerConfig?.(view, { navUsd: nav, cashUsd: portfolio.cashUsd, positions });
   const configOf = (invested: boolean) =>
     resolveOptimizerConfig({
-      riskAversion: lambda,
+      ...dated,
+      ...BACKTEST_OWNED_CONFIG,
+      riskAversion: dated?.riskAversion ?? lambda,
       tcostBps: o.transactionBps,
-      commissionRate: 0,
       brokerSpreadBps: o.fxFeeBps,
       cashBufferUsd: cashBuffer,
-      maxWeight: o.maxWeight ?? null,
-      noTrade,
+      maxWeight: dated === undefined ? (o.maxWeight ?? null) : (dated.maxWeight ?? null),
+      noTrade: [...new Set([...(dated?.noTrade ?? []), ...noTrade])],
+      factorExposureBounds: [
+        ...(dated?.factorExposureBounds ?? []),
+        ...(invested ? [{ factor: INVESTED_FACTOR, minBound: 1 - MAX_UNINVESTED_FRACTION }] : []),
+      ],
       tax: {
+        // The configuration's tracking-error cap is a constraint, not a tax setting: it applies.
+        trackingErrorThreshold: dated?.tax?.trackingErrorThreshold ?? null,
         taxGamma: o.taxGamma,
         shortTermRate: o.shortTermRate,
         longTermRate: o.longTermRate,
@@ -564,9 +640,6 @@ function decideWithOptimizer(
         washSaleThresholdDays: washDays,
         longTermThresholdDays: rules.longTermThresholdDays ?? 365,
       },
-      ...(invested
-        ? { factorExposureBounds: [{ factor: INVESTED_FACTOR, minBound: 1 - MAX_UNINVESTED_FRACTION }] }
-        : {}),
     });
   let result: OptimizationResult;
   try {
@@ -594,14 +667,21 @@ function decideWithOptimizer(
       result = solve(false);
       stats.rounds += result.solver.rounds;
     }
-  } catch {
+  } catch (e) {
     stats.unsolved += 1;
     stats.fallbacks += 1;
+    stats.held.push({
+      date: view.date,
+      status: "error",
+      reasons: [e instanceof Error ? e.message : String(e)],
+    });
     return orders;
   }
   if (result.status === "infeasible") {
     stats.unsolved += 1;
     stats.fallbacks += 1;
+    stats.infeasible += 1;
+    stats.held.push({ date: view.date, status: "infeasible", reasons: [...result.diagnosis] });
     return orders;
   }
   if (result.status === "suboptimal") stats.unsolved += 1;
