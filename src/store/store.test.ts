@@ -390,10 +390,16 @@ describe("store", () => {
         volume: 5,
       },
     ]);
+    expect(store.market.characteristicNames()).toEqual([]);
     store.market.insertCharacteristics([
       { themeAssetId: "AAA:XNYS", date: "2024-12-31", name: "pe", value: 20 },
       { themeAssetId: "AAA:XNYS", date: "2025-01-31", name: "pe", value: 25 },
+      { themeAssetId: "BBB:XTSE", date: "2025-01-31", name: "book_to_price", value: 0.4 },
+      { themeAssetId: "AAA:XNYS", date: "2025-01-31", name: "market_cap", value: 1e9 },
+      { themeAssetId: "BBB:XTSE", date: "2025-01-31", name: "market_cap", value: 2e9 },
     ]);
+    // Each name once, in order (a loose index scan over the primary key).
+    expect(store.market.characteristicNames()).toEqual(["book_to_price", "market_cap", "pe"]);
     store.market.insertFx([
       { date: "2025-01-02", currency: "CAD", perUsd: 1.44 },
       { date: "2025-01-06", currency: "CAD", perUsd: 1.43 },
