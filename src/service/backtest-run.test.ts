@@ -347,6 +347,13 @@ describe("account backtest service over the demo store", () => {
           worst = Math.max(worst, Math.abs(u - v) / Math.max(1e-12, Math.abs(v)));
         }
       expect(worst).toBeLessThan(1e-9);
+      // Reading every characteristic at all the decision dates in one pass serves the same model, bit for bit.
+      const batched = characteristicsRiskModelProvider(ctx, securities, ["2025-01-31", date, "2025-06-30"])(
+        view,
+      );
+      expect(Array.from(batched.exposures)).toEqual(Array.from(served.exposures));
+      expect(Array.from(batched.factorCovariance)).toEqual(Array.from(served.factorCovariance));
+      expect(Array.from(batched.specificVariance)).toEqual(Array.from(served.specificVariance));
 
       const characteristics = runAccountBacktest(ctx, org, demo.account_uuid, params).tax_managed!;
       const pca = withConfig({ risk_model_name: "pca" }, () =>

@@ -218,6 +218,8 @@ interface LoadedBacktest {
   startingValueUsd: number;
   config: PortfolioConfigRead;
   securities: ReadonlyMap<string, Security>;
+  /** The decision dates of the schedule (a risk model is only ever estimated at one of them). */
+  rebalanceDates: readonly string[];
 }
 
 function loadBacktest(
@@ -386,7 +388,15 @@ function loadBacktest(
     ...(characteristics === undefined ? {} : { characteristics }),
     benchmark,
   });
-  return { market, lots, cashUsd, startingValueUsd: params.starting_nav, config, securities: securityById };
+  return {
+    market,
+    lots,
+    cashUsd,
+    startingValueUsd: params.starting_nav,
+    config,
+    securities: securityById,
+    rebalanceDates,
+  };
 }
 
 /**
@@ -465,8 +475,32 @@ export const CHARACTERISTICS_MODEL_MAX_AGE_DAYS = 80;
 export function characteristicsRiskModelProvider(
   ctx: ServiceContext,
   securities: ReadonlyMap<string, Security>,
+  decisionDates: readonly string[] = [],
 ): RiskModelProvider {
   const fallback = createRiskModelProvider();
+  // Each characteristic at every decision date in one pass of the store (characteristicsAsOfDates), read on first
+  // use: the same values as one characteristicsAsOf query per date, without rescanning the history at each
+  // re-estimation. A date outside the schedule asks the store directly.
+  const column = new Map(decisionDates.map((d, k) => [d, k]));
+  const series = new Map<string, { universe: string; values: Float64Array }>();
+  const read = (ids: readonly string[]) => {
+    const universe = ids.join("\u0000");
+    return (name: string, asOf: string): ReadonlyMap<string, number> => {
+      const k = column.get(asOf);
+      if (k === undefined) return ctx.store.market.characteristicsAsOf(name, asOf);
+      let s = series.get(name);
+      if (s === undefined || s.universe !== universe) {
+        s = { universe, values: ctx.store.market.characteristicsAsOfDates(name, ids, decisionDates) };
+        series.set(name, s);
+      }
+      const out = new Map<string, number>();
+      for (let i = 0; i < ids.length; i++) {
+        const v = s.values[k * ids.length + i]!;
+        if (!Number.isNaN(v)) out.set(ids[i]!, v);
+      }
+      return out;
+    };
+  };
   let cachedDate: string | null = null;
   let cached: FactorModel | null = null;
   return (view) => {
@@ -483,6 +517,7 @@ export function characteristicsRiskModelProvider(
       returns,
       view.date,
       [],
+      read(view.ids),
     );
     cachedDate = view.date;
     return cached;
@@ -556,7 +591,7 @@ export function runAccountBacktestDetailed(
     kind !== null && isUploadedKind(kind)
       ? uploadedRiskModelProvider(ctx, org, kind)
       : kind === "characteristics"
-        ? characteristicsRiskModelProvider(ctx, loaded.securities)
+        ? characteristicsRiskModelProvider(ctx, loaded.securities, loaded.rebalanceDates)
         : undefined;
   const tp = c.tax_preferences;
   const shortTermRate = configNumber(tp.short_term_rate, 0.37);

@@ -220,6 +220,9 @@ export function characteristicsRiskModel(
   returns: Float64Array,
   asOf: string,
   warnings: string[],
+  /** Point-in-time values of one characteristic (default: the store's `characteristicsAsOf`). */
+  read: (name: string, asOf: string) => ReadonlyMap<string, number> = (name, date) =>
+    ctx.store.market.characteristicsAsOf(name, date),
 ): FactorModel {
   const n = assets.length;
   const market = ctx.store.market;
@@ -230,13 +233,13 @@ export function characteristicsRiskModel(
     const c = names.length;
     const characteristics = new Float64Array(n * c).fill(Number.NaN);
     names.forEach((nm, j) => {
-      const values = market.characteristicsAsOf(nm, asOf);
+      const values = read(nm, asOf);
       assets.forEach((id, i) => {
         const v = values.get(id);
         if (v !== undefined) characteristics[i * c + j] = v;
       });
     });
-    const caps = market.characteristicsAsOf("market_cap", asOf);
+    const caps = read("market_cap", asOf);
     const marketCap = Float64Array.from(assets, (id, i) => {
       const v = caps.get(id);
       if (v !== undefined && v > 0) return v;
