@@ -1,26 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { lotInput } from "../../test/helpers/lot-input.js";
 import { openStore, type Store, type TaxLotInput } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { lotRecordToTaxLot, lotRowToTaxLot } from "./lots.js";
 import { accountLots } from "./proposals.js";
 
+const lot = lotInput;
+
 describe("stored lots as tax-engine lots", () => {
   let store: Store;
   let accountUuid: string;
-
-  const lot = (over: Partial<TaxLotInput>): TaxLotInput => ({
-    themeAssetId: "AAPL:XNAS",
-    quantity: "10",
-    costBasis: "150.25",
-    costBasisUnit: "per_share",
-    costBasisCurrency: "USD",
-    fxRate: "1",
-    tradeDate: "2024-03-01",
-    holdingPeriodStart: null,
-    washSaleDate: null,
-    lastSoldForLossDate: null,
-    ...over,
-  });
 
   beforeAll(() => {
     store = openStore(":memory:");
@@ -80,19 +69,6 @@ describe("the proposal's memoized lot read", () => {
   let org: string;
   let client: string;
 
-  const lot = (over: Partial<TaxLotInput>): TaxLotInput => ({
-    themeAssetId: "AAPL:XNAS",
-    quantity: "10",
-    costBasis: "150.25",
-    costBasisUnit: "per_share",
-    costBasisCurrency: "USD",
-    fxRate: "1",
-    tradeDate: "2024-03-01",
-    holdingPeriodStart: null,
-    washSaleDate: null,
-    lastSoldForLossDate: null,
-    ...over,
-  });
   const newAccount = (lots: TaxLotInput[]) => {
     const uuid = store.accounts.create(org, client, { cashValueUsd: "0" }).uuid;
     store.accounts.replaceLots(uuid, lots);

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { lotInput } from "../../test/helpers/lot-input.js";
 import type { Security } from "../core/data/types.js";
 import { NotFoundError, StoreVersionError } from "../core/errors.js";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
-import type { TaxLotInput } from "./records.js";
 import { openStore, type Store } from "./store.js";
 
 function clock(start = Date.UTC(2026, 0, 2, 9, 30)) {
@@ -17,19 +17,7 @@ function clock(start = Date.UTC(2026, 0, 2, 9, 30)) {
   };
 }
 
-const lot = (over: Partial<TaxLotInput> = {}): TaxLotInput => ({
-  themeAssetId: "AAPL:XNAS",
-  quantity: "10",
-  costBasis: "150.25",
-  costBasisUnit: "per_share",
-  costBasisCurrency: "USD",
-  fxRate: "1",
-  tradeDate: "2024-03-01",
-  holdingPeriodStart: null,
-  washSaleDate: null,
-  lastSoldForLossDate: null,
-  ...over,
-});
+const lot = lotInput;
 
 const security = (id: string, over: Partial<Security> = {}): Security => {
   const [symbol, mic] = id.split(":") as [string, string];
@@ -597,20 +585,7 @@ describe("store files", () => {
     other.close();
     const t2 = store.accounts.lotsToken("a");
     expect(t2).not.toBe(t1);
-    store.accounts.appendLots("a", [
-      {
-        themeAssetId: "MSFT:XNAS",
-        quantity: "1",
-        costBasis: "5",
-        costBasisUnit: "per_share",
-        costBasisCurrency: "USD",
-        fxRate: "1",
-        tradeDate: "2024-01-03",
-        holdingPeriodStart: null,
-        washSaleDate: null,
-        lastSoldForLossDate: null,
-      },
-    ]);
+    store.accounts.appendLots("a", [lot({ themeAssetId: "MSFT:XNAS", quantity: "1", costBasis: "5" })]);
     expect(store.accounts.lotsToken("a")).not.toBe(t2);
     expect(store.accounts.lotsToken("no-such-account")).toBeNull();
     store.close();
@@ -622,24 +597,12 @@ describe("store files", () => {
     const client = store.clients.create(org).uuid;
     const a = store.accounts.create(org, client).uuid;
     expect(store.accounts.lotsToken(a)).toBeNull(); // never given lots
-    const lot: TaxLotInput = {
-      themeAssetId: "AAPL:XNAS",
-      quantity: "1",
-      costBasis: "10",
-      costBasisUnit: "per_share",
-      costBasisCurrency: "USD",
-      fxRate: "1",
-      tradeDate: "2024-01-02",
-      holdingPeriodStart: null,
-      washSaleDate: null,
-      lastSoldForLossDate: null,
-    };
-    store.accounts.replaceLots(a, [lot]);
+    store.accounts.replaceLots(a, [lot({ quantity: "1" })]);
     const before = store.accounts.lotsToken(a);
     expect(before).not.toBeNull();
     expect(() =>
       store.transaction(() => {
-        store.accounts.replaceLots(a, [{ ...lot, quantity: "5" }]);
+        store.accounts.replaceLots(a, [lot({ quantity: "5" })]);
         expect(store.accounts.lotsToken(a)).not.toBe(before);
         throw new Error("abort");
       }),

@@ -39,7 +39,7 @@ const IMPORT_HELP = `
 Files (CSV with a header row; asset ids are theme_asset_ids such as AAPL:XNAS):
   --exposures      long:  asset,factor,exposure        (one row per asset and factor; missing = 0)
                    wide:  asset,<factor1>,<factor2>,... (one row per asset)
-  --covariance     the factor covariance, long: factor1,factor2,covariance (one triangle is enough)
+  --covariance     the factor covariance, long: factor1,factor2,covariance (every pair of one triangle, 0 included)
                    or square: a header of factor names and the same names down the first column.
                    With --kind custom and no --exposures: a square ASSET covariance (header row of asset
                    ids, asset ids down the first column), in fractions.

@@ -154,6 +154,8 @@ export function lotFromTrusted(f: TrustedLotFields, shared?: Map<string, Decimal
   const basis = f.costBasisIsTotal
     ? new TaxDecimal(f.costBasis)
     : perShareTotal(f.costBasis, f.quantity, quantity);
+  // Two literals rather than a conditional spread: createLot's keys in createLot's order, without a spread per lot
+  // on a path that converts every lot of an account.
   const lot: TaxLot =
     f.accountId === undefined
       ? {

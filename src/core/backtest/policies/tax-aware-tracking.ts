@@ -340,15 +340,8 @@ function decide(
     // 2. Harvest.
     if (lots.length > 0) {
       const harvest = longHarvest(lots, threshold, windowStart);
-      const picked = new Set(harvest.map((l) => l.lot.id));
+      const picked = harvestOrder(orders, stats, i, harvest);
       if (harvest.length > 0) {
-        orders.push({
-          side: "sell",
-          column: i,
-          lots: harvest.map((l) => ({ lotId: l.lot.id, quantity: l.lot.quantity })),
-          harvest: true,
-        });
-        stats.harvestedLots += harvest.length;
         for (const l of harvest) current[i]! -= l.valueUsd / nav;
         lots = lots.filter((l) => !picked.has(l.lot.id));
         blockedBuy.add(i);
@@ -547,15 +540,8 @@ function decideWithOptimizer(
       // 2. Harvest (the term does not matter here).
       const infos = held.map((lot) => lotInfo(lot, view, i, "short_term", o));
       const harvest = longHarvest(infos, threshold, windowStart);
+      const picked = harvestOrder(orders, stats, i, harvest);
       if (harvest.length > 0) {
-        orders.push({
-          side: "sell",
-          column: i,
-          lots: harvest.map((l) => ({ lotId: l.lot.id, quantity: l.lot.quantity })),
-          harvest: true,
-        });
-        stats.harvestedLots += harvest.length;
-        const picked = new Set(harvest.map((l) => l.lot.id));
         for (const l of harvest) cashUsd += l.valueUsd;
         held = held.filter((lot) => !picked.has(lot.id));
         recentLossSales.push({ themeAssetId: id, date: exec });
@@ -740,6 +726,25 @@ function withInvestedFactor(model: FactorModel): FactorModel {
   };
   investedModels.set(model, out);
   return out;
+}
+
+/** Queues the harvest sale of `harvest` (when any) and counts it; returns the ids of the lots it sells. */
+function harvestOrder(
+  orders: PolicyOrder[],
+  stats: TaxAwarePolicyStats,
+  column: number,
+  harvest: readonly LotInfo[],
+): Set<string> {
+  if (harvest.length > 0) {
+    orders.push({
+      side: "sell",
+      column,
+      lots: harvest.map((l) => ({ lotId: l.lot.id, quantity: l.lot.quantity })),
+      harvest: true,
+    });
+    stats.harvestedLots += harvest.length;
+  }
+  return new Set(harvest.map((l) => l.lot.id));
 }
 
 /**
