@@ -33,15 +33,14 @@ export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";
 export {
-  type ConfigResolution,
   type OptimizeAccountOptions,
   optimizeAccount,
   optimizedWeightsOf,
-  optimizerConfigFromPortfolioConfig,
   type PreparedOptimization,
   prepareAccountOptimization,
   rebalanceAccount,
 } from "./optimize.js";
+export { type ConfigResolution, optimizerConfigFromPortfolioConfig } from "./optimizer-inputs.js";
 export {
   authenticate,
   createApiKey,

@@ -13,7 +13,8 @@ import { resolveOptimizerConfig } from "../core/optimizer/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { createOrganization, type ServiceContext, updatePortfolioConfig } from "./index.js";
-import { optimizeAccount, optimizerConfigFromPortfolioConfig, rebalanceAccount } from "./optimize.js";
+import { optimizeAccount, rebalanceAccount } from "./optimize.js";
+import { optimizerConfigFromPortfolioConfig } from "./optimizer-inputs.js";
 import { getProposal } from "./proposals.js";
 
 const ticker = (id: string): Ticker => ({

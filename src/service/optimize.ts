@@ -45,15 +45,6 @@ export const DEFAULT_RISK_MODEL = "pca";
 export const RISK_HISTORY_CALENDAR_DAYS = 380;
 /** Trading days averaged for the average daily traded value (spread and impact terms). */
 export const ADV_WINDOW_DAYS = 63;
-// Shared with the account backtest (service/optimizer-inputs).
-export {
-  type ConfigResolution,
-  MIN_RETURN_OBSERVATIONS,
-  optimizerConfigFromPortfolioConfig,
-  RISK_LOOKBACK_DAYS,
-  SERVICE_RISK_AVERSION,
-  STYLE_CHARACTERISTICS,
-} from "./optimizer-inputs.js";
 
 /** Options of {@link optimizeAccount} and {@link rebalanceAccount}. */
 export interface OptimizeAccountOptions {
