@@ -24,6 +24,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.js";
 import {
   acceptsGzip,
   type CachedBody,
+  type CacheScope,
   etagMatches,
   gzipOf,
   MIN_GZIP_BYTES,
@@ -200,6 +201,8 @@ export function createApp(options: AppOptions): LotwiseApp {
   routes.push(...documentationRoutes(() => (document ??= buildOpenApiDocument(routes))));
   const seen = new Set<string>();
   for (const r of routes) {
+    // A cached answer belongs to the caller's organization; a public route has none, so it cannot be cached.
+    if (r.cache && r.public) throw new TypeError(`createApp: public route ${r.path} cannot be cached`);
     const key = `${r.method} ${honoPath(r.path).replace(/:[A-Za-z0-9_]+/g, ":")}`;
     if (seen.has(key)) throw new TypeError(`createApp: two routes for ${r.method} ${r.path}`);
     seen.add(key);
@@ -273,12 +276,16 @@ export function createApp(options: AppOptions): LotwiseApp {
             : parsed.value;
         body = parseOrThrow(route.body.schema, value, "request body");
       }
-      let cacheKey: string | undefined;
+      let cacheScope: CacheScope | undefined;
       let token = "";
-      if (cache && changeToken && route.cache) {
+      if (cache && changeToken && route.cache && org !== "") {
         token = `${c.get("storeToken") ?? changeToken()}|${clockDate(ctx)}`;
-        cacheKey = `${route.operationId} ${JSON.stringify(params)} ${JSON.stringify(query)}`;
-        const hit = cache.get(cacheKey, token);
+        cacheScope = {
+          organization: org,
+          operation: route.operationId,
+          request: `${JSON.stringify(params)} ${JSON.stringify(query)}`,
+        };
+        const hit = cache.get(cacheScope, token);
         if (hit) return cachedResponse(hit, c.req.raw, route.response.status);
       }
       let result: unknown;
@@ -300,8 +307,8 @@ export function createApp(options: AppOptions): LotwiseApp {
       }
       if (result instanceof Response) return result;
       if (route.response.status === 204) return c.body(null, 204);
-      if (cache && cacheKey !== undefined) {
-        const entry = cache.set(cacheKey, token, Buffer.from(JSON.stringify(result), "utf8"));
+      if (cache && cacheScope !== undefined) {
+        const entry = cache.set(cacheScope, token, Buffer.from(JSON.stringify(result), "utf8"));
         return cachedResponse(entry, c.req.raw, route.response.status);
       }
       return c.json(result as object, route.response.status);

@@ -45,6 +45,29 @@ export function acceptsGzip(header: string | undefined): boolean {
   return star;
 }
 
+/**
+ * Whose response a cached body is. Every entry belongs to one organization (the organization of the API key that
+ * asked), so a body computed for one organization can never be served to another, whatever the route's path
+ * contains: routes such as `/api/v1/themes` carry no organization in the path, and keying on the path alone served
+ * one organization's themes to the next caller (a cross-organization leak, issue 12). The organization is a
+ * required part of every lookup, not something each route must remember to put in its key.
+ */
+export interface CacheScope {
+  /** Organization uuid of the caller; never empty (public routes are not cached). */
+  readonly organization: string;
+  /** The operation (route) answered. */
+  readonly operation: string;
+  /** Everything else the answer depends on besides the store and the date (path parameters, query). */
+  readonly request: string;
+}
+
+/** The map key of a scope: organization first, with separators no uuid or operation id contains. */
+export function cacheKeyOf(scope: CacheScope): string {
+  if (scope.organization === "")
+    throw new TypeError("ResponseCache: a cached response must belong to an organization");
+  return `${scope.organization}\u0000${scope.operation}\u0000${scope.request}`;
+}
+
 /** LRU by insertion order of a Map; the total body size stays under `maxBytes`. */
 export class ResponseCache {
   private readonly entries = new Map<string, CachedBody>();
@@ -52,8 +75,9 @@ export class ResponseCache {
 
   constructor(readonly maxBytes = DEFAULT_RESPONSE_CACHE_BYTES) {}
 
-  /** The entry for `key` if it was built under `token`. */
-  get(key: string, token: string): CachedBody | undefined {
+  /** The entry for `scope` if it was built under `token`. */
+  get(scope: CacheScope, token: string): CachedBody | undefined {
+    const key = cacheKeyOf(scope);
     const hit = this.entries.get(key);
     if (!hit) return undefined;
     if (hit.token !== token) {
@@ -67,7 +91,8 @@ export class ResponseCache {
   }
 
   /** Stores a body built under `token`; bodies larger than a quarter of the budget are not kept. */
-  set(key: string, token: string, body: Uint8Array): CachedBody {
+  set(scope: CacheScope, token: string, body: Uint8Array): CachedBody {
+    const key = cacheKeyOf(scope);
     const etag = `"${createHash("sha1").update(body).digest("base64url")}"`;
     const entry: CachedBody = { token, body, etag };
     if (body.byteLength > this.maxBytes / 4) return entry;
