@@ -4,6 +4,13 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+// A reader that stops early (`lotwise --help | head`) closes the pipe: that is the end of the output, not an error.
+for (const stream of [process.stdout, process.stderr])
+  stream.on("error", (err) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+
 const entry = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
 if (!existsSync(entry)) {
   process.stderr.write(

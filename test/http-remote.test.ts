@@ -255,7 +255,7 @@ describe("HttpClient", () => {
       );
       expect(err).toBeInstanceOf(ConnectionError);
       expect(err.code).toBe("timeout");
-      expect(err.message).toBe(`whoAmI: GET http://127.0.0.1:${port}/api/v1/me got no answer within 150 ms.`);
+      expect(err.message).toBe(`GET http://127.0.0.1:${port}/api/v1/me got no answer within 150 ms.`);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((r) => silent.close(r));

@@ -103,7 +103,7 @@ export function createCommandContext(
             [{ path: "api-key", message: "missing" }],
             "usage",
           );
-        backend = await RemoteBackend.connect({ url: options.url!, apiKey: options.apiKey });
+        backend = await RemoteBackend.connect({ url: checkedUrl(options.url!), apiKey: options.apiKey });
         return backend;
       }
       const service = ctx.service();
@@ -135,6 +135,29 @@ export function resolveOrganization(store: Store, org: string | undefined): stri
   throw new ValidationError(
     `The store holds ${all.length} organizations; choose one with --org or LOTWISE_ORG: ${all.map((o) => `${o.uuid} (${o.name})`).join(", ")}`,
     [{ path: "org", message: "required when the store has several organizations" }],
+    "usage",
+  );
+}
+
+/**
+ * The --url value when it is an http(s) URL; otherwise a usage error that says what was expected (a bare
+ * `127.0.0.1:8000` gets "did you mean http://127.0.0.1:8000?").
+ */
+export function checkedUrl(value: string): string {
+  if (/^https?:\/\//i.test(value)) {
+    try {
+      new URL(value);
+      return value;
+    } catch {
+      // falls through to the usage error
+    }
+  }
+  const hint = /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+    ? "only http:// and https:// are supported"
+    : `did you mean http://${value}?`;
+  throw new ValidationError(
+    `--url "${value}" is not an http(s) URL (${hint})`,
+    [{ path: "url", message: "expected e.g. http://127.0.0.1:8000" }],
     "usage",
   );
 }

@@ -19,6 +19,12 @@ export function reportError(err: unknown, out: Output): number {
       ? EXIT_OK
       : EXIT_USAGE;
   }
+  const file = fileError(err);
+  if (file) {
+    if (out.json) out.printJson({ error: { code: file.code, message: file.message } });
+    else out.note(`lotwise: ${file.message}`);
+    return EXIT_USAGE;
+  }
   const usage = err instanceof ValidationError && err.code === "usage";
   if (out.json) {
     const e = err instanceof PortfolioError ? err : undefined;
@@ -41,6 +47,27 @@ export function reportError(err: unknown, out: Output): number {
     else out.note("  (set LOTWISE_DEBUG=1 to print the stack trace)");
   }
   return usage ? EXIT_USAGE : EXIT_FAILURE;
+}
+
+/** What the operating system said about a file a command was given, in words (ENOENT is "no such file"). */
+const FILE_ERRORS: Readonly<Record<string, { code: string; words: string }>> = {
+  ENOENT: { code: "file_not_found", words: "no such file or folder" },
+  EACCES: { code: "file_not_readable", words: "permission denied" },
+  EPERM: { code: "file_not_readable", words: "permission denied" },
+  EISDIR: { code: "file_is_a_folder", words: "is a folder, not a file" },
+  ENOTDIR: { code: "file_not_found", words: "a part of the path is not a folder" },
+};
+
+/**
+ * A file named on the command line that cannot be opened is a usage error (exit 2) with the path and the reason,
+ * not "unexpected error: ENOENT ...".
+ */
+function fileError(err: unknown): { code: string; message: string } | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const e = err as NodeJS.ErrnoException;
+  const known = e.code ? FILE_ERRORS[e.code] : undefined;
+  if (!known || typeof e.path !== "string") return undefined;
+  return { code: known.code, message: `cannot open ${e.path}: ${known.words}` };
 }
 
 /** A usage error (exit code 2) with a message that says how to fix the command line. */

@@ -107,13 +107,13 @@ export class HttpClient {
       const name = (err as { name?: string }).name;
       if (name === "TimeoutError" || name === "AbortError")
         throw new ConnectionError(
-          `${options.operation}: ${method} ${url} got no answer within ${this.timeoutMs} ms.`,
+          `${method} ${url} got no answer within ${this.timeoutMs} ms.`,
           "timeout",
           err,
         );
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new ConnectionError(
-        `${options.operation}: cannot reach ${this.baseUrl} (${cause?.code ?? cause?.message ?? (err as Error).message}). Is \`lotwise serve\` running there?`,
+        `cannot reach ${this.baseUrl} (${cause?.code ?? cause?.message ?? (err as Error).message}). Is \`lotwise serve\` running there?`,
         "connection_failed",
         err,
       );
