@@ -23,8 +23,8 @@ function jobOf(r: Run, code = 0): BacktestJob {
 }
 
 describe("lotwise backtest commands", () => {
-  it("has the sub-commands of PRODUCT.md section 6 (plus cancel)", () => {
-    const backtest = buildProgram().commands.find((c) => c.name() === "backtest")!;
+  it("has the sub-commands of PRODUCT.md section 6 (plus cancel)", async () => {
+    const backtest = (await buildProgram()).commands.find((c) => c.name() === "backtest")!;
     expect(backtest.commands.map((c) => c.name()).sort()).toEqual(
       ["batch", "cancel", "list", "show", "start", "status", "wait"].sort(),
     );

@@ -15,9 +15,9 @@ function helpOf(cmd: Command): string {
   return text;
 }
 
-describe("CLI help", () => {
-  const all = leaves(buildProgram());
+const all = leaves(await buildProgram());
 
+describe("CLI help", () => {
   it("has the command tree of PRODUCT.md section 6", () => {
     const paths = all.map((l) => l.path);
     for (const p of [

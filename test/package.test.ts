@@ -73,6 +73,8 @@ describe("the packed library", () => {
 import { proposalRequestSchema, type ProposalRequest } from "lotwise/contract";
 import { createApp } from "lotwise/http";
 import { RemoteBackend } from "lotwise/client";
+import { solveQp as solveQpPure } from "lotwise/solver";
+import { selectLots as selectLotsPure } from "lotwise/tax";
 
 const store = openStore(":memory:");
 const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
@@ -98,6 +100,7 @@ console.log(JSON.stringify({
   request: request.optimized_weights.length,
   app: typeof app.request,
   remote: typeof RemoteBackend.connect,
+  subpaths: solveQpPure === solveQp && selectLotsPure === selectLots,
 }));
 store.close();
 `,
@@ -130,6 +133,7 @@ store.close();
       request: 1,
       app: "function",
       remote: "function",
+      subpaths: true,
     });
     expect(out.positions).toBeGreaterThan(5);
   }, 120_000);

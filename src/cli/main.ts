@@ -5,22 +5,12 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
-import { registerBacktest } from "./commands/backtest.js";
-import { registerClients } from "./commands/clients.js";
-import { registerConfigs } from "./commands/configs.js";
-import { registerInit } from "./commands/init.js";
-import { registerMarket } from "./commands/market.js";
-import { registerOptimize } from "./commands/optimize.js";
-import { registerOrgs } from "./commands/orgs.js";
-import { registerProposal } from "./commands/proposal.js";
-import { registerRiskModels } from "./commands/risk-models.js";
-import { registerServe } from "./commands/serve.js";
-import { registerThemes } from "./commands/themes.js";
+import { COMMAND_MODULES, type CommandModule, commandModuleFor } from "./command-table.js";
 import { EXIT_USAGE } from "./errors.js";
 import type { ProgramHooks } from "./program.js";
 
-/** Build the command tree (exported for tests and for `--help` documentation). */
-export function buildProgram(hooks: ProgramHooks = {}): Command {
+/** The program with its global options and help texts, and no commands yet. */
+function baseProgram(): Command {
   const program = new Command("lotwise")
     .description(
       "Tax-managed portfolios: tax lots, rebalance proposals, a tax-aware optimizer, backtests, themes.\nWorks on a local store (SQLite file) or, with --url and --api-key, against a running `lotwise serve`.",
@@ -46,18 +36,11 @@ Getting started:
   $ lotwise serve --store demo.db --port 8000  # HTTP API (X-Api-Key) with docs at /api/v1/docs
 `,
   );
-  registerInit(program, hooks);
-  registerServe(program, hooks);
-  registerOrgs(program, hooks);
-  registerMarket(program, hooks);
-  registerClients(program, hooks);
-  registerConfigs(program, hooks);
-  registerProposal(program, hooks);
-  registerOptimize(program, hooks);
-  registerRiskModels(program, hooks);
-  registerThemes(program, hooks);
-  registerBacktest(program, hooks);
-  // Sub-commands inherit exitOverride so usage errors come back as CommanderError.
+  return program;
+}
+
+/** Sub-commands inherit exitOverride so usage errors come back as CommanderError. */
+function finish(program: Command): Command {
   const override = (c: Command) => {
     c.exitOverride();
     c.showHelpAfterError("(run with --help for usage)");
@@ -67,9 +50,38 @@ Getting started:
   return program;
 }
 
+/**
+ * The program with `modules` registered (all of them by default: the whole tree, for tests and documentation) and,
+ * for the other top-level commands, stand-ins that only list them in the help. Only the modules asked for are
+ * imported.
+ */
+export async function buildProgram(
+  hooks: ProgramHooks = {},
+  modules: readonly CommandModule[] = COMMAND_MODULES,
+): Promise<Command> {
+  const program = baseProgram();
+  const registers = await Promise.all(modules.map((m) => m.load()));
+  const loaded = new Map(modules.map((m, i) => [m, registers[i]!]));
+  for (const m of COMMAND_MODULES) {
+    const register = loaded.get(m);
+    if (register) {
+      register(program, hooks);
+      continue;
+    }
+    for (const c of m.commands) {
+      const stub = program.command(c.name).description(c.description);
+      // A hidden option makes the help list it as "name [options]", as the real command is listed.
+      if (c.options) stub.addOption(new Option("--lotwise-stub").hideHelp());
+    }
+  }
+  return finish(program);
+}
+
 /** Run the CLI with `argv` (as process.argv) and return the exit code. */
 export async function main(argv: readonly string[], hooks: ProgramHooks = {}): Promise<number> {
-  const program = buildProgram(hooks);
+  // Only the module of the command being run is loaded: `--version` and `--help` load none.
+  const module = commandModuleFor(argv.slice(2));
+  const program = await buildProgram(hooks, module ? [module] : []);
   try {
     await program.parseAsync(argv as string[]);
     return hooks.exitCode ?? 0;
