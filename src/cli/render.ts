@@ -3,6 +3,7 @@
  * Human renderings of the wire shapes (tables). Machine output is the wire shape itself (`--json`).
  */
 import type { Account, AssetClass, Client, PortfolioConfigRead } from "../contract/index.js";
+import { holdingDays, holdingTerm } from "../core/tax/holding-period.js";
 import { renderKeyValues, renderTable } from "./output.js";
 
 /** `1234567.5` -> `1,234,567.50`; null/empty -> "". */
@@ -68,11 +69,21 @@ export function renderAccount(a: Account, clientUuid?: string): string {
     ],
     "Positions",
   );
+  const asOf = a.as_of_date;
+  // Holding period on the valuation date: short-term (ST) until more than one year has passed (IRS rule).
+  const held = (trade: string) => (asOf && trade <= asOf ? holdingDays(trade, asOf) : undefined);
   const lots = renderTable(
-    a.holdings.tax_lots,
+    a.holdings.tax_lots.map((l, i) => ({ ...l, n: i + 1 })),
     [
+      { header: "#", value: (l) => l.n, align: "right" },
       { header: "Symbol", value: (l) => l.ticker_symbol ?? l.theme_asset_id },
       { header: "Trade date", value: (l) => l.trade_date },
+      {
+        header: "Term",
+        value: (l) =>
+          asOf && l.trade_date <= asOf ? (holdingTerm(l.trade_date, asOf) === "long_term" ? "LT" : "ST") : "",
+      },
+      { header: "Days held", value: (l) => held(l.trade_date), align: "right" },
       { header: "Quantity", value: (l) => quantity(l.quantity), align: "right" },
       {
         header: "Cost/share",
@@ -88,7 +99,7 @@ export function renderAccount(a: Account, clientUuid?: string): string {
         align: "right",
       },
     ],
-    "Tax lots",
+    `Tax lots${asOf ? ` (term and days held on ${asOf}; LT = held more than one year)` : ""}`,
   );
   const parts = [summary, positions, lots];
   const wash = [...a.wash_sale_lots, ...a.household_wash_sale_lots];

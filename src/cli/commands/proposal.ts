@@ -88,7 +88,8 @@ export function renderProposal(p: ProposalResponse): string {
       [
         { header: "Ticker", value: (o) => o.ticker_symbol ?? o.ticker },
         { header: "Side", value: (o) => (o.amount.startsWith("-") ? "SELL" : "BUY") },
-        { header: "Category", value: (o) => o.order_category ?? "" },
+        // order_category says which book the order trades, not a holding period: "long" read as long-term.
+        { header: "Book", value: (o) => BOOK[o.order_category ?? ""] ?? "" },
         { header: "Type", value: (o) => o.type },
         {
           header: "Amount",
@@ -165,6 +166,13 @@ export function renderProposal(p: ProposalResponse): string {
   for (const w of p.warnings ?? []) parts.push(`warning: ${w.message}`);
   return parts.join("\n\n");
 }
+
+/** Words for order_category in tables. */
+const BOOK: Readonly<Record<string, string>> = {
+  long: "long position",
+  short_order: "open short",
+  short_cover: "cover short",
+};
 
 export function registerProposal(program: Command, hooks: ProgramHooks): void {
   const proposal = program

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { buildDemo } from "../service/demo.js";
+import { createProposal, getAccount } from "../service/index.js";
+import { openStore } from "../store/index.js";
+import { renderProposal } from "./commands/proposal.js";
+import { renderAccount } from "./render.js";
+
+/** Whole days from `a` to `b` (UTC calendar dates), computed independently of the tax engine. */
+const days = (a: string, b: string) =>
+  Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 864e5);
+
+describe("account table", () => {
+  it("numbers each lot and shows its term (ST/LT) and days held on the valuation date", () => {
+    const store = openStore(":memory:");
+    try {
+      const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
+      const demo = buildDemo(ctx, { securities: 60, years: 3 });
+      const a = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+      const text = renderAccount(a);
+      const asOf = a.as_of_date!;
+      expect(text).toContain(`Tax lots (term and days held on ${asOf}; LT = held more than one year)`);
+      const header = text.split("\n").find((l) => l.includes("Trade date") && l.includes("Days held"))!;
+      const cells = (line: string) => line.split("│").map((c) => c.trim());
+      const names = cells(header);
+      const rows = text.split("\n").filter((l) => /^│\s+\d+\s+│/.test(l));
+      expect(rows.length).toBe(a.holdings.tax_lots.length);
+      let long = 0;
+      let short = 0;
+      a.holdings.tax_lots.forEach((lot, i) => {
+        const c = cells(rows[i]!);
+        const at = (name: string) => c[names.indexOf(name)]!;
+        expect(at("#")).toBe(String(i + 1));
+        expect(at("Trade date")).toBe(lot.trade_date);
+        const held = days(lot.trade_date, asOf);
+        expect(at("Days held")).toBe(String(held));
+        // More than one year: at least 366 days, or 365 when the year held has no February 29 beyond the start.
+        const anniversary = `${Number(lot.trade_date.slice(0, 4)) + 1}${lot.trade_date.slice(4)}`;
+        const isLong = asOf > anniversary;
+        expect(at("Term")).toBe(isLong ? "LT" : "ST");
+        if (isLong) long++;
+        else short++;
+      });
+      // The demo holds both kinds, as its description says.
+      expect(long).toBeGreaterThan(0);
+      expect(short).toBeGreaterThan(0);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe("proposal table", () => {
+  it("says which book an order trades (not 'Category: long', which reads as long-term)", () => {
+    const store = openStore(":memory:");
+    try {
+      const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
+      const demo = buildDemo(ctx, { securities: 60, years: 3 });
+      const a = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+      const [first, second] = a.positions;
+      const p = createProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, {
+        optimized_weights: [
+          { ticker: first!.theme_asset_id, weight: "0.5" },
+          { ticker: second!.theme_asset_id, weight: "0.5" },
+        ],
+      });
+      const text = renderProposal(p);
+      const header = text.split("\n").find((l) => l.includes("Side") && l.includes("Reason"))!;
+      expect(header).toContain("Book");
+      expect(header).not.toContain("Category");
+      expect(p.orders.every((o) => o.order_category === "long")).toBe(true);
+      expect(text.split("long position").length - 1).toBe(p.orders.length);
+    } finally {
+      store.close();
+    }
+  });
+});
