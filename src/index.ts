@@ -651,6 +651,8 @@ export {
 export type { MarketDataWriter } from "./market/writer.js";
 // Service (operations over a store) and the Backend
 export {
+  type AccountDriftOptions,
+  accountDrift,
   accountRead,
   authenticate,
   type BacktestServiceContext,

@@ -313,6 +313,7 @@ describe("isolation between organizations on every route", () => {
         "createProposal",
         "getProposal",
         "optimizeAccount",
+        "accountDrift",
         "rebalanceAccount",
         "getTheme",
         "reviseTheme",

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type * as z from "zod";
 import {
+  accountDriftSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -35,6 +36,7 @@ import {
 } from "../src/contract/index.js";
 import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
 import {
+  accountDrift,
   type BacktestServiceContext,
   getClient,
   getRiskModel,
@@ -213,6 +215,16 @@ describe("success shapes of every route", () => {
     expect(read).toEqual(
       JSON.parse(JSON.stringify(readAssetClass(t.ctx, t.orgA.uuid, seeded.assetClassUuids[0]!))),
     );
+  });
+
+  it("drift (extension) agrees with the service, and refuses a date after the market data", async () => {
+    const account = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
+    const d = shape(await send(app, "GET", `${account}/drift/`, { key }), 200, accountDriftSchema);
+    expect(d).toEqual(JSON.parse(JSON.stringify(accountDrift(t.ctx, t.orgA.uuid, seeded.accountUuid))));
+    expect(Number(d.total_drift)).toBeGreaterThan(0);
+    const late = await send(app, "GET", `${account}/drift/?as_of_date=2099-01-01`, { key });
+    expect(late.status).toBe(400);
+    expect(envelope(late).message).toMatch(/after the last market date/);
   });
 
   it("optimizer: optimize (extension) agrees with the service; rebalance stores the proposal it returns", async () => {
@@ -583,6 +595,7 @@ describe("success shapes of every route", () => {
         "createProposal",
         "getProposal",
         "optimizeAccount",
+        "accountDrift",
         "rebalanceAccount",
         "importRiskModel",
         "listRiskModels",

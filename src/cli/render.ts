@@ -2,7 +2,7 @@
  * @module cli/render
  * Human renderings of the wire shapes (tables). Machine output is the wire shape itself (`--json`).
  */
-import type { Account, AssetClass, Client, PortfolioConfigRead } from "../contract/index.js";
+import type { Account, AccountDrift, AssetClass, Client, PortfolioConfigRead } from "../contract/index.js";
 import { holdingDays, holdingTerm } from "../core/tax/holding-period.js";
 import { renderKeyValues, renderTable } from "./output.js";
 
@@ -221,4 +221,48 @@ export function renderAssetClass(a: AssetClass): string {
     { header: "Archived", value: (c) => c.archived_at ?? "" },
   ]);
   return `${head}\n\n${children}`;
+}
+
+/** An account's drift: summary with the status and why, then the largest drifts (`top` rows). */
+export function renderDrift(d: AccountDrift, top = 20): string {
+  const threshold = (v: string | null) => (v === null ? "not set" : percent(v));
+  const summary = renderKeyValues(
+    [
+      ["Account", d.account_uuid],
+      ["As of", d.as_of_date],
+      ["Target", `${d.target}${d.target_weights_date ? ` (weights of ${d.target_weights_date})` : ""}`],
+      ["NAV (USD)", money(d.nav_usd)],
+      ["Total drift", percent(d.total_drift)],
+      ["Largest asset drift", percent(d.max_asset_drift)],
+      ["Cash: now / target", `${percent(d.cash.current_weight)} / ${percent(d.cash.target_weight)}`],
+      [
+        "Thresholds: warning / breach / asset",
+        `${threshold(d.thresholds.drift_warning_threshold)} / ${threshold(d.thresholds.drift_breach_threshold)} / ${threshold(d.thresholds.asset_drift_breach_threshold)}`,
+      ],
+      ["Status", d.status.toUpperCase()],
+    ],
+    "Drift from target",
+  );
+  const parts = [summary];
+  if (d.reasons.length > 0)
+    parts.push(`Why ${d.status.toUpperCase()}:\n${d.reasons.map((r) => `  - ${r}`).join("\n")}`);
+  const shown = d.assets.slice(0, top);
+  if (shown.length > 0) {
+    const rest = d.assets.length - shown.length;
+    parts.push(
+      renderTable(
+        shown,
+        [
+          { header: "Symbol", value: (a) => a.ticker_symbol ?? a.theme_asset_id },
+          { header: "Now", value: (a) => percent(a.current_weight), align: "right" },
+          { header: "Target", value: (a) => percent(a.target_weight), align: "right" },
+          { header: "Drift", value: (a) => percent(a.drift), align: "right" },
+          { header: "Breach", value: (a) => (a.breach ? "yes" : "") },
+        ],
+        `Largest drifts (${shown.length} of ${d.assets.length} assets${rest > 0 ? `; --top ${d.assets.length} or --json for all` : ""})`,
+      ),
+    );
+  }
+  for (const w of d.warnings) parts.push(`warning: ${w}`);
+  return parts.join("\n\n");
 }

@@ -7,11 +7,13 @@
 import {
   type Account,
   type AccountCreate,
+  type AccountDrift,
   type AccountLookup,
   type AccountOptimization,
   type AccountRebalance,
   type AssetClass,
   type AssetClassCreate,
+  accountDriftSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -28,6 +30,7 @@ import {
   type ClientUpdate,
   clientListSchema,
   clientSchema,
+  type DriftQuery,
   type IndustrySearchRequest,
   type IndustrySearchResponse,
   industrySearchResponseSchema,
@@ -247,6 +250,13 @@ export class RemoteBackend implements Backend {
       "POST",
       this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/optimize/`),
       { operation: "optimizeAccount", body, schema: accountOptimizationSchema },
+    );
+  }
+  accountDrift(clientUuid: string, accountUuid: string, query: DriftQuery = {}): Promise<AccountDrift> {
+    return this.http.request(
+      "GET",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/drift/`),
+      { operation: "accountDrift", query: { as_of_date: query.as_of_date }, schema: accountDriftSchema },
     );
   }
   rebalanceAccount(

@@ -125,6 +125,15 @@ export {
   toContractDecimal,
 } from "./decimal.js";
 export {
+  type AccountDrift,
+  accountDriftSchema,
+  assetDriftSchema,
+  DRIFT_STATUSES,
+  type DriftQuery,
+  type DriftStatus,
+  driftQuerySchema,
+} from "./drift.js";
+export {
   type ErrorDetail,
   type ErrorEnvelope,
   errorDetailSchema,

@@ -40,6 +40,7 @@ import {
   universePresetsResponseSchema,
 } from "./catalog.js";
 import { clientCreateSchema, clientListSchema, clientSchema, clientUpdateSchema } from "./client.js";
+import { accountDriftSchema, assetDriftSchema, driftQuerySchema } from "./drift.js";
 import { errorDetailSchema, errorEnvelopeSchema } from "./error-envelope.js";
 import { accountOptimizationSchema, accountRebalanceSchema, optimizeRequestSchema } from "./optimization.js";
 import {
@@ -123,6 +124,9 @@ export const CONTRACT_SCHEMAS = {
   // Optimizer (extensions)
   OptimizeRequest: optimizeRequestSchema,
   AccountOptimization: accountOptimizationSchema,
+  AccountDrift: accountDriftSchema,
+  AssetDrift: assetDriftSchema,
+  DriftQuery: driftQuerySchema,
   AccountRebalance: accountRebalanceSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,

@@ -9,6 +9,7 @@ import {
   type AccountCreate,
   type AssetClassCreate,
   accountCreateSchema,
+  accountDriftSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -28,6 +29,8 @@ import {
   clientListSchema,
   clientSchema,
   clientUpdateSchema,
+  type DriftQuery,
+  driftQuerySchema,
   type IndustrySearchRequest,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
@@ -66,6 +69,7 @@ import {
   whoAmISchema,
 } from "../contract/index.js";
 import {
+  accountDrift,
   backtestTheme,
   cancelBacktest,
   createAccount,
@@ -390,6 +394,24 @@ export const API_ROUTES: readonly AnyRoute[] = [
       optimizeAccount(ctx, org, params.account_uuid!, {
         clientUuid: params.client_uuid!,
         asOf: body.as_of_date,
+      }),
+  }),
+  defineRoute<undefined, DriftQuery>({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/drift/`,
+    operationId: "accountDrift",
+    tag: TAGS.proposals,
+    summary: "Drift of an account from its target",
+    description:
+      "Extension. The account's weights on `as_of_date` (default: the market's latest date) against the target the optimizer uses (the effective configuration's asset allocations, else the asset-class benchmarks, else SYNTH500/SP500): per-asset drift (current - target), total drift (half the sum of |current - target| over assets and cash) and the status from drift_warning_threshold, drift_breach_threshold and asset_drift_breach_threshold (docs/drift.md). Errors: validation_error (400: a date after the last market date), client_not_found / account_not_found (404), no_target / empty_account (422).",
+    query: driftQuerySchema,
+    cache: true,
+    response: { status: 200, schema: accountDriftSchema, description: "The drift." },
+    errors: [422],
+    handler: ({ ctx, org, params, query }) =>
+      accountDrift(ctx, org, params.account_uuid!, {
+        clientUuid: params.client_uuid!,
+        asOf: query.as_of_date,
       }),
   }),
   defineRoute<OptimizeRequest>({

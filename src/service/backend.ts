@@ -7,6 +7,7 @@
 import type {
   Account,
   AccountCreate,
+  AccountDrift,
   AccountLookup,
   AccountOptimization,
   AccountRebalance,
@@ -17,6 +18,7 @@ import type {
   Client,
   ClientCreate,
   ClientUpdate,
+  DriftQuery,
   IndustrySearchRequest,
   IndustrySearchResponse,
   OptimizeRequest,
@@ -80,6 +82,8 @@ export interface Backend {
     accountUuid: string,
     body?: OptimizeRequest,
   ): Promise<AccountOptimization>;
+  /** How far an account is from its target, with the status of its drift thresholds (extension). */
+  accountDrift(clientUuid: string, accountUuid: string, query?: DriftQuery): Promise<AccountDrift>;
   /** Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension). */
   rebalanceAccount(
     clientUuid: string,

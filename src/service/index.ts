@@ -29,6 +29,7 @@ export {
 } from "./clients.js";
 export { clockDate, marketAsOf, nowIso, type ServiceContext } from "./context.js";
 export { buildDemo, type DemoOptions, type DemoResult } from "./demo.js";
+export { type AccountDriftOptions, accountDrift } from "./drift.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";

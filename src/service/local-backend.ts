@@ -9,6 +9,7 @@ import type * as z from "zod";
 import type {
   Account,
   AccountCreate,
+  AccountDrift,
   AccountLookup,
   AccountOptimization,
   AccountRebalance,
@@ -19,6 +20,7 @@ import type {
   Client,
   ClientCreate,
   ClientUpdate,
+  DriftQuery,
   IndustrySearchRequest,
   IndustrySearchResponse,
   OptimizeRequest,
@@ -43,6 +45,7 @@ import type {
 } from "../contract/index.js";
 import {
   accountCreateSchema,
+  accountDriftSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -58,6 +61,7 @@ import {
   clientListSchema,
   clientSchema,
   clientUpdateSchema,
+  driftQuerySchema,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
   optimizeRequestSchema,
@@ -99,6 +103,7 @@ import {
   updateClient,
 } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
+import { accountDrift } from "./drift.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
 import {
   createPortfolioConfig,
@@ -276,6 +281,12 @@ export class LocalBackend implements Backend {
         clientUuid,
         asOf: b.as_of_date,
       });
+    });
+  }
+  accountDrift(clientUuid: string, accountUuid: string, query: DriftQuery = {}): Promise<AccountDrift> {
+    return this.reply(accountDriftSchema, () => {
+      const q = parseOrThrow(driftQuerySchema, query, "query");
+      return accountDrift(this.ctx, this.organizationUuid, accountUuid, { clientUuid, asOf: q.as_of_date });
     });
   }
   rebalanceAccount(

@@ -12,8 +12,8 @@ import { type FieldIssue, ValidationError } from "../../core/errors.js";
 import { type DateOrder, LOT_CSV_FIELDS, type LotCsvField, parseLotsCsv } from "../../service/lots-csv.js";
 import { usageError } from "../errors.js";
 import { renderTable } from "../output.js";
-import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
-import { renderAccount, renderClient, renderClients } from "../render.js";
+import { action, actionWithCode, examples, type ProgramHooks, readJsonInput } from "../program.js";
+import { renderAccount, renderClient, renderClients, renderDrift } from "../render.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -175,6 +175,45 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise accounts show 91aad834-ef57-48df-95fd-743d2dee2f04",
+  );
+  examples(
+    accounts
+      .command("drift <account>")
+      .description(
+        "How far an account is from its target (the optimizer's: the configuration's asset allocations, else the asset-class benchmarks): per-asset drift, total drift (half the sum of |current - target|, cash included) and the status (ok, warning, breach) from the configuration's drift thresholds. See docs/drift.md.",
+      )
+      .option("--as-of <date>", "date of the weights and the target (default: the latest market date)")
+      .option("--top <n>", "assets shown in the table, largest |drift| first (--json gives all)", "20")
+      .option(
+        "--fail-on <status>",
+        "exit 1 when the status is at least this: warning or breach (for scripts)",
+      )
+      .action(
+        actionWithCode(
+          hooks,
+          async (ctx, uuid: string, opts: { asOf?: string; top: string; failOn?: string }) => {
+            if (opts.failOn !== undefined && opts.failOn !== "warning" && opts.failOn !== "breach")
+              throw usageError(`--fail-on must be warning or breach, not "${opts.failOn}"`, "fail-on");
+            const top = Number(opts.top);
+            if (!Number.isInteger(top) || top < 0) throw usageError("--top must be a whole number", "top");
+            const backend = await ctx.backend();
+            const found = await backend.findAccount(uuid);
+            const drift = await backend.accountDrift(found.client_uuid, uuid, {
+              ...(opts.asOf !== undefined ? { as_of_date: opts.asOf } : {}),
+            });
+            if (ctx.out.json) ctx.out.printJson(drift);
+            else ctx.out.line(renderDrift(drift, top));
+            const rank = { ok: 0, warning: 1, breach: 2 } as const;
+            return opts.failOn !== undefined &&
+              rank[drift.status] >= rank[opts.failOn as "warning" | "breach"]
+              ? 1
+              : 0;
+          },
+        ),
+      ),
+    "lotwise accounts drift 91aad834-ef57-48df-95fd-743d2dee2f04",
+    "lotwise accounts drift 91aad834-... --as-of 2025-06-30 --json",
+    "lotwise accounts drift 91aad834-... --fail-on breach   # exit 1 on a breach",
   );
   examples(
     accounts

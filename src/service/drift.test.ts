@@ -1,0 +1,248 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../cli/main.js";
+import { memoryOutput } from "../cli/output.js";
+import { accountDriftSchema } from "../contract/index.js";
+import type { Security } from "../core/data/types.js";
+import { createApp } from "../server/index.js";
+import { openStore, type Store } from "../store/index.js";
+import { accountDrift } from "./drift.js";
+import {
+  createAccount,
+  createAssetClass,
+  createClient,
+  createOrganization,
+  createPortfolioConfig,
+  type ServiceContext,
+  updatePortfolioConfig,
+} from "./index.js";
+
+/**
+ * A hand market: AAA, BBB, CCC (USD) and DDD on the TSX (CAD, 1.25 per USD); index HAND3 weighs AAA 50%, BBB 30%,
+ * CCC 20%. Closes on 2025-06-30: AAA 110, BBB 40, CCC 25, DDD 30 CAD (24 USD).
+ */
+function security(id: string): Security {
+  const [symbol, mic] = id.split(":") as [string, string];
+  return {
+    themeAssetId: id,
+    symbol,
+    mic,
+    name: `${symbol} Inc.`,
+    currency: mic === "XTSE" ? "CAD" : "USD",
+    country: mic === "XTSE" ? "CA" : "US",
+    assetType: "equity",
+    sector: 45,
+    industryGroup: null,
+    industry: null,
+    subIndustry: null,
+    sicCode: null,
+    sharesOutstanding: null,
+    description: null,
+    listedFrom: null,
+    delistedOn: null,
+  };
+}
+
+function writeHandMarket(store: Store): void {
+  const m = store.market;
+  m.upsertSecurities(["AAA:XNYS", "BBB:XNYS", "CCC:XNYS", "DDD:XTSE"].map(security));
+  const closes: Record<string, [number, number]> = {
+    "AAA:XNYS": [100, 110],
+    "BBB:XNYS": [50, 40],
+    "CCC:XNYS": [20, 25],
+    "DDD:XTSE": [30, 30],
+  };
+  m.insertPrices(
+    Object.entries(closes).flatMap(([id, [a, b]]) =>
+      [
+        ["2025-06-02", a],
+        ["2025-06-30", b],
+      ].map(([date, close]) => ({
+        themeAssetId: id,
+        date: date as string,
+        open: null,
+        high: null,
+        low: null,
+        close: close as number,
+        adjClose: null,
+        volume: null,
+      })),
+    ),
+  );
+  m.insertFx([
+    { date: "2025-06-02", currency: "CAD", perUsd: 1.25 },
+    { date: "2025-06-30", currency: "CAD", perUsd: 1.25 },
+  ]);
+  m.upsertIndex({ identifier: "HAND3", name: "Hand three", currency: "USD", description: null });
+  m.insertIndexWeights([
+    { identifier: "HAND3", date: "2025-06-02", themeAssetId: "AAA:XNYS", weight: 0.5 },
+    { identifier: "HAND3", date: "2025-06-02", themeAssetId: "BBB:XNYS", weight: 0.3 },
+    { identifier: "HAND3", date: "2025-06-02", themeAssetId: "CCC:XNYS", weight: 0.2 },
+  ]);
+}
+
+const dir = mkdtempSync(join(tmpdir(), "lotwise-drift-"));
+const file = join(dir, "drift.db");
+let store: Store;
+let ctx: ServiceContext;
+let org: string;
+let clientUuid: string;
+let accountUuid: string;
+let configUuid: string;
+let key: string;
+
+beforeAll(() => {
+  store = openStore(file);
+  writeHandMarket(store);
+  ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
+  const made = createOrganization(ctx, "Drift test");
+  org = made.organization.uuid;
+  key = made.apiKey.key;
+  const core = createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" });
+  const canada = createAssetClass(ctx, org, {
+    name: "DDD sleeve",
+    single_security_theme_asset_id: "DDD:XTSE",
+  });
+  configUuid = createPortfolioConfig(ctx, org, {
+    name: "Two sleeves",
+    asset_allocations: [
+      { asset_class_uuid: core.uuid, target_allocation: "0.9" },
+      { asset_class_uuid: canada.uuid, target_allocation: "0.1" },
+    ],
+    drift_warning_threshold: "0.1",
+    drift_breach_threshold: "0.25",
+    asset_drift_breach_threshold: "0.2",
+  }).uuid;
+  clientUuid = createClient(ctx, org, { external_id: "drift-client" }).uuid;
+  accountUuid = createAccount(ctx, org, clientUuid, {
+    name: "Taxable",
+    cash_value_usd: "1000",
+    portfolio_config_uuid: configUuid,
+    holdings: {
+      tax_lots: [
+        { theme_asset_id: "AAA:XNYS", quantity: "40", cost_basis: "90", trade_date: "2024-01-02" },
+        { theme_asset_id: "BBB:XNYS", quantity: "60", cost_basis: "55", trade_date: "2025-01-02" },
+        {
+          theme_asset_id: "DDD:XTSE",
+          quantity: "50",
+          cost_basis: "28",
+          trade_date: "2024-06-03",
+          cost_basis_currency: "CAD",
+          fx_rate: "1.25",
+        },
+      ],
+    },
+  }).uuid;
+});
+afterAll(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("account drift", () => {
+  it("computes weights, per-asset and total drift by hand on a 3-asset account with a 2-sleeve target", () => {
+    // NAV on 2025-06-30: AAA 40 x 110 = 4,400; BBB 60 x 40 = 2,400; DDD 50 x 30 / 1.25 = 1,200; cash 1,000 = 9,000.
+    // Target: 0.9 x HAND3 (AAA .45, BBB .27, CCC .18) + 0.1 DDD; cash 0.
+    // Drifts (in 90ths): AAA 44 - 40.5 = +3.5, BBB 24 - 24.3 = -0.3, CCC 0 - 16.2, DDD 12 - 9 = +3, cash +10.
+    // Total = (3.5 + 0.3 + 16.2 + 3 + 10) / 90 / 2 = 16.5 / 90 = 0.18333...
+    const d = accountDrift(ctx, org, accountUuid, { clientUuid });
+    expect(accountDriftSchema.parse(d)).toEqual(d);
+    expect(d.as_of_date).toBe("2025-06-30");
+    expect(d.nav_usd).toBe("9000");
+    expect(d.target).toBe("blend of HAND3, DDD:XTSE");
+    expect(d.target_weights_date).toBe("2025-06-02");
+    expect(d.total_drift).toBe("0.1833333333");
+    expect(d.max_asset_drift).toBe("0.18");
+    expect(d.cash).toEqual({ current_weight: "0.1111111111", target_weight: "0", drift: "0.1111111111" });
+    expect(d.assets.map((a) => [a.theme_asset_id, a.current_weight, a.target_weight, a.drift])).toEqual([
+      ["CCC:XNYS", "0", "0.18", "-0.18"],
+      ["AAA:XNYS", "0.4888888889", "0.45", "0.0388888889"],
+      ["DDD:XTSE", "0.1333333333", "0.1", "0.0333333333"],
+      ["BBB:XNYS", "0.2666666667", "0.27", "-0.0033333333"],
+    ]);
+    // 0.1 <= 0.1833 < 0.25 and |CCC| 0.18 < 0.2: a warning.
+    expect(d.status).toBe("warning");
+    expect(d.reasons).toEqual(["total drift 18.33% >= drift_warning_threshold 10.00%"]);
+    expect(d.assets.every((a) => !a.breach)).toBe(true);
+  });
+
+  it("breaches on one asset past asset_drift_breach_threshold, and is ok with no thresholds (and says so)", () => {
+    updatePortfolioConfig(ctx, org, configUuid, { asset_drift_breach_threshold: "0.15" });
+    const breach = accountDrift(ctx, org, accountUuid, { clientUuid });
+    expect(breach.status).toBe("breach");
+    expect(breach.assets.filter((a) => a.breach).map((a) => a.theme_asset_id)).toEqual(["CCC:XNYS"]);
+    expect(breach.reasons[0]).toBe(
+      "1 asset with |drift| >= asset_drift_breach_threshold 15.00% (largest: CCC:XNYS -18.00%)",
+    );
+    updatePortfolioConfig(ctx, org, configUuid, { drift_breach_threshold: "0.18" });
+    expect(accountDrift(ctx, org, accountUuid, { clientUuid }).reasons).toHaveLength(3);
+    updatePortfolioConfig(ctx, org, configUuid, {
+      drift_warning_threshold: null,
+      drift_breach_threshold: null,
+      asset_drift_breach_threshold: null,
+    });
+    const none = accountDrift(ctx, org, accountUuid, { clientUuid });
+    expect(none.status).toBe("ok");
+    expect(none.total_drift).toBe("0.1833333333");
+    expect(none.warnings.join(" ")).toMatch(/sets no drift threshold/);
+    updatePortfolioConfig(ctx, org, configUuid, {
+      drift_warning_threshold: "0.1",
+      drift_breach_threshold: "0.25",
+      asset_drift_breach_threshold: "0.2",
+    });
+  });
+
+  it("values the account on an earlier date with the closes and index weights of that date", () => {
+    // 2025-06-02: AAA 4,000; BBB 3,000; DDD 1,200; cash 1,000 = 9,200.
+    const d = accountDrift(ctx, org, accountUuid, { clientUuid, asOf: "2025-06-02" });
+    expect(d.nav_usd).toBe("9200");
+    const aaa = d.assets.find((a) => a.theme_asset_id === "AAA:XNYS")!;
+    expect(aaa.current_weight).toBe("0.4347826087"); // 4000 / 9200
+  });
+
+  it("refuses a date after the last market date, naming that date", () => {
+    expect(() => accountDrift(ctx, org, accountUuid, { clientUuid, asOf: "2025-07-15" })).toThrow(
+      "as_of_date 2025-07-15 is after the last market date 2025-06-30.",
+    );
+  });
+
+  it("answers the same through HTTP and the CLI as through the service", async () => {
+    const other = createOrganization(ctx, "Other").apiKey.key;
+    const app = createApp({ ctx });
+    const path = `/api/v1/custom/org/${org}/clients/${clientUuid}/accounts/${accountUuid}/drift/`;
+    const res = await app.request(`${path}?as_of_date=2025-06-30`, { headers: { "X-Api-Key": key } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(accountDrift(ctx, org, accountUuid, { clientUuid }));
+    expect((await app.request(path, { headers: { "X-Api-Key": other } })).status).toBe(404);
+
+    const out = memoryOutput(true);
+    const hooks = { output: () => out };
+    const code = await main(
+      ["node", "lotwise", "accounts", "drift", accountUuid, "--store", file, "--org", org, "--json"],
+      hooks,
+    );
+    expect(code, out.stderr.join("\n")).toBe(0);
+    expect(JSON.parse(out.stdout.join("\n"))).toEqual(accountDrift(ctx, org, accountUuid, { clientUuid }));
+    const gate = memoryOutput(false);
+    const failed = await main(
+      [
+        "node",
+        "lotwise",
+        "accounts",
+        "drift",
+        accountUuid,
+        "--store",
+        file,
+        "--org",
+        org,
+        "--fail-on",
+        "warning",
+      ],
+      { output: () => gate },
+    );
+    expect(failed).toBe(1);
+    expect(gate.stdout.join("\n")).toContain("WARNING");
+  });
+});

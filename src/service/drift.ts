@@ -1,0 +1,209 @@
+/**
+ * @module service/drift
+ * An account's drift from its target (issue 14, item 1; docs/drift.md): the target is the one the optimizer uses
+ * (the effective configuration's asset allocations in force on the date, else the asset-class benchmarks, else
+ * SYNTH500/SP500: service/targets.ts), the weights are the account's lots held on the date valued at the closes
+ * (cash included in the NAV), and the status comes from the configuration's three thresholds.
+ *
+ * Total drift is half the sum of absolute weight differences over assets and cash, the measure of most rebalancing
+ * literature and platforms ("the fraction of the portfolio that must be traded, one way, to be back on target"):
+ * it is 0 on target, 1 for a portfolio with nothing in common with its target, and equals the one-way turnover of
+ * the trade that closes the gap. The per-asset drift is the signed difference current - target.
+ */
+import { Decimal } from "decimal.js";
+import {
+  type AccountDrift,
+  type DriftStatus,
+  formatDecimal,
+  NUMERIC_STRING_WIDTH,
+} from "../contract/index.js";
+import { DataError, ValidationError } from "../core/errors.js";
+import type { AccountRecord } from "../store/index.js";
+import { holdingsAt } from "./backtest-run.js";
+import { findAccount } from "./clients.js";
+import { marketAsOf, type ServiceContext } from "./context.js";
+import { effectiveConfig } from "./effective-config.js";
+import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
+
+/** Options of {@link accountDrift}. */
+export interface AccountDriftOptions {
+  /** The client the account must belong to (HTTP paths name it). */
+  clientUuid?: string;
+  /** Date of the weights and the target (default: the market's latest date on or before today). */
+  asOf?: string | undefined;
+}
+
+const fmt = (v: Decimal, field: string) =>
+  formatDecimal(
+    v.toDecimalPlaces(10),
+    NUMERIC_STRING_WIDTH.integerDigits,
+    NUMERIC_STRING_WIDTH.fractionDigits,
+    field,
+  );
+
+function resolveAsOf(ctx: ServiceContext, asOf: string | undefined): string {
+  const last = ctx.store.market.latestTradingDate("9999-12-31");
+  if (last === null)
+    throw new ValidationError("The store holds no market data (lotwise market generate | import).", [
+      { path: "as_of_date", message: "no market data" },
+    ]);
+  if (asOf === undefined) return marketAsOf(ctx);
+  if (asOf > last)
+    throw new ValidationError(`as_of_date ${asOf} is after the last market date ${last}.`, [
+      { path: "as_of_date", message: `the store's prices end on ${last}` },
+    ]);
+  if (ctx.store.market.latestTradingDate(asOf) === null)
+    throw new ValidationError(`The store holds no prices on or before ${asOf}.`, [
+      { path: "as_of_date", message: "before the first market date" },
+    ]);
+  return asOf;
+}
+
+/** USD value of each asset the account holds on `asOf` (split-adjusted lots at the last closes). */
+function valuesOn(ctx: ServiceContext, account: AccountRecord, asOf: string) {
+  const held = holdingsAt(ctx, account, asOf);
+  const quantities = new Map<string, Decimal>();
+  for (const lot of held.lots)
+    quantities.set(lot.themeAssetId, (quantities.get(lot.themeAssetId) ?? new Decimal(0)).plus(lot.quantity));
+  const prices = ctx.store.market.latestPrices([...quantities.keys()], asOf);
+  const values = new Map<string, Decimal>();
+  for (const [id, qty] of quantities) {
+    const security = ctx.store.market.security(id);
+    const fx =
+      security && security.currency !== "USD"
+        ? ctx.store.market.fxRateAsOf(security.currency, asOf)!.perUsd
+        : 1;
+    // holdingsAt has checked that every held asset has a price and an FX rate on the date.
+    values.set(id, qty.times(prices.get(id)!.close).dividedBy(fx));
+  }
+  return { values, cash: new Decimal(held.cashUsd.toString()), nav: new Decimal(held.valueUsd.toString()) };
+}
+
+/**
+ * The drift of an account on a date: current and target weights of every asset held or targeted, total drift,
+ * and the status from the configuration's drift thresholds.
+ * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data;
+ *   {@link DataError} (`no_target`) when no target applies, (`empty_account`) when the account is worth nothing.
+ * @example accountDrift(ctx, org, accountUuid).status // "warning"
+ */
+export function accountDrift(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: AccountDriftOptions = {},
+): AccountDrift {
+  const account =
+    options.clientUuid !== undefined
+      ? ctx.store.accounts.require(org, options.clientUuid, accountUuid)
+      : findAccount(ctx, org, accountUuid).account;
+  const asOf = resolveAsOf(ctx, options.asOf);
+  const { values, cash, nav } = valuesOn(ctx, account, asOf);
+  if (!nav.gt(0))
+    throw new DataError(`Account ${account.uuid} is worth nothing on ${asOf}: drift is not defined.`, {
+      code: "empty_account",
+    });
+  const eff = effectiveConfig(ctx, account, asOf, {
+    account: { nav: nav.toNumber(), cash_usd: cash.toNumber(), positions: values.size },
+  });
+  const warnings = [...eff.warnings];
+  const source = benchmarkSource(ctx, account, eff.read);
+  const target = source === null ? null : benchmarkWeightsAsOf(ctx, source, asOf);
+  if (source === null || target === null || target.weights.size === 0)
+    throw new DataError(
+      `Account ${account.uuid} has no target on ${asOf}: its configuration has no asset allocations with stored index weights by then, its asset classes name no such benchmark, and neither SYNTH500 nor SP500 is stored.`,
+      { code: "no_target" },
+    );
+  let targetSum = new Decimal(0);
+  for (const w of target.weights.values()) targetSum = targetSum.plus(w);
+  // Index weights that add to slightly more than 1 (rounding in a vendor file) are scaled to 1.
+  const scale = targetSum.gt(1) ? targetSum : new Decimal(1);
+  const targetOf = (id: string) => new Decimal(target.weights.get(id) ?? 0).dividedBy(scale);
+
+  const thresholds = {
+    warning: eff.read.drift_warning_threshold,
+    breach: eff.read.drift_breach_threshold,
+    asset: eff.read.asset_drift_breach_threshold,
+  };
+  const assetBreach = thresholds.asset === null ? null : new Decimal(thresholds.asset);
+  const ids = new Set([...values.keys(), ...target.weights.keys()]);
+  let sumAbs = new Decimal(0);
+  let maxAbs = new Decimal(0);
+  const rows = [...ids].map((id) => {
+    const current = (values.get(id) ?? new Decimal(0)).dividedBy(nav);
+    const t = targetOf(id);
+    const drift = current.minus(t);
+    sumAbs = sumAbs.plus(drift.abs());
+    if (drift.abs().gt(maxAbs)) maxAbs = drift.abs();
+    return { id, current, target: t, drift };
+  });
+  const cashWeight = cash.dividedBy(nav);
+  const cashTarget = Decimal.max(0, new Decimal(1).minus(targetSum.dividedBy(scale)));
+  const cashDrift = cashWeight.minus(cashTarget);
+  sumAbs = sumAbs.plus(cashDrift.abs());
+  const total = sumAbs.dividedBy(2);
+
+  const reasons: string[] = [];
+  const pct = (d: Decimal) => `${d.times(100).toDecimalPlaces(2).toFixed(2)}%`;
+  let status: DriftStatus = "ok";
+  if (thresholds.breach !== null && total.gte(thresholds.breach)) {
+    status = "breach";
+    reasons.push(
+      `total drift ${pct(total)} >= drift_breach_threshold ${pct(new Decimal(thresholds.breach))}`,
+    );
+  }
+  const breached = assetBreach === null ? [] : rows.filter((r) => r.drift.abs().gte(assetBreach));
+  if (breached.length > 0) {
+    status = "breach";
+    const worst = breached.reduce((a, b) => (b.drift.abs().gt(a.drift.abs()) ? b : a));
+    reasons.push(
+      `${breached.length} asset${breached.length === 1 ? "" : "s"} with |drift| >= asset_drift_breach_threshold ${pct(assetBreach!)} (largest: ${worst.id} ${pct(worst.drift)})`,
+    );
+  }
+  if (thresholds.warning !== null && total.gte(thresholds.warning)) {
+    if (status === "ok") status = "warning";
+    reasons.push(
+      `total drift ${pct(total)} >= drift_warning_threshold ${pct(new Decimal(thresholds.warning))}`,
+    );
+  }
+  if (thresholds.warning === null && thresholds.breach === null && thresholds.asset === null)
+    warnings.push(
+      "The configuration sets no drift threshold (drift_warning_threshold, drift_breach_threshold, asset_drift_breach_threshold): the status is ok whatever the drift.",
+    );
+
+  rows.sort((a, b) => b.drift.abs().comparedTo(a.drift.abs()) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return {
+    account_uuid: account.uuid,
+    as_of_date: asOf,
+    target: source.name,
+    target_weights_date: target.date === "" ? null : target.date,
+    nav_usd: formatDecimal(
+      nav.toDecimalPlaces(2),
+      NUMERIC_STRING_WIDTH.integerDigits,
+      NUMERIC_STRING_WIDTH.fractionDigits,
+      "nav_usd",
+    ),
+    total_drift: fmt(total, "total_drift"),
+    max_asset_drift: fmt(maxAbs, "max_asset_drift"),
+    status,
+    reasons,
+    thresholds: {
+      drift_warning_threshold: thresholds.warning,
+      drift_breach_threshold: thresholds.breach,
+      asset_drift_breach_threshold: thresholds.asset,
+    },
+    cash: {
+      current_weight: fmt(cashWeight, "cash.current_weight"),
+      target_weight: fmt(cashTarget, "cash.target_weight"),
+      drift: fmt(cashDrift, "cash.drift"),
+    },
+    assets: rows.map((r) => ({
+      theme_asset_id: r.id,
+      ticker_symbol: ctx.store.market.security(r.id)?.symbol ?? null,
+      current_weight: fmt(r.current, `${r.id} current_weight`),
+      target_weight: fmt(r.target, `${r.id} target_weight`),
+      drift: fmt(r.drift, `${r.id} drift`),
+      breach: assetBreach !== null && r.drift.abs().gte(assetBreach),
+    })),
+    warnings,
+  };
+}
