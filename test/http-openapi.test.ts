@@ -198,7 +198,7 @@ describe("OpenAPI document", () => {
     expect(collection.post!.responses["201"]).toMatchObject({
       content: { "application/json": { schema: { $ref: "#/components/schemas/RiskModel" } } },
     });
-    expect(collection.post!.description).toContain("64 MiB");
+    expect(collection.post!.description).toContain("16 MiB");
     expect(collection.get!.responses["200"]).toMatchObject({
       content: { "application/json": { schema: { $ref: "#/components/schemas/RiskModelList" } } },
     });

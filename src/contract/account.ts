@@ -12,6 +12,7 @@ import {
   isoDate,
   isoDatetime,
   jsonValueSchema,
+  MAX_MONEY_AMOUNT,
   nonEmptyString,
   numericString,
   uuid,
@@ -28,7 +29,7 @@ export const holdingsWriteSchema = named(
         "the account's lots; replaces the stored lots",
       ).optional(),
       non_tradable_assets_value: describe(
-        numericString({ min: "0" }),
+        numericString({ min: "0", max: MAX_MONEY_AMOUNT }),
         "value of assets that cannot be traded, USD",
       ).optional(),
     },
@@ -186,7 +187,10 @@ export const accountCreateSchema = named(
     {
       external_id: describe(nonEmptyString(255), "your identifier of the account").optional(),
       name: describe(nonEmptyString(255), "display name").optional(),
-      cash_value_usd: describe(numericString({ min: "0" }), "cash held, USD; default 0").optional(),
+      cash_value_usd: describe(
+        numericString({ min: "0", max: MAX_MONEY_AMOUNT }),
+        "cash held, USD; default 0",
+      ).optional(),
       holdings: holdingsWriteSchema.optional(),
       metadata: jsonValueSchema.optional(),
       portfolio_config_uuid: uuid().optional(),

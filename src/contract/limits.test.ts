@@ -114,13 +114,18 @@ describe("Limits table of the spec", () => {
       expect(pathsOf(portfolioConfigWriteSchema, { [field]: v })).toEqual([field]);
   });
 
-  it("substitution_pairs inner lists hold at least 2 distinct assets", () => {
+  it("substitution_pairs inner lists hold at least 2 distinct assets, each listed once", () => {
     const pairs = (g: string[]) => ({ substitution_pairs: [["VOO:ARCX", "IVV:ARCX"], g] });
     expect(pathsOf(portfolioConfigWriteSchema, pairs(["GOOGL:XNAS", "GOOG:XNAS"]))).toEqual([]);
-    expect(pathsOf(portfolioConfigWriteSchema, pairs(["GOOGL:XNAS", "GOOG:XNAS", "GOOGL:XNAS"]))).toEqual([]);
+    expect(pathsOf(portfolioConfigWriteSchema, pairs(["GOOGL:XNAS", "GOOG:XNAS", "META:XNAS"]))).toEqual([]);
+    // A repeated asset is refused at the index of the repeat, even when 2 distinct assets remain.
+    expect(pathsOf(portfolioConfigWriteSchema, pairs(["GOOGL:XNAS", "GOOG:XNAS", "GOOGL:XNAS"]))).toEqual([
+      "substitution_pairs[1][2]",
+    ]);
     expect(pathsOf(portfolioConfigWriteSchema, pairs(["GOOGL:XNAS"]))).toEqual(["substitution_pairs[1]"]);
     expect(pathsOf(portfolioConfigWriteSchema, pairs(["GOOGL:XNAS", "GOOGL:XNAS"]))).toEqual([
       "substitution_pairs[1]",
+      "substitution_pairs[1][1]",
     ]);
     expect(pathsOf(portfolioConfigWriteSchema, pairs([]))).toEqual(["substitution_pairs[1]"]);
     expect(pathsOf(portfolioConfigWriteSchema, pairs(["GOOGL", "GOOG:XNAS"]))).toEqual([

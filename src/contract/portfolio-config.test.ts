@@ -149,7 +149,7 @@ const FULL_WRITE = {
   max_turnover_pct: "25",
   require_whole_shares: true,
   whole_share_assets: ["RY:XTSE"],
-  substitution_pairs: [["GOOGL:XNAS", "GOOG:XNAS", "GOOGL:XNAS"]],
+  substitution_pairs: [["GOOGL:XNAS", "GOOG:XNAS"]],
   capital_gains_reductions: { "AAPL:XNAS": "1500.00" },
   capital_gains_reductions_units: "DOLLARS",
   use_cash_benchmark: true,
@@ -264,7 +264,14 @@ describe("portfolio configuration round trip", () => {
     });
   });
 
-  it("keeps rules, gives evaluation rules a type and version, de-duplicates substitution groups", () => {
+  it("reads a stored substitution group with a repeated asset (written before writes refused it) de-duplicated", () => {
+    const legacy = { ...stored, substitution_pairs: [["GOOGL:XNAS", "GOOG:XNAS", "GOOGL:XNAS"]] };
+    expect(
+      portfolioConfigReadFromWrite({ uuid: UUID, config: legacy }, resolvers).substitution_pairs,
+    ).toEqual([["GOOGL:XNAS", "GOOG:XNAS"]]);
+  });
+
+  it("keeps rules, gives evaluation rules a type and version, keeps substitution groups", () => {
     expect(read.dynamic_rules).toEqual(FULL_WRITE.dynamic_rules);
     expect(read.evaluation_rules).toEqual([
       {

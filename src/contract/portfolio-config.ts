@@ -29,15 +29,31 @@ import {
   tickerReferenceWriteSchema,
 } from "./ticker.js";
 
-/** A substitution group: assets of which at most one may be held; at least 2 distinct assets. */
+/**
+ * A substitution group: assets of which at most one may be held; at least 2 distinct assets, each listed once (a
+ * repeated asset is refused at its index rather than silently merged).
+ */
 export const substitutionGroupSchema = describe(
   z
     .array(themeAssetId(), { error: expectedMessage("an array of theme_asset_ids") })
     .refine((group) => new Set(group).size >= 2, {
       error: (issue) =>
         `a substitution group needs at least 2 distinct assets, got ${new Set(issue.input as string[]).size}`,
+    })
+    .superRefine((group, ctx) => {
+      const first = new Map<string, number>();
+      group.forEach((asset, i) => {
+        const at = first.get(asset);
+        if (at === undefined) first.set(asset, i);
+        else
+          ctx.addIssue({
+            code: "custom",
+            path: [i],
+            message: `${asset} is already in this substitution group at index ${at}; list each asset once`,
+          });
+      });
     }),
-  "mutually exclusive assets: at most one of them is held",
+  "mutually exclusive assets, each listed once: at most one of them is held",
 );
 
 /** `capital_gains_reductions`: theme_asset_id -> non-negative reduction (units: capital_gains_reductions_units). */

@@ -63,6 +63,23 @@ export function numericString(range: DecimalRange = {}) {
   return decimalString(NUMERIC_STRING_WIDTH.integerDigits, NUMERIC_STRING_WIDTH.fractionDigits, range);
 }
 
+/**
+ * Largest lot quantity accepted on input: 10^12 shares (more than any listed company has outstanding). With the
+ * money bound below it keeps the figures derived from a lot (its market value at any price up to 10^7, cost-basis
+ * totals over the lots of a 1 MiB body) inside the 20 integer digits of the responses' decimal(20,10), so a value
+ * that passes validation is not refused later by the output format (a 500 after the write was rolled back).
+ */
+export const MAX_LOT_QUANTITY = "1000000000000";
+
+/**
+ * Largest money amount accepted on input (cash, non-tradable value, a lot's cost basis per share or in total, in
+ * its currency and in USD): 10^15, a quadrillion, above the wealth of any household or fund.
+ */
+export const MAX_MONEY_AMOUNT = "1000000000000000";
+
+/** Range of a lot's fx_rate (units of the lot currency per USD): wide of every supported currency's rate. */
+export const FX_RATE_RANGE = { min: "0.0001", max: "100000" } as const;
+
 /** A string with at least one non-blank character and at most `max` characters. */
 export function nonEmptyString(max = 255) {
   return z

@@ -8,7 +8,16 @@
 import * as z from "zod";
 import { CURRENCIES } from "../core/data/types.js";
 import { ContractDecimal, formatDecimal, plainDecimalOrUndefined } from "./decimal.js";
-import { expectedMessage, isoDate, NUMERIC_STRING_WIDTH, numericString, themeAssetId } from "./primitives.js";
+import {
+  expectedMessage,
+  FX_RATE_RANGE,
+  isoDate,
+  MAX_LOT_QUANTITY,
+  MAX_MONEY_AMOUNT,
+  NUMERIC_STRING_WIDTH,
+  numericString,
+  themeAssetId,
+} from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** How `cost_basis` is expressed: per share (default) or for the whole lot. */
@@ -22,6 +31,53 @@ export const TAX_LOT_DEFAULTS = {
   fx_rate: "1",
 } as const;
 
+/**
+ * Why the cost-basis figures a lot's read derives (per share and total, in its currency and in USD) pass
+ * {@link MAX_MONEY_AMOUNT}, or undefined when they fit (or when a field is malformed or out of its own range: its own
+ * issue says so). A total
+ * basis of 1 over 0.0000000001 shares is 10^10 per share; a per-share basis of 10^15 for 10^12 shares is 10^27.
+ */
+export function lotCostBasisExcess(lot: {
+  quantity: string;
+  cost_basis: string;
+  fx_rate?: string | undefined;
+  cost_basis_unit?: CostBasisUnit | undefined;
+}): string | undefined {
+  const quantity = plainDecimalOrUndefined(lot.quantity);
+  const basis = plainDecimalOrUndefined(lot.cost_basis);
+  const fx = plainDecimalOrUndefined(lot.fx_rate ?? TAX_LOT_DEFAULTS.fx_rate);
+  // A field outside its own range already has its issue; the derived figures say nothing more.
+  if (
+    quantity === undefined ||
+    basis === undefined ||
+    fx === undefined ||
+    quantity.lte(0) ||
+    quantity.gt(MAX_LOT_QUANTITY) ||
+    basis.gt(MAX_MONEY_AMOUNT) ||
+    fx.lt(FX_RATE_RANGE.min) ||
+    fx.gt(FX_RATE_RANGE.max)
+  )
+    return undefined;
+  const perShareUnit = (lot.cost_basis_unit ?? TAX_LOT_DEFAULTS.cost_basis_unit) === "per_share";
+  const perShare = perShareUnit ? basis : basis.div(quantity);
+  const total = perShareUnit ? basis.times(quantity) : basis;
+  // Dividing by an fx_rate of 1 or more never makes a figure larger.
+  const usd = fx.lt(1);
+  const figures: [string, InstanceType<typeof ContractDecimal>][] = [
+    ["per-share cost basis", perShare],
+    ["total cost basis", total],
+  ];
+  if (usd)
+    figures.push(
+      ["per-share cost basis in USD", perShare.div(fx)],
+      ["total cost basis in USD", total.div(fx)],
+    );
+  for (const [name, value] of figures)
+    if (value.gt(MAX_MONEY_AMOUNT))
+      return `the lot's ${name} (from quantity, cost_basis${name.endsWith("USD") ? " and fx_rate" : ""}) is ${value.toSignificantDigits(3).toString()}; at most ${MAX_MONEY_AMOUNT} (10^15) is accepted`;
+  return undefined;
+}
+
 /** Tax lot, write shape. `cost_basis_unit` is an extension (default per_share). */
 export const taxLotWriteSchema = named(
   z
@@ -29,15 +85,15 @@ export const taxLotWriteSchema = named(
       {
         theme_asset_id: themeAssetId(),
         quantity: describe(
-          numericString({ min: "0", exclusiveMin: true }),
+          numericString({ min: "0", exclusiveMin: true, max: MAX_LOT_QUANTITY }),
           "shares held, > 0 (fractions allowed)",
         ),
         cost_basis: describe(
-          numericString({ min: "0" }),
-          "cost basis in cost_basis_currency, per share or total",
+          numericString({ min: "0", max: MAX_MONEY_AMOUNT }),
+          "cost basis in cost_basis_currency, per share or total; per share, total and their USD values each at most 10^15",
         ),
         fx_rate: describe(
-          numericString({ min: "0", exclusiveMin: true }),
+          numericString(FX_RATE_RANGE),
           "units of cost_basis_currency per 1 USD at purchase; 1 for USD lots",
         ).optional(),
         trade_date: describe(isoDate(), "acquisition date"),
@@ -56,7 +112,11 @@ export const taxLotWriteSchema = named(
         lot.fx_rate === undefined ||
         plainDecimalOrUndefined(lot.fx_rate)?.eq(1) !== false,
       { error: "a USD lot has fx_rate 1", path: ["fx_rate"] },
-    ),
+    )
+    .superRefine((lot, ctx) => {
+      const message = lotCostBasisExcess(lot);
+      if (message !== undefined) ctx.addIssue({ code: "custom", path: ["cost_basis"], message });
+    }),
   "TaxLotWrite",
   "A tax lot as sent by a client update, an account creation or an import.",
 );

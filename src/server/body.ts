@@ -4,6 +4,8 @@
  * bodies into the same plain value before any schema validates it (form keys use the bracket notation of
  * {@link formFieldsToObject}). Routes say which encodings they accept; anything else is a 415.
  */
+import { formatIssuePath } from "../contract/index.js";
+import { type FieldIssue, ValidationError } from "../core/errors.js";
 import { formFieldsToObject, malformedBody } from "./form-fields.js";
 import { HttpError } from "./http-error.js";
 
@@ -112,10 +114,43 @@ function hasProtoKey(value: unknown): boolean {
   return false;
 }
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. The validation and serialization that follow the
+ * parse recurse once per level; thousands of levels (10 KB of brackets) would exhaust the stack and end as a 500.
+ * No operation's shape goes deeper than a few levels; free-form `metadata` gets the rest.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Position (0-based) of the first `[` or `{` that opens level `maxDepth + 1` of `text`, outside strings; -1 when the
+ * nesting stays within `maxDepth`. A linear scan without recursion, run before JSON.parse.
+ */
+export function jsonDepthExcess(text: string, maxDepth = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
 /** Parses a JSON body. @throws {ValidationError} `malformed_body` */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === "")
     throw malformedBody("The request body is empty; send a JSON object (an empty object {} is fine).");
+  const deep = jsonDepthExcess(text);
+  if (deep >= 0)
+    throw malformedBody(
+      `The JSON body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (at character ${deep}); flatten it.`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -157,6 +192,60 @@ async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<R
   return formFieldsToObject(fields);
 }
 
+/** A UTF-16 code unit of a surrogate pair without its other half (JavaScript strings allow them; UTF-8 cannot). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Most issues listed for lone surrogates (the message counts them all). */
+const MAX_SURROGATE_ISSUES = 20;
+
+function surrogateMessage(s: string, what: string): string | undefined {
+  const m = LONE_SURROGATE.exec(s);
+  if (!m) return undefined;
+  const unit = m[0].charCodeAt(0).toString(16);
+  return `${what} contains a lone UTF-16 surrogate (\\u${unit} at character ${m.index}); send well-formed Unicode text`;
+}
+
+/**
+ * Every string and key of a parsed body that holds a lone surrogate (a JSON escape such as "\ud800" without its
+ * pair): such text cannot be stored as UTF-8 and would come back altered, so it is refused for every field at once.
+ */
+export function loneSurrogateIssues(value: unknown): { issues: FieldIssue[]; count: number } {
+  const issues: FieldIssue[] = [];
+  let count = 0;
+  const add = (path: PropertyKey[], message: string) => {
+    count++;
+    if (issues.length < MAX_SURROGATE_ISSUES) issues.push({ path: formatIssuePath(path), message });
+  };
+  const visit = (v: unknown, path: PropertyKey[]): void => {
+    if (typeof v === "string") {
+      const m = surrogateMessage(v, "the text");
+      if (m) add(path, m);
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) visit(v[i], [...path, i]);
+    } else if (v !== null && typeof v === "object")
+      for (const [k, x] of Object.entries(v)) {
+        const m = surrogateMessage(k, "the key");
+        if (m) add([...path, k], m);
+        visit(x, [...path, k]);
+      }
+  };
+  visit(value, []);
+  return { issues, count };
+}
+
+/** @throws {ValidationError} when a string or key of `value` holds a lone surrogate. */
+function refuseLoneSurrogates(value: unknown): void {
+  const { issues, count } = loneSurrogateIssues(value);
+  if (count === 0) return;
+  throw new ValidationError(
+    `Invalid request body: ${count} text value(s) contain a lone UTF-16 surrogate (${issues
+      .slice(0, 3)
+      .map((i) => i.path)
+      .join(", ")}${count > 3 ? ", ..." : ""}); send well-formed Unicode text.`,
+    issues,
+  );
+}
+
 /**
  * Reads and parses the body of `request`.
  * @throws {HttpError} 415 for a missing or unaccepted Content-Type (or a charset other than UTF-8), 413 for a body
@@ -183,10 +272,21 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
   const charset = params.get("charset")?.toLowerCase();
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8")
     throw new HttpError("unsupported_media_type", `Charset ${charset} is not supported; send UTF-8.`);
-  const bytes = await readBodyBytes(request, maxBytes);
-  if (encoding === "multipart") return { value: await parseMultipart(bytes, header), encoding };
-  const text = decodeUtf8(bytes);
-  if (encoding === "json") return { value: parseJsonText(text), encoding };
+  if (encoding === "multipart") {
+    const value = await parseMultipart(await readBodyBytes(request, maxBytes), header);
+    refuseLoneSurrogates(value);
+    return { value, encoding };
+  }
+  // The bytes are not kept past the decoding: a large upload does not hold both copies while it is parsed.
+  const text = decodeUtf8(await readBodyBytes(request, maxBytes));
+  if (encoding === "json") {
+    const value = parseJsonText(text);
+    // Strict UTF-8 text has no lone surrogate: only a \u escape can make one.
+    if (text.includes("\\u")) refuseLoneSurrogates(value);
+    return { value, encoding };
+  }
   if (text.trim() === "") throw malformedBody("The form body is empty.");
-  return { value: parseUrlEncodedText(text), encoding };
+  const value = parseUrlEncodedText(text);
+  refuseLoneSurrogates(value);
+  return { value, encoding };
 }

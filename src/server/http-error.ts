@@ -16,6 +16,8 @@ export const HTTP_ERROR_STATUS = {
   payload_too_large: 413,
   /** The body's Content-Type is not one the route accepts. */
   unsupported_media_type: 415,
+  /** The request line (URL) and headers together are longer than the server's limit (Node's 16 KiB). */
+  request_header_fields_too_large: 431,
 } as const;
 
 /** Code of an HTTP-level error. */

@@ -3,10 +3,13 @@
  * The app on a Node HTTP server (@hono/node-server). `serve()` resolves once the socket listens and returns a
  * handle with the bound address and a graceful `close()`; the CLI's `lotwise serve` wires SIGINT/SIGTERM to it.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { maxHeaderSize, type Server, STATUS_CODES } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
+import { ValidationError } from "../core/errors.js";
 import { type AppOptions, createApp, type LotwiseApp } from "./app.js";
+import { errorResponse } from "./error-response.js";
+import { HttpError } from "./http-error.js";
 
 /** Default address of `lotwise serve` (loopback: exposing the service is an explicit choice). */
 export const DEFAULT_HOST = "127.0.0.1";
@@ -41,6 +44,43 @@ export interface ServerHandle {
 }
 
 /**
+ * The error for a request node:http refused before the app saw it: 431 when the request line (a long URL) and
+ * headers pass Node's limit (`--max-http-header-size`, 16 KiB by default), else 400 for a request that does not
+ * parse as HTTP.
+ */
+function clientErrorOf(err: NodeJS.ErrnoException, maxHeaderSize: number): Error {
+  if (err.code === "HPE_HEADER_OVERFLOW")
+    return new HttpError(
+      "request_header_fields_too_large",
+      `The URL and headers of the request are longer than the limit of ${maxHeaderSize / 1024} KiB; send long inputs in a request body.`,
+    );
+  return new ValidationError("The request is not well-formed HTTP/1.1.", [], "malformed_request");
+}
+
+/**
+ * Answers a request node:http refused while parsing with the error envelope (Node's own answer is a bare status
+ * line), then closes the connection. A socket already answering or gone is destroyed.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket, maxHeaderSize: number): void {
+  if (err.code === "ECONNRESET" || !socket.writable || socket.bytesWritten > 0) {
+    socket.destroy();
+    return;
+  }
+  // The request-timeout answer keeps Node's own status and code.
+  const timeout = err.code === "ERR_HTTP_REQUEST_TIMEOUT" || err.code === "HPE_REQUEST_TIMEOUT";
+  const r = timeout
+    ? {
+        status: 408,
+        body: { error: { code: "request_timeout", message: "The request took too long to arrive." } },
+      }
+    : errorResponse(clientErrorOf(err, maxHeaderSize), () => {});
+  const body = JSON.stringify(r.body);
+  socket.end(
+    `HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? ""}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
  * Starts the service on a port.
  * @throws {Error} (rejects) when the address cannot be bound, e.g. `EADDRINUSE`.
  * @example const handle = await serve({ ctx, port: 0 }); ...; await handle.close();
@@ -49,6 +89,9 @@ export function serve(options: ServeOptions): Promise<ServerHandle> {
   const app = createApp(options);
   const host = options.host ?? DEFAULT_HOST;
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(err, socket, maxHeaderSize),
+  );
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? DEFAULT_PORT, host, () => {

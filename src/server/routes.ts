@@ -112,8 +112,14 @@ import {
 } from "../service/index.js";
 import { type AnyRoute, defineRoute } from "./route.js";
 
-/** Body limit of a risk-model upload: a vendor model of a few thousand assets is tens of MiB of JSON. */
-export const RISK_MODEL_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * Body limit of a risk-model upload. Server memory grows with the numbers uploaded (about 300 bytes per exposure
+ * while the upload is parsed, validated and built: bench/risk-upload-memory.bench.ts), and the compact nested layout
+ * packs about 3 times more exposures per MiB than rows: 16 MiB holds a vendor model of 5,000 assets x 100 factors
+ * (factor names of a dozen characters, 6-decimal exposures) in the nested layout the CLI sends. Peak server memory
+ * for a full 16 MiB: about 110 MiB in rows, 275 MiB nested; under the former 64 MiB limit, nested took about 1 GiB.
+ */
+export const RISK_MODEL_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** Prefix of the organization-scoped path family. */
 export const ORG_PREFIX = "/api/v1/custom/org/{organization_uuid}";

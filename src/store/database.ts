@@ -2,7 +2,7 @@
  * @module store/database
  * Opening a store file: pragmas (WAL, foreign keys, busy timeout), identity and version checks, migrations.
  */
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { StoreVersionError } from "../core/errors.js";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
@@ -29,6 +29,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   }
   let db: Db;
   try {
+    if (!memory && !options.readonly && options.create !== false) createPrivateFile(path);
     db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.create === false });
   } catch (err) {
     throw new StoreVersionError(`Cannot open store ${path}: ${(err as Error).message}`);
@@ -48,6 +49,26 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     db.close();
     throw err;
   }
+}
+
+/** Permission bits of a store file this module creates: owner read/write only (it holds clients' tax lots and key hashes). */
+export const STORE_FILE_MODE = 0o600;
+
+/**
+ * Creates `path` empty with {@link STORE_FILE_MODE} when it does not exist, so that SQLite never creates it with the
+ * process umask (0644 by default). SQLite gives the -wal and -shm files it creates the mode of the database file.
+ * An existing file is left as it is.
+ */
+function createPrivateFile(path: string): void {
+  if (path === "" || path.startsWith("file:")) return; // temporary database or URI: SQLite decides
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", STORE_FILE_MODE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return;
+    throw err;
+  }
+  closeSync(fd);
 }
 
 function checkIdentity(db: Db, path: string): void {
