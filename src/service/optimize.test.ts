@@ -115,6 +115,9 @@ describe("optimizerConfigFromPortfolioConfig", () => {
       riskBoundIncreaseFactor: 1.5,
       riskBoundMaxIterations: 4,
       riskAversion: 2,
+      minTradeUsd: 100,
+      minTradePct: 0.05,
+      maxTradeCount: null,
       scalingFactor: 3,
       spectralShift: 0.0001,
       useTurnoverConstraint: true,
@@ -272,6 +275,38 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
     const sold = new Map<string, number>();
     for (const l of result.lots_to_sell) sold.set(l.ticker, (sold.get(l.ticker) ?? 0) + Number(l.quantity));
     for (const [id, q] of sold) expect(q).toBeCloseTo(sells.get(id)!.shares, 5);
+  });
+
+  it("leaves no dust on the demo account: 100 orders without a minimum trade, 90 with the default 100 USD / 0.05% of NAV", () => {
+    const minimum = Math.max(100, 0.0005 * result.nav_usd);
+    const dust = (r: AccountOptimization) =>
+      r.trades.filter((t) => Math.abs(t.to_weight) > 1e-12 && t.amount_usd < minimum - 1e-6);
+    expect(result.status).toBe("optimal");
+    expect(dust(result)).toEqual([]);
+    expect(result.trades).toHaveLength(90);
+    setConfig({ min_trade_amount_usd: "0", min_trade_pct: "0" });
+    try {
+      const before = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      expect(before.trades).toHaveLength(100);
+      expect(dust(before)).toHaveLength(10);
+      expect(Math.min(...before.trades.map((t) => t.amount_usd))).toBeCloseTo(23.3, 1);
+      // The residual is absorbed: the same tracking-error cap, turnover within 0.1% of it.
+      expect(result.tracking_error).toBeLessThanOrEqual(0.03 + 1e-6);
+      expect(Math.abs(result.turnover - before.turnover)).toBeLessThan(0.001);
+    } finally {
+      setConfig({ min_trade_amount_usd: null, min_trade_pct: null });
+    }
+    setConfig({ max_trade_count: 40 });
+    try {
+      const counted = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      expect(counted.status).toBe("optimal");
+      expect(counted.trades.length).toBeLessThanOrEqual(40);
+      expect(counted.trades.length).toBeGreaterThan(20);
+      expect(dust(counted)).toEqual([]);
+      expect(counted.tracking_error).toBeLessThanOrEqual(0.03 + 1e-6);
+    } finally {
+      setConfig({ max_trade_count: null });
+    }
   });
 
   it("answers infeasible with a diagnosis when min_weight x the universe exceeds the budget, and stores no proposal", () => {
