@@ -1,5 +1,6 @@
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lotInput } from "../../test/helpers/lot-input.js";
 import {
   type AccountOptimization,
   accountOptimizationSchema,
@@ -306,6 +307,59 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
       expect(counted.tracking_error).toBeLessThanOrEqual(0.03 + 1e-6);
     } finally {
       setConfig({ max_trade_count: null });
+    }
+  });
+
+  it("sees a household purchase in the wash-sale window: avoided under prevent_tlh_invalidating_sale, else priced and warned", () => {
+    // The asset whose loss lots the demo optimization sells for the most loss.
+    const byTicker = new Map<string, number>();
+    for (const l of result.lots_to_sell)
+      if (l.gain_usd < 0) byTicker.set(l.ticker, (byTicker.get(l.ticker) ?? 0) + l.gain_usd);
+    const [ticker] = [...byTicker].sort((a, b) => a[1] - b[1])[0]!;
+    const soldShares = result.lots_to_sell
+      .filter((l) => l.ticker === ticker && l.gain_usd < 0)
+      .reduce((s, l) => s + Number(l.quantity), 0);
+    expect(result.lots_to_sell.every((l) => l.disallowed_loss_usd === 0)).toBe(true);
+    // Another account of the same client bought a tenth of those shares five days before the as-of date.
+    const bought = Math.max(1, Math.floor(soldShares / 10));
+    const other = store.accounts.create(demo.organization_uuid, demo.client_uuid, { cashValueUsd: "0" });
+    store.accounts.replaceLots(other.uuid, [
+      lotInput({ themeAssetId: ticker, quantity: String(bought), costBasis: "10", tradeDate: "2025-12-26" }),
+    ]);
+    const tax = {
+      short_term_rate: "0.37",
+      long_term_rate: "0.2",
+      tax_gamma: "1",
+      wash_sale_threshold: 30,
+      long_term_threshold: 365,
+      prevent_tlh_invalidating_purchase: true,
+    };
+    try {
+      // The demo configuration prevents wash sales: the loss lots of the asset are kept now.
+      const avoided = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      expect(avoided.status).toBe("optimal");
+      expect(avoided.lots_to_sell.filter((l) => l.ticker === ticker && l.gain_usd < 0)).toEqual([]);
+      // Without the flag the losses are sold, the washed fraction priced and reported.
+      setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: false } });
+      const priced = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const lines = priced.lots_to_sell.filter((l) => l.ticker === ticker && l.gain_usd < 0);
+      const disallowed = lines.reduce((s, l) => s + l.disallowed_loss_usd, 0);
+      const loss = -lines.reduce((s, l) => s + l.gain_usd, 0);
+      expect(disallowed).toBeGreaterThan(0);
+      // At most the household's shares are matched: no more than their share of the loss sold.
+      const lossPerShare = lines.map((l) => -l.gain_usd / Number(l.quantity));
+      expect(disallowed).toBeLessThanOrEqual(bought * Math.max(...lossPerShare) + 1e-6);
+      expect(disallowed).toBeLessThan(loss);
+      // The proposal of the rebalance warns of the washed loss.
+      const rb = rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const warning = rb.proposal!.warnings!.find(
+        (w) => w.code === "sale_loss_washed" && w.ticker === ticker,
+      );
+      expect(warning?.message).toMatch(/disallowed by the wash-sale rule/);
+      expect(Number(rb.proposal!.realized!.disallowed_loss_usd)).toBeGreaterThan(0);
+    } finally {
+      setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: true } });
+      store.accounts.replaceLots(other.uuid, []);
     }
   });
 
