@@ -216,7 +216,7 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     ["config.minTradeUsd", minTradeUsd],
     ["config.minTradePct", minTradePct],
   ] as const)
-    if (v !== null && v.lt(0)) issues.push({ path, message: `must be >= 0, got ${v.toString()}` });
+    if (v?.lt(0)) issues.push({ path, message: `must be >= 0, got ${v.toString()}` });
   const minOrderNotionalUsd =
     parse(
       options.minOrderNotionalUsd ?? DEFAULT_MIN_ORDER_NOTIONAL_USD,
@@ -512,10 +512,10 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     ]);
   // The minimum order: the option, the configuration's minimum trade in USD and in percent of NAV.
   let minNotionalUsd = minOrderNotionalUsd;
-  if (minTradeUsd !== null && minTradeUsd.gt(minNotionalUsd)) minNotionalUsd = minTradeUsd;
+  if (minTradeUsd?.gt(minNotionalUsd)) minNotionalUsd = minTradeUsd;
   // In whole cents, rounded up (the message names it; an order of exactly the minimum goes).
   const navShare = minTradePct === null ? null : ceilCents(navUsd.times(minTradePct).dividedBy(100));
-  if (navShare !== null && navShare.gt(minNotionalUsd)) minNotionalUsd = navShare;
+  if (navShare?.gt(minNotionalUsd)) minNotionalUsd = navShare;
   const cadNeeded =
     (buffers.cadAmount !== null && !buffers.cadAmount.isZero()) ||
     (buffers.cadAmount === null && buffers.cadFraction !== null && !buffers.cadFraction.isZero());
