@@ -218,6 +218,21 @@ export const PORTFOLIO_CONFIG_DECIMAL_FIELDS = {
     default: "1000000",
     description: "minimum trading volume for market impact, in USD",
   },
+  min_trade_amount_usd: {
+    integerDigits: 12,
+    fractionDigits: 2,
+    range: NON_NEGATIVE,
+    default: "100",
+    description:
+      "extension: smallest order in USD; the minimum trade is the larger of this and min_trade_pct of NAV (orders closing a position excepted; 0 = off)",
+  },
+  min_trade_pct: {
+    integerDigits: 3,
+    fractionDigits: 4,
+    range: { min: "0", max: "100" },
+    default: "0.05",
+    description: "extension: smallest order in percent of NAV (0.05 = 0.05%; 0 = off)",
+  },
 } as const satisfies Record<string, DecimalFieldSpec>;
 
 /** Name of a decimal field of the configuration. */
@@ -278,6 +293,14 @@ export function riskModelNameSchema() {
 /** `capital_gains_reductions_units` enum schema. */
 export function capitalGainsReductionUnitsSchema() {
   return describe(z.enum(CAPITAL_GAINS_REDUCTION_UNITS), "units of capital_gains_reductions amounts");
+}
+
+/** `max_trade_count` schema (extension): integer 0 to 2147483647, null = no limit. */
+export function maxTradeCountSchema() {
+  return describe(
+    boundedInt(0, MAX_RISK_BOUND_ITERATIONS),
+    "extension: most orders a rebalance may have (the largest are kept); null = no limit",
+  );
 }
 
 /** `risk_bound_max_iterations` schema: integer 0 to 2147483647. */

@@ -191,6 +191,9 @@ const configRead: PortfolioConfigRead = {
   commission_rate: "0.75",
   broker_spread_bps: "30",
   min_trading_volume_dollars: "1000000",
+  min_trade_amount_usd: "100",
+  min_trade_pct: "0.05",
+  max_trade_count: null,
 };
 
 const lotWrite: TaxLotWrite = {

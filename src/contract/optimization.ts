@@ -57,7 +57,11 @@ const lotToSellSchema = z.strictObject({
   term: z.enum(["short_term", "long_term"]),
   tax_alpha_ignored: describe(
     z.boolean(),
-    "the loss earns no tax alpha (wash-sale exposed, outside n_high_loss_lots, tax alpha off)",
+    "the loss earns no tax alpha (wholly washed, outside n_high_loss_lots, tax alpha off)",
+  ),
+  disallowed_loss_usd: describe(
+    num(),
+    "part of the loss disallowed by the wash-sale rule (replacement shares bought within the window, this account's or the household's), USD >= 0",
   ),
 });
 

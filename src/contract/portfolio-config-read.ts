@@ -246,5 +246,8 @@ export function portfolioConfigReadFromWrite(
     commission_rate: withDefault(c, "commission_rate"),
     broker_spread_bps: withDefault(c, "broker_spread_bps"),
     min_trading_volume_dollars: withDefault(c, "min_trading_volume_dollars"),
+    min_trade_amount_usd: withDefault(c, "min_trade_amount_usd"),
+    min_trade_pct: withDefault(c, "min_trade_pct"),
+    max_trade_count: c.max_trade_count ?? null,
   };
 }

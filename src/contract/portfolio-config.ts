@@ -10,6 +10,7 @@ import {
   capitalGainsReductionUnitsSchema,
   configBoolean,
   configDecimal,
+  maxTradeCountSchema,
   optimizationModeSchema,
   PORTFOLIO_CONFIG_STATUSES,
   riskBoundMaxIterationsSchema,
@@ -170,6 +171,9 @@ function writeFields() {
     commission_rate: configDecimal("commission_rate").nullable().optional(),
     broker_spread_bps: configDecimal("broker_spread_bps").nullable().optional(),
     min_trading_volume_dollars: configDecimal("min_trading_volume_dollars").nullable().optional(),
+    min_trade_amount_usd: configDecimal("min_trade_amount_usd").nullable().optional(),
+    min_trade_pct: configDecimal("min_trade_pct").nullable().optional(),
+    max_trade_count: maxTradeCountSchema().nullable().optional(),
   };
 }
 
@@ -291,6 +295,9 @@ export const portfolioConfigReadSchema = named(
     commission_rate: configDecimal("commission_rate"),
     broker_spread_bps: configDecimal("broker_spread_bps"),
     min_trading_volume_dollars: configDecimal("min_trading_volume_dollars"),
+    min_trade_amount_usd: configDecimal("min_trade_amount_usd"),
+    min_trade_pct: configDecimal("min_trade_pct"),
+    max_trade_count: maxTradeCountSchema().nullable(),
   }),
   "PortfolioConfigRead",
   "Portfolio configuration as returned by the service; unset fields are null, library defaults filled in.",

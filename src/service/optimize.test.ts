@@ -1,5 +1,6 @@
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lotInput } from "../../test/helpers/lot-input.js";
 import {
   type AccountOptimization,
   accountOptimizationSchema,
@@ -115,6 +116,9 @@ describe("optimizerConfigFromPortfolioConfig", () => {
       riskBoundIncreaseFactor: 1.5,
       riskBoundMaxIterations: 4,
       riskAversion: 2,
+      minTradeUsd: 100,
+      minTradePct: 0.05,
+      maxTradeCount: null,
       scalingFactor: 3,
       spectralShift: 0.0001,
       useTurnoverConstraint: true,
@@ -272,6 +276,91 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
     const sold = new Map<string, number>();
     for (const l of result.lots_to_sell) sold.set(l.ticker, (sold.get(l.ticker) ?? 0) + Number(l.quantity));
     for (const [id, q] of sold) expect(q).toBeCloseTo(sells.get(id)!.shares, 5);
+  });
+
+  it("leaves no dust on the demo account: 100 orders without a minimum trade, 90 with the default 100 USD / 0.05% of NAV", () => {
+    const minimum = Math.max(100, 0.0005 * result.nav_usd);
+    const dust = (r: AccountOptimization) =>
+      r.trades.filter((t) => Math.abs(t.to_weight) > 1e-12 && t.amount_usd < minimum - 1e-6);
+    expect(result.status).toBe("optimal");
+    expect(dust(result)).toEqual([]);
+    expect(result.trades).toHaveLength(90);
+    setConfig({ min_trade_amount_usd: "0", min_trade_pct: "0" });
+    try {
+      const before = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      expect(before.trades).toHaveLength(100);
+      expect(dust(before)).toHaveLength(10);
+      expect(Math.min(...before.trades.map((t) => t.amount_usd))).toBeCloseTo(23.3, 1);
+      // The residual is absorbed: the same tracking-error cap, turnover within 0.1% of it.
+      expect(result.tracking_error).toBeLessThanOrEqual(0.03 + 1e-6);
+      expect(Math.abs(result.turnover - before.turnover)).toBeLessThan(0.001);
+    } finally {
+      setConfig({ min_trade_amount_usd: null, min_trade_pct: null });
+    }
+    setConfig({ max_trade_count: 40 });
+    try {
+      const counted = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      expect(counted.status).toBe("optimal");
+      expect(counted.trades.length).toBeLessThanOrEqual(40);
+      expect(counted.trades.length).toBeGreaterThan(20);
+      expect(dust(counted)).toEqual([]);
+      expect(counted.tracking_error).toBeLessThanOrEqual(0.03 + 1e-6);
+    } finally {
+      setConfig({ max_trade_count: null });
+    }
+  });
+
+  it("sees a household purchase in the wash-sale window: avoided under prevent_tlh_invalidating_sale, else priced and warned", () => {
+    // The asset whose loss lots the demo optimization sells for the most loss.
+    const byTicker = new Map<string, number>();
+    for (const l of result.lots_to_sell)
+      if (l.gain_usd < 0) byTicker.set(l.ticker, (byTicker.get(l.ticker) ?? 0) + l.gain_usd);
+    const [ticker] = [...byTicker].sort((a, b) => a[1] - b[1])[0]!;
+    const soldShares = result.lots_to_sell
+      .filter((l) => l.ticker === ticker && l.gain_usd < 0)
+      .reduce((s, l) => s + Number(l.quantity), 0);
+    expect(result.lots_to_sell.every((l) => l.disallowed_loss_usd === 0)).toBe(true);
+    // Another account of the same client bought a tenth of those shares five days before the as-of date.
+    const bought = Math.max(1, Math.floor(soldShares / 10));
+    const other = store.accounts.create(demo.organization_uuid, demo.client_uuid, { cashValueUsd: "0" });
+    store.accounts.replaceLots(other.uuid, [
+      lotInput({ themeAssetId: ticker, quantity: String(bought), costBasis: "10", tradeDate: "2025-12-26" }),
+    ]);
+    const tax = {
+      short_term_rate: "0.37",
+      long_term_rate: "0.2",
+      tax_gamma: "1",
+      wash_sale_threshold: 30,
+      long_term_threshold: 365,
+      prevent_tlh_invalidating_purchase: true,
+    };
+    try {
+      // The demo configuration prevents wash sales: the loss lots of the asset are kept now.
+      const avoided = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      expect(avoided.status).toBe("optimal");
+      expect(avoided.lots_to_sell.filter((l) => l.ticker === ticker && l.gain_usd < 0)).toEqual([]);
+      // Without the flag the losses are sold, the washed fraction priced and reported.
+      setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: false } });
+      const priced = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const lines = priced.lots_to_sell.filter((l) => l.ticker === ticker && l.gain_usd < 0);
+      const disallowed = lines.reduce((s, l) => s + l.disallowed_loss_usd, 0);
+      const loss = -lines.reduce((s, l) => s + l.gain_usd, 0);
+      expect(disallowed).toBeGreaterThan(0);
+      // At most the household's shares are matched: no more than their share of the loss sold.
+      const lossPerShare = lines.map((l) => -l.gain_usd / Number(l.quantity));
+      expect(disallowed).toBeLessThanOrEqual(bought * Math.max(...lossPerShare) + 1e-6);
+      expect(disallowed).toBeLessThan(loss);
+      // The proposal of the rebalance warns of the washed loss.
+      const rb = rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const warning = rb.proposal!.warnings!.find(
+        (w) => w.code === "sale_loss_washed" && w.ticker === ticker,
+      );
+      expect(warning?.message).toMatch(/disallowed by the wash-sale rule/);
+      expect(Number(rb.proposal!.realized!.disallowed_loss_usd)).toBeGreaterThan(0);
+    } finally {
+      setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: true } });
+      store.accounts.replaceLots(other.uuid, []);
+    }
   });
 
   it("answers infeasible with a diagnosis when min_weight x the universe exceeds the budget, and stores no proposal", () => {

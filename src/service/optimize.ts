@@ -35,7 +35,7 @@ import {
   MIN_RETURN_OBSERVATIONS,
   RISK_LOOKBACK_DAYS,
 } from "./optimizer-inputs.js";
-import { createProposal } from "./proposals.js";
+import { accountLots, createProposal } from "./proposals.js";
 import { isUploadedKind, latestUploadedModel, listForMessage, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
@@ -207,6 +207,7 @@ export function prepareAccountOptimization(
     );
   const cad = read.cash_buffer_cad_amount !== null || Number(read.cash_buffer_cad ?? 0) > 0;
   const cadPerUsd = cad ? fxOn(ctx, ["CAD"], asOf).get("CAD") : undefined;
+  const household = householdWashSaleEvents(ctx, account, asOf, config.tax.washSaleThresholdDays);
 
   return {
     account,
@@ -226,9 +227,46 @@ export function prepareAccountOptimization(
       riskModel,
       averageDailyVolumeUsd: history.advUsd,
       ...(cadPerUsd === undefined ? {} : { cadPerUsd }),
+      ...(household.purchases.length === 0 ? {} : { recentPurchases: household.purchases }),
+      ...(household.lossSales.length === 0 ? {} : { recentLossSales: household.lossSales }),
       config,
     },
   };
+}
+
+/**
+ * The wash-sale facts of the client's other accounts on `asOf` (docs/optimize-service.md, step 9): their lots
+ * bought within the window before the date that have not yet replaced washed shares (replacement shares for this
+ * account's loss sales, with their quantities) and their loss sales within the window (for
+ * prevent_tlh_invalidating_purchase). The optimizer prices the washed fraction of a loss from them.
+ */
+function householdWashSaleEvents(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  asOf: string,
+  thresholdDays: number,
+): {
+  purchases: { themeAssetId: string; date: string; quantity: number }[];
+  lossSales: { themeAssetId: string; date: string }[];
+} {
+  const purchases: { themeAssetId: string; date: string; quantity: number }[] = [];
+  const lossSales: { themeAssetId: string; date: string }[] = [];
+  const from = addDays(asOf, -thresholdDays);
+  for (const other of ctx.store.accounts.listByClient(account.organizationUuid, account.clientUuid)) {
+    if (other.uuid === account.uuid) continue;
+    for (const lot of accountLots(ctx, other.uuid)) {
+      if (lot.tradeDate >= from && lot.tradeDate <= asOf && lot.washSaleDate === null)
+        purchases.push({
+          themeAssetId: lot.themeAssetId,
+          date: lot.tradeDate,
+          quantity: lot.quantity.toNumber(),
+        });
+      const sold = lot.lastSoldForLossDate;
+      if (sold !== null && sold >= from && sold <= asOf)
+        lossSales.push({ themeAssetId: lot.themeAssetId, date: sold });
+    }
+  }
+  return { purchases, lossSales };
 }
 
 /** Trailing daily USD total returns (T x n, NaN = missing) and the average daily traded value per asset. */
@@ -460,6 +498,7 @@ function toWire(p: PreparedOptimization, r: OptimizationResult): AccountOptimiza
       gain_usd: s.gainUsd,
       term: s.term,
       tax_alpha_ignored: s.taxAlphaIgnored,
+      disallowed_loss_usd: s.disallowedLossUsd,
     })),
     tracking_error: finiteOrNull(r.trackingError),
     total_risk: finiteOrNull(r.totalRisk),

@@ -158,6 +158,9 @@ export function optimizerConfigFromPortfolioConfig(
     cashBufferUsdAmount: num(read.cash_buffer_usd_amount),
     cashBufferCadAmount: num(read.cash_buffer_cad_amount),
     useRegulaFalsi: read.use_regula_falsi,
+    minTradeUsd: numOr(read.min_trade_amount_usd),
+    minTradePct: numOr(read.min_trade_pct),
+    maxTradeCount: read.max_trade_count,
   });
   return { ...rest, tax };
 }

@@ -61,6 +61,43 @@ describe("proposals over the demo account", () => {
     ).toEqual(p);
   });
 
+  it("drops orders below the configured minimum trade (100 USD or 0.05% of NAV), and places them when it is 0", () => {
+    const account = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+    const nav = new Decimal(account.aum);
+    const investable = nav.times("0.99"); // the demo's 1% USD buffer
+    const usd = account.positions.filter((p) => p.currency === "USD" && p.market_value_usd !== null);
+    const [a, b] = [usd[0]!, usd[1]!];
+    const weights = (bumpA: number, bumpB: number): [string, string][] =>
+      usd.map((p) => {
+        const extra = p === a ? bumpA : p === b ? bumpB : 0;
+        const w = new Decimal(p.market_value_usd!).plus(extra).dividedBy(investable);
+        return [p.theme_asset_id, w.toDecimalPlaces(10, Decimal.ROUND_DOWN).toFixed()];
+      });
+    // A buy of about 150 USD of `a` (below the 0.05% x NAV minimum, about 268 USD) and 2,000 USD of `b`.
+    const minimum = nav.times("0.0005").toDecimalPlaces(2, Decimal.ROUND_UP);
+    expect(minimum.toNumber()).toBeGreaterThan(200);
+    const p = create(weights(150, 2000));
+    const dropped = p.dropped_orders!.find((d) => d.ticker === a.theme_asset_id)!;
+    expect(dropped.reason).toBe("below_min_notional");
+    expect(Number(dropped.wanted_amount_usd)).toBeCloseTo(150, 0);
+    expect(dropped.message).toContain(`minimum order of ${minimum.toString()} USD`);
+    expect(p.orders.find((o) => o.ticker === a.theme_asset_id)).toBeUndefined();
+    expect(Number(p.orders.find((o) => o.ticker === b.theme_asset_id)!.amount)).toBeCloseTo(2000, 0);
+    updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
+      min_trade_amount_usd: "0",
+      min_trade_pct: "0",
+    });
+    try {
+      const free = create(weights(150, 2000));
+      expect(Number(free.orders.find((o) => o.ticker === a.theme_asset_id)!.amount)).toBeCloseTo(150, 0);
+    } finally {
+      updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
+        min_trade_amount_usd: null,
+        min_trade_pct: null,
+      });
+    }
+  });
+
   it("names unknown, ambiguous-free duplicate and invalid tickers and stores nothing", () => {
     const before = store.proposals.list(demo.organization_uuid, demo.account_uuid).length;
     let err: unknown;

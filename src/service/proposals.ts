@@ -241,6 +241,8 @@ export function createProposalJson(
           },
           capitalGainsReductions: c.capital_gains_reductions,
           capitalGainsReductionsUnits: c.capital_gains_reductions_units as "DOLLARS" | "PERCENT",
+          minTradeUsd: c.min_trade_amount_usd,
+          minTradePct: c.min_trade_pct,
         },
       }),
     );

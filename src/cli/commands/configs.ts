@@ -6,7 +6,7 @@ import { action, examples, type ProgramHooks, readJsonInput } from "../program.j
 import { renderAssetClass, renderAssetClasses, renderConfig, renderConfigs } from "../render.js";
 
 /** Configuration fields whose values are JSON integers (every other number is a decimal string). */
-const INTEGER_FIELDS = new Set(["risk_bound_max_iterations"]);
+const INTEGER_FIELDS = new Set(["risk_bound_max_iterations", "max_trade_count"]);
 
 export function registerConfigs(program: Command, hooks: ProgramHooks): void {
   const configs = program

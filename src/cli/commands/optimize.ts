@@ -107,6 +107,11 @@ export function renderOptimization(o: AccountOptimization): string {
               header: "Tax alpha",
               value: (l) => (l.gain_usd < 0 ? (l.tax_alpha_ignored ? "no" : "yes") : ""),
             },
+            {
+              header: "Washed (USD)",
+              value: (l) => (l.disallowed_loss_usd > 0 ? money(l.disallowed_loss_usd) : ""),
+              align: "right",
+            },
           ],
           `Lots to sell (${o.lots_to_sell.length})`,
         ),

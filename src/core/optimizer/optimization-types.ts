@@ -17,6 +17,11 @@ import type { PwlQpProblem, PwlQpResult } from "./pwl-qp-types.js";
 export interface DatedAssetEvent {
   readonly themeAssetId: string;
   readonly date: string;
+  /**
+   * Shares (a purchase: the replacement shares it brings; see wash-sale-pricing.ts). Omitted: unknown, a purchase
+   * then washes every loss lot of the asset.
+   */
+  readonly quantity?: number;
 }
 
 /** Everything one rebalance needs, prepared by the caller (the service reads it from the store). */
@@ -101,8 +106,13 @@ export interface LotSale {
   /** Realized gain (negative = loss), before capital-gains reductions. */
   readonly gainUsd: number;
   readonly term: HoldingTerm;
-  /** The loss counts no tax alpha (wash-sale exposed, outside n_high_loss_lots, or tax alpha off). */
+  /** The loss counts no tax alpha (wholly washed, outside n_high_loss_lots, or tax alpha off). */
   readonly taxAlphaIgnored: boolean;
+  /**
+   * Part of the loss disallowed by the wash-sale rule, USD >= 0 (the lot's washed fraction of its loss, see
+   * wash-sale-pricing.ts); `gainUsd + disallowedLossUsd` is what the sale recognizes.
+   */
+  readonly disallowedLossUsd: number;
 }
 
 /** Risk cap outcome. */

@@ -759,8 +759,8 @@ describe("optimizePortfolio: taxes", () => {
     expect(plus.lotsToSell.map((l) => l.lotId).sort()).toEqual(["big", "small"]);
   });
 
-  it("a loss lot with a purchase in the wash-sale window earns no alpha; prevent_tlh_invalidating_sale keeps it", () => {
-    // A0: the loss lot plus a small lot bought 11 days ago (within 30 days).
+  it("a loss lot with a purchase in the wash-sale window loses only its washed fraction; prevent_tlh_invalidating_sale keeps it", () => {
+    // A0: the loss lot plus a small lot bought 11 days ago (within 30 days): 1 replacement share for 100 sold.
     const spec = tenAssets((i) =>
       i === 0
         ? {
@@ -774,10 +774,21 @@ describe("optimizePortfolio: taxes", () => {
     );
     const r = fixture(spec, 0, { tax: { taxGamma: 1 } }).run();
     expectKkt(r);
-    expect(r.lotsToSell.some((l) => l.lotId === "loss")).toBe(false);
-    // With the window at 5 days the purchase is outside it: the loss is harvested.
+    // 1/100 of the loss is disallowed, the rest is harvested (the all-or-nothing rule kept the lot).
+    const harvested = r.lotsToSell.find((l) => l.lotId === "loss")!;
+    expect(harvested.taxAlphaIgnored).toBe(false);
+    expect(harvested.disallowedLossUsd).toBeCloseTo((-harvested.gainUsd * 1) / 100, 9);
+    // An outside purchase of unknown size still washes the whole loss: the lot is kept.
+    const unknown = fixture(
+      tenAssets((i) => (i === 0 ? { price: 60, lots: [{ qty: 100, basis: 100, id: "loss" }] } : {})),
+      0,
+      { tax: { taxGamma: 1 } },
+      { recentPurchases: [{ themeAssetId: "A0:XNYS", date: IN_WINDOW }] },
+    ).run();
+    expect(unknown.lotsToSell.some((l) => l.lotId === "loss")).toBe(false);
+    // With the window at 5 days the purchase is outside it: the loss is harvested in full.
     const shortWindow = fixture(spec, 0, { tax: { taxGamma: 1, washSaleThresholdDays: 5 } }).run();
-    expect(shortWindow.lotsToSell.some((l) => l.lotId === "loss")).toBe(true);
+    expect(shortWindow.lotsToSell.find((l) => l.lotId === "loss")?.disallowedLossUsd).toBe(0);
     // Forced to sell (max_weight 0.01), the exposed lot is kept under prevent_tlh_invalidating_sale...
     const kept = fixture(spec, 0, { maxWeight: 0.03, tax: { preventTlhInvalidatingSale: true } });
     const rk = kept.run();
@@ -785,11 +796,17 @@ describe("optimizePortfolio: taxes", () => {
     expect(rk.diagnosis.join(" ")).toMatch(
       /prevent_tlh_invalidating_sale keeps loss lots bought within 30 days.*max_weight 0.03/,
     );
-    // ...and sold without the flag (its loss then does not count: disallowed).
-    const sold = fixture(spec, 0, { maxWeight: 0.03 }).run();
+    // ...and sold without the flag: a purchase of unknown size disallows the whole loss.
+    const sold = fixture(
+      tenAssets((i) => (i === 0 ? { price: 60, lots: [{ qty: 100, basis: 100, id: "loss" }] } : {})),
+      0,
+      { maxWeight: 0.03 },
+      { recentPurchases: [{ themeAssetId: "A0:XNYS", date: IN_WINDOW }] },
+    ).run();
     expectKkt(sold);
     const line = sold.lotsToSell.find((l) => l.lotId === "loss")!;
     expect(line.taxAlphaIgnored).toBe(true);
+    expect(line.disallowedLossUsd).toBeCloseTo(-line.gainUsd, 9);
     expect(sold.harvestedLossesUsd).toBe(0);
   });
 

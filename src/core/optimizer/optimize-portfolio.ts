@@ -35,6 +35,7 @@ import { createPwlQpSolver, type PwlQpSolver, predictVariable } from "./pwl-qp.j
 import type { PwlQpProblem, PwlQpResult } from "./pwl-qp-types.js";
 import { impactOf, lotSales, solutionStats, tradesOf } from "./solution-report.js";
 import { searchTaxGamma } from "./tax-gamma-search.js";
+import { enforceTradeRules, tradeRulesOf } from "./trade-rules.js";
 import { repairWholeShares, roundWholeShares, violation, wholeShareMask } from "./whole-shares.js";
 
 /** A reusable optimizer (see the module comment). */
@@ -126,6 +127,7 @@ function runOptimization(
   const warnings = [...m.warnings];
   const counters: Counters = { rounds: 0, solves: 0, rebuilds: 0, qpIterations: 0 };
   const whole = wholeShareMask(m);
+  const tradeRules = tradeRulesOf(m);
   const elapsed = () => (started === undefined ? null : options.now!() - started);
 
   const pre = precheck(m);
@@ -381,6 +383,7 @@ function runOptimization(
         config.substitutionGroups.length > 0 ||
         config.tax.taxBudgetUsd !== null ||
         config.tax.taxGainTarget !== null ||
+        tradeRules !== null ||
         whole.some((v) => v === 1);
       if (laterStages) state.radius = requested;
     } else {
@@ -572,10 +575,38 @@ function runOptimization(
     }
   }
 
+  // Minimum trade and trade count (trade-rules.ts): dust pinned back (or up to the minimum), the rest re-solved.
+  if (tradeRules !== null) {
+    const conflicts = enforceTradeRules(m, tradeRules, extraLower, extraUpper, {
+      current: () => ({ w: cur.w, lower: cur.built.lower, upper: cur.built.upper }),
+      solve: (lo, hi) => {
+        state.extraLower = lo;
+        state.extraUpper = hi;
+        const s = solve(cur.res.x);
+        return ok(s.res) ? s : null;
+      },
+      accept: (s) => {
+        cur = s;
+      },
+    });
+    state.extraLower = Float64Array.from(extraLower);
+    state.extraUpper = Float64Array.from(extraUpper);
+    if (conflicts.length > 0) return infeasible(m, conflicts, warnings, counters, elapsed());
+  }
+
   // Whole shares.
   let finalW = cur.w;
   if (whole.some((v) => v === 1)) {
-    const rounded = roundWholeShares(m, cur.w, whole, cur.built.lower, cur.built.upper);
+    const preLower = cur.built.lower;
+    const preUpper = cur.built.upper;
+    const rounded = roundWholeShares(
+      m,
+      cur.w,
+      whole,
+      cur.built.lower,
+      cur.built.upper,
+      tradeRules?.minTradeUsd ?? 0,
+    );
     if (rounded.conflicts.length > 0) return infeasible(m, rounded.conflicts, warnings, counters, elapsed());
     const continuous = cur.w;
     const fixLo = Float64Array.from(extraLower);
@@ -633,6 +664,41 @@ function runOptimization(
     for (let i = 0; i < m.n; i++)
       if (whole[i] === 1 && state.extraLower?.[i] !== undefined && !Number.isNaN(state.extraLower[i]!))
         finalW[i] = state.extraLower[i]!;
+    // The rounding (or the continuous re-solve after it) can leave orders below the minimum: pin them too.
+    if (tradeRules !== null) {
+      const lo0 = Float64Array.from(state.extraLower ?? extraLower);
+      const hi0 = Float64Array.from(state.extraUpper ?? extraUpper);
+      let lastSolved: Solved | null = null;
+      const conflicts = enforceTradeRules(
+        m,
+        tradeRules,
+        lo0,
+        hi0,
+        {
+          current: () => ({ w: finalW, lower: preLower, upper: preUpper }),
+          solve: (lo, hi) => {
+            let w: Float64Array;
+            if (hasContinuous) {
+              state.extraLower = lo;
+              state.extraUpper = hi;
+              const s = solve(cur.res.x);
+              if (!ok(s.res) || violation(m, s.built, s.w) > 1e-12) return null;
+              lastSolved = s;
+              w = Float64Array.from(s.w);
+            } else w = Float64Array.from(finalW);
+            for (let i = 0; i < m.n; i++) if (!Number.isNaN(lo[i]!) && lo[i] === hi[i]) w[i] = lo[i]!;
+            if (!hasContinuous && violation(m, cur.built, w) > 1e-12) return null;
+            return w;
+          },
+          accept: (w) => {
+            finalW = w;
+            if (lastSolved !== null) cur = lastSolved;
+          },
+        },
+        whole,
+      );
+      if (conflicts.length > 0) return infeasible(m, conflicts, warnings, counters, elapsed());
+    }
   }
 
   if (riskCap !== null) {

@@ -143,6 +143,15 @@ export interface OptimizerConfig {
   readonly cashBufferCadAmount: number | null;
   /** Regula falsi (Illinois) for the tax_gamma search; false = bisection. @default true */
   readonly useRegulaFalsi: boolean;
+  /**
+   * Smallest order, USD (extension `min_trade_amount_usd`): no trade below max(this, minTradePct % of NAV), except
+   * one that closes the position. @default 0 (off; the service's application default is 100)
+   */
+  readonly minTradeUsd: number;
+  /** Smallest order in percent of NAV (extension `min_trade_pct`). @default 0 (off; the service's is 0.05) */
+  readonly minTradePct: number;
+  /** Most orders a rebalance may have (extension `max_trade_count`). @default null (no limit) */
+  readonly maxTradeCount: number | null;
   readonly tax: OptimizerTaxPreferences;
 }
 
@@ -214,6 +223,9 @@ export const DEFAULT_OPTIMIZER_CONFIG: OptimizerConfig = {
   cashBufferUsdAmount: null,
   cashBufferCadAmount: null,
   useRegulaFalsi: true,
+  minTradeUsd: 0,
+  minTradePct: 0,
+  maxTradeCount: null,
   tax: DEFAULT_TAX_PREFERENCES,
 };
 
@@ -270,8 +282,11 @@ export function resolveOptimizerConfig(input: OptimizerConfigInput = {}): Optimi
     "minTradingVolumeDollars",
     "cashBufferUsdAmount",
     "cashBufferCadAmount",
+    "minTradeUsd",
   ] as const)
     check(f, c[f], nonNegative);
+  check("minTradePct", c.minTradePct, (v) => (v >= 0 && v <= 100 ? null : "must lie in [0, 100]"));
+  check("maxTradeCount", c.maxTradeCount, nonNegativeInteger);
   check("cashBufferUsd", c.cashBufferUsd, fraction);
   check("cashBufferCad", c.cashBufferCad, fraction);
   if (c.minWeight !== null && c.maxWeight !== null && c.minWeight > c.maxWeight)

@@ -170,6 +170,65 @@ describe("the optimizer on random configurations", () => {
     expect(seen.infeasible).toBeGreaterThan(10);
   });
 
+  it("leaves no order below the minimum trade and keeps the trade count, on 300 random configurations", () => {
+    const seen = { refused: 0, infeasible: 0, solved: 0, counted: 0, pinned: 0 };
+    const failures: string[] = [];
+    for (let k = 0; k < 300; k++) {
+      const r = createRandom(5000 + k);
+      let config: OptimizerConfigInput = {};
+      const features = r.int(0, 4);
+      for (let j = 0; j < features; j++) config = merge(config, FEATURES[r.int(0, FEATURES.length)]!(r));
+      // The rules under test: a USD minimum, a NAV fraction, or both; a trade count in one case of three.
+      const kind = r.int(0, 3);
+      const minTradeUsd = kind === 1 ? 0 : 100 + 2900 * r.next();
+      const minTradePct = kind === 0 ? 0 : 0.05 + 1.5 * r.next();
+      const maxTradeCount = r.next() < 1 / 3 ? r.int(1, 12) : null;
+      config = merge(config, { minTradeUsd, minTradePct, maxTradeCount });
+      let input: OptimizationInput;
+      try {
+        input = account(k, config);
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        seen.refused++;
+        continue;
+      }
+      const result = createOptimizer().optimize(input);
+      if (result.status === "infeasible") {
+        seen.infeasible++;
+        expect(result.diagnosis.length).toBeGreaterThan(0);
+        continue;
+      }
+      seen.solved++;
+      const minimum = Math.max(minTradeUsd, (minTradePct / 100) * result.navUsd);
+      const problems = broken(input, result);
+      for (const t of result.trades) {
+        // Orders closing a position are exempt; every other order is at least the minimum.
+        if (Math.abs(t.toWeight) > 1e-12 && t.amountUsd < minimum - 1e-6)
+          problems.push(`${t.themeAssetId} order of ${t.amountUsd} USD below the minimum ${minimum}`);
+      }
+      if (maxTradeCount !== null) {
+        seen.counted++;
+        if (result.trades.length > maxTradeCount)
+          problems.push(`${result.trades.length} orders, above max_trade_count ${maxTradeCount}`);
+      }
+      // The same account without the rules has dust (so the rules had work to do).
+      const free = createOptimizer().optimize(
+        account(k, merge(config, { minTradeUsd: 0, minTradePct: 0, maxTradeCount: null })),
+      );
+      if (
+        free.status !== "infeasible" &&
+        free.trades.some((t) => Math.abs(t.toWeight) > 1e-12 && t.amountUsd < minimum - 1e-6)
+      )
+        seen.pinned++;
+      if (problems.length > 0) failures.push(`case ${k} ${JSON.stringify(config)}: ${problems.join("; ")}`);
+    }
+    expect(failures).toEqual([]);
+    expect(seen.solved).toBeGreaterThan(200);
+    expect(seen.counted).toBeGreaterThan(50);
+    // Most solved cases had orders below the minimum to remove.
+    expect(seen.pinned).toBeGreaterThan(100);
+  });
+
   // Cases the random mixes found, kept as they were drawn (the draws above have changed since).
   it("keeps substitution groups when resolving one group makes an earlier one hold two members", () => {
     const input = account(111, {

@@ -188,6 +188,8 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
       const proceeds = qn * price;
       const gain = proceeds - basis;
       const longTerm = m.asOfDay >= table.longTermFromDay[k]!;
+      const washed = sc.washedFraction[firstPiece]!;
+      const disallowed = gain < 0 && washed > 0 ? (washed >= 1 ? -gain : -gain * washed) : 0;
       out.push({
         lotId: lot.id,
         themeAssetId: lot.themeAssetId,
@@ -197,12 +199,13 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
         gainUsd: gain,
         term: longTerm ? "long_term" : "short_term",
         taxAlphaIgnored: sc.alphaIgnored[firstPiece] === 1,
+        disallowedLossUsd: disallowed,
       });
-      // A washed loss is disallowed now: it does not count in the realized totals.
-      if (gain < 0 && sc.recognizedGain[firstPiece] === 0) continue;
-      if (longTerm) lt += gain;
-      else st += gain;
-      if (gain < 0) harvested -= gain;
+      // The washed part of a loss is disallowed now: it does not count in the realized totals.
+      const recognized = gain + disallowed;
+      if (longTerm) lt += recognized;
+      else st += recognized;
+      if (recognized < 0) harvested -= recognized;
     }
     stRaw += st;
     ltRaw += lt;

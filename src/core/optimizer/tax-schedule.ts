@@ -18,6 +18,7 @@ import { toDayNumber } from "../dates.js";
 import { type LotTable, NO_DAY } from "./lot-table.js";
 import type { OptimizationInput } from "./optimization-types.js";
 import type { OptimizerConfig } from "./optimizer-config.js";
+import { type Replacement, replacementPools, washedShares } from "./wash-sale-pricing.js";
 
 /** The consumption order of every held asset (see the module comment); costs are per unit of weight sold. */
 export interface SchedulePieces {
@@ -35,6 +36,8 @@ export interface SchedulePieces {
   readonly gain: Float64Array;
   readonly longTerm: Uint8Array;
   readonly alphaIgnored: Uint8Array;
+  /** Washed fraction of the piece's lot (wash-sale-pricing.ts): its loss is disallowed in that proportion. */
+  readonly washedFraction: Float64Array;
 }
 
 /** Wash-sale facts per asset and per lot. */
@@ -48,6 +51,8 @@ export interface WashSaleEnvironment {
   readonly windowLots: Int32Array;
   /** Per lot: bought within the window and not yet a replacement. */
   readonly inWindowLot: Uint8Array;
+  /** Replacement shares per asset in matching order (null: none), see wash-sale-pricing.ts. */
+  readonly pools: (Replacement[] | null)[];
 }
 
 /** The wash-sale window facts (T days before and after the as-of date, both ends inclusive). */
@@ -64,10 +69,16 @@ export function washSaleEnvironment(
   const lossSaleDate: (string | null)[] = new Array(n).fill(null);
   const lo = asOfDay - T;
   const hi = asOfDay + T;
+  const purchases: { asset: number; day: number; shares: number }[] = [];
   for (const e of input.recentPurchases ?? []) {
     const i = index.get(e.themeAssetId);
     const d = toDayNumber(e.date);
-    if (i !== undefined && d >= lo && d <= hi) recentPurchase[i] = 1;
+    if (i !== undefined && d >= lo && d <= hi) {
+      const shares = e.quantity ?? Number.POSITIVE_INFINITY;
+      if (!(shares > 0)) continue;
+      recentPurchase[i] = 1;
+      purchases.push({ asset: i, day: d, shares });
+    }
   }
   for (const e of input.recentLossSales ?? []) {
     const i = index.get(e.themeAssetId);
@@ -97,7 +108,8 @@ export function washSaleEnvironment(
       lossSaleDate[i] ??= table.lots[k]!.lastSoldForLossDate;
     }
   }
-  return { recentPurchase, recentLossSale, lossSaleDate, windowLots, inWindowLot };
+  const pools = replacementPools(n, asset, tradeDay, table.quantity, inWindowLot, purchases);
+  return { recentPurchase, recentLossSale, lossSaleDate, windowLots, inWindowLot, pools };
 }
 
 /** What {@link buildTaxSchedule} needs. */
@@ -201,6 +213,9 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
   const pGain = new Float64Array(cap);
   const pLong = new Uint8Array(cap);
   const pIgnored = new Uint8Array(cap);
+  const pWashed = new Float64Array(cap);
+  // Washed fraction per lot (only assets with replacement shares have non-zero entries).
+  const washFraction = new Float64Array(L);
   let longest = 0;
   for (let i = 0; i < n; i++) longest = Math.max(longest, byAsset.start[i + 1]! - byAsset.start[i]!);
   // The kept lots of one asset: lot, costs, and their consumption order (positions into these arrays).
@@ -211,6 +226,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
   const kGain = new Float64Array(longest);
   const kLong = new Uint8Array(longest);
   const kIgnored = new Uint8Array(longest);
+  const kWashed = new Float64Array(longest);
   const kOrder = new Int32Array(longest);
   const { windowLots, inWindowLot, recentPurchase } = x.env;
   const { quantity: qty, basisUsd: basis, longTermFromDay: ltDay, tradeDay } = t;
@@ -228,6 +244,28 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
     const keepShare = percentKeep[i]!;
     const windowOthers = windowLots[i]!;
     const purchased = recentPurchase[i] === 1;
+    const pool = x.env.pools[i];
+    if (pool !== null && pool !== undefined) {
+      // Loss lots in their (unwashed) consumption order, matched to the replacement shares.
+      const losses: { k: number; obj: number; real: number }[] = [];
+      for (let o = byAsset.start[i]!; o < byAsset.start[i + 1]!; o++) {
+        const k = byAsset.order[o]!;
+        const g = p - basis[k]! / qty[k]!;
+        if (!(g < 0)) continue;
+        const rate = asOfDay >= ltDay[k]! ? ltRate : stRate;
+        const earns = useAlpha && (topLoss === undefined || topLoss[k] === 1);
+        losses.push({ k, obj: earns ? rate * (g / p) * alphaScale : 0, real: rate * (g / p) });
+      }
+      losses.sort((a, b) => a.obj - b.obj || a.real - b.real || tradeDay[a.k]! - tradeDay[b.k]! || a.k - b.k);
+      const washed = washedShares(
+        pool,
+        losses.map((l) => l.k),
+        qty,
+      );
+      losses.forEach((l, j) => {
+        washFraction[l.k] = Math.min(1, washed[j]! / qty[l.k]!);
+      });
+    }
     let count = 0;
     for (let o = byAsset.start[i]!; o < byAsset.start[i + 1]!; o++) {
       const k = byAsset.order[o]!;
@@ -249,18 +287,20 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
       let real = 0;
       let recog = 0;
       let ignored = 0;
+      // The washed part of a loss is disallowed now (it moves into the replacement's basis): no tax effect today.
+      const washedPart = g < 0 && exposed ? washFraction[k]! : 0;
+      const kept = 1 - washedPart;
       if (g >= 0) {
         obj = rate * gw * keepShare;
         real = obj;
         recog = gw;
-      } else if (exposed) {
-        // A washed loss is disallowed now (it moves into the replacement's basis): no tax effect today.
+      } else if (kept <= 1e-12) {
         ignored = 1;
       } else {
-        real = rate * gw;
-        recog = gw;
+        real = rate * gw * kept;
+        recog = gw * kept;
         const earns = useAlpha && (topLoss === undefined || topLoss[k] === 1);
-        obj = earns ? rate * gw * alphaScale : 0;
+        obj = earns ? rate * gw * alphaScale * kept : 0;
         ignored = earns ? 0 : 1;
       }
       kLot[count] = k;
@@ -270,6 +310,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
       kGain[count] = gw;
       kLong[count] = isLong;
       kIgnored[count] = ignored;
+      kWashed[count] = washedPart;
       count++;
     }
     for (let c = 0; c < count; c++) insertLot(c, c, kLot, kObj, kReal, tradeDay, kOrder);
@@ -293,6 +334,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
           pGain[q] = gain;
           pLong[q] = kLong[c]!;
           pIgnored[q] = kIgnored[c]!;
+          pWashed[q] = kWashed[c]!;
           q++;
         }
       }
@@ -306,6 +348,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
       pGain[q] = gain;
       pLong[q] = kLong[c]!;
       pIgnored[q] = kIgnored[c]!;
+      pWashed[q] = kWashed[c]!;
       q++;
     }
   }
@@ -321,6 +364,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
       gain: pGain.subarray(0, q),
       longTerm: pLong.subarray(0, q),
       alphaIgnored: pIgnored.subarray(0, q),
+      washedFraction: pWashed.subarray(0, q),
     },
     blockedWeight,
     exposedLossAssets,

@@ -33,6 +33,8 @@ export function roundWholeShares(
   whole: Uint8Array,
   lower: Float64Array,
   upper: Float64Array,
+  /** Smallest order, USD (trade-rules.ts): a rounding to a non-zero order below it is skipped. @default 0 */
+  minTradeUsd = 0,
 ): { fixed: Float64Array; conflicts: string[] } {
   const fixed = new Float64Array(m.n).fill(Number.NaN);
   const conflicts: string[] = [];
@@ -54,6 +56,7 @@ export function roundWholeShares(
     const cands = [Math.round(delta), Math.floor(delta), Math.ceil(delta), 0];
     let chosen: number | null = null;
     for (const d of cands) {
+      if (d !== 0 && Math.abs(d) * p < minTradeUsd - 1e-8) continue;
       const wi = ((s0 + d) * p) / I;
       if (wi >= lower[i]! - 1e-12 && wi <= upper[i]! + 1e-12) {
         chosen = wi;

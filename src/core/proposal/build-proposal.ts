@@ -213,6 +213,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       taxLots = lotLines(sellLots(a, q, p, chosen?.lots));
       realized = realizedOfLots(taxLots, reductionOf(p, a.id), p.reductionUnits);
       realizedByAsset.set(a.id, realized);
+      if (realized.disallowedLossUsd.gt(0)) warnings.push(washedLossWarning(a.id, q, taxLots, p));
     }
     orders.push(
       order(s.plan, "sell", s.category, "qty", q.negated(), q, base.negated(), taxLots, fx, realized),
@@ -557,6 +558,29 @@ function sellLots(
     washSaleHandling: p.preventSale ? "avoid" : "deprioritize",
     ...(purchases === undefined ? {} : { purchases }),
   });
+}
+
+/**
+ * The warning of a sell whose loss the wash-sale rule disallows in part or in full: the lot lines show the economic
+ * loss, the realized figures only the recognized part.
+ */
+function washedLossWarning(
+  id: string,
+  quantity: Decimal,
+  lines: readonly ProposalTaxLot[],
+  p: PreparedProposal,
+): ProposalWarning {
+  let loss = ZERO;
+  let disallowed = ZERO;
+  for (const l of lines) {
+    if (l.gainUsd.lt(0)) loss = loss.minus(l.gainUsd);
+    disallowed = disallowed.plus(l.disallowedLossUsd);
+  }
+  return {
+    code: "sale_loss_washed",
+    themeAssetId: id,
+    message: `Selling ${quantity.toString()} shares of ${id} realizes a loss of ${loss.toFixed(2)} USD, of which ${disallowed.toFixed(2)} USD is disallowed by the wash-sale rule: shares of ${id} were bought within ${p.rules.washSaleThresholdDays} days (in this account or another account of the household). The disallowed loss moves into the basis of those shares; the lot lines show the loss before the disallowance.`,
+  };
 }
 
 /** The proposal's lot lines from a selection. */

@@ -32,7 +32,7 @@ import {
   DEFAULT_WEIGHT_SUM_TOLERANCE,
 } from "./proposal-defaults.js";
 import { OPTIMIZATION_MODES, type OptimizationMode, type ProposalInput } from "./proposal-input.js";
-import { isNegative, isPositive } from "./rounding.js";
+import { ceilCents, isNegative, isPositive } from "./rounding.js";
 import type { PreparedShortLot } from "./short-lots.js";
 
 /** One asset of the proposal (held, short or targeted), with everything the order builder reads. */
@@ -210,7 +210,14 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     parse(options.fxFeePercentage ?? DEFAULT_FX_FEE_PERCENTAGE, "options.fxFeePercentage", issues) ?? ZERO;
   if (fxFeePercentage.lt(0) || fxFeePercentage.gte(100))
     issues.push({ path: "options.fxFeePercentage", message: `must be in [0, 100), got ${fxFeePercentage}` });
-  const minNotionalUsd =
+  const minTradeUsd = parse(config.minTradeUsd, "config.minTradeUsd", issues);
+  const minTradePct = parse(config.minTradePct, "config.minTradePct", issues);
+  for (const [path, v] of [
+    ["config.minTradeUsd", minTradeUsd],
+    ["config.minTradePct", minTradePct],
+  ] as const)
+    if (v?.lt(0)) issues.push({ path, message: `must be >= 0, got ${v.toString()}` });
+  const minOrderNotionalUsd =
     parse(
       options.minOrderNotionalUsd ?? DEFAULT_MIN_ORDER_NOTIONAL_USD,
       "options.minOrderNotionalUsd",
@@ -219,7 +226,7 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
   const minQuantity =
     parse(options.minOrderQuantity ?? DEFAULT_MIN_ORDER_QUANTITY, "options.minOrderQuantity", issues) ?? ZERO;
   for (const [path, v] of [
-    ["options.minOrderNotionalUsd", minNotionalUsd],
+    ["options.minOrderNotionalUsd", minOrderNotionalUsd],
     ["options.minOrderQuantity", minQuantity],
   ] as const)
     if (v.lt(0)) issues.push({ path, message: `must be >= 0, got ${v.toString()}` });
@@ -503,6 +510,12 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
         message: `the account's NAV (positions ${positionsUsd.toString()} + cash ${cashUsd!.toString()} USD) is not positive; weights need a positive NAV`,
       },
     ]);
+  // The minimum order: the option, the configuration's minimum trade in USD and in percent of NAV.
+  let minNotionalUsd = minOrderNotionalUsd;
+  if (minTradeUsd?.gt(minNotionalUsd)) minNotionalUsd = minTradeUsd;
+  // In whole cents, rounded up (the message names it; an order of exactly the minimum goes).
+  const navShare = minTradePct === null ? null : ceilCents(navUsd.times(minTradePct).dividedBy(100));
+  if (navShare?.gt(minNotionalUsd)) minNotionalUsd = navShare;
   const cadNeeded =
     (buffers.cadAmount !== null && !buffers.cadAmount.isZero()) ||
     (buffers.cadAmount === null && buffers.cadFraction !== null && !buffers.cadFraction.isZero());

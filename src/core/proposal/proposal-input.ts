@@ -122,6 +122,14 @@ export interface ProposalConfig {
   capitalGainsReductions?: Readonly<Record<string, Decimal.Value>> | null;
   /** @default "DOLLARS" */
   capitalGainsReductionsUnits?: CapitalGainsReductionUnits | null;
+  /**
+   * Smallest order in USD (configuration extension `min_trade_amount_usd`): the minimum order is the largest of
+   * this, `minTradePct` % of NAV and `options.minOrderNotionalUsd`; smaller orders are dropped (full liquidations
+   * excepted). @default none
+   */
+  minTradeUsd?: Decimal.Value | null;
+  /** Smallest order in percent of NAV (`min_trade_pct`, 0.05 = 0.05%). @default none */
+  minTradePct?: Decimal.Value | null;
   /** Lot selection of sells; SPECIFIC is refused (a proposal names no lots). @default "TAX_OPTIMAL" */
   lotSelectionPolicy?: LotSelectionPolicy | null;
 }
