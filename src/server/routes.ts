@@ -346,6 +346,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/proposal/`,
     operationId: "createProposal",
+    rateLimited: true,
     tag: TAGS.proposals,
     specEndpoint: 1,
     summary: "Create a rebalance proposal",
@@ -379,6 +380,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/optimize/`,
     operationId: "optimizeAccount",
+    rateLimited: true,
     tag: TAGS.proposals,
     summary: "Optimize an account",
     description:
@@ -396,6 +398,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/rebalance/`,
     operationId: "rebalanceAccount",
+    rateLimited: true,
     tag: TAGS.proposals,
     summary: "Optimize an account and store the rebalance proposal",
     description:
@@ -609,6 +612,7 @@ function backtestRoutes(): AnyRoute[] {
       method: "POST",
       path: `${account}/backtests/`,
       operationId: "createBacktest",
+      rateLimited: true,
       tag,
       specEndpoint: 2,
       summary: "Start an account backtest",
