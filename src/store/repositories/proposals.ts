@@ -112,12 +112,15 @@ export class ProposalRepository {
         .run(accountUuid, organizationUuid, cutoff, policy.spare ?? "").changes;
     }
     if (policy.keep !== undefined) {
-      // The newest `keep` by (created, rowid); the index on (account_uuid, created) serves the scan.
+      // All but the newest `keep` by (created, rowid). The inner scan filters on account_uuid alone (a primary key,
+      // so one organization's) to stay inside the index on (account_uuid, created): reading the rows to check the
+      // organization would load every large response it skips. The outer filter keeps the scoping.
       deleted += this.db
         .prepare(
           `DELETE FROM proposals WHERE rowid IN (
-             SELECT rowid FROM proposals WHERE account_uuid = @account AND organization_uuid = @org
-             ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET @keep) AND uuid <> @spare`,
+             SELECT rowid FROM proposals WHERE account_uuid = @account
+             ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET @keep)
+           AND organization_uuid = @org AND uuid <> @spare`,
         )
         .run({
           account: accountUuid,
