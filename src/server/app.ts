@@ -7,8 +7,9 @@
  *
  * Order of checks for a request under `/api/`: API key (401) -> route match (404 / 405) -> organization of the
  * path (404 `organization_not_found`, the same answer whether that organization exists or not) -> path parameters
- * (400) -> the key's rate limit on expensive routes (429 `rate_limited`, rate-limit.ts) -> query (400) -> Content-Type (415) -> size (413) -> body syntax (400 `malformed_body`) -> body schema
- * (400 `validation_error`) -> the operation.
+ * (400) -> the key's rate limit on expensive routes (429 `rate_limited`, rate-limit.ts) -> query (400) ->
+ * Content-Type (415) -> size (413) -> body syntax (400 `malformed_body`) -> body schema (400 `validation_error`)
+ * -> the operation.
  */
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";

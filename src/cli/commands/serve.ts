@@ -36,7 +36,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
     )
     .option(
       "--max-running-per-org <n>",
-      "most backtest jobs of one organization running at once in the store (default: no limit beyond fair scheduling; env LOTWISE_MAX_RUNNING_PER_ORG)",
+      "most backtest jobs of one organization running at once in the store (0, the default: no limit beyond fair scheduling; env LOTWISE_MAX_RUNNING_PER_ORG)",
     )
     .option(
       "--max-queued-jobs <n>",
@@ -88,7 +88,13 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         // sweep interval): re-queued for whichever process runs jobs, or failed on their last attempt.
         const sweep =
           runner === undefined
-            ? startOrphanSweep(base.store, { intervalMs: settings.sweepIntervalMs })
+            ? startOrphanSweep(base.store, {
+                intervalMs: settings.sweepIntervalMs,
+                onRecovered: (r) =>
+                  ctx.out.note(
+                    `lotwise: recovered backtest jobs left running by a stopped process: ${r.requeued.length} re-queued, ${r.failed.length} failed.`,
+                  ),
+              })
             : undefined;
         const recovered = sweep ? sweep.initial : await runner?.start();
         const service: BacktestServiceContext = runner ? { ...base, backtestRunner: runner } : base;

@@ -119,9 +119,10 @@ export interface BacktestJobRunnerOptions {
    */
   maxRunningPerOrganization?: number;
   /**
-   * `any`: run every PENDING job of the store, fairly across organizations (the next job comes from the
-   * organization with the fewest RUNNING jobs, ties to the one waiting longest; oldest first within it) (a server). `assigned`: run only the jobs handed to
-   * {@link BacktestJobRunner.enqueue} (the CLI running the jobs it created). @default "any"
+   * `any`: run every PENDING job of the store, fairly across organizations (a server): the next job comes from
+   * the organization with the fewest RUNNING jobs, ties to the one waiting longest, oldest first within it.
+   * `assigned`: run only the jobs handed to {@link BacktestJobRunner.enqueue} (the CLI running the jobs it
+   * created). @default "any"
    */
   claim?: "any" | "assigned";
   /** Attempts before a job whose worker keeps dying is failed. @default DEFAULT_MAX_ATTEMPTS */
