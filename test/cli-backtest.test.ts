@@ -118,6 +118,56 @@ describe("lotwise backtest", () => {
     expect(again.stderr).toContain("[backtest_finished]");
   });
 
+  it("refuses a job beyond LOTWISE_MAX_QUEUED_JOBS with the queue-full message (exit 1), and lotwise serve's limits answer 429", async () => {
+    const db = openStore(store, { create: false });
+    const org = db.organizations.list()[0]!.uuid;
+    const waiting = db.backtestJobs.list(org, { status: "PENDING" }).length;
+    db.close();
+    const cap = { LOTWISE_MAX_QUEUED_JOBS: String(waiting + 1) };
+    const startNoWait = ["backtest", "start", "--account", demo.account_uuid, "--no-wait", "--store", store];
+    const queued = jobOf(await run([...startNoWait, "--json"], cap));
+    const refused = await run(startNoWait, cap);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `lotwise: This organization already has ${waiting + 1} backtest jobs waiting to run (the limit is ${waiting + 1}). Wait until some of them have started, or cancel some, then start this one again. [too_many_queued_jobs]`,
+    );
+    // The same store over HTTP, with the server's own cap and a rate limit of one request at once.
+    const server = await serveStore(store, [
+      "--workers",
+      "0",
+      "--max-queued-jobs",
+      String(waiting + 1),
+      "--rate-limit",
+      "60",
+      "--rate-burst",
+      "1",
+    ]);
+    try {
+      const post = () =>
+        fetch(
+          `${server.url}/api/v1/custom/org/${org}/clients/${demo.client_uuid}/accounts/${demo.account_uuid}/backtests/`,
+          {
+            method: "POST",
+            headers: { "X-Api-Key": demo.api_key, "Content-Type": "application/json" },
+            body: "{}",
+          },
+        );
+      const full = await post();
+      expect(full.status).toBe(429);
+      expect(((await full.json()) as { error: { code: string } }).error.code).toBe("too_many_queued_jobs");
+      const limited = await post();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get("retry-after")).toBe("1");
+      expect(((await limited.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+    } finally {
+      await server.stop();
+    }
+    expect((await local("backtest", "cancel", queued.id)).code).toBe(0);
+    const bad = await local("serve", "--rate-limit", "ten");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--rate-limit must be an integer from 0 to 1000000000, got "ten"');
+  });
+
   it("refuses bad parameters as usage errors naming the option, and unknown accounts as failures", async () => {
     const bad = await local("backtest", "start", "--account", demo.account_uuid, "--tax-gamma", "101");
     expect(bad.code).toBe(2);

@@ -10,6 +10,7 @@ import { RemoteBackend } from "../client/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { type Backend, LocalBackend, type ServiceContext } from "../service/index.js";
 import { openStore, type Store } from "../store/index.js";
+import { limitsFromEnv } from "./limits.js";
 import { type Output, processOutput } from "./output.js";
 
 /** Options every command accepts (see {@link addGlobalOptions}). */
@@ -92,7 +93,8 @@ export function createCommandContext(
       return store;
     },
     service() {
-      return { store: ctx.store(), clock: () => new Date() };
+      // Queued-job cap and proposal retention from LOTWISE_* variables (cli/limits.ts), else the service defaults.
+      return { store: ctx.store(), clock: () => new Date(), limits: limitsFromEnv() };
     },
     async backend(): Promise<Backend> {
       if (backend) return backend;

@@ -21,7 +21,20 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** The fetch implementation. @default globalThis.fetch */
   fetch?: typeof fetch;
+  /**
+   * Times a request refused with 429 `rate_limited` is sent again after the server's `Retry-After` (the server
+   * refuses such a request before doing anything, so a retry is safe). 0 turns retrying off.
+   * @default DEFAULT_RATE_LIMIT_RETRIES
+   */
+  rateLimitRetries?: number;
+  /** Longest `Retry-After` the client waits; a longer one is reported at once. @default 60000 */
+  maxRetryWaitMs?: number;
+  /** How the client waits before a retry (tests pass their own). @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+/** Default number of retries of a request refused by the server's rate limit. */
+export const DEFAULT_RATE_LIMIT_RETRIES = 5;
 
 /** One request. */
 export interface RequestOptions<T> {
@@ -49,6 +62,9 @@ export class HttpClient {
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly fetchFn: typeof fetch;
+  private readonly retries: number;
+  private readonly maxRetryWaitMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   /** @throws {TypeError} for a base URL that is not http(s) or an empty key. */
   constructor(options: HttpClientOptions) {
@@ -66,6 +82,9 @@ export class HttpClient {
     this.apiKey = options.apiKey.trim();
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.fetchFn = options.fetch ?? globalThis.fetch;
+    this.retries = options.rateLimitRetries ?? DEFAULT_RATE_LIMIT_RETRIES;
+    this.maxRetryWaitMs = options.maxRetryWaitMs ?? 60_000;
+    this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
   /** The absolute URL of a service path with a query. */
@@ -76,12 +95,26 @@ export class HttpClient {
   }
 
   /**
-   * Sends a request and returns the validated body (undefined for a body-less answer).
+   * Sends a request and returns the validated body (undefined for a body-less answer). A 429 `rate_limited` answer
+   * is retried after its `Retry-After`, up to `rateLimitRetries` times.
    * @throws {ValidationError|AuthenticationError|NotFoundError|ConflictError|RemoteServiceError} for error answers
    * @throws {ConnectionError} when the service cannot be reached or does not answer within the time limit
    * @throws {InvalidResponseError} when a success body does not match `schema`
    */
   async request<T>(method: ClientMethod, path: string, options: RequestOptions<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce(method, path, options);
+      } catch (err) {
+        const wait = err instanceof RateLimitedAnswer ? err.retryAfterMs : undefined;
+        if (wait === undefined || attempt >= this.retries || wait > this.maxRetryWaitMs)
+          throw err instanceof RateLimitedAnswer ? err.error : err;
+        await this.sleep(wait);
+      }
+    }
+  }
+
+  private async requestOnce<T>(method: ClientMethod, path: string, options: RequestOptions<T>): Promise<T> {
     const url = this.url(path, options.query);
     const headers: Record<string, string> = {
       "X-Api-Key": this.apiKey,
@@ -119,7 +152,18 @@ export class HttpClient {
       );
     }
     const json = text === "" ? undefined : parseJson(text);
-    if (!response.ok) throw errorFromResponse(response.status, json ?? text, options.operation);
+    if (!response.ok) {
+      const error = errorFromResponse(response.status, json ?? text, options.operation);
+      const retryAfter = Number(response.headers.get("retry-after"));
+      if (
+        response.status === 429 &&
+        error.code === "rate_limited" &&
+        Number.isFinite(retryAfter) &&
+        retryAfter >= 0
+      )
+        throw new RateLimitedAnswer(error, retryAfter * 1000);
+      throw error;
+    }
     if (!options.schema) return undefined as T;
     const parsed = options.schema.safeParse(json);
     if (!parsed.success)
@@ -128,6 +172,14 @@ export class HttpClient {
       );
     return parsed.data;
   }
+}
+
+/** A 429 `rate_limited` answer inside {@link HttpClient.request}: retried, or its error thrown. */
+class RateLimitedAnswer {
+  constructor(
+    readonly error: Error,
+    readonly retryAfterMs: number,
+  ) {}
 }
 
 function parseJson(text: string): unknown {

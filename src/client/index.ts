@@ -11,6 +11,7 @@ export {
 } from "./errors.js";
 export {
   type ClientMethod,
+  DEFAULT_RATE_LIMIT_RETRIES,
   DEFAULT_TIMEOUT_MS,
   HttpClient,
   type HttpClientOptions,

@@ -131,3 +131,16 @@ export class StoreVersionError extends PortfolioError {
     super(message, { code: "store_version" });
   }
 }
+
+/**
+ * A limit on how much one caller may ask of the service was reached: too many queued jobs for an organization
+ * (`too_many_queued_jobs`) or too many requests for an API key (`rate_limited`). `retryAfterSeconds`, when known,
+ * says when asking again can succeed (HTTP answers 429 with `Retry-After`).
+ */
+export class TooManyRequestsError extends PortfolioError {
+  readonly retryAfterSeconds: number | undefined;
+  constructor(message: string, code = "too_many_requests", retryAfterSeconds?: number) {
+    super(message, { code });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -7,8 +7,9 @@
  *
  * Order of checks for a request under `/api/`: API key (401) -> route match (404 / 405) -> organization of the
  * path (404 `organization_not_found`, the same answer whether that organization exists or not) -> path parameters
- * (400) -> query (400) -> Content-Type (415) -> size (413) -> body syntax (400 `malformed_body`) -> body schema
- * (400 `validation_error`) -> the operation.
+ * (400) -> the key's rate limit on expensive routes (429 `rate_limited`, rate-limit.ts) -> query (400) ->
+ * Content-Type (415) -> size (413) -> body syntax (400 `malformed_body`) -> body schema (400 `validation_error`)
+ * -> the operation.
  */
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -21,6 +22,7 @@ import { renderDocsPage } from "./docs-page.js";
 import { errorResponse } from "./error-response.js";
 import { HttpError } from "./http-error.js";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.js";
+import { type RateLimitOptions, TokenBucketLimiter } from "./rate-limit.js";
 import {
   acceptsGzip,
   type CachedBody,
@@ -58,6 +60,11 @@ export interface AppOptions {
    * unchanged; `false` turns it off. @default { maxBytes: DEFAULT_RESPONSE_CACHE_BYTES } (32 MiB)
    */
   responseCache?: false | { maxBytes?: number };
+  /**
+   * Per-API-key token bucket on the expensive routes (`rateLimited` in the table: proposal, optimize, rebalance,
+   * backtest creation); `false` turns it off. @default { perMinute: 600, burst: 100 }
+   */
+  rateLimit?: false | RateLimitOptions;
 }
 
 /** Variables a request carries through the app. */
@@ -219,6 +226,8 @@ export function createApp(options: AppOptions): LotwiseApp {
       ? new ResponseCache(options.responseCache ? options.responseCache.maxBytes : undefined)
       : undefined;
 
+  const limiter = options.rateLimit === false ? undefined : new TokenBucketLimiter(options.rateLimit ?? {});
+
   const app: LotwiseApp = new Hono<AppEnv>();
   app.onError((err, c) => {
     const r = errorResponse(err, log);
@@ -266,6 +275,8 @@ export function createApp(options: AppOptions): LotwiseApp {
           issues,
           "invalid_path_parameter",
         );
+      // Before the body is read: a flood of expensive requests costs one map lookup each.
+      if (limiter && route.rateLimited && principal) limiter.take(principal.keyId);
       const query = route.query ? parseOrThrow(route.query, queryObject(c.req.url), "query") : {};
       let body: unknown;
       if (route.body) {

@@ -14,6 +14,7 @@ import {
   PortfolioError,
   StoreVersionError,
   TaxLotError,
+  TooManyRequestsError,
   ValidationError,
 } from "../core/errors.js";
 import { HttpError } from "./http-error.js";
@@ -37,6 +38,7 @@ export const WWW_AUTHENTICATE = 'ApiKey realm="lotwise", header="X-Api-Key"';
  * - ValidationError (and its subclasses: invalid_expression, csv errors...) 400
  * - AuthenticationError 401; NotFoundError 404; ConflictError 409
  * - OptimizationError (infeasible, unbounded, solver_error), DataError (missing_price...), TaxLotError 422
+ * - TooManyRequestsError (too_many_queued_jobs, rate_limited) 429
  * - StoreVersionError 503; any other PortfolioError 400
  */
 export function statusOf(error: PortfolioError): number {
@@ -47,6 +49,7 @@ export function statusOf(error: PortfolioError): number {
   if (error instanceof ConflictError) return 409;
   if (error instanceof OptimizationError || error instanceof DataError || error instanceof TaxLotError)
     return 422;
+  if (error instanceof TooManyRequestsError) return 429;
   if (error instanceof StoreVersionError) return 503;
   return 400;
 }
@@ -60,6 +63,8 @@ export function errorResponse(error: unknown, log: (message: string) => void): E
     const status = statusOf(error);
     const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
     if (status === 401) headers["WWW-Authenticate"] = WWW_AUTHENTICATE;
+    if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined)
+      headers["Retry-After"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
     return { status, body: toErrorEnvelope(error), headers };
   }
   log(

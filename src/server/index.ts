@@ -55,6 +55,12 @@ export {
   SECURITY_SCHEME,
 } from "./openapi.js";
 export {
+  DEFAULT_RATE_LIMIT_BURST,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  type RateLimitOptions,
+  TokenBucketLimiter,
+} from "./rate-limit.js";
+export {
   type AnyRoute,
   defineRoute,
   type HttpMethod,

@@ -120,6 +120,18 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
       "The request is valid but cannot be carried out: infeasible or failed optimization (`infeasible`, `unbounded`, `solver_error`), missing market data (`missing_price`, `data_error`), impossible lot operations (`insufficient_lots`).",
     example: { error: { code: "missing_price", message: "No price for AAPL:XNAS on or before 2025-01-31." } },
   },
+  429: {
+    name: "TooManyRequests",
+    description:
+      "A limit was reached: the API key sent more requests to an expensive route (proposal, optimize, rebalance, backtest creation) than its rate allows (`rate_limited`, with `Retry-After` in seconds), or the organization already has the most queued backtest jobs the server accepts (`too_many_queued_jobs`; retry once some of them have started).",
+    example: {
+      error: {
+        code: "rate_limited",
+        message:
+          "Too many requests to expensive routes with this API key (limit 600 per minute, bursts of 100); retry in 1 s.",
+      },
+    },
+  },
   503: {
     name: "ServiceUnavailable",
     description: "The store cannot be used by this server version (`store_version`).",
@@ -203,6 +215,7 @@ function errorStatuses(route: AnyRoute): number[] {
     s.add(415);
   }
   if (route.query) s.add(400);
+  if (route.rateLimited) s.add(429);
   for (const e of route.errors ?? []) s.add(e);
   return [...s].sort((a, b) => a - b);
 }
@@ -289,6 +302,13 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
       };
     if (status === 405)
       body.headers = { Allow: { description: "Methods the path accepts.", schema: { type: "string" } } };
+    if (status === 429)
+      body.headers = {
+        "Retry-After": {
+          description: "Seconds to wait before the request can succeed (sent with `rate_limited`).",
+          schema: { type: "integer" },
+        },
+      };
     responses[e.name] = body;
   }
   return {

@@ -80,6 +80,11 @@ export interface RouteSpec<TBody = unknown, TQuery = unknown> {
    * answer from its response cache, which any write to the store invalidates. @default false
    */
   cache?: boolean;
+  /**
+   * An expensive operation (it optimizes, builds a proposal or queues a job): each API key may call such routes at
+   * most at the app's rate limit (429 `rate_limited` with `Retry-After` beyond). @default false
+   */
+  rateLimited?: boolean;
   /** Error statuses beyond the ones every route of its kind documents (e.g. 409, 422). */
   errors?: readonly number[];
   /** Does the work. A returned `Response` is sent as is; anything else is the JSON body. */

@@ -356,6 +356,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/proposal/`,
     operationId: "createProposal",
+    rateLimited: true,
     tag: TAGS.proposals,
     specEndpoint: 1,
     summary: "Create a rebalance proposal",
@@ -389,6 +390,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/optimize/`,
     operationId: "optimizeAccount",
+    rateLimited: true,
     tag: TAGS.proposals,
     summary: "Optimize an account",
     description:
@@ -424,6 +426,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/rebalance/`,
     operationId: "rebalanceAccount",
+    rateLimited: true,
     tag: TAGS.proposals,
     summary: "Optimize an account and store the rebalance proposal",
     description:
@@ -637,11 +640,12 @@ function backtestRoutes(): AnyRoute[] {
       method: "POST",
       path: `${account}/backtests/`,
       operationId: "createBacktest",
+      rateLimited: true,
       tag,
       specEndpoint: 2,
       summary: "Start an account backtest",
       description:
-        "Endpoint 2. Validates the parameters (tax_gamma 0-100, tax_loss_threshold_bps 0-5000, starting_nav 100-1e9, rebalance_period MONTHLY, ls_tlh_factor quality|value|growth, start_date before end_date; every field optional), resolves the defaults against the account and the market data, and stores a PENDING job (202) with `resolved_params`. A job runner (`lotwise serve`) runs it on a worker thread: RUNNING with progress after every period, then SUCCESS with `result` (case name -> case result) or FAILURE with `error_message`. Accepts JSON, form-urlencoded and multipart bodies with the same fields (numbers as decimal text in forms). Errors: validation_error naming the field (400), client_not_found / account_not_found (404).",
+        "Endpoint 2. Validates the parameters (tax_gamma 0-100, tax_loss_threshold_bps 0-5000, starting_nav 100-1e9, rebalance_period MONTHLY, ls_tlh_factor quality|value|growth, start_date before end_date; every field optional), resolves the defaults against the account and the market data, and stores a PENDING job (202) with `resolved_params`. A job runner (`lotwise serve`) runs it on a worker thread: RUNNING with progress after every period, then SUCCESS with `result` (case name -> case result) or FAILURE with `error_message`. Accepts JSON, form-urlencoded and multipart bodies with the same fields (numbers as decimal text in forms). Jobs are scheduled fairly across organizations. Errors: validation_error naming the field (400), client_not_found / account_not_found (404), too_many_queued_jobs when the organization already has the most PENDING jobs the server accepts (default 100) and rate_limited with Retry-After when the API key exceeds its rate on the expensive routes (429).",
       body: {
         schema: backtestRequestSchema,
         accept: ["json", "form", "multipart"],

@@ -15,7 +15,7 @@ import {
 } from "../contract/index.js";
 import { ConflictError } from "../core/errors.js";
 import type { BacktestJobRecord } from "../store/index.js";
-import type { ServiceContext } from "./context.js";
+import { type ServiceContext, serviceLimit } from "./context.js";
 import { defaultBacktestExecutor } from "./jobs/default-executor.js";
 import type { BacktestExecutor } from "./jobs/executor.js";
 
@@ -71,6 +71,8 @@ export function backtestJobRead(job: BacktestJobRecord): BacktestJob {
  * with `resolved_params`). The job runs later on a worker thread.
  * @throws {NotFoundError} `client_not_found` / `account_not_found` for an account that is not the organization's
  * @throws {ValidationError} naming the field when the parameters do not fit the account or the market data
+ * @throws {TooManyRequestsError} `too_many_queued_jobs` when the organization already has
+ * `limits.maxQueuedJobsPerOrganization` (default 100) PENDING jobs
  * @example startBacktest(ctx, org, client, account, { start_date: "2020-01-02", tax_gamma: 1 }) // status PENDING
  */
 export function startBacktest(
@@ -87,7 +89,15 @@ export function startBacktest(
     throw new TypeError(
       `startBacktest: the engine resolved parameters that do not match the contract (${summarizeIssues(toFieldIssues(checked.error))})`,
     );
-  const job = ctx.store.backtestJobs.create(org, accountUuid, request, checked.data, NOT_STARTED);
+  const cap = serviceLimit(ctx, "maxQueuedJobsPerOrganization");
+  const job = ctx.store.backtestJobs.create(
+    org,
+    accountUuid,
+    request,
+    checked.data,
+    NOT_STARTED,
+    cap > 0 ? { maxPending: cap } : {},
+  );
   (ctx as BacktestServiceContext).backtestRunner?.wake();
   return backtestJobRead(job);
 }

@@ -9,6 +9,33 @@ export interface ServiceContext {
   readonly store: Store;
   /** Wall clock (timestamps of records). */
   readonly clock: () => Date;
+  /** Limits on what one organization may pile up in the store. @default DEFAULT_SERVICE_LIMITS */
+  readonly limits?: ServiceLimits;
+}
+
+/**
+ * Limits that keep one caller from growing the job queue or the store without bound (docs/store.md,
+ * docs/backtest-jobs.md). Each is a non-negative integer; 0 turns that limit off.
+ */
+export interface ServiceLimits {
+  /** PENDING backtest jobs one organization may have; endpoint 2 answers 429 `too_many_queued_jobs` beyond. */
+  readonly maxQueuedJobsPerOrganization?: number;
+  /** Stored proposals kept per account: writing one deletes all but the newest N of that account. */
+  readonly proposalsKeptPerAccount?: number;
+  /** Writing a proposal deletes the account's proposals older than this many days. */
+  readonly proposalMaxAgeDays?: number;
+}
+
+/** The limits when the context sets none: 100 queued jobs per organization, 1000 proposals per account, no age limit. */
+export const DEFAULT_SERVICE_LIMITS: Required<ServiceLimits> = {
+  maxQueuedJobsPerOrganization: 100,
+  proposalsKeptPerAccount: 1000,
+  proposalMaxAgeDays: 0,
+};
+
+/** One limit of the context, its default when unset. */
+export function serviceLimit(ctx: ServiceContext, name: keyof ServiceLimits): number {
+  return ctx.limits?.[name] ?? DEFAULT_SERVICE_LIMITS[name];
 }
 
 /** ISO 8601 UTC timestamp of now. */

@@ -27,7 +27,15 @@ export {
   listClients,
   updateClient,
 } from "./clients.js";
-export { clockDate, marketAsOf, nowIso, type ServiceContext } from "./context.js";
+export {
+  clockDate,
+  DEFAULT_SERVICE_LIMITS,
+  marketAsOf,
+  nowIso,
+  type ServiceContext,
+  type ServiceLimits,
+  serviceLimit,
+} from "./context.js";
 export { buildDemo, type DemoOptions, type DemoResult } from "./demo.js";
 export { type AccountDriftOptions, accountDrift } from "./drift.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";

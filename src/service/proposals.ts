@@ -19,7 +19,7 @@ import { type FieldIssue, MissingPriceError, ValidationError } from "../core/err
 import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
 import type { TaxLot } from "../core/tax/index.js";
 import type { Store } from "../store/index.js";
-import { marketAsOf, nowIso, type ServiceContext } from "./context.js";
+import { marketAsOf, nowIso, type ServiceContext, serviceLimit } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRowToTaxLot } from "./lots.js";
 import { resolveTickersAtOnce } from "./tickers.js";
@@ -249,6 +249,16 @@ export function createProposalJson(
     const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
     const json = JSON.stringify(response);
     ctx.store.proposals.insertSerialized(org, account.uuid, response.proposal_uuid, body, json);
+    // Retention, in the same transaction as the write: the account keeps at most N proposals (and, when set, none
+    // older than D days), so a client creating proposals in a loop cannot grow the store without bound.
+    const keep = serviceLimit(ctx, "proposalsKeptPerAccount");
+    const maxAgeDays = serviceLimit(ctx, "proposalMaxAgeDays");
+    if (keep > 0 || maxAgeDays > 0)
+      ctx.store.proposals.prune(org, account.uuid, {
+        ...(keep > 0 ? { keep } : {}),
+        ...(maxAgeDays > 0 ? { maxAgeDays } : {}),
+        spare: response.proposal_uuid,
+      });
     return { response, json };
   });
 }

@@ -44,6 +44,10 @@ export interface Served {
   url: string;
   /** SIGTERM, then wait for the process to exit. */
   stop(): Promise<void>;
+  /** SIGKILL (no clean-up at all, like an OOM kill), then wait for the process to exit. */
+  kill(): Promise<void>;
+  /** Everything the server wrote on stderr so far. */
+  stderr(): string;
 }
 
 /** Starts `lotwise serve --store <store> --port 0 [...extra] --json` and resolves with its URL once it listens. */
@@ -58,6 +62,10 @@ export async function serveStore(store: string, extra: string[] = []): Promise<S
     },
   );
   const exited = new Promise((r) => server.once("exit", r));
+  let stderr = "";
+  server.stderr!.on("data", (d) => {
+    stderr += String(d);
+  });
   const url = await new Promise<string>((ok, fail) => {
     let out = "";
     server.stdout!.on("data", (d) => {
@@ -73,5 +81,10 @@ export async function serveStore(store: string, extra: string[] = []): Promise<S
       server.kill("SIGTERM");
       await exited;
     },
+    kill: async () => {
+      server.kill("SIGKILL");
+      await exited;
+    },
+    stderr: () => stderr,
   };
 }

@@ -1,9 +1,25 @@
 /** @module cli/commands/serve `lotwise serve`: the HTTP API over the local store. */
 import type { Command } from "commander";
-import { DEFAULT_HOST, DEFAULT_PORT, serve } from "../../server/index.js";
-import type { BacktestServiceContext } from "../../service/index.js";
-import { BacktestJobRunner, defaultConcurrency } from "../../service/jobs/index.js";
+import {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_RATE_LIMIT_BURST,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  serve,
+} from "../../server/index.js";
+import {
+  type BacktestServiceContext,
+  DEFAULT_SERVICE_LIMITS,
+  type ServiceLimits,
+} from "../../service/index.js";
+import {
+  BacktestJobRunner,
+  DEFAULT_SWEEP_INTERVAL_MS,
+  defaultConcurrency,
+  startOrphanSweep,
+} from "../../service/jobs/index.js";
 import { usageError } from "../errors.js";
+import { LIMIT_ENV, limitsFromEnv, nonNegativeInteger } from "../limits.js";
 import { action, examples, type ProgramHooks } from "../program.js";
 
 export function registerServe(program: Command, hooks: ProgramHooks): void {
@@ -18,21 +34,77 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
       "--workers <n>",
       `backtest worker threads (0: run no backtest jobs here; default cores - 1 = ${defaultConcurrency()})`,
     )
+    .option(
+      "--max-running-per-org <n>",
+      "most backtest jobs of one organization running at once in the store (0, the default: no limit beyond fair scheduling; env LOTWISE_MAX_RUNNING_PER_ORG)",
+    )
+    .option(
+      "--max-queued-jobs <n>",
+      `most PENDING backtest jobs per organization; more answer 429 too_many_queued_jobs (0: no cap; default ${DEFAULT_SERVICE_LIMITS.maxQueuedJobsPerOrganization}; env ${LIMIT_ENV.maxQueuedJobsPerOrganization})`,
+    )
+    .option(
+      "--rate-limit <n>",
+      `requests per minute per API key on proposal, optimize, rebalance and backtest creation; more answer 429 rate_limited with Retry-After (0: off; default ${DEFAULT_RATE_LIMIT_PER_MINUTE}; env LOTWISE_RATE_LIMIT)`,
+    )
+    .option(
+      "--rate-burst <n>",
+      `requests a key may send at once before --rate-limit applies (default ${DEFAULT_RATE_LIMIT_BURST}; env LOTWISE_RATE_BURST)`,
+    )
+    .option(
+      "--keep-proposals <n>",
+      `stored proposals kept per account, newest first (0: keep all; default ${DEFAULT_SERVICE_LIMITS.proposalsKeptPerAccount}; env ${LIMIT_ENV.proposalsKeptPerAccount})`,
+    )
+    .option(
+      "--proposal-max-age-days <n>",
+      `delete an account's proposals older than this when it gets a new one (0: no age limit, the default; env ${LIMIT_ENV.proposalMaxAgeDays})`,
+    )
+    .option(
+      "--sweep-interval <seconds>",
+      `how often jobs left RUNNING by a stopped process are recovered, also with --workers 0 (default ${DEFAULT_SWEEP_INTERVAL_MS / 1000})`,
+    )
     .action(
-      action(hooks, async (ctx, opts: { host: string; port: string; workers?: string }) => {
+      action(hooks, async (ctx, opts: ServeFlags) => {
         const port = Number(opts.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw usageError(`--port must be an integer from 0 to 65535, got ${opts.port}`, "port");
         const workers = opts.workers === undefined ? defaultConcurrency() : Number(opts.workers);
         if (!Number.isInteger(workers) || workers < 0 || workers > 256)
           throw usageError(`--workers must be an integer from 0 to 256, got ${opts.workers}`, "workers");
-        const base = ctx.service();
+        const settings = serveSettings(opts);
+        const base = { ...ctx.service(), limits: settings.limits };
         // Backtest jobs run on worker threads of this process, never on the server's event loop.
         const runner =
-          workers > 0 ? new BacktestJobRunner({ store: base.store, concurrency: workers }) : undefined;
-        const recovered = await runner?.start();
+          workers > 0
+            ? new BacktestJobRunner({
+                store: base.store,
+                concurrency: workers,
+                sweepIntervalMs: settings.sweepIntervalMs,
+                ...(settings.maxRunningPerOrganization > 0
+                  ? { maxRunningPerOrganization: settings.maxRunningPerOrganization }
+                  : {}),
+              })
+            : undefined;
+        // Without workers this process still recovers jobs a killed process left RUNNING (at start, then every
+        // sweep interval): re-queued for whichever process runs jobs, or failed on their last attempt.
+        const sweep =
+          runner === undefined
+            ? startOrphanSweep(base.store, {
+                intervalMs: settings.sweepIntervalMs,
+                onRecovered: (r) =>
+                  ctx.out.note(
+                    `lotwise: recovered backtest jobs left running by a stopped process: ${r.requeued.length} re-queued, ${r.failed.length} failed.`,
+                  ),
+              })
+            : undefined;
+        const recovered = sweep ? sweep.initial : await runner?.start();
         const service: BacktestServiceContext = runner ? { ...base, backtestRunner: runner } : base;
-        const handle = await serve({ ctx: service, host: opts.host, port }).catch(async (err: unknown) => {
+        const handle = await serve({
+          ctx: service,
+          host: opts.host,
+          port,
+          rateLimit: settings.rateLimit,
+        }).catch(async (err: unknown) => {
+          sweep?.stop();
           await runner?.stop();
           throw err;
         });
@@ -41,10 +113,14 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         else {
           ctx.out.line(`lotwise serving ${service.store.path} at ${handle.url}`);
           ctx.out.line(`  API docs: ${handle.url}/api/v1/docs   OpenAPI: ${handle.url}/api/v1/openapi.json`);
+          const recoveredNote =
+            recovered && recovered.requeued.length + recovered.failed.length > 0
+              ? `; recovered ${recovered.requeued.length} re-queued and ${recovered.failed.length} failed job(s) left by a stopped process`
+              : "";
           ctx.out.line(
             workers > 0
-              ? `  Backtest jobs: ${workers} worker thread(s)${recovered && recovered.requeued.length + recovered.failed.length > 0 ? `; recovered ${recovered.requeued.length} re-queued and ${recovered.failed.length} failed job(s) left by a stopped process` : ""}.`
-              : "  Backtest jobs: not run here (--workers 0).",
+              ? `  Backtest jobs: ${workers} worker thread(s)${recoveredNote}.`
+              : `  Backtest jobs: not run here (--workers 0)${recoveredNote}.`,
           );
           ctx.out.line("  Press Ctrl-C to stop.");
         }
@@ -53,6 +129,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
             process.off("SIGINT", stop);
             process.off("SIGTERM", stop);
             ctx.out.note("lotwise: shutting down...");
+            sweep?.stop();
             // Running backtests get the same grace; unfinished ones are re-queued for the next start.
             Promise.allSettled([handle.close({ graceMs: 5000 }), runner?.stop({ graceMs: 5000 })]).then(() =>
               resolve(),
@@ -66,6 +143,62 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
   examples(
     cmd,
     "lotwise serve --store demo.db --port 8000",
+    "lotwise serve --store demo.db --max-queued-jobs 20 --rate-limit 120 --keep-proposals 200",
     "curl -H 'X-Api-Key: lw_...' http://127.0.0.1:8000/api/v1/custom/org/<org>/portfolio_configs/",
   );
+}
+
+/** Options of `lotwise serve`. */
+interface ServeFlags {
+  host: string;
+  port: string;
+  workers?: string;
+  maxRunningPerOrg?: string;
+  maxQueuedJobs?: string;
+  rateLimit?: string;
+  rateBurst?: string;
+  keepProposals?: string;
+  proposalMaxAgeDays?: string;
+  sweepInterval?: string;
+}
+
+/**
+ * The limits of `lotwise serve`: each flag, else its environment variable, else the default.
+ * @throws {ValidationError} `usage` naming the flag or variable of a value that is not a non-negative integer
+ */
+function serveSettings(
+  opts: ServeFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): {
+  limits: ServiceLimits;
+  maxRunningPerOrganization: number;
+  rateLimit: false | { perMinute: number; burst: number };
+  sweepIntervalMs: number;
+} {
+  const pick = (flag: string | undefined, name: string, variable?: string): number | undefined => {
+    if (flag !== undefined) return nonNegativeInteger(flag, name);
+    const raw = variable ? env[variable] : undefined;
+    return raw !== undefined && raw !== "" ? nonNegativeInteger(raw, variable!) : undefined;
+  };
+  const limits: { -readonly [K in keyof ServiceLimits]: number } = { ...limitsFromEnv(env) };
+  const queued = pick(opts.maxQueuedJobs, "--max-queued-jobs");
+  if (queued !== undefined) limits.maxQueuedJobsPerOrganization = queued;
+  const keep = pick(opts.keepProposals, "--keep-proposals");
+  if (keep !== undefined) limits.proposalsKeptPerAccount = keep;
+  const age = pick(opts.proposalMaxAgeDays, "--proposal-max-age-days");
+  if (age !== undefined) limits.proposalMaxAgeDays = age;
+  const perMinute =
+    pick(opts.rateLimit, "--rate-limit", "LOTWISE_RATE_LIMIT") ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  const burst = pick(opts.rateBurst, "--rate-burst", "LOTWISE_RATE_BURST") ?? DEFAULT_RATE_LIMIT_BURST;
+  if (burst < 1)
+    throw usageError("--rate-burst must be at least 1 (use --rate-limit 0 to turn the limit off)");
+  const sweepSeconds = pick(opts.sweepInterval, "--sweep-interval") ?? DEFAULT_SWEEP_INTERVAL_MS / 1000;
+  if (sweepSeconds < 1) throw usageError("--sweep-interval must be at least 1 second", "--sweep-interval");
+  return {
+    limits,
+    maxRunningPerOrganization:
+      pick(opts.maxRunningPerOrg, "--max-running-per-org", "LOTWISE_MAX_RUNNING_PER_ORG") ?? 0,
+    rateLimit: perMinute === 0 ? false : { perMinute, burst },
+    sweepIntervalMs: sweepSeconds * 1000,
+  };
 }

@@ -42,5 +42,6 @@ export {
   type RecoveryReport,
   type RunnerEvent,
   recoverOrphanJobs,
+  startOrphanSweep,
 } from "./runner.js";
 export { defaultExecutorModule, spawnJobWorker } from "./spawn-worker.js";

@@ -15,7 +15,7 @@ import {
   processExists,
   registerLiveOwner,
 } from "./lease-owner.js";
-import { BacktestJobRunner } from "./runner.js";
+import { BacktestJobRunner, startOrphanSweep } from "./runner.js";
 
 const CHILD = new URL("../../../test/helpers/backtest-crash-child.ts", import.meta.url).pathname;
 
@@ -102,6 +102,37 @@ describe("recovery after a process crash", () => {
       /^The worker running this job stopped unexpectedly 1 time\(s\) \(last heartbeat \d{4}-\d\d-\d\dT.+Z\); giving up\. Start the backtest again\.$/,
     );
     expect(failed.finishedAt).not.toBeNull();
+  });
+});
+
+describe("orphan sweep without workers (lotwise serve --workers 0)", () => {
+  it("re-queues a dead process's job at start and again on its timer, and fails it after the last attempt", async () => {
+    const s = jobStore();
+    const job = s.start();
+    const jobs = s.store.backtestJobs;
+    // A process of this host that has exited: its pid no longer exists.
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((r) => gone.once("exit", r));
+    const deadOwner = `${hostname()}/${gone.pid}/r/w0`;
+    jobs.claim(job.id, deadOwner);
+    const recovered: string[][] = [];
+    const sweep = startOrphanSweep(s.store, {
+      intervalMs: 30,
+      maxAttempts: 2,
+      onRecovered: (r) => recovered.push([...r.requeued, ...r.failed]),
+    });
+    cleanup.push(() => sweep.stop());
+    expect(sweep.initial).toEqual({ requeued: [job.id], failed: [] });
+    expect(jobs.getById(job.id)).toMatchObject({ status: "PENDING", leaseOwner: null, attempts: 1 });
+    // Claimed again by a process that dies too: the timer finds it, and on the last attempt fails it.
+    jobs.claim(job.id, deadOwner);
+    const end = Date.now() + 10_000;
+    while (jobs.getById(job.id)!.status === "RUNNING" && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 10));
+    const failed = jobs.getById(job.id)!;
+    expect(failed.status).toBe("FAILURE");
+    expect(failed.errorMessage).toMatch(/^The worker running this job stopped unexpectedly 2 time\(s\)/);
+    expect(recovered).toEqual([[job.id]]);
   });
 });
 

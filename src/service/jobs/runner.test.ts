@@ -220,6 +220,20 @@ describe("backtest job runner", () => {
     expect(maxRunning).toBe(2);
   });
 
+  it("runs at most maxRunningPerOrganization jobs of one organization at once, even with idle workers", async () => {
+    const s = store();
+    const { runner: r } = runner(s, "slowExecutor", { concurrency: 3, maxRunningPerOrganization: 1 });
+    await r.start();
+    const ids = Array.from({ length: 3 }, () => s.start({ end_date: "2024-10-31" }).id);
+    r.wake();
+    const jobs = await Promise.all(ids.map((id) => r.wait(id)));
+    expect(jobs.every((j) => j.status === "SUCCESS")).toBe(true);
+    // One after the other: each starts no earlier than the previous one finished.
+    const sorted = [...jobs].sort((a, b) => (a.startedAt! < b.startedAt! ? -1 : 1));
+    for (let i = 1; i < sorted.length; i++)
+      expect(sorted[i]!.startedAt! >= sorted[i - 1]!.finishedAt!).toBe(true);
+  });
+
   it("runs only the jobs handed to it under the assigned policy", async () => {
     const s = store();
     const other = s.start();

@@ -61,6 +61,41 @@ export function recoverOrphanJobs(
   });
 }
 
+/**
+ * Recovers orphaned jobs now and then every `intervalMs` (what a runner's sweep does) for a process that runs no
+ * jobs itself — `lotwise serve --workers 0` — so that a job left RUNNING by a killed process is re-queued or
+ * failed even when no runner is started on the store. The timer does not keep the process alive.
+ * @example const sweep = startOrphanSweep(store, { intervalMs: 60_000 }); ...; sweep.stop();
+ */
+export function startOrphanSweep(
+  store: Store,
+  options: {
+    intervalMs?: number;
+    maxAttempts?: number;
+    staleHeartbeatMs?: number;
+    onRecovered?: (report: RecoveryReport) => void;
+    log?: (line: string) => void;
+  } = {},
+): { readonly initial: RecoveryReport; stop(): void } {
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const recover = () =>
+    recoverOrphanJobs(store, {
+      ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+      ...(options.staleHeartbeatMs !== undefined ? { staleHeartbeatMs: options.staleHeartbeatMs } : {}),
+    });
+  const initial = recover();
+  const timer = setInterval(() => {
+    try {
+      const report = recover();
+      if (report.requeued.length + report.failed.length > 0) options.onRecovered?.(report);
+    } catch (err) {
+      log(`lotwise jobs: orphan sweep failed: ${(err as Error).message}`);
+    }
+  }, options.intervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
+  timer.unref();
+  return { initial, stop: () => clearInterval(timer) };
+}
+
 /** Options of {@link BacktestJobRunner}. */
 export interface BacktestJobRunnerOptions {
   /** The store (the runner's own connection: recovery, watching, in-process runs). */
@@ -79,8 +114,15 @@ export interface BacktestJobRunnerOptions {
    */
   executor?: BacktestExecutor | BacktestExecutorModule;
   /**
-   * `any`: run every PENDING job of the store, oldest first (a server). `assigned`: run only the jobs handed to
-   * {@link BacktestJobRunner.enqueue} (the CLI running the jobs it created). @default "any"
+   * Most RUNNING jobs one organization may have (counted over the whole store, every process); its further jobs
+   * wait while other organizations' jobs run. Applies to the `any` policy. @default no limit
+   */
+  maxRunningPerOrganization?: number;
+  /**
+   * `any`: run every PENDING job of the store, fairly across organizations (a server): the next job comes from
+   * the organization with the fewest RUNNING jobs, ties to the one waiting longest, oldest first within it.
+   * `assigned`: run only the jobs handed to {@link BacktestJobRunner.enqueue} (the CLI running the jobs it
+   * created). @default "any"
    */
   claim?: "any" | "assigned";
   /** Attempts before a job whose worker keeps dying is failed. @default DEFAULT_MAX_ATTEMPTS */
@@ -188,6 +230,11 @@ export class BacktestJobRunner {
       throw new TypeError(`BacktestJobRunner: concurrency must be an integer >= 1, got ${concurrency}`);
     this.concurrency = this.mode === "in-process" ? 1 : concurrency;
     this.claimPolicy = options.claim ?? "any";
+    const perOrg = options.maxRunningPerOrganization;
+    if (perOrg !== undefined && (!Number.isInteger(perOrg) || perOrg < 1))
+      throw new TypeError(
+        `BacktestJobRunner: maxRunningPerOrganization must be an integer >= 1, got ${perOrg}`,
+      );
     this.id = randomBytes(4).toString("hex");
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
   }
@@ -391,6 +438,9 @@ export class BacktestJobRunner {
       executor: (this.options.executor as BacktestExecutorModule | undefined) ?? defaultExecutorModule(),
       cancelSignal,
       cancelCheckIntervalMs: this.options.cancelCheckIntervalMs ?? DEFAULT_CANCEL_CHECK_INTERVAL_MS,
+      ...(this.options.maxRunningPerOrganization !== undefined
+        ? { maxRunningPerOrganization: this.options.maxRunningPerOrganization }
+        : {}),
     };
     const worker = spawnJobWorker(init);
     const slot: Slot = {
@@ -531,6 +581,11 @@ export class BacktestJobRunner {
     if (report.requeued.length > 0) this.missToken = undefined;
   }
 
+  private claimOptions(): { maxRunningPerOrganization?: number } {
+    const limit = this.options.maxRunningPerOrganization;
+    return limit === undefined ? {} : { maxRunningPerOrganization: limit };
+  }
+
   /** Give work to idle slots. */
   private pump(): void {
     if (this.state !== "running" || this.fatal) return;
@@ -572,7 +627,7 @@ export class BacktestJobRunner {
     } else {
       const token = this.store.changeToken();
       if (this.missToken === undefined || token !== this.missToken) {
-        job = this.store.backtestJobs.claimNext(slot.owner);
+        job = this.store.backtestJobs.claimNext(slot.owner, this.claimOptions());
         if (!job) this.missToken = token;
       }
     }

@@ -29,7 +29,12 @@ function main(store: Store, executor: BacktestExecutor): void {
     }
     const job =
       message.jobId === undefined
-        ? store.backtestJobs.claimNext(init.owner)
+        ? store.backtestJobs.claimNext(
+            init.owner,
+            init.maxRunningPerOrganization === undefined
+              ? {}
+              : { maxRunningPerOrganization: init.maxRunningPerOrganization },
+          )
         : store.backtestJobs.claim(message.jobId, init.owner);
     if (!job) {
       post(message.jobId === undefined ? { type: "idle" } : { type: "idle", jobId: message.jobId });

@@ -21,11 +21,13 @@ export interface WorkerInit {
    */
   cancelSignal: SharedArrayBuffer;
   cancelCheckIntervalMs: number;
+  /** Most RUNNING jobs of one organization when claiming the next job (no limit when absent). */
+  maxRunningPerOrganization?: number;
 }
 
 /** Runner -> worker. */
 export type ToWorker =
-  /** Claim the given PENDING job, or the oldest PENDING job when `jobId` is absent, and run it. */
+  /** Claim the given PENDING job, or the next PENDING job (fair across organizations) when `jobId` is absent, and run it. */
   | { type: "claim"; jobId?: string }
   /** Close the store and end the thread (sent to idle workers). */
   | { type: "stop" };

@@ -5,7 +5,7 @@
  * runs at start-up so that no job is left RUNNING after a crash: it is re-queued (resumed) or failed.
  */
 import { randomUUID } from "node:crypto";
-import { NotFoundError } from "../../core/errors.js";
+import { NotFoundError, TooManyRequestsError } from "../../core/errors.js";
 import type { Db } from "../database.js";
 import type { BacktestJobRecord, BacktestProgress, BacktestStatus } from "../records.js";
 import { fromJson } from "./util.js";
@@ -54,12 +54,17 @@ export class BacktestJobRepository {
     private readonly now: () => string,
   ) {}
 
+  /**
+   * Store a PENDING job. With `maxPending`, refuses when the organization already has that many PENDING jobs.
+   * @throws {TooManyRequestsError} `too_many_queued_jobs` when the organization's queue is full
+   */
   create(
     organizationUuid: string,
     accountUuid: string,
     params: Record<string, unknown>,
     resolvedParams: Record<string, unknown>,
     progress: BacktestProgress,
+    options: { maxPending?: number } = {},
   ): BacktestJobRecord {
     const row: JobRow = {
       id: randomUUID(),
@@ -79,14 +84,27 @@ export class BacktestJobRepository {
       started_at: null,
       finished_at: null,
     };
-    this.db
-      .prepare(
-        `INSERT INTO backtest_jobs (id, organization_uuid, account_uuid, status, params, resolved_params, progress, result,
+    const insert = () => {
+      if (options.maxPending !== undefined) {
+        const pending = this.countPending(organizationUuid);
+        if (pending >= options.maxPending)
+          throw new TooManyRequestsError(
+            `This organization already has ${pending} backtest jobs waiting to run (the limit is ${options.maxPending}). Wait until some of them have started, or cancel some, then start this one again.`,
+            "too_many_queued_jobs",
+          );
+      }
+      this.db
+        .prepare(
+          `INSERT INTO backtest_jobs (id, organization_uuid, account_uuid, status, params, resolved_params, progress, result,
           error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at)
          VALUES (@id, @organization_uuid, @account_uuid, @status, @params, @resolved_params, @progress, @result,
           @error_message, @cancel_requested, @attempts, @lease_owner, @heartbeat_at, @created_at, @started_at, @finished_at)`,
-      )
-      .run(row);
+        )
+        .run(row);
+    };
+    // The count and the insert in one IMMEDIATE transaction: two processes cannot both take the last place.
+    if (options.maxPending === undefined || this.db.inTransaction) insert();
+    else this.db.transaction(insert).immediate();
     return toJob(row);
   }
 
@@ -130,14 +148,40 @@ export class BacktestJobRepository {
     return rows.map(toJob);
   }
 
-  /** Atomically move the oldest PENDING job to RUNNING for `leaseOwner`; undefined when none waits. */
-  claimNext(leaseOwner: string): BacktestJobRecord | undefined {
+  /**
+   * Atomically move the next PENDING job to RUNNING for `leaseOwner`; undefined when none waits (or when every
+   * organization with waiting jobs is at `maxRunningPerOrganization`).
+   *
+   * Fair across organizations: the job comes from the organization with the fewest RUNNING jobs (in the whole
+   * store, whichever process runs them), ties going to the organization whose oldest waiting job is the oldest;
+   * within an organization, oldest first. So one organization queuing hundreds of jobs delays another's next job
+   * by at most one finishing job per free worker, not by its whole queue.
+   */
+  claimNext(
+    leaseOwner: string,
+    options: { maxRunningPerOrganization?: number } = {},
+  ): BacktestJobRecord | undefined {
+    const limit = options.maxRunningPerOrganization ?? null;
     const claim = this.db.transaction(() => {
+      const org = this.db
+        .prepare(
+          `WITH waiting AS (
+             SELECT organization_uuid, min(created_at) AS first_created FROM backtest_jobs
+             WHERE status = 'PENDING' AND cancel_requested = 0 GROUP BY organization_uuid),
+           running AS (
+             SELECT organization_uuid, count(*) AS n FROM backtest_jobs WHERE status = 'RUNNING' GROUP BY organization_uuid)
+           SELECT w.organization_uuid AS org FROM waiting w LEFT JOIN running r ON r.organization_uuid = w.organization_uuid
+           WHERE (@limit IS NULL OR coalesce(r.n, 0) < @limit)
+           ORDER BY coalesce(r.n, 0), w.first_created, w.organization_uuid LIMIT 1`,
+        )
+        .get({ limit }) as { org: string } | undefined;
+      if (!org) return undefined;
       const r = this.db
         .prepare(
-          "SELECT id FROM backtest_jobs WHERE status = 'PENDING' AND cancel_requested = 0 ORDER BY created_at, id LIMIT 1",
+          `SELECT id FROM backtest_jobs WHERE status = 'PENDING' AND cancel_requested = 0 AND organization_uuid = ?
+           ORDER BY created_at, id LIMIT 1`,
         )
-        .get() as { id: string } | undefined;
+        .get(org.org) as { id: string } | undefined;
       if (!r) return undefined;
       const t = this.now();
       this.db
@@ -149,6 +193,14 @@ export class BacktestJobRepository {
       return this.getById(r.id);
     });
     return claim.immediate();
+  }
+
+  /** Number of PENDING jobs of an organization (its queue). */
+  countPending(organizationUuid: string): number {
+    const r = this.db
+      .prepare("SELECT count(*) AS n FROM backtest_jobs WHERE organization_uuid = ? AND status = 'PENDING'")
+      .get(organizationUuid) as { n: number };
+    return r.n;
   }
 
   /**

@@ -92,6 +92,55 @@ export class ProposalRepository {
     return row;
   }
 
+  /**
+   * Apply a retention policy to one account's proposals: delete all but the newest `keep` (when given) and those
+   * created more than `maxAgeDays` days before now (when given); `spare` (the proposal just written) is never
+   * deleted. No table references proposals, so nothing can be left dangling. Returns how many were deleted.
+   */
+  prune(
+    organizationUuid: string,
+    accountUuid: string,
+    policy: { keep?: number; maxAgeDays?: number; spare?: string },
+  ): number {
+    let deleted = 0;
+    if (policy.maxAgeDays !== undefined) {
+      const cutoff = new Date(Date.parse(this.now()) - policy.maxAgeDays * 86_400_000).toISOString();
+      deleted += this.db
+        .prepare(
+          "DELETE FROM proposals WHERE account_uuid = ? AND organization_uuid = ? AND created < ? AND uuid <> ?",
+        )
+        .run(accountUuid, organizationUuid, cutoff, policy.spare ?? "").changes;
+    }
+    if (policy.keep !== undefined) {
+      // All but the newest `keep` by (created, rowid). The inner scan filters on account_uuid alone (a primary key,
+      // so one organization's) to stay inside the index on (account_uuid, created): reading the rows to check the
+      // organization would load every large response it skips. The outer filter keeps the scoping.
+      deleted += this.db
+        .prepare(
+          `DELETE FROM proposals WHERE rowid IN (
+             SELECT rowid FROM proposals WHERE account_uuid = @account
+             ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET @keep)
+           AND organization_uuid = @org AND uuid <> @spare`,
+        )
+        .run({
+          account: accountUuid,
+          org: organizationUuid,
+          keep: policy.keep,
+          spare: policy.spare ?? "",
+        }).changes;
+    }
+    return deleted;
+  }
+
+  /** Number of stored proposals of an account. */
+  count(organizationUuid: string, accountUuid: string): number {
+    return (
+      this.db
+        .prepare("SELECT count(*) AS n FROM proposals WHERE account_uuid = ? AND organization_uuid = ?")
+        .get(accountUuid, organizationUuid) as { n: number }
+    ).n;
+  }
+
   get(organizationUuid: string, accountUuid: string, uuid: string): ProposalRecord | undefined {
     const r = this.db
       .prepare("SELECT * FROM proposals WHERE uuid = ? AND account_uuid = ? AND organization_uuid = ?")
