@@ -145,6 +145,21 @@ describe("market data writes through the service", () => {
     expect(r.plan.ambiguousSymbols).toEqual([]);
   });
 
+  it("reports existing listings whose security-master record changes", async () => {
+    const r = await importMarketData(
+      ctx,
+      "securities",
+      file(
+        "renamed.csv",
+        "theme_asset_id,name,sector\nDEL:XNYS,Delta Renamed,Industrials\nCL:XNYS,Synthetic CL Holdings,Consumer Staples\n",
+      ),
+      { mode: "merge" },
+    );
+    expect(r.plan.listingsChanged).toEqual(["DEL:XNYS"]);
+    expect(r.plan.listingsAdded).toEqual([]);
+    expect(store.market.security("DEL:XNYS")?.name).toBe("Delta Renamed");
+  });
+
   it("replace removes the old listings and their prices, and reports them", async () => {
     const r = await importMarketData(
       ctx,

@@ -129,7 +129,7 @@ export interface CapturedMarketChanges {
     /** The first `exampleLimit` changes in (listing, date) order. */
     examples: PriceChange[];
   };
-  /** New (listing, date) price rows of listings that existed before, per listing (most first). */
+  /** New (listing, date) price rows of listings that were in the security master before, per listing (most first). */
   pricesAddedToExistingListings: { themeAssetId: string; count: number }[];
 }
 
@@ -398,8 +398,10 @@ export class MarketRepository implements MarketDataWriter {
           theme_asset_id TEXT NOT NULL, date TEXT NOT NULL, old REAL NOT NULL, new REAL NOT NULL,
           PRIMARY KEY (theme_asset_id, date)) WITHOUT ROWID;
         CREATE TEMP TABLE IF NOT EXISTS plan_price_inserts (theme_asset_id TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TEMP TABLE IF NOT EXISTS plan_listings_before (theme_asset_id TEXT PRIMARY KEY) WITHOUT ROWID;
         DELETE FROM plan_listings_added; DELETE FROM plan_listings_changed;
-        DELETE FROM plan_price_changes; DELETE FROM plan_price_inserts;
+        DELETE FROM plan_price_changes; DELETE FROM plan_price_inserts; DELETE FROM plan_listings_before;
+        INSERT INTO plan_listings_before SELECT theme_asset_id FROM main.securities;
         CREATE TEMP TRIGGER plan_security_insert AFTER INSERT ON main.securities BEGIN
           INSERT OR IGNORE INTO plan_listings_added VALUES (NEW.theme_asset_id);
         END;
@@ -414,13 +416,13 @@ export class MarketRepository implements MarketDataWriter {
           INSERT OR IGNORE INTO plan_listings_changed VALUES (NEW.theme_asset_id);
         END;
         CREATE TEMP TRIGGER plan_price_update AFTER UPDATE OF close ON main.prices WHEN OLD.close IS NOT NEW.close BEGIN
-          INSERT OR REPLACE INTO plan_price_changes VALUES (OLD.theme_asset_id, OLD.date,
-            coalesce((SELECT old FROM plan_price_changes WHERE theme_asset_id = OLD.theme_asset_id AND date = OLD.date), OLD.close),
-            NEW.close);
+          INSERT INTO plan_price_changes VALUES (OLD.theme_asset_id, OLD.date, OLD.close, NEW.close)
+            ON CONFLICT (theme_asset_id, date) DO UPDATE SET new = excluded.new;
         END;
-        CREATE TEMP TRIGGER plan_price_insert AFTER INSERT ON main.prices BEGIN
-          INSERT OR REPLACE INTO plan_price_inserts VALUES (NEW.theme_asset_id,
-            coalesce((SELECT n FROM plan_price_inserts WHERE theme_asset_id = NEW.theme_asset_id), 0) + 1);
+        CREATE TEMP TRIGGER plan_price_insert AFTER INSERT ON main.prices
+        WHEN EXISTS (SELECT 1 FROM plan_listings_before WHERE theme_asset_id = NEW.theme_asset_id) BEGIN
+          INSERT INTO plan_price_inserts VALUES (NEW.theme_asset_id, 1)
+            ON CONFLICT (theme_asset_id) DO UPDATE SET n = n + 1;
         END;
       `);
       try {
@@ -448,10 +450,7 @@ export class MarketRepository implements MarketDataWriter {
           .all(exampleLimit) as PriceChange[];
         const pricesAddedToExistingListings = this.db
           .prepare(
-            `SELECT theme_asset_id AS themeAssetId, n AS count FROM plan_price_inserts
-             WHERE theme_asset_id NOT IN (SELECT theme_asset_id FROM plan_listings_added)
-               AND theme_asset_id IN (SELECT theme_asset_id FROM main.securities)
-             ORDER BY n DESC, theme_asset_id`,
+            "SELECT theme_asset_id AS themeAssetId, n AS count FROM plan_price_inserts ORDER BY n DESC, theme_asset_id",
           )
           .all() as { themeAssetId: string; count: number }[];
         return {
@@ -468,7 +467,7 @@ export class MarketRepository implements MarketDataWriter {
           DROP TRIGGER IF EXISTS temp.plan_security_insert; DROP TRIGGER IF EXISTS temp.plan_security_update;
           DROP TRIGGER IF EXISTS temp.plan_price_update; DROP TRIGGER IF EXISTS temp.plan_price_insert;
           DELETE FROM plan_listings_added; DELETE FROM plan_listings_changed;
-          DELETE FROM plan_price_changes; DELETE FROM plan_price_inserts;
+          DELETE FROM plan_price_changes; DELETE FROM plan_price_inserts; DELETE FROM plan_listings_before;
         `);
       }
     });
