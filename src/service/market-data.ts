@@ -275,7 +275,11 @@ function applyStaged(
           listings: [...before].filter((id) => !incoming.has(id)),
         };
       }
-      const { changes } = store.market.captureChanges(() => staged.replay(store.market), PLAN_PRICE_EXAMPLES);
+      // Into an empty store (or one just cleared by a replace) nothing can be overwritten: no need to watch.
+      const empty = !hadData || removed !== null;
+      const changes = empty
+        ? noChanges(staged, store)
+        : store.market.captureChanges(() => staged.replay(store.market), PLAN_PRICE_EXAMPLES).changes;
       const ambiguousSymbols = [...store.market.ambiguousSymbols()]
         .filter(([symbol, ids]) => (ambiguousBefore.get(symbol) ?? []).join(" ") !== ids.join(" "))
         .map(([symbol, listings]) => ({ symbol, listings }));
@@ -301,6 +305,17 @@ function applyStaged(
   if (plan === undefined) throw new Error("market change plan missing after the transaction");
   if (refused) throw new MarketModeRequiredError(plan, held);
   return plan;
+}
+
+/** Replays into a store without market data: every listing written is new, nothing is overwritten. */
+function noChanges(staged: StagedMarketWriter, store: Store): CapturedMarketChanges {
+  staged.replay(store.market);
+  return {
+    listingsAdded: store.market.listingIds(),
+    listingsChanged: [],
+    priceChanges: { count: 0, byListing: [], examples: [] },
+    pricesAddedToExistingListings: [],
+  };
 }
 
 /** A replace must not drop listings that tax lots name: refuse, naming them. */
