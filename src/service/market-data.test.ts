@@ -118,6 +118,14 @@ describe("market data writes through the service", () => {
     expect(r.summary).toMatchObject({ records: 6 });
     expect(snapshot()).toBe(before);
     expect(store.market.findSecuritiesBySymbol("AAPL")).toHaveLength(1);
+    // The rolled-back run leaves no watcher behind: the real merge that follows reports the same changes.
+    const merged = await importMarketData(ctx, "prices", file("other.csv", OTHER_PRICES), {
+      mic: "XNYS",
+      createSecurities: true,
+      mode: "merge",
+    });
+    expect(merged.plan).toMatchObject({ applied: true, listingsAdded: ["AAPL:XNYS"] });
+    expect(merged.plan.pricesOverwritten.count).toBe(3);
   });
 
   it("merges when asked: overwrites the closes it reported and records the import", async () => {
