@@ -42,6 +42,20 @@ export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";
 export {
+  generateMarketData,
+  importMarketData,
+  MARKET_IMPORT_KINDS,
+  type MarketChangePlan,
+  type MarketGenerateResult,
+  type MarketImportKind,
+  type MarketImportOptions,
+  type MarketImportResult,
+  MarketModeRequiredError,
+  type MarketWriteMode,
+  type MarketWriteOptions,
+  PLAN_PRICE_EXAMPLES,
+} from "./market-data.js";
+export {
   type OptimizeAccountOptions,
   optimizeAccount,
   optimizedWeightsOf,

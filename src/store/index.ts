@@ -37,7 +37,15 @@ export type {
   ClientPatch,
   ClientRepository,
 } from "./repositories/clients.js";
-export type { CloseMatrix, MarketRepository, MarketSummary, PriceMatrix } from "./repositories/market.js";
+export type {
+  CapturedMarketChanges,
+  CloseMatrix,
+  MarketRemovalCounts,
+  MarketRepository,
+  MarketSummary,
+  PriceChange,
+  PriceMatrix,
+} from "./repositories/market.js";
 export type { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 export type { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
 export type { ProposalRepository } from "./repositories/proposals.js";

@@ -298,6 +298,19 @@ export class AccountRepository {
     return this.require(organizationUuid, clientUuid, uuid);
   }
 
+  /**
+   * Every listing named by a tax lot of any account of the store (every organization: market data is shared), with
+   * its lot and account counts, ascending by listing.
+   */
+  heldListings(): { themeAssetId: string; lots: number; accounts: number }[] {
+    return this.db
+      .prepare(
+        `SELECT theme_asset_id AS themeAssetId, count(*) AS lots, count(DISTINCT account_uuid) AS accounts
+         FROM tax_lots GROUP BY theme_asset_id ORDER BY theme_asset_id`,
+      )
+      .all() as { themeAssetId: string; lots: number; accounts: number }[];
+  }
+
   /** The account's tax lots in stored order. */
   lots(accountUuid: string): TaxLotRecord[] {
     const rows = this.db

@@ -94,6 +94,45 @@ export interface MarketSummary {
   }[];
 }
 
+/** Rows a {@link MarketRepository.clearMarketData} removed, per table. */
+export interface MarketRemovalCounts {
+  securities: number;
+  prices: number;
+  splits: number;
+  dividends: number;
+  fxRates: number;
+  characteristics: number;
+  indexes: number;
+  indexLevels: number;
+  indexWeights: number;
+}
+
+/** One close that a write replaced with a different value. */
+export interface PriceChange {
+  themeAssetId: string;
+  date: string;
+  old: number;
+  new: number;
+}
+
+/** What the writes inside {@link MarketRepository.captureChanges} did to data that was already there. */
+export interface CapturedMarketChanges {
+  /** Listings the writes inserted (not in the security master before), ascending. */
+  listingsAdded: string[];
+  /** Listings that existed and whose master record (name, currency, sector...) the writes changed, ascending. */
+  listingsChanged: string[];
+  /** Closes of existing (listing, date) rows that now hold a different value. */
+  priceChanges: {
+    count: number;
+    /** Per listing, most changes first. */
+    byListing: { themeAssetId: string; count: number }[];
+    /** The first `exampleLimit` changes in (listing, date) order. */
+    examples: PriceChange[];
+  };
+  /** New (listing, date) price rows of listings that were in the security master before, per listing (most first). */
+  pricesAddedToExistingListings: { themeAssetId: string; count: number }[];
+}
+
 export class MarketRepository implements MarketDataWriter {
   constructor(
     private readonly db: Db,
@@ -274,6 +313,164 @@ export class MarketRepository implements MarketDataWriter {
       summary: string;
     })[];
     return rows.map((r) => ({ ...r, summary: JSON.parse(r.summary) }));
+  }
+
+  // ---- change plans (safe imports) ------------------------------------------------------------------------
+
+  /** True when any market table holds a row (the import log aside). */
+  hasMarketData(): boolean {
+    return (
+      this.db
+        .prepare(
+          `SELECT EXISTS (SELECT 1 FROM securities) OR EXISTS (SELECT 1 FROM prices) OR EXISTS (SELECT 1 FROM splits)
+             OR EXISTS (SELECT 1 FROM dividends) OR EXISTS (SELECT 1 FROM fx_rates)
+             OR EXISTS (SELECT 1 FROM characteristics) OR EXISTS (SELECT 1 FROM indexes)`,
+        )
+        .pluck()
+        .get() === 1
+    );
+  }
+
+  /** theme_asset_ids of the security master, ascending. */
+  listingIds(): string[] {
+    return this.db
+      .prepare("SELECT theme_asset_id FROM securities ORDER BY theme_asset_id")
+      .pluck()
+      .all() as string[];
+  }
+
+  /** Symbols with more than one listing, each with its listings (ascending). */
+  ambiguousSymbols(): Map<string, string[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT symbol, theme_asset_id FROM securities
+         WHERE symbol IN (SELECT symbol FROM securities GROUP BY symbol HAVING count(*) > 1)
+         ORDER BY symbol, theme_asset_id`,
+      )
+      .raw()
+      .all() as [string, string][];
+    const out = new Map<string, string[]>();
+    for (const [symbol, id] of rows) {
+      const list = out.get(symbol);
+      if (list) list.push(id);
+      else out.set(symbol, [id]);
+    }
+    return out;
+  }
+
+  /**
+   * Delete every row of market data (securities, prices, the trading calendar, splits, dividends, FX,
+   * characteristics, indexes with their levels and weights) in one transaction; the import log is kept.
+   */
+  clearMarketData(): MarketRemovalCounts {
+    return this.transaction(() => {
+      const del = (table: string) => this.db.prepare(`DELETE FROM ${table}`).run().changes;
+      const indexLevels = del("index_levels");
+      const indexWeights = del("index_weights");
+      const counts: MarketRemovalCounts = {
+        securities: del("securities"),
+        prices: del("prices"),
+        splits: del("splits"),
+        dividends: del("dividends"),
+        fxRates: del("fx_rates"),
+        characteristics: del("characteristics"),
+        indexes: del("indexes"),
+        indexLevels,
+        indexWeights,
+      };
+      del("trading_dates");
+      return counts;
+    });
+  }
+
+  /**
+   * Run `write` (the market writes of one import) in one transaction and report what it did to the data that was
+   * already there: listings added or changed, closes overwritten with other values (old and new), new price dates
+   * of existing listings. Temporary triggers watch the writes, so the cost follows the rows written, not the size
+   * of the store; they are dropped before this returns (a throw from `write` rolls them back with the rest).
+   */
+  captureChanges<T>(write: () => T, exampleLimit = 10): { result: T; changes: CapturedMarketChanges } {
+    return this.transaction(() => {
+      this.db.exec(`
+        CREATE TEMP TABLE IF NOT EXISTS plan_listings_added (theme_asset_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TEMP TABLE IF NOT EXISTS plan_listings_changed (theme_asset_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        CREATE TEMP TABLE IF NOT EXISTS plan_price_changes (
+          theme_asset_id TEXT NOT NULL, date TEXT NOT NULL, old REAL NOT NULL, new REAL NOT NULL,
+          PRIMARY KEY (theme_asset_id, date)) WITHOUT ROWID;
+        CREATE TEMP TABLE IF NOT EXISTS plan_price_inserts (theme_asset_id TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TEMP TABLE IF NOT EXISTS plan_listings_before (theme_asset_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        DELETE FROM plan_listings_added; DELETE FROM plan_listings_changed;
+        DELETE FROM plan_price_changes; DELETE FROM plan_price_inserts; DELETE FROM plan_listings_before;
+        INSERT INTO plan_listings_before SELECT theme_asset_id FROM main.securities;
+        CREATE TEMP TRIGGER plan_security_insert AFTER INSERT ON main.securities BEGIN
+          INSERT OR IGNORE INTO plan_listings_added VALUES (NEW.theme_asset_id);
+        END;
+        CREATE TEMP TRIGGER plan_security_update AFTER UPDATE ON main.securities
+        WHEN OLD.symbol IS NOT NEW.symbol OR OLD.mic IS NOT NEW.mic OR OLD.name IS NOT NEW.name
+          OR OLD.currency IS NOT NEW.currency OR OLD.country IS NOT NEW.country OR OLD.asset_type IS NOT NEW.asset_type
+          OR OLD.sector IS NOT NEW.sector OR OLD.industry_group IS NOT NEW.industry_group
+          OR OLD.industry IS NOT NEW.industry OR OLD.sub_industry IS NOT NEW.sub_industry
+          OR OLD.sic_code IS NOT NEW.sic_code OR OLD.shares_outstanding IS NOT NEW.shares_outstanding
+          OR OLD.listed_from IS NOT NEW.listed_from OR OLD.delisted_on IS NOT NEW.delisted_on
+        BEGIN
+          INSERT OR IGNORE INTO plan_listings_changed VALUES (NEW.theme_asset_id);
+        END;
+        CREATE TEMP TRIGGER plan_price_update AFTER UPDATE OF close ON main.prices WHEN OLD.close IS NOT NEW.close BEGIN
+          INSERT INTO plan_price_changes VALUES (OLD.theme_asset_id, OLD.date, OLD.close, NEW.close)
+            ON CONFLICT (theme_asset_id, date) DO UPDATE SET new = excluded.new;
+        END;
+        CREATE TEMP TRIGGER plan_price_insert AFTER INSERT ON main.prices
+        WHEN EXISTS (SELECT 1 FROM plan_listings_before WHERE theme_asset_id = NEW.theme_asset_id) BEGIN
+          INSERT INTO plan_price_inserts VALUES (NEW.theme_asset_id, 1)
+            ON CONFLICT (theme_asset_id) DO UPDATE SET n = n + 1;
+        END;
+      `);
+      try {
+        const result = write();
+        // A close written twice in one import and back to its first value is no change.
+        this.db.exec("DELETE FROM plan_price_changes WHERE old = new");
+        const ids = (sql: string) => this.db.prepare(sql).pluck().all() as string[];
+        const listingsAdded = ids("SELECT theme_asset_id FROM plan_listings_added ORDER BY theme_asset_id");
+        const listingsChanged = ids(
+          `SELECT theme_asset_id FROM plan_listings_changed
+           WHERE theme_asset_id NOT IN (SELECT theme_asset_id FROM plan_listings_added) ORDER BY theme_asset_id`,
+        );
+        const count = this.db.prepare("SELECT count(*) FROM plan_price_changes").pluck().get() as number;
+        const byListing = this.db
+          .prepare(
+            `SELECT theme_asset_id AS themeAssetId, count(*) AS count FROM plan_price_changes
+             GROUP BY theme_asset_id ORDER BY count DESC, theme_asset_id`,
+          )
+          .all() as { themeAssetId: string; count: number }[];
+        const examples = this.db
+          .prepare(
+            `SELECT theme_asset_id AS themeAssetId, date, old, new FROM plan_price_changes
+             ORDER BY theme_asset_id, date LIMIT ?`,
+          )
+          .all(exampleLimit) as PriceChange[];
+        const pricesAddedToExistingListings = this.db
+          .prepare(
+            "SELECT theme_asset_id AS themeAssetId, n AS count FROM plan_price_inserts ORDER BY n DESC, theme_asset_id",
+          )
+          .all() as { themeAssetId: string; count: number }[];
+        return {
+          result,
+          changes: {
+            listingsAdded,
+            listingsChanged,
+            priceChanges: { count, byListing, examples },
+            pricesAddedToExistingListings,
+          },
+        };
+      } finally {
+        this.db.exec(`
+          DROP TRIGGER IF EXISTS temp.plan_security_insert; DROP TRIGGER IF EXISTS temp.plan_security_update;
+          DROP TRIGGER IF EXISTS temp.plan_price_update; DROP TRIGGER IF EXISTS temp.plan_price_insert;
+          DELETE FROM plan_listings_added; DELETE FROM plan_listings_changed;
+          DELETE FROM plan_price_changes; DELETE FROM plan_price_inserts; DELETE FROM plan_listings_before;
+        `);
+      }
+    });
   }
 
   // ---- reads --------------------------------------------------------------------------------------------
