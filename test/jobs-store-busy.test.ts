@@ -8,10 +8,10 @@
 import { spawn } from "node:child_process";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { fastExecutor } from "../../../test/helpers/backtest-executors.js";
-import { createJobStore } from "../../../test/helpers/job-store.js";
+import { fastExecutor } from "./helpers/backtest-executors.js";
+import { createJobStore } from "./helpers/job-store.js";
 
-const CHILD = new URL("../../../test/helpers/busy-runner-child.ts", import.meta.url).pathname;
+const CHILD = new URL("./helpers/busy-runner-child.ts", import.meta.url).pathname;
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
