@@ -3,14 +3,17 @@
  * `lotwise serve` made the runner's recovery hit SQLITE_BUSY uncaught and the process exited with code 1). A child
  * process runs a runner (start-up recovery, 100 ms sweeps, one worker thread) while this process holds the lock
  * with BEGIN IMMEDIATE for longer than the 5 s busy timeout: the child stays up, logs the episode once, and once the
- * lock is released claims and finishes the PENDING job.
+ * lock is released claims and finishes the PENDING job. And a job whose run meets the lock (a heartbeat, then the
+ * final write) still succeeds on its first attempt.
  */
 import { spawn } from "node:child_process";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { fastExecutor } from "./helpers/backtest-executors.js";
+import { BacktestJobRunner } from "../src/service/jobs/index.js";
+import { executorModule, fastExecutor } from "./helpers/backtest-executors.js";
 import { createJobStore } from "./helpers/job-store.js";
 
+const LOCKING = new URL("./helpers/locking-executor.ts", import.meta.url).href;
 const CHILD = new URL("./helpers/busy-runner-child.ts", import.meta.url).pathname;
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -71,5 +74,32 @@ describe("job runner and a locked store", () => {
     expect(stderr.match(/locked by another writer/g)).toHaveLength(1);
     expect(stderr).toMatch(/writable again/);
     expect(stderr).not.toMatch(/SqliteError|at .*\.ts:\d+/);
+  });
+
+  it("finishes a job whose run meets the lock (heartbeat skipped, final write retried) on its first attempt", async () => {
+    const s = createJobStore(fastExecutor);
+    cleanup.push(() => s.close());
+    const logged: string[] = [];
+    const runner = new BacktestJobRunner({
+      store: s.store,
+      concurrency: 1,
+      executor: { ...executorModule("lockDuringRunExecutor"), module: LOCKING },
+      pollIntervalMs: 20,
+      log: (l) => logged.push(l),
+    });
+    cleanup.push(() => runner.stop());
+    await runner.start();
+    const job = s.start();
+    runner.wake();
+    const started = Date.now();
+    const done = await runner.wait(job.id);
+    expect(done.status, done.errorMessage ?? "").toBe("SUCCESS");
+    expect(done.attempts).toBe(1);
+    expect(Object.keys(done.result ?? {})).toContain("tax_managed");
+    // Period 2 was recorded in the final state even though its heartbeat could not be written at the time.
+    expect(done.progress).toMatchObject({ completed_periods: 2 });
+    // It finished only after the other process released the lock (12 s after it took it).
+    expect(Date.now() - started).toBeGreaterThan(10_000);
+    expect(logged.filter((l) => /stopped|failed/.test(l))).toEqual([]);
   });
 });
