@@ -165,4 +165,21 @@ describe("a store locked by another writer", () => {
     const ids = t.store.clients.list(t.orgA.uuid).map((c) => c.externalId);
     expect(ids.sort()).toEqual(["before", "first-1"]);
   });
+
+  it("documents 503 store_busy with Retry-After on every keyed operation of the OpenAPI document", async () => {
+    const app = createApp({ ctx: t.ctx });
+    const doc = (await send(app, "GET", "/api/v1/openapi.json")).body as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>;
+      components: { responses: Record<string, { description: string; headers?: Record<string, unknown> }> };
+    };
+    const keyed = Object.values(doc.paths)
+      .flatMap((ops) => Object.values(ops))
+      .filter((op) => op.security === undefined || op.security.length > 0);
+    expect(keyed.length).toBe(API_ROUTES.length);
+    for (const op of keyed)
+      expect(op.responses["503"]).toEqual({ $ref: "#/components/responses/ServiceUnavailable" });
+    const unavailable = doc.components.responses.ServiceUnavailable!;
+    expect(unavailable.description).toContain("`store_busy`");
+    expect(Object.keys(unavailable.headers ?? {})).toEqual(["Retry-After"]);
+  });
 });
