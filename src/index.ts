@@ -195,6 +195,7 @@ export {
   OptimizationError,
   PortfolioError,
   SolverError,
+  StoreBusyError,
   StoreVersionError,
   TaxLotError,
   UnboundedError,

@@ -144,3 +144,16 @@ export class TooManyRequestsError extends PortfolioError {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+
+/**
+ * The store is locked by another writer (e.g. a CLI import on the same file) and stayed locked for longer than
+ * the caller may wait. Nothing was written; the same request can be sent again later.
+ */
+export class StoreBusyError extends PortfolioError {
+  /** Seconds after which a retry is likely to succeed (the HTTP `Retry-After`). */
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds = 1) {
+    super(message, { code: "store_busy" });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -10,6 +10,10 @@
  * (400) -> the key's rate limit on expensive routes (429 `rate_limited`, rate-limit.ts) -> query (400) ->
  * Content-Type (415) -> size (413) -> body syntax (400 `malformed_body`) -> body schema (400 `validation_error`)
  * -> the operation.
+ *
+ * A store locked by another process (a CLI import on the same file) never blocks the event loop: the app's connection
+ * fails at once on the lock, the operation is retried asynchronously for a bounded time (store-busy.ts), then answered
+ * 503 `store_busy` with `Retry-After`. Reads do not need the lock (WAL) and keep answering meanwhile.
  */
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -41,6 +45,7 @@ import {
   templateRegExp,
 } from "./route.js";
 import { API_ROUTES } from "./routes.js";
+import { DEFAULT_STORE_BUSY_WAIT_MS, retryWhileBusy } from "./store-busy.js";
 import { storeChangeToken } from "./store-version.js";
 
 /** Options of {@link createApp}. */
@@ -65,6 +70,12 @@ export interface AppOptions {
    * backtest creation); `false` turns it off. @default { perMinute: 600, burst: 100 }
    */
   rateLimit?: false | RateLimitOptions;
+  /**
+   * Longest time a request waits (asynchronously, retrying with backoff) for a store locked by another process
+   * before it is answered 503 `store_busy` with `Retry-After`. The app sets its store connection's busy timeout to 0
+   * so that no wait ever blocks the event loop. @default DEFAULT_STORE_BUSY_WAIT_MS (2000)
+   */
+  storeBusyWaitMs?: number;
 }
 
 /** Variables a request carries through the app. */
@@ -216,6 +227,9 @@ export function createApp(options: AppOptions): LotwiseApp {
   }
   const table = routes.map((route) => ({ route, re: templateRegExp(route.path) }));
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
+  const busyWaitMs = options.storeBusyWaitMs ?? DEFAULT_STORE_BUSY_WAIT_MS;
+  // A blocked write fails at once instead of freezing every request for the busy timeout; see retryWhileBusy.
+  ctx.store.setBusyTimeout(0);
   const changeToken = storeChangeToken(ctx.store);
   const authenticator = new ApiKeyAuthenticator(ctx, {
     log,
@@ -301,15 +315,20 @@ export function createApp(options: AppOptions): LotwiseApp {
       }
       let result: unknown;
       try {
-        result = await route.handler({
-          ctx,
-          org,
-          keyId: principal?.keyId ?? "",
-          params,
-          body,
-          query,
-          request: c.req.raw,
-        });
+        result = await retryWhileBusy(
+          ctx.store,
+          () =>
+            route.handler({
+              ctx,
+              org,
+              keyId: principal?.keyId ?? "",
+              params,
+              body,
+              query,
+              request: c.req.raw,
+            }),
+          busyWaitMs,
+        );
       } catch (err) {
         // Hono's error handler only sees Error instances; anything else thrown still becomes a 500.
         throw err instanceof Error

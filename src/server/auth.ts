@@ -3,7 +3,9 @@
  * API-key authentication: the `X-Api-Key` header is resolved to its organization by the service
  * (`authenticate`: hashed keys, constant-time comparison, revocation). A missing, malformed, unknown or revoked key
  * is a 401 with one message for all three bad-key cases, so the answer never tells which keys exist. The key's
- * `last_used_at` is recorded at most once per interval per key, after the response, never failing a request.
+ * `last_used_at` is recorded at most once per interval per key, after the response, never failing a request; when
+ * another process holds the store's write lock the touch is retried with backoff (logged once per episode), never
+ * blocking or failing anything.
  *
  * Successful lookups are remembered (by the SHA-256 of the key, never the key itself) only for as long as the
  * store's change token is unchanged: a revocation, from this process or a CLI on the same file, is a write that
@@ -11,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { AuthenticationError } from "../core/errors.js";
-import { authenticate, type ServiceContext } from "../service/index.js";
+import { authenticate, BusyEpisode, isStoreBusyError, type ServiceContext } from "../service/index.js";
 
 /** Header that carries the key (the spec's `ProAPIToken` scheme). */
 export const API_KEY_HEADER = "X-Api-Key";
@@ -46,12 +48,14 @@ export class ApiKeyAuthenticator {
   private readonly lastTouch = new Map<string, number>();
   private readonly remembered = new Map<string, { token: string; principal: Principal }>();
   private readonly interval: number;
+  private readonly busy: BusyEpisode;
 
   constructor(
     private readonly ctx: ServiceContext,
     private readonly options: AuthenticatorOptions,
   ) {
     this.interval = options.touchIntervalMs ?? DEFAULT_TOUCH_INTERVAL_MS;
+    this.busy = new BusyEpisode("recording API-key use (last_used_at)", options.log);
   }
 
   /**
@@ -88,16 +92,22 @@ export class ApiKeyAuthenticator {
     if (last !== undefined && now - last < this.interval) return;
     this.lastTouch.set(keyId, now);
     // Deferred so the write never adds latency to the request it follows.
-    setImmediate(() => {
-      // The store may have been closed since (a server shut down right after its last request).
-      if (!this.ctx.store.isOpen) return;
-      try {
-        this.ctx.store.apiKeys.touch(keyId);
-      } catch (err) {
-        this.options.log(
-          `lotwise serve: could not record the use of key ${keyId}: ${(err as Error).message}`,
-        );
+    setImmediate(() => this.touch(keyId));
+  }
+
+  /** One attempt at the `last_used_at` write; a locked store schedules another one later (unref'd timer). */
+  private touch(keyId: string): void {
+    // The store may have been closed since (a server shut down right after its last request).
+    if (!this.ctx.store.isOpen) return;
+    try {
+      this.ctx.store.apiKeys.touch(keyId);
+      this.busy.ok();
+    } catch (err) {
+      if (isStoreBusyError(err)) {
+        setTimeout(() => this.touch(keyId), this.busy.busy()).unref();
+        return;
       }
-    });
+      this.options.log(`lotwise serve: could not record the use of key ${keyId}: ${(err as Error).message}`);
+    }
   }
 }

@@ -35,7 +35,9 @@ export {
   type ErrorResponse,
   errorResponse,
   INTERNAL_ERROR_MESSAGE,
+  STORE_BUSY_MESSAGE,
   statusOf,
+  storeBusyError,
   WWW_AUTHENTICATE,
 } from "./error-response.js";
 export {
@@ -74,3 +76,4 @@ export {
   templateRegExp,
 } from "./route.js";
 export { API_ROUTES, ORG_PREFIX } from "./routes.js";
+export { DEFAULT_STORE_BUSY_WAIT_MS, retryWhileBusy } from "./store-busy.js";

@@ -15,7 +15,7 @@ import {
 } from "../contract/index.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_MAX_BODY_BYTES, MEDIA_TYPES } from "./body.js";
-import { INTERNAL_ERROR_MESSAGE, WWW_AUTHENTICATE } from "./error-response.js";
+import { INTERNAL_ERROR_MESSAGE, STORE_BUSY_MESSAGE, WWW_AUTHENTICATE } from "./error-response.js";
 import { type AnyRoute, pathParameters } from "./route.js";
 
 /** An OpenAPI 3.1 document (the parts this module writes are typed loosely: it is served as JSON). */
@@ -134,9 +134,10 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
   },
   503: {
     name: "ServiceUnavailable",
-    description: "The store cannot be used by this server version (`store_version`).",
+    description:
+      "The store is locked by another writer (for example a CLI import on the same file) and stayed locked for the server's bounded wait; nothing was changed, send the request again after `Retry-After` seconds (`store_busy`). Or the store cannot be used by this server version (`store_version`).",
     example: {
-      error: { code: "store_version", message: "The store was written by a newer lotwise (schema 7)." },
+      error: { code: "store_busy", message: STORE_BUSY_MESSAGE },
     },
   },
   500: {
@@ -203,7 +204,11 @@ function queryParameters(schema: z.ZodType): unknown[] {
 /** Error statuses an operation documents. */
 function errorStatuses(route: AnyRoute): number[] {
   const s = new Set<number>([500]);
-  if (!route.public) s.add(401);
+  // Every route that reads the store can meet a store locked by another writer (503 store_busy).
+  if (!route.public) {
+    s.add(401);
+    s.add(503);
+  }
   const params = pathParameters(route.path);
   if (params.length > 0) {
     s.add(404);
@@ -299,6 +304,13 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
     if (status === 401)
       body.headers = {
         "WWW-Authenticate": { description: `Always \`${WWW_AUTHENTICATE}\`.`, schema: { type: "string" } },
+      };
+    if (status === 503)
+      body.headers = {
+        "Retry-After": {
+          description: "With `store_busy`: seconds to wait before sending the request again.",
+          schema: { type: "integer" },
+        },
       };
     if (status === 405)
       body.headers = { Allow: { description: "Methods the path accepts.", schema: { type: "string" } } };

@@ -89,6 +89,13 @@ export {
   type RiskModelSource,
 } from "./risk-models.js";
 export {
+  BUSY_BACKOFF_BASE_MS,
+  BUSY_BACKOFF_MAX_MS,
+  BusyEpisode,
+  busyBackoffMs,
+  isStoreBusyError,
+} from "./store-busy.js";
+export {
   BENCHMARK_ALIASES,
   backtestTheme,
   createTheme,

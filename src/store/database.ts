@@ -1,6 +1,7 @@
 /**
  * @module store/database
- * Opening a store file: pragmas (WAL, foreign keys, busy timeout), identity and version checks, migrations.
+ * Opening a store file: pragmas (WAL, foreign keys, busy timeout), identity and version checks, migrations; and
+ * telling a "store is locked by another writer" failure from other errors ({@link isStoreBusyError}).
  */
 import { closeSync, existsSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
@@ -14,6 +15,30 @@ export interface OpenDatabaseOptions {
   create?: boolean;
   /** Open read-only (no migrations). @default false */
   readonly?: boolean;
+  /**
+   * Milliseconds a statement waits (blocking the thread) for another connection's write lock before it fails with
+   * a busy error. @default DEFAULT_BUSY_TIMEOUT_MS
+   */
+  busyTimeoutMs?: number;
+}
+
+/** Default busy timeout of a connection: 5 s (the CLI and worker threads can afford to block that long). */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * True for SQLite's "database is locked" family (SQLITE_BUSY, SQLITE_LOCKED and their extended codes): another
+ * connection holds the write lock and the statement gave up waiting. Nothing of the failed statement was written,
+ * so the operation can be retried later.
+ */
+export function isStoreBusyError(err: unknown): boolean {
+  if (!(err instanceof Database.SqliteError)) return false;
+  return /^SQLITE_(BUSY|LOCKED)(_|$)/.test(err.code);
+}
+
+/** Sets the busy timeout of an open connection. */
+export function setBusyTimeout(db: Db, ms: number): void {
+  if (!Number.isInteger(ms) || ms < 0) throw new TypeError(`busy timeout must be an integer >= 0, got ${ms}`);
+  db.pragma(`busy_timeout = ${ms}`);
 }
 
 /**
@@ -38,7 +63,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     checkIdentity(db, path);
     if (!memory && !options.readonly) db.pragma("journal_mode = WAL");
     db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
+    setBusyTimeout(db, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
     db.pragma("synchronous = NORMAL");
     // 64 MiB of page cache: bulk market-data imports touch several B-trees at once (table + date index).
     db.pragma("cache_size = -65536");

@@ -2,6 +2,7 @@
  * @module store
  * SQLite persistence (better-sqlite3). The only module of lotwise that speaks SQL.
  */
+export { DEFAULT_BUSY_TIMEOUT_MS, isStoreBusyError } from "./database.js";
 export { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 export type {
   AccountRecord,

@@ -4,7 +4,7 @@
  * one statement or one transaction; `store.transaction(fn)` groups several writes into one all-or-nothing
  * operation (the service layer uses it for every operation that writes more than one row).
  */
-import { type Db, openDatabase } from "./database.js";
+import { type Db, openDatabase, setBusyTimeout } from "./database.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 import { BacktestJobRepository } from "./repositories/backtest-jobs.js";
 import { AccountRepository, ClientRepository } from "./repositories/clients.js";
@@ -20,6 +20,8 @@ export interface StoreOptions {
   create?: boolean;
   /** Clock for created/modified timestamps (ISO 8601 UTC). @default () => new Date().toISOString() */
   now?: () => string;
+  /** Milliseconds a write waits (blocking) for another connection's lock. @default DEFAULT_BUSY_TIMEOUT_MS (5000) */
+  busyTimeoutMs?: number;
 }
 
 export class Store {
@@ -38,10 +40,14 @@ export class Store {
   readonly now: () => string;
   private readonly db: Db;
   private tokenStatement: ReturnType<Db["prepare"]> | undefined;
+  private writeCountStatement: ReturnType<Db["prepare"]> | undefined;
 
   constructor(path: string, options: StoreOptions = {}) {
     this.path = path;
-    this.db = openDatabase(path, options.create === undefined ? {} : { create: options.create });
+    this.db = openDatabase(path, {
+      ...(options.create === undefined ? {} : { create: options.create }),
+      ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+    });
     this.now = options.now ?? (() => new Date().toISOString());
     this.organizations = new OrganizationRepository(this.db, this.now);
     this.apiKeys = new ApiKeyRepository(this.db, this.now);
@@ -73,6 +79,24 @@ export class Store {
       .raw(true);
     const row = this.tokenStatement.get([]) as [number, number];
     return `${row[0]}:${row[1]}`;
+  }
+
+  /**
+   * Changes the time a statement of this connection waits (blocking its thread) for another connection's write
+   * lock. The HTTP server sets 0: a locked store fails at once and the app waits asynchronously, so the event loop
+   * never freezes behind a CLI import (see docs/store.md).
+   */
+  setBusyTimeout(ms: number): void {
+    setBusyTimeout(this.db, ms);
+  }
+
+  /**
+   * Rows changed by this connection since it opened (SQLite's `total_changes()`). Equal counts before and after a
+   * failed operation prove it wrote nothing, so it can be retried safely.
+   */
+  writeCount(): number {
+    this.writeCountStatement ??= this.db.prepare("SELECT total_changes()").pluck(true);
+    return this.writeCountStatement.get([]) as number;
   }
 
   /** Schema version of the open file. */

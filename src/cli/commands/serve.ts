@@ -72,6 +72,9 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
           throw usageError(`--workers must be an integer from 0 to 256, got ${opts.workers}`, "workers");
         const settings = serveSettings(opts);
         const base = { ...ctx.service(), limits: settings.limits };
+        // No statement of this process's connection ever blocks the event loop on another process's write lock (a
+        // CLI import): requests wait asynchronously (then 503 store_busy), background writers retry with backoff.
+        base.store.setBusyTimeout(0);
         // Backtest jobs run on worker threads of this process, never on the server's event loop.
         const runner =
           workers > 0
@@ -108,6 +111,13 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
           await runner?.stop();
           throw err;
         });
+        // Last resort: a failure in a background path is logged, never the end of the server (issue 12, defect 2).
+        const background = (err: unknown) =>
+          process.stderr.write(
+            `lotwise serve: unexpected error in a background task (the server keeps running): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+          );
+        process.on("uncaughtException", background);
+        process.on("unhandledRejection", background);
         if (ctx.out.json)
           ctx.out.printJson({ url: handle.url, store: service.store.path, backtest_workers: workers });
         else {
@@ -131,8 +141,12 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
             ctx.out.note("lotwise: shutting down...");
             sweep?.stop();
             // Running backtests get the same grace; unfinished ones are re-queued for the next start.
-            Promise.allSettled([handle.close({ graceMs: 5000 }), runner?.stop({ graceMs: 5000 })]).then(() =>
-              resolve(),
+            Promise.allSettled([handle.close({ graceMs: 5000 }), runner?.stop({ graceMs: 5000 })]).then(
+              () => {
+                process.off("uncaughtException", background);
+                process.off("unhandledRejection", background);
+                resolve();
+              },
             );
           };
           process.on("SIGINT", stop);

@@ -4,6 +4,10 @@
  * progress (the heartbeat) under the lease and poll for cancel requests, then finishes the job as SUCCESS (a result
  * that matches the contract) or FAILURE with a message a user can act on. A run whose lease was taken away (the job
  * was recovered as stale, or re-queued) leaves the job to its new owner.
+ *
+ * A store locked by another process (a CLI import on the same file) does not fail the job: a heartbeat that cannot be
+ * written is skipped (the next period writes one; staleness takes minutes), and the final write is retried with
+ * backoff for up to {@link FINISH_BUSY_WAIT_MS}. This blocks only the thread that runs the job.
  */
 import * as z from "zod";
 import {
@@ -18,10 +22,34 @@ import {
 import { PortfolioError } from "../../core/errors.js";
 import type { BacktestJobRecord } from "../../store/index.js";
 import { nowIso, type ServiceContext } from "../context.js";
+import { busyBackoffMs, isStoreBusyError } from "../store-busy.js";
 import type { BacktestExecutor, BacktestPeriodProgress, BacktestRunParams } from "./executor.js";
 
 /** Longest error_message stored (a runaway message would bloat every read of the job). */
 export const MAX_ERROR_MESSAGE_LENGTH = 4000;
+
+/** Longest time the final write of a run (SUCCESS or FAILURE) is retried while the store is locked: 2 minutes. */
+export const FINISH_BUSY_WAIT_MS = 120_000;
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs a write, retrying it while the store is locked (each attempt also waits the connection's own busy timeout),
+ * sleeping with backoff between attempts, for up to `maxWaitMs`.
+ * @throws the busy error once `maxWaitMs` has passed; any other error at once.
+ */
+function writeWhenFree<T>(write: () => T, maxWaitMs: number, monotonic: () => number): T {
+  const deadline = monotonic() + maxWaitMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return write();
+    } catch (err) {
+      const left = deadline - monotonic();
+      if (!isStoreBusyError(err) || left <= 0) throw err;
+      Atomics.wait(sleeper, 0, 0, Math.min(busyBackoffMs(attempt, 50, 1000), left));
+    }
+  }
+}
 
 /** Default minimum time between two reads of the job's cancel flag in the store. */
 export const DEFAULT_CANCEL_CHECK_INTERVAL_MS = 200;
@@ -48,6 +76,8 @@ export interface RunClaimedJobOptions {
   onProgress?: (progress: BacktestProgress) => void;
   /** Monotonic milliseconds (throttling only). @default performance.now */
   monotonicMs?: () => number;
+  /** Longest wait of the final write for a locked store. @default FINISH_BUSY_WAIT_MS */
+  finishBusyWaitMs?: number;
 }
 
 const resultSchema = z.record(z.string().min(1), backtestCaseResultSchema);
@@ -107,7 +137,15 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
       throw new TypeError(
         `onProgress received an invalid progress record (${summarizeIssues(toFieldIssues(next.error))})`,
       );
-    if (!jobs.progress(job.id, owner, next.data)) {
+    let recorded: boolean;
+    try {
+      recorded = jobs.progress(job.id, owner, next.data);
+    } catch (err) {
+      // Another process holds the write lock: skip this heartbeat, the run goes on (the next period writes one).
+      if (!isStoreBusyError(err)) throw err;
+      recorded = true;
+    }
+    if (!recorded) {
       lost = "the job's lease was taken over while it ran (its heartbeat was considered stale)";
       throw new LeaseLostSignal(lost);
     }
@@ -138,8 +176,9 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
     error = err;
   }
   if (lost !== undefined) return { status: "LOST", reason: lost };
+  const finishWait = options.finishBusyWaitMs ?? FINISH_BUSY_WAIT_MS;
   const fail = (message: string): JobOutcome =>
-    jobs.fail(job.id, message, owner)
+    writeWhenFree(() => jobs.fail(job.id, message, owner), finishWait, monotonic)
       ? { status: "FAILURE", errorMessage: message, progress }
       : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
   if (cancelled)
@@ -158,7 +197,7 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
         ),
       ),
     );
-  return jobs.succeed(job.id, owner, parsed.data, progress)
+  return writeWhenFree(() => jobs.succeed(job.id, owner, parsed.data, progress), finishWait, monotonic)
     ? { status: "SUCCESS", progress }
     : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
 }

@@ -8,6 +8,10 @@
  * RUNNING job whose lease owner is gone (a dead thread of this process, a dead process on this host) or whose
  * heartbeat is stale is re-queued while it has attempts left, else failed with a message. A worker thread that
  * dies mid-job (terminate, uncaught error, exit) is replaced and its job recovered at once, so no job stays RUNNING.
+ *
+ * Nothing the runner does in the background (sweeps, the watch loop, worker events) throws out of a timer or an event
+ * handler: a store whose write lock another process holds (a CLI import beside `lotwise serve`) makes a sweep or a
+ * claim wait and retry with backoff, logged once per episode; any other failure is logged and the runner goes on.
  */
 import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
@@ -15,6 +19,7 @@ import type { Worker } from "node:worker_threads";
 import type { BacktestProgress } from "../../contract/index.js";
 import type { BacktestJobRecord, Store } from "../../store/index.js";
 import type { ServiceContext } from "../context.js";
+import { BusyEpisode, isStoreBusyError } from "../store-busy.js";
 import {
   type BacktestExecutor,
   type BacktestExecutorModule,
@@ -204,6 +209,9 @@ export class BacktestJobRunner {
   private executor: BacktestExecutor | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** A sweep that met a locked store, to run again after a backoff delay. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly busy: BusyEpisode;
   private inProcessBusy = false;
   private inProcessScheduled = false;
   private missToken: string | undefined;
@@ -237,6 +245,7 @@ export class BacktestJobRunner {
       );
     this.id = randomBytes(4).toString("hex");
     this.log = options.log ?? ((line) => void process.stderr.write(`${line}\n`));
+    this.busy = new BusyEpisode("backtest job recovery and claims", this.log);
   }
 
   /** Lease owner names of the live workers. */
@@ -256,7 +265,16 @@ export class BacktestJobRunner {
   async start(): Promise<RecoveryReport> {
     if (this.state !== "new") throw new Error("BacktestJobRunner.start: already started");
     this.state = "starting";
-    const report = this.recover();
+    let report: RecoveryReport = { requeued: [], failed: [] };
+    let recoverLater = false;
+    try {
+      report = this.recover();
+    } catch (err) {
+      // Another process holds the write lock: start anyway; the sweep runs again once the store is free.
+      if (!isStoreBusyError(err)) throw err;
+      this.busy.busy();
+      recoverLater = true;
+    }
     try {
       if (this.mode === "in-process") {
         const ex = this.options.executor ?? defaultExecutorModule();
@@ -287,9 +305,10 @@ export class BacktestJobRunner {
     const poll = this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.pollTimer = setInterval(() => this.tick(), poll);
     this.sweepTimer = setInterval(
-      () => this.afterRecovery(this.recover()),
+      () => this.sweep(),
       this.options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
     );
+    if (recoverLater) this.sweepLater(this.busy.busy());
     this.pump();
     return report;
   }
@@ -379,6 +398,7 @@ export class BacktestJobRunner {
     this.state = "stopping";
     clearInterval(this.pollTimer);
     clearInterval(this.sweepTimer);
+    clearTimeout(this.retryTimer);
     const graceMs = options.graceMs ?? 0;
     const deadline = performance.now() + graceMs;
     while (
@@ -413,6 +433,37 @@ export class BacktestJobRunner {
   }
 
   // ---- internals -------------------------------------------------------------------------------------------
+
+  /**
+   * A recovery sweep from a timer or an event handler: never throws. A locked store schedules another sweep after a
+   * backoff delay (logged once per episode); any other failure is logged and the next periodic sweep tries again.
+   */
+  private sweep(): void {
+    if (this.state !== "running" && this.state !== "starting") return;
+    try {
+      this.afterRecovery(this.recover());
+      this.busy.ok();
+    } catch (err) {
+      if (isStoreBusyError(err)) this.sweepLater(this.busy.busy());
+      else this.log(`lotwise jobs: recovery sweep failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** One pending retry sweep at a time. */
+  private sweepLater(delayMs: number): void {
+    if (this.retryTimer !== undefined) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.sweep();
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+
+  /** Reports a failure of a background step (watch loop, worker event): never rethrown. */
+  private backgroundFailure(err: unknown, what: string): void {
+    if (isStoreBusyError(err)) this.busy.busy();
+    else this.log(`lotwise jobs: ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
 
   private emit(event: RunnerEvent): void {
     for (const l of this.listeners) {
@@ -469,7 +520,13 @@ export class BacktestJobRunner {
         this.pump();
       } else if (message.type === "fatal") {
         lastError = new Error(`Backtest worker could not start: ${message.message}`);
-      } else this.onWorkerMessage(slot, message);
+      } else {
+        try {
+          this.onWorkerMessage(slot, message);
+        } catch (err) {
+          this.backgroundFailure(err, `handling a message of worker ${owner}`);
+        }
+      }
     });
     worker.on("error", (err) => {
       lastError = err;
@@ -492,7 +549,7 @@ export class BacktestJobRunner {
             this.log(
               `lotwise jobs: worker ${owner} stopped${jobId ? ` while running job ${jobId}` : ""} (exit code ${code}${lastError ? `, ${lastError.message}` : ""}); recovering its job and starting a new worker.`,
             );
-          this.afterRecovery(this.recover());
+          this.sweep();
           if (!this.fatal) void this.spawn(index).catch((err: Error) => this.giveUp(err));
         }
         resolve();
@@ -514,10 +571,18 @@ export class BacktestJobRunner {
     switch (message.type) {
       case "idle":
         slot.state = "idle";
+        if (message.busy) {
+          // The claim met a locked store: ask again at the next tick (no hot loop), the assigned job first.
+          this.busy.busy();
+          if (message.jobId !== undefined && !this.queue.includes(message.jobId))
+            this.queue.unshift(message.jobId);
+          return;
+        }
         if (message.jobId === undefined) this.missToken = slot.claimToken;
         this.pump();
         return;
       case "started":
+        this.busy.ok();
         slot.state = "busy";
         slot.jobId = message.jobId;
         slot.seq = message.seq;
@@ -586,8 +651,16 @@ export class BacktestJobRunner {
     return limit === undefined ? {} : { maxRunningPerOrganization: limit };
   }
 
-  /** Give work to idle slots. */
+  /** Give work to idle slots (never throws: called from timers and worker events). */
   private pump(): void {
+    try {
+      this.dispatch();
+    } catch (err) {
+      this.backgroundFailure(err, "dispatching jobs");
+    }
+  }
+
+  private dispatch(): void {
     if (this.state !== "running" || this.fatal) return;
     if (this.mode === "in-process") {
       if (!this.inProcessBusy && !this.inProcessScheduled) {
@@ -621,17 +694,27 @@ export class BacktestJobRunner {
     if (this.state !== "running" || this.inProcessBusy) return;
     const slot = this.slots[0]!;
     let job: BacktestJobRecord | undefined;
-    if (this.claimPolicy === "assigned") {
-      while (!job && this.queue.length > 0)
-        job = this.store.backtestJobs.claim(this.queue.shift()!, slot.owner);
-    } else {
-      const token = this.store.changeToken();
-      if (this.missToken === undefined || token !== this.missToken) {
-        job = this.store.backtestJobs.claimNext(slot.owner, this.claimOptions());
-        if (!job) this.missToken = token;
+    try {
+      if (this.claimPolicy === "assigned") {
+        while (!job && this.queue.length > 0) {
+          const id = this.queue[0]!;
+          job = this.store.backtestJobs.claim(id, slot.owner);
+          this.queue.shift();
+        }
+      } else {
+        const token = this.store.changeToken();
+        if (this.missToken === undefined || token !== this.missToken) {
+          job = this.store.backtestJobs.claimNext(slot.owner, this.claimOptions());
+          if (!job) this.missToken = token;
+        }
       }
+    } catch (err) {
+      // A locked store: nothing was claimed (an assigned job stays first in the queue); the next tick tries again.
+      this.backgroundFailure(err, "claiming a job");
+      return;
     }
     if (!job) return;
+    this.busy.ok();
     this.inProcessBusy = true;
     slot.state = "busy";
     slot.jobId = job.id;
@@ -640,7 +723,7 @@ export class BacktestJobRunner {
     this.emit({ type: "started", jobId: job.id, attempts: job.attempts });
     const ctx: ServiceContext = { store: this.store, clock: () => new Date(this.store.now()) };
     const claimed = job;
-    let outcome: JobOutcome;
+    let outcome: JobOutcome | undefined;
     try {
       outcome = runClaimedJob({
         ctx,
@@ -654,17 +737,33 @@ export class BacktestJobRunner {
           this.emit({ type: "progress", jobId: claimed.id, progress });
         },
       });
+    } catch (err) {
+      // Only the final write can throw (a store locked for longer than run-job's retries): the job stays RUNNING
+      // under this live owner until its heartbeat is stale, then the sweep re-queues it.
+      this.backgroundFailure(err, `finishing job ${claimed.id}`);
     } finally {
       this.inProcessBusy = false;
       slot.state = "idle";
       slot.jobId = undefined;
     }
-    this.finished(claimed.id, outcome);
+    try {
+      if (outcome) this.finished(claimed.id, outcome);
+    } catch (err) {
+      this.backgroundFailure(err, `reporting job ${claimed.id}`);
+    }
     this.pump();
   }
 
-  /** The watch loop: dispatch, report jobs run elsewhere, enforce cancel deadlines. */
+  /** The watch loop: dispatch, report jobs run elsewhere, enforce cancel deadlines. Never throws. */
   private tick(): void {
+    try {
+      this.watch();
+    } catch (err) {
+      this.backgroundFailure(err, "watching jobs");
+    }
+  }
+
+  private watch(): void {
     if (this.state !== "running") return;
     const now = performance.now();
     for (const slot of this.slots) {

@@ -7,6 +7,7 @@
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { openStore, type Store } from "../../store/index.js";
 import type { ServiceContext } from "../context.js";
+import { isStoreBusyError } from "../store-busy.js";
 import { type BacktestExecutor, loadExecutor } from "./executor.js";
 import { runClaimedJob } from "./run-job.js";
 import type { FromWorker, ToWorker, WorkerInit } from "./worker-protocol.js";
@@ -27,15 +28,23 @@ function main(store: Store, executor: BacktestExecutor): void {
       port.close();
       return;
     }
-    const job =
-      message.jobId === undefined
-        ? store.backtestJobs.claimNext(
-            init.owner,
-            init.maxRunningPerOrganization === undefined
-              ? {}
-              : { maxRunningPerOrganization: init.maxRunningPerOrganization },
-          )
-        : store.backtestJobs.claim(message.jobId, init.owner);
+    let job: ReturnType<Store["backtestJobs"]["claim"]>;
+    try {
+      job =
+        message.jobId === undefined
+          ? store.backtestJobs.claimNext(
+              init.owner,
+              init.maxRunningPerOrganization === undefined
+                ? {}
+                : { maxRunningPerOrganization: init.maxRunningPerOrganization },
+            )
+          : store.backtestJobs.claim(message.jobId, init.owner);
+    } catch (err) {
+      // Another process holds the write lock: nothing was claimed; the runner asks again later.
+      if (!isStoreBusyError(err)) throw err;
+      post({ type: "idle", busy: true, ...(message.jobId === undefined ? {} : { jobId: message.jobId }) });
+      return;
+    }
     if (!job) {
       post(message.jobId === undefined ? { type: "idle" } : { type: "idle", jobId: message.jobId });
       return;

@@ -38,8 +38,11 @@ export type FromWorker =
   | { type: "ready" }
   /** The worker cannot work (executor module or store failed); it ends after this message. */
   | { type: "fatal"; message: string }
-  /** The claim found nothing to run (for a given job: it is not PENDING anymore). */
-  | { type: "idle"; jobId?: string }
+  /**
+   * The claim found nothing to run (for a given job: it is not PENDING anymore), or, with `busy`, could not look
+   * because another process held the store's write lock (the runner asks again later).
+   */
+  | { type: "idle"; jobId?: string; busy?: boolean }
   /** A job was claimed; `seq` identifies this run for the cancel signal. */
   | { type: "started"; jobId: string; seq: number; attempts: number }
   | { type: "progress"; jobId: string; progress: BacktestProgress }
