@@ -6,7 +6,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
-import { type AppOptions, createApp, type LotwiseApp } from "./app.js";
+import { type AppOptions, closeApp, createApp, type LotwiseApp, warmApp } from "./app.js";
 
 /** Default address of `lotwise serve` (loopback: exposing the service is an explicit choice). */
 export const DEFAULT_HOST = "127.0.0.1";
@@ -19,6 +19,8 @@ export interface ServeOptions extends AppOptions {
   host?: string;
   /** Port to bind; 0 picks a free one. @default DEFAULT_PORT */
   port?: number;
+  /** Start the request workers at once rather than on the first heavy request. @default false */
+  warmWorkers?: boolean;
 }
 
 /** A listening server. */
@@ -34,8 +36,8 @@ export interface ServerHandle {
   /** The Node server (for advanced wiring). */
   readonly server: Server;
   /**
-   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`, then closes what is left.
-   * Resolves when the server is closed; idempotent.
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`, then closes what is left and
+   * stops the app's request workers. Resolves when both are closed; idempotent.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -47,12 +49,17 @@ export interface ServerHandle {
  */
 export function serve(options: ServeOptions): Promise<ServerHandle> {
   const app = createApp(options);
+  if (options.warmWorkers) warmApp(app);
   const host = options.host ?? DEFAULT_HOST;
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (err: Error) => {
+      void closeApp(app);
+      reject(err);
+    };
+    server.once("error", failed);
     server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       const address = server.address() as AddressInfo;
       const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
       let closing: Promise<void> | undefined;
@@ -68,7 +75,7 @@ export function serve(options: ServeOptions): Promise<ServerHandle> {
             timer.unref();
             server.close(() => {
               clearTimeout(timer);
-              done();
+              void closeApp(app, { graceMs }).then(done);
             });
             // Keep-alive sockets with no request in flight would otherwise hold close() open.
             server.closeIdleConnections();

@@ -346,6 +346,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/proposal/`,
     operationId: "createProposal",
+    heavy: true,
     tag: TAGS.proposals,
     specEndpoint: 1,
     summary: "Create a rebalance proposal",
@@ -379,6 +380,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/optimize/`,
     operationId: "optimizeAccount",
+    heavy: true,
     tag: TAGS.proposals,
     summary: "Optimize an account",
     description:
@@ -396,6 +398,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/rebalance/`,
     operationId: "rebalanceAccount",
+    heavy: true,
     tag: TAGS.proposals,
     summary: "Optimize an account and store the rebalance proposal",
     description:
@@ -531,6 +534,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: "/api/v1/themes/{theme_uuid}/evaluate",
     operationId: "evaluateTheme",
+    heavy: true,
     tag: TAGS.themes,
     summary: "Evaluate the latest revision",
     description:
@@ -557,6 +561,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "GET",
     path: "/api/v1/themes/{theme_uuid}/backtest",
     operationId: "backtestTheme",
+    heavy: true,
     tag: TAGS.themes,
     specEndpoint: 8,
     summary: "Backtest a theme",

@@ -43,4 +43,4 @@ export {
   type RunnerEvent,
   recoverOrphanJobs,
 } from "./runner.js";
-export { defaultExecutorModule, spawnJobWorker } from "./spawn-worker.js";
+export { defaultExecutorModule, spawnJobWorker, spawnModuleWorker } from "./spawn-worker.js";
