@@ -222,3 +222,26 @@ describe("request worker pool", () => {
     ).toBeLessThan(done.ms / 4);
   });
 });
+
+describe("request worker pool scheduling", () => {
+  it("runs proposals (they hold the write lock while computing) one at a time, reads beside each other", async () => {
+    const app = createApp({ ctx: t.ctx, requestWorkers: 2 });
+    try {
+      const body = { optimized_weights: [{ ticker: t.usTickers[1]!, weight: "0.5" }] };
+      const proposals = await Promise.all(
+        [0, 1, 2].map(() =>
+          send(app, "POST", `${accountPath(b, t.orgB.uuid)}/proposal/`, { key: t.orgB.apiKey, json: body }),
+        ),
+      );
+      expect(proposals.map((p) => p.status)).toEqual([200, 200, 200]);
+      // Each proposal waited for the one before it, so the first worker took them all.
+      expect(appRequestPoolStats(app)).toMatchObject({ started: 1, completed: 3 });
+      const backtest = `/api/v1/themes/${a.themeUuid}/backtest?start_date=2024-07-01&end_date=2025-06-30`;
+      const reads = await Promise.all([0, 1].map(() => send(app, "GET", backtest, { key: t.orgA.apiKey })));
+      expect(reads.map((r) => r.status)).toEqual([200, 200]);
+      expect(appRequestPoolStats(app)).toMatchObject({ started: 2 });
+    } finally {
+      await closeApp(app);
+    }
+  }, 120_000);
+});

@@ -281,7 +281,7 @@ export function createApp(options: AppOptions): LotwiseApp {
   const pool = requestPool(options);
   // The worker finds a heavy route by operationId in API_ROUTES; a route of another table runs in-process.
   const pooled = (route: AnyRoute) =>
-    pool !== undefined && route.heavy === true && API_ROUTES.includes(route);
+    pool !== undefined && route.heavy !== undefined && route.heavy !== false && API_ROUTES.includes(route);
 
   const app: LotwiseApp = new Hono<AppEnv>();
   if (pool) pools.set(app, pool);
@@ -361,6 +361,7 @@ export function createApp(options: AppOptions): LotwiseApp {
           params,
           body,
           query,
+          exclusive: route.heavy === "write",
           method: c.req.method,
           url: c.req.url,
           nowMs: ctx.clock().getTime(),

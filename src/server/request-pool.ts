@@ -37,6 +37,12 @@ export interface RequestTask {
   method: string;
   url: string;
   /**
+   * The operation holds SQLite's write lock for its whole computation (proposal creation): such tasks run one at a
+   * time across the pool, since two at once would only wait on each other's lock (SQLite's busy handler polls with
+   * sleeps of up to 100 ms). Other tasks run beside it.
+   */
+  exclusive: boolean;
+  /**
    * The main context's clock when the request was dispatched (ms since the epoch): the worker's clock stands still
    * at it for the whole request, so timestamps and "today" are those of the request (and a test's fixed clock
    * gives the same records as in-process).
@@ -154,12 +160,16 @@ export class RequestWorkerPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
+      // The oldest task that may start: an exclusive one waits while another exclusive one runs.
+      const writing = this.slots.some((s) => s.current?.task.exclusive === true);
+      const next = this.queue.findIndex((p) => !(writing && p.task.exclusive));
+      if (next < 0) return;
       let slot = this.slots.find((s) => s.current === undefined);
       if (!slot) {
         if (this.slots.length >= this.size) return;
         slot = this.spawn();
       }
-      const pending = this.queue.shift()!;
+      const pending = this.queue.splice(next, 1)[0]!;
       slot.current = pending;
       slot.worker.ref();
       slot.worker.postMessage({ type: "run", id: pending.id, task: pending.task } satisfies ToRequestWorker);

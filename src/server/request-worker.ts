@@ -25,7 +25,9 @@ const port: MessagePort = parentPort;
 const init = workerData as RequestWorkerInit;
 const post = (message: FromRequestWorker, transfer: ArrayBuffer[] = []) =>
   port.postMessage(message, transfer);
-const routes = new Map<string, AnyRoute>(API_ROUTES.filter((r) => r.heavy).map((r) => [r.operationId, r]));
+const routes = new Map<string, AnyRoute>(
+  API_ROUTES.filter((r) => r.heavy !== undefined && r.heavy !== false).map((r) => [r.operationId, r]),
+);
 
 /** The main context's clock at the dispatch of the current task (see RequestTask.nowMs). */
 let nowMs = Date.now();

@@ -346,7 +346,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/proposal/`,
     operationId: "createProposal",
-    heavy: true,
+    heavy: "write",
     tag: TAGS.proposals,
     specEndpoint: 1,
     summary: "Create a rebalance proposal",
@@ -398,7 +398,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/rebalance/`,
     operationId: "rebalanceAccount",
-    heavy: true,
+    heavy: "write",
     tag: TAGS.proposals,
     summary: "Optimize an account and store the rebalance proposal",
     description:
