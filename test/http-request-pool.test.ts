@@ -244,4 +244,23 @@ describe("request worker pool scheduling", () => {
       await closeApp(app);
     }
   }, 120_000);
+
+  it("answers a heavy request 503 service_unavailable once the app's workers are closed", async () => {
+    const app = createApp({ ctx: t.ctx, requestWorkers: 1 });
+    await closeApp(app);
+    const heavy = await send(app, "POST", `${accountPath(a, t.orgA.uuid)}/optimize/`, {
+      key: t.orgA.apiKey,
+      json: {},
+    });
+    expect(heavy.status).toBe(503);
+    expect(heavy.body).toEqual({
+      error: {
+        code: "service_unavailable",
+        message: "The server is shutting down and did not run this request; retry it.",
+      },
+    });
+    // Everything else is still answered on the event loop.
+    expect((await send(app, "GET", "/api/v1/me", { key: t.orgA.apiKey })).status).toBe(200);
+    expect(appRequestPoolStats(app)).toMatchObject({ started: 0, completed: 0 });
+  });
 });

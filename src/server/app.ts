@@ -228,8 +228,8 @@ export function warmApp(app: LotwiseApp): void {
 }
 
 /**
- * Stops an app's request workers (a running request gets `graceMs` to finish). Heavy requests after this answer
- * 500. Idempotent; a no-op for an app without workers.
+ * Stops an app's request workers (a running request gets `graceMs` to finish). Heavy requests still queued, and
+ * those after this, answer 503 `service_unavailable`. Idempotent; a no-op for an app without workers.
  */
 export async function closeApp(app: LotwiseApp, options: { graceMs?: number } = {}): Promise<void> {
   await pools.get(app)?.close(options);

@@ -16,6 +16,8 @@ export const HTTP_ERROR_STATUS = {
   payload_too_large: 413,
   /** The body's Content-Type is not one the route accepts. */
   unsupported_media_type: 415,
+  /** The server is shutting down and did not run the request (a heavy request still queued for a worker). */
+  service_unavailable: 503,
 } as const;
 
 /** Code of an HTTP-level error. */

@@ -122,7 +122,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
   },
   503: {
     name: "ServiceUnavailable",
-    description: "The store cannot be used by this server version (`store_version`).",
+    description:
+      "The store cannot be used by this server version (`store_version`), or the server is shutting down and did not run the request (`service_unavailable`; retry it).",
     example: {
       error: { code: "store_version", message: "The store was written by a newer lotwise (schema 7)." },
     },

@@ -13,6 +13,15 @@ import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import type { ErrorEnvelope } from "../contract/index.js";
 import { spawnModuleWorker } from "../service/jobs/index.js";
+import { HttpError } from "./http-error.js";
+
+/** The error of a request the pool will not run because it is closing. */
+function shuttingDown(): HttpError {
+  return new HttpError(
+    "service_unavailable",
+    "The server is shutting down and did not run this request; retry it.",
+  );
+}
 
 /** Default number of request workers: min(2, cores). */
 export function defaultRequestWorkers(): number {
@@ -129,9 +138,9 @@ export class RequestWorkerPool {
     while (!this.closing && this.slots.length < this.size) this.spawn();
   }
 
-  /** Runs one task on a worker. */
+  /** Runs one task on a worker; rejects with `service_unavailable` once the pool is closing. */
   run(task: RequestTask): Promise<RequestAnswer> {
-    if (this.closing) return Promise.reject(new Error("request worker pool is closed"));
+    if (this.closing) return Promise.reject(shuttingDown());
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, task, resolve, reject });
       this.dispatch();
@@ -139,12 +148,12 @@ export class RequestWorkerPool {
   }
 
   /**
-   * Stops the workers: queued tasks are rejected, a running task may finish within `graceMs`, then its worker is
+   * Stops the workers: queued tasks are rejected (`service_unavailable`, 503), a running task may finish within `graceMs`, then its worker is
    * terminated. Idempotent.
    */
   close({ graceMs = 5_000 }: { graceMs?: number } = {}): Promise<void> {
     this.closing ??= (async () => {
-      for (const p of this.queue.splice(0)) p.reject(new Error("request worker pool is closed"));
+      for (const p of this.queue.splice(0)) p.reject(shuttingDown());
       await Promise.all(
         this.slots.map(async (slot) => {
           slot.worker.ref();
