@@ -7,8 +7,7 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { PortfolioError } from "../core/errors.js";
-import type { ServiceContext } from "../service/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openStoreContext, type ServiceContext } from "../service/index.js";
 import { errorResponse } from "./error-response.js";
 import type {
   FromRequestWorker,
@@ -72,14 +71,13 @@ async function answer(ctx: ServiceContext, task: RequestTask): Promise<RequestAn
   }
 }
 
-function main(store: Store): void {
-  const ctx: ServiceContext = { store, clock };
+function main(ctx: ServiceContext): void {
   // One task at a time, in arrival order; "stop" waits for the task before it.
   let chain: Promise<void> = Promise.resolve();
   port.on("message", (message: ToRequestWorker) => {
     chain = chain.then(async () => {
       if (message.type === "stop") {
-        store.close();
+        ctx.store.close();
         port.close();
         return;
       }
@@ -93,12 +91,12 @@ function main(store: Store): void {
   post({ type: "ready" });
 }
 
-let store: Store | undefined;
+let ctx: ServiceContext | undefined;
 try {
-  store = openStore(init.storePath, { create: false, now: () => clock().toISOString() });
-  main(store);
+  ctx = openStoreContext(init.storePath, clock);
+  main(ctx);
 } catch (err) {
-  store?.close();
+  ctx?.store.close();
   post({ type: "fatal", message: err instanceof Error ? err.message : String(err) });
   port.close();
 }

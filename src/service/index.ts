@@ -27,7 +27,7 @@ export {
   listClients,
   updateClient,
 } from "./clients.js";
-export { clockDate, marketAsOf, nowIso, type ServiceContext } from "./context.js";
+export { clockDate, marketAsOf, nowIso, openStoreContext, type ServiceContext } from "./context.js";
 export { buildDemo, type DemoOptions, type DemoResult } from "./demo.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
