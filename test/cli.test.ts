@@ -4,7 +4,7 @@
  * lots import from a broker export, configurations, proposals, themes, catalog, and local/remote parity.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -109,6 +109,9 @@ describe("lotwise CLI", () => {
     const nostore = await run(["clients", "list", "--store", join(dir, "none.db")]);
     expect(nostore.code).toBe(1);
     expect(nostore.stderr).toMatch(/No lotwise store at .*lotwise init/);
+    const workers = await run(["serve", "--store", store, "--port", "0", "--request-workers", "two"]);
+    expect(workers.code).toBe(2);
+    expect(workers.stderr).toMatch(/--request-workers must be an integer from 0 to 64, got two/);
   });
 
   it("shows the demo account with positions, lots, gains and NAV", async () => {
@@ -358,6 +361,11 @@ describe("lotwise CLI", () => {
       url = server.url;
     }, 30_000);
     afterAll(() => server.stop());
+
+    it("runs heavy requests on min(2, cores) request workers and says so", () => {
+      const printed = JSON.parse(server.printed()) as { request_workers: number };
+      expect(printed.request_workers).toBe(Math.min(2, availableParallelism()));
+    });
 
     it("gives identical JSON locally and remotely", async () => {
       const remote = ["--url", url, "--api-key", demo.api_key, "--json"];

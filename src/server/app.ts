@@ -27,6 +27,7 @@ import { errorResponse } from "./error-response.js";
 import { HttpError } from "./http-error.js";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.js";
 import { type RateLimitOptions, TokenBucketLimiter } from "./rate-limit.js";
+import { defaultRequestWorkers, type RequestAnswer, RequestWorkerPool } from "./request-pool.js";
 import {
   acceptsGzip,
   type CachedBody,
@@ -76,6 +77,13 @@ export interface AppOptions {
    * so that no wait ever blocks the event loop. @default DEFAULT_STORE_BUSY_WAIT_MS (2000)
    */
   storeBusyWaitMs?: number;
+  /**
+   * Worker threads that run the `heavy: true` routes (optimize, rebalance, proposal, theme evaluate and backtest)
+   * off the event loop, each with its own connection to the store file; 0 runs them in-process. A `:memory:` store
+   * always runs them in-process (a worker cannot open it). Workers start on the first heavy request (or at
+   * {@link warmApp}); stop them with {@link closeApp}. @default defaultRequestWorkers() = min(2, cores)
+   */
+  requestWorkers?: number;
 }
 
 /** Variables a request carries through the app. */
@@ -203,6 +211,58 @@ function queryObject(url: string): Record<string, string> {
   return out;
 }
 
+/** The request-worker pool of each app that has one. */
+const pools = new WeakMap<LotwiseApp, RequestWorkerPool>();
+
+/** The pool of an app over a store file, or undefined (in-process: `:memory:` store or `requestWorkers: 0`). */
+function requestPool(options: AppOptions): RequestWorkerPool | undefined {
+  const size = options.requestWorkers ?? defaultRequestWorkers();
+  if (!Number.isInteger(size) || size < 0)
+    throw new RangeError(`createApp: requestWorkers must be an integer >= 0, got ${size}`);
+  const path = options.ctx.store.path;
+  if (size === 0 || path === ":memory:" || path === "") return undefined;
+  const limits = options.ctx.limits;
+  return new RequestWorkerPool({ storePath: path, size, ...(limits ? { limits } : {}) });
+}
+
+/** Number of request workers an app runs heavy routes on (0: in-process). */
+export function appRequestWorkers(app: LotwiseApp): number {
+  return pools.get(app)?.size ?? 0;
+}
+
+/**
+ * The state of an app's request workers: pool size, threads started, requests they answered; undefined when the
+ * app runs heavy routes in-process.
+ */
+export function appRequestPoolStats(
+  app: LotwiseApp,
+): { size: number; started: number; completed: number } | undefined {
+  const pool = pools.get(app);
+  return pool && { size: pool.size, started: pool.started, completed: pool.completed };
+}
+
+/** Starts an app's request workers now rather than on its first heavy request. */
+export function warmApp(app: LotwiseApp): void {
+  pools.get(app)?.warm();
+}
+
+/**
+ * Stops an app's request workers (a running request gets `graceMs` to finish). Heavy requests still queued, and
+ * those after this, answer 503 `service_unavailable`. Idempotent; a no-op for an app without workers.
+ */
+export async function closeApp(app: LotwiseApp, options: { graceMs?: number } = {}): Promise<void> {
+  await pools.get(app)?.close(options);
+}
+
+/** The response of a pooled request that failed: the envelope the worker built, or a 500 for anything else. */
+function pooledFailure(answer: Exclude<RequestAnswer, { kind: "ok" }>): Response {
+  if (answer.kind === "internal") throw new Error(answer.detail);
+  return new Response(JSON.stringify(answer.body), {
+    status: answer.status,
+    headers: { ...answer.headers, "content-type": "application/json" },
+  });
+}
+
 /**
  * Builds the Hono app of the service over a store.
  * @throws {TypeError} when two routes share a method and path.
@@ -241,8 +301,13 @@ export function createApp(options: AppOptions): LotwiseApp {
       : undefined;
 
   const limiter = options.rateLimit === false ? undefined : new TokenBucketLimiter(options.rateLimit ?? {});
+  const pool = requestPool(options);
+  // The worker finds a heavy route by operationId in API_ROUTES; a route of another table runs in-process.
+  const pooled = (route: AnyRoute) =>
+    pool !== undefined && route.heavy !== undefined && route.heavy !== false && API_ROUTES.includes(route);
 
   const app: LotwiseApp = new Hono<AppEnv>();
+  if (pool) pools.set(app, pool);
   app.onError((err, c) => {
     const r = errorResponse(err, log);
     return c.json(r.body, r.status as ContentfulStatusCode, r.headers);
@@ -312,6 +377,40 @@ export function createApp(options: AppOptions): LotwiseApp {
         };
         const hit = cache.get(cacheScope, token);
         if (hit) return cachedResponse(hit, c.req.raw, route.response.status);
+      }
+      if (pooled(route)) {
+        const answer = await pool!.run({
+          operationId: route.operationId,
+          org,
+          keyId: principal?.keyId ?? "",
+          params,
+          body,
+          query,
+          exclusive: route.heavy === "write",
+          method: c.req.method,
+          url: c.req.url,
+          nowMs: ctx.clock().getTime(),
+        });
+        if (answer.kind !== "ok") return pooledFailure(answer);
+        const bytes = answer.bytes as Uint8Array<ArrayBuffer>;
+        if (answer.contentType !== undefined)
+          return new Response(bytes, {
+            status: answer.status ?? 200,
+            headers: { "content-type": answer.contentType },
+          });
+        if (route.response.status === 204) return c.body(null, 204);
+        if (cache && cacheScope !== undefined) {
+          const entry = cache.set(
+            cacheScope,
+            token,
+            Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          );
+          return cachedResponse(entry, c.req.raw, route.response.status);
+        }
+        return new Response(bytes, {
+          status: route.response.status,
+          headers: { "content-type": "application/json" },
+        });
       }
       let result: unknown;
       try {

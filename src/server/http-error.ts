@@ -18,6 +18,8 @@ export const HTTP_ERROR_STATUS = {
   unsupported_media_type: 415,
   /** The request line (URL) and headers together are longer than the server's limit (Node's 16 KiB). */
   request_header_fields_too_large: 431,
+  /** The server is shutting down and did not run the request (a heavy request still queued for a worker). */
+  service_unavailable: 503,
 } as const;
 
 /** Code of an HTTP-level error. */

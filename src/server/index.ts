@@ -6,10 +6,14 @@
 export {
   type AppEnv,
   type AppOptions,
+  appRequestPoolStats,
+  appRequestWorkers,
+  closeApp,
   createApp,
   DOCS_PATH,
   type LotwiseApp,
   OPENAPI_PATH,
+  warmApp,
 } from "./app.js";
 export {
   API_KEY_HEADER,
@@ -62,6 +66,13 @@ export {
   type RateLimitOptions,
   TokenBucketLimiter,
 } from "./rate-limit.js";
+export {
+  defaultRequestWorkers,
+  type RequestAnswer,
+  type RequestTask,
+  RequestWorkerPool,
+  type RequestWorkerPoolOptions,
+} from "./request-pool.js";
 export {
   type AnyRoute,
   defineRoute,

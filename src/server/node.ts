@@ -7,7 +7,7 @@ import { maxHeaderSize, type Server, STATUS_CODES } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { ValidationError } from "../core/errors.js";
-import { type AppOptions, createApp, type LotwiseApp } from "./app.js";
+import { type AppOptions, closeApp, createApp, type LotwiseApp, warmApp } from "./app.js";
 import { errorResponse } from "./error-response.js";
 import { HttpError } from "./http-error.js";
 
@@ -22,6 +22,8 @@ export interface ServeOptions extends AppOptions {
   host?: string;
   /** Port to bind; 0 picks a free one. @default DEFAULT_PORT */
   port?: number;
+  /** Start the request workers at once rather than on the first heavy request. @default false */
+  warmWorkers?: boolean;
 }
 
 /** A listening server. */
@@ -37,8 +39,8 @@ export interface ServerHandle {
   /** The Node server (for advanced wiring). */
   readonly server: Server;
   /**
-   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`, then closes what is left.
-   * Resolves when the server is closed; idempotent.
+   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`, then closes what is left and
+   * stops the app's request workers. Resolves when both are closed; idempotent.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -87,15 +89,20 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket, ma
  */
 export function serve(options: ServeOptions): Promise<ServerHandle> {
   const app = createApp(options);
+  if (options.warmWorkers) warmApp(app);
   const host = options.host ?? DEFAULT_HOST;
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) =>
     answerClientError(err, socket, maxHeaderSize),
   );
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (err: Error) => {
+      void closeApp(app);
+      reject(err);
+    };
+    server.once("error", failed);
     server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       const address = server.address() as AddressInfo;
       const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
       let closing: Promise<void> | undefined;
@@ -111,7 +118,7 @@ export function serve(options: ServeOptions): Promise<ServerHandle> {
             timer.unref();
             server.close(() => {
               clearTimeout(timer);
-              done();
+              void closeApp(app, { graceMs }).then(done);
             });
             // Keep-alive sockets with no request in flight would otherwise hold close() open.
             server.closeIdleConnections();

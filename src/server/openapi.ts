@@ -135,7 +135,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
   503: {
     name: "ServiceUnavailable",
     description:
-      "The store is locked by another writer (for example a CLI import on the same file) and stayed locked for the server's bounded wait; nothing was changed, send the request again after `Retry-After` seconds (`store_busy`). Or the store cannot be used by this server version (`store_version`).",
+      "The store is locked by another writer (for example a CLI import on the same file) and stayed locked for the server's bounded wait; nothing was changed, send the request again after `Retry-After` seconds (`store_busy`). Or the store cannot be used by this server version (`store_version`), or the server is shutting down and did not run the request (`service_unavailable`; retry it).",
     example: {
       error: { code: "store_busy", message: STORE_BUSY_MESSAGE },
     },

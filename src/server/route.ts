@@ -85,6 +85,15 @@ export interface RouteSpec<TBody = unknown, TQuery = unknown> {
    * most at the app's rate limit (429 `rate_limited` with `Retry-After` beyond). @default false
    */
   rateLimited?: boolean;
+  /**
+   * The operation can take long on the CPU (optimize, proposal, theme evaluate/backtest): an app over a store file
+   * runs it on its pool of request workers (server/request-pool.ts) instead of the event loop. The handler then runs
+   * in a worker thread with its own store connection: it must use only `ctx`, `org`, `keyId`, `params`, `body` and
+   * `query` (`request` carries the method and URL only), and the route must be one of API_ROUTES (the worker finds
+   * it there by operationId). `"write"`: the operation holds the store's write lock while it computes (proposal
+   * creation, rebalance), so the pool runs such requests one at a time (others run beside them). @default false
+   */
+  heavy?: boolean | "write";
   /** Error statuses beyond the ones every route of its kind documents (e.g. 409, 422). */
   errors?: readonly number[];
   /** Does the work. A returned `Response` is sent as is; anything else is the JSON body. */

@@ -357,6 +357,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/proposal/`,
     operationId: "createProposal",
     rateLimited: true,
+    heavy: "write",
     tag: TAGS.proposals,
     specEndpoint: 1,
     summary: "Create a rebalance proposal",
@@ -391,6 +392,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/optimize/`,
     operationId: "optimizeAccount",
     rateLimited: true,
+    heavy: true,
     tag: TAGS.proposals,
     summary: "Optimize an account",
     description:
@@ -427,6 +429,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/rebalance/`,
     operationId: "rebalanceAccount",
     rateLimited: true,
+    heavy: "write",
     tag: TAGS.proposals,
     summary: "Optimize an account and store the rebalance proposal",
     description:
@@ -562,6 +565,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "POST",
     path: "/api/v1/themes/{theme_uuid}/evaluate",
     operationId: "evaluateTheme",
+    heavy: true,
     tag: TAGS.themes,
     summary: "Evaluate the latest revision",
     description:
@@ -588,6 +592,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
     method: "GET",
     path: "/api/v1/themes/{theme_uuid}/backtest",
     operationId: "backtestTheme",
+    heavy: true,
     tag: TAGS.themes,
     specEndpoint: 8,
     summary: "Backtest a theme",

@@ -3,7 +3,7 @@
  * What every operation needs: the store and a clock. The service's "as-of" date is the latest trading date in the
  * store that is not after the clock's date, so valuations, holding periods and proposals agree with the prices used.
  */
-import type { Store } from "../store/index.js";
+import { openStore, type Store } from "../store/index.js";
 
 export interface ServiceContext {
   readonly store: Store;
@@ -36,6 +36,16 @@ export const DEFAULT_SERVICE_LIMITS: Required<ServiceLimits> = {
 /** One limit of the context, its default when unset. */
 export function serviceLimit(ctx: ServiceContext, name: keyof ServiceLimits): number {
   return ctx.limits?.[name] ?? DEFAULT_SERVICE_LIMITS[name];
+}
+
+/**
+ * A context over an existing store file on a connection of its own, with `clock` for the operations and for the
+ * store's record timestamps (a worker thread of the HTTP server runs requests on one). Close it with
+ * `ctx.store.close()`.
+ * @throws {StoreVersionError} when the file is missing, not a lotwise store, or from a newer lotwise.
+ */
+export function openStoreContext(path: string, clock: () => Date): ServiceContext {
+  return { store: openStore(path, { create: false, now: () => clock().toISOString() }), clock };
 }
 
 /** ISO 8601 UTC timestamp of now. */

@@ -32,6 +32,7 @@ export {
   DEFAULT_SERVICE_LIMITS,
   marketAsOf,
   nowIso,
+  openStoreContext,
   type ServiceContext,
   type ServiceLimits,
   serviceLimit,

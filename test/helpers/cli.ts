@@ -42,6 +42,8 @@ export function okJson(r: Run) {
 /** A `lotwise serve` child process on a free port. */
 export interface Served {
   url: string;
+  /** What the server printed at start (its --json document). */
+  printed(): string;
   /** SIGTERM, then wait for the process to exit. */
   stop(): Promise<void>;
   /** SIGKILL (no clean-up at all, like an OOM kill), then wait for the process to exit. */
@@ -66,8 +68,8 @@ export async function serveStore(store: string, extra: string[] = []): Promise<S
   server.stderr!.on("data", (d) => {
     stderr += String(d);
   });
+  let out = "";
   const url = await new Promise<string>((ok, fail) => {
-    let out = "";
     server.stdout!.on("data", (d) => {
       out += String(d);
       const m = /"url":\s*"([^"]+)"/.exec(out);
@@ -77,6 +79,7 @@ export async function serveStore(store: string, extra: string[] = []): Promise<S
   });
   return {
     url,
+    printed: () => out,
     stop: async () => {
       server.kill("SIGTERM");
       await exited;

@@ -1,10 +1,12 @@
 /** @module cli/commands/serve `lotwise serve`: the HTTP API over the local store. */
 import type { Command } from "commander";
 import {
+  appRequestWorkers,
   DEFAULT_HOST,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT_BURST,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
+  defaultRequestWorkers,
   serve,
 } from "../../server/index.js";
 import {
@@ -59,6 +61,10 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
       `delete an account's proposals older than this when it gets a new one (0: no age limit, the default; env ${LIMIT_ENV.proposalMaxAgeDays})`,
     )
     .option(
+      "--request-workers <n>",
+      `worker threads for CPU-heavy requests (optimize, rebalance, proposal, theme evaluate/backtest), so they do not block other requests (0: run them on the event loop; default min(2, cores) = ${defaultRequestWorkers()})`,
+    )
+    .option(
       "--sweep-interval <seconds>",
       `how often jobs left RUNNING by a stopped process are recovered, also with --workers 0 (default ${DEFAULT_SWEEP_INTERVAL_MS / 1000})`,
     )
@@ -70,6 +76,13 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         const workers = opts.workers === undefined ? defaultConcurrency() : Number(opts.workers);
         if (!Number.isInteger(workers) || workers < 0 || workers > 256)
           throw usageError(`--workers must be an integer from 0 to 256, got ${opts.workers}`, "workers");
+        const requestWorkers =
+          opts.requestWorkers === undefined ? defaultRequestWorkers() : Number(opts.requestWorkers);
+        if (!Number.isInteger(requestWorkers) || requestWorkers < 0 || requestWorkers > 64)
+          throw usageError(
+            `--request-workers must be an integer from 0 to 64, got ${opts.requestWorkers}`,
+            "request-workers",
+          );
         const settings = serveSettings(opts);
         const base = { ...ctx.service(), limits: settings.limits };
         // No statement of this process's connection ever blocks the event loop on another process's write lock (a
@@ -106,6 +119,8 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
           host: opts.host,
           port,
           rateLimit: settings.rateLimit,
+          requestWorkers,
+          warmWorkers: true,
         }).catch(async (err: unknown) => {
           sweep?.stop();
           await runner?.stop();
@@ -119,7 +134,12 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         process.on("uncaughtException", background);
         process.on("unhandledRejection", background);
         if (ctx.out.json)
-          ctx.out.printJson({ url: handle.url, store: service.store.path, backtest_workers: workers });
+          ctx.out.printJson({
+            url: handle.url,
+            store: service.store.path,
+            backtest_workers: workers,
+            request_workers: appRequestWorkers(handle.app),
+          });
         else {
           ctx.out.line(`lotwise serving ${service.store.path} at ${handle.url}`);
           ctx.out.line(`  API docs: ${handle.url}/api/v1/docs   OpenAPI: ${handle.url}/api/v1/openapi.json`);
@@ -131,6 +151,12 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
             workers > 0
               ? `  Backtest jobs: ${workers} worker thread(s)${recoveredNote}.`
               : `  Backtest jobs: not run here (--workers 0)${recoveredNote}.`,
+          );
+          const pooled = appRequestWorkers(handle.app);
+          ctx.out.line(
+            pooled > 0
+              ? `  Heavy requests (optimize, proposal, themes): ${pooled} worker thread(s).`
+              : "  Heavy requests (optimize, proposal, themes): on the event loop.",
           );
           ctx.out.line("  Press Ctrl-C to stop.");
         }
@@ -167,6 +193,7 @@ interface ServeFlags {
   host: string;
   port: string;
   workers?: string;
+  requestWorkers?: string;
   maxRunningPerOrg?: string;
   maxQueuedJobs?: string;
   rateLimit?: string;

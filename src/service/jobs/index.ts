@@ -44,4 +44,4 @@ export {
   recoverOrphanJobs,
   startOrphanSweep,
 } from "./runner.js";
-export { defaultExecutorModule, spawnJobWorker } from "./spawn-worker.js";
+export { defaultExecutorModule, spawnJobWorker, spawnModuleWorker } from "./spawn-worker.js";

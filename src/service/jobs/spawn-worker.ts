@@ -26,10 +26,19 @@ export function defaultExecutorModule(): BacktestExecutorModule {
  * @throws {Error} when running from TypeScript sources without tsx installed
  */
 export function spawnJobWorker(init: WorkerInit): Worker {
-  const entry = sibling("worker-entry");
-  if (EXTENSION === ".js") return new Worker(entry, { workerData: init });
+  return spawnModuleWorker(sibling("worker-entry"), init);
+}
+
+/**
+ * Starts a worker thread whose main module is `entry` (a `.js` module of dist, or a `.ts` module of the sources,
+ * which the worker loads through tsx), with `workerData` as its workerData. The HTTP server's request pool uses it
+ * too.
+ * @throws {Error} when running from TypeScript sources without tsx installed
+ */
+export function spawnModuleWorker(entry: URL, workerData: unknown): Worker {
+  if (!entry.pathname.endsWith(".ts")) return new Worker(entry, { workerData });
   const tsxApi = import.meta.resolve("tsx/esm/api");
   // Eval workers are scripts: register tsx's ESM loader, then import the TypeScript entry.
   const code = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(code, { eval: true, workerData: init });
+  return new Worker(code, { eval: true, workerData });
 }
