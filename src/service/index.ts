@@ -32,6 +32,7 @@ export { buildDemo, type DemoOptions, type DemoResult } from "./demo.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";
+export { importLots, type LotCsvSource } from "./lots-import.js";
 export {
   type OptimizeAccountOptions,
   optimizeAccount,

@@ -37,6 +37,7 @@ export type {
   ClientPatch,
   ClientRepository,
 } from "./repositories/clients.js";
+export type { LotImportCounts, LotImportMode, LotImportStaging } from "./repositories/lot-imports.js";
 export type { CloseMatrix, MarketRepository, MarketSummary, PriceMatrix } from "./repositories/market.js";
 export type { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 export type { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
