@@ -137,6 +137,7 @@ export {
   LOT_IMPORT_PREVIEW_LOTS,
   type LotImportQuery,
   type LotImportResult,
+  lotImportQueryParams,
   lotImportQuerySchema,
   lotImportResultSchema,
   lotImportTickerSchema,

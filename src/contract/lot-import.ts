@@ -116,3 +116,13 @@ export const lotImportResultSchema = named(
 );
 /** Result of a lots import. */
 export type LotImportResult = z.infer<typeof lotImportResultSchema>;
+
+/**
+ * A parsed query back as URL parameters (what the remote client sends; the local backend parses the same so that
+ * both validate alike). Undefined fields are left out.
+ */
+export function lotImportQueryParams(query: LotImportQuery): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) out[k] = String(v);
+  return out;
+}

@@ -21,6 +21,8 @@ import type {
   ClientUpdate,
   IndustrySearchRequest,
   IndustrySearchResponse,
+  LotImportQuery,
+  LotImportResult,
   OptimizeRequest,
   PortfolioConfigCreate,
   PortfolioConfigRead,
@@ -60,6 +62,9 @@ import {
   clientUpdateSchema,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
+  lotImportQueryParams,
+  lotImportQuerySchema,
+  lotImportResultSchema,
   optimizeRequestSchema,
   parseOrThrow,
   portfolioConfigCreateSchema,
@@ -99,6 +104,7 @@ import {
   updateClient,
 } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
+import { importLots, type LotCsvSource } from "./lots-import.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
 import {
   createPortfolioConfig,
@@ -240,6 +246,16 @@ export class LocalBackend implements Backend {
     return this.reply(assetClassSchema, () =>
       readAssetClass(this.ctx, this.organizationUuid, assetClassUuid),
     );
+  }
+
+  async importLots(
+    accountUuid: string,
+    csv: LotCsvSource,
+    query: LotImportQuery = {},
+  ): Promise<LotImportResult> {
+    const parsed = parseOrThrow(lotImportQuerySchema, lotImportQueryParams(query), "query");
+    const result = await importLots(this.ctx, this.organizationUuid, accountUuid, csv, parsed);
+    return this.reply(lotImportResultSchema, () => result);
   }
 
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {
