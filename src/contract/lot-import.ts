@@ -28,7 +28,7 @@ export const LOT_IMPORT_PREVIEW_LOTS = 20;
 
 const flag = (what: string) =>
   describe(
-    z.enum(["true", "false"], { error: expectedMessage("true or false") }).transform((v) => v === "true"),
+    z.stringbool({ truthy: ["true"], falsy: ["false"], error: expectedMessage("true or false") }),
     what,
   ).optional();
 
