@@ -203,7 +203,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
     lots
       .command("import <file>")
       .description(
-        `Import tax lots from a broker export (CSV). Columns are recognized by name (Symbol, Quantity, Cost/Share or Cost Basis, Open Date/Acquired, Currency...) or mapped with --map FIELD=HEADER (fields: ${LOT_CSV_FIELDS.join(", ")}). Every row is checked and errors name the line and column; the file is imported entirely or not at all. By default the lots REPLACE the account's lots; --append keeps them.`,
+        `Import tax lots from a broker export (CSV). Columns are recognized by name (Symbol, Quantity, Cost/Share or Cost Basis, Open Date/Acquired, Currency...) or mapped with --map FIELD=HEADER (fields: ${LOT_CSV_FIELDS.join(", ")}). Every row is checked and errors name the line and column; the file is streamed and imported entirely or not at all, in one transaction (locally or with --url). By default the lots REPLACE the account's lots; --append adds them after the lots the account holds when the import commits. Prints the first 20 lots and totals per asset; --json gives every lot.`,
       )
       .requiredOption("--account <uuid>", "account receiving the lots")
       .option("--append", "add to the existing lots instead of replacing them")
@@ -274,5 +274,6 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
       ),
     "lotwise lots import fixtures/lots-broker-export.csv --account 91aad834-... --dry-run",
     "lotwise lots import positions.csv --account 91aad834-... --map trade_date='Date Opened' --date-order dmy",
+    "lotwise lots import more.csv --account 91aad834-... --append --url http://127.0.0.1:8000 --api-key $KEY",
   );
 }

@@ -16,6 +16,9 @@ import Database from "better-sqlite3";
 import type { Db } from "../database.js";
 import type { TaxLotInput } from "../records.js";
 
+/** Page cache of the store while an import moves its lots, in KiB (negative: SQLite's "KiB" form). */
+const IMPORT_CACHE_KIB = -8192;
+
 /** Where the moved lots go. */
 export type LotImportMode = "replace" | "append";
 
@@ -129,6 +132,10 @@ export class LotImportStaging {
     this.staging = undefined;
     const schema = `lot_import_${randomUUID().replace(/-/g, "")}`;
     this.db.prepare("ATTACH DATABASE ? AS ?").run(this.file, schema);
+    // A million-lot insert would fill the store's 64 MiB page cache with dirty pages (and the process's memory
+    // with it): during the move the cache is capped at 8 MiB, SQLite spilling to the WAL as it goes; restored after.
+    const cacheSize = this.db.pragma("main.cache_size", { simple: true }) as number;
+    this.db.pragma(`main.cache_size = ${IMPORT_CACHE_KIB}`);
     try {
       return this.db
         .transaction((): LotImportCounts => {
@@ -157,6 +164,7 @@ export class LotImportStaging {
         })
         .immediate();
     } finally {
+      this.db.pragma(`main.cache_size = ${Math.trunc(cacheSize)}`);
       this.db.prepare("DETACH DATABASE ?").run(schema);
       this.discard();
     }
