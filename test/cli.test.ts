@@ -177,6 +177,38 @@ describe("lotwise CLI", () => {
     expect(u.stderr).toContain("unknown ticker ZZZZ");
   });
 
+  it("summarizes a large lots import in a screenful; --json lists every lot", async () => {
+    const big = join(dir, "big-lots.csv");
+    const symbols = ["DEL", "OSM", "SGR", "NORL"];
+    writeFileSync(
+      big,
+      `Symbol,Quantity,Cost Basis,Open Date\n${Array.from({ length: 500 }, (_, i) => `${symbols[i % 4]},${i + 1},${i + 10},2024-01-02`).join("\n")}\n`,
+    );
+    const args = [
+      "lots",
+      "import",
+      big,
+      "--account",
+      demo.account_uuid,
+      "--append",
+      "--dry-run",
+      "--store",
+      store,
+    ];
+    const text = await run(args);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain("Dry run: 500 lot(s) would be added");
+    expect(text.stdout).toContain("First 20 of 500 lots (--json lists them all)");
+    expect(text.stdout).toContain("Totals per asset");
+    expect(text.stdout.split("\n").length).toBeLessThan(60);
+    // 125 lots of DEL: quantities 1, 5, ..., 497 and total costs 10, 14, ..., 506.
+    expect(text.stdout).toMatch(/DEL:XNYS\s+│\s+125\s+│\s+31125\s+│\s+32,250\.00/);
+    const full = json(await run([...args, "--json"]));
+    expect(full.lots).toHaveLength(500);
+    expect(full.lots[499]).toMatchObject({ theme_asset_id: "NORL:XNAS", quantity: "500", cost_basis: "509" });
+    expect(full.by_ticker.map((t: { lots: number }) => t.lots)).toEqual([125, 125, 125, 125]);
+  });
+
   it("creates and updates a configuration from the sample file", async () => {
     const c = portfolioConfigReadSchema.parse(
       json(

@@ -20,6 +20,7 @@ import {
   clientListSchema,
   clientSchema,
   industrySearchResponseSchema,
+  lotImportResultSchema,
   type PortfolioConfigRead,
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
@@ -156,6 +157,20 @@ describe("success shapes of every route", () => {
       accountLookupSchema,
     );
     expect(found).toEqual({ client_uuid: client.uuid, account });
+    const imported = shape(
+      await send(app, "POST", `${org}/accounts/${account.uuid}/tax_lots/import/?mode=append`, {
+        key,
+        raw: `Symbol,Quantity,Cost Basis,Open Date\n${t.usTickers[0]},3,30,2024-05-06\n`,
+        headers: { "Content-Type": "text/csv" },
+      }),
+      200,
+      lotImportResultSchema,
+    );
+    const before = account.holdings.tax_lots.length;
+    expect(imported).toMatchObject({ lots_before: before, lots_after: before + 1, lots_in_file: 1 });
+    expect(imported.by_ticker).toEqual([
+      { theme_asset_id: t.usTickers[0], lots: 1, quantity: "3", total_cost_basis_usd: "30.00" },
+    ]);
   });
 
   it("portfolio configurations: list (endpoint 3), create 201, read, update (endpoint 4)", async () => {
@@ -585,6 +600,7 @@ describe("success shapes of every route", () => {
         "listAccounts",
         "getAccount",
         "findAccount",
+        "importLots",
         "listPortfolioConfigs",
         "createPortfolioConfig",
         "getPortfolioConfig",

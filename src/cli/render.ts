@@ -2,7 +2,14 @@
  * @module cli/render
  * Human renderings of the wire shapes (tables). Machine output is the wire shape itself (`--json`).
  */
-import type { Account, AccountDrift, AssetClass, Client, PortfolioConfigRead } from "../contract/index.js";
+import type {
+  Account,
+  AccountDrift,
+  AssetClass,
+  Client,
+  LotImportResult,
+  PortfolioConfigRead,
+} from "../contract/index.js";
 import { holdingDays, holdingTerm } from "../core/tax/holding-period.js";
 import { renderKeyValues, renderTable } from "./output.js";
 
@@ -265,4 +272,52 @@ export function renderDrift(d: AccountDrift, top = 20): string {
   }
   for (const w of d.warnings) parts.push(`warning: ${w}`);
   return parts.join("\n\n");
+}
+
+/** Assets listed by {@link renderLotImport} before it sums up the rest. */
+const LOT_IMPORT_TICKERS_SHOWN = 20;
+
+/**
+ * A lots import (or dry run) for the terminal: what happened, the first lots of the file and the totals per asset,
+ * at most a screenful however large the file (`--json` has every lot). Linear in the size of the summary.
+ */
+export function renderLotImport(r: LotImportResult, file: string): string {
+  const skipped = `${r.skipped_count} summary/blank row(s) skipped`;
+  const head = r.dry_run
+    ? `Dry run: ${r.lots_in_file} lot(s) would be ${r.mode === "append" ? "added" : "set"} on account ${r.account_uuid} (${skipped}); it would hold ${r.lots_after} lot(s).`
+    : `Imported ${r.lots_in_file} lot(s) from ${file} into account ${r.account_uuid} (${r.mode}; ${skipped}): ${r.lots_before} lot(s) before, ${r.lots_after} now.`;
+  const lines = [head, ""];
+  lines.push(
+    renderTable(
+      r.preview,
+      [
+        { header: "Asset", value: (l) => l.theme_asset_id },
+        { header: "Trade date", value: (l) => l.trade_date },
+        { header: "Quantity", value: (l) => l.quantity, align: "right" },
+        { header: "Cost basis", value: (l) => `${l.cost_basis} (${l.cost_basis_unit})`, align: "right" },
+        { header: "Ccy", value: (l) => l.cost_basis_currency ?? "USD" },
+      ],
+      r.lots_in_file > r.preview.length
+        ? `First ${r.preview.length} of ${r.lots_in_file} lots (--json lists them all)`
+        : "Lots",
+    ),
+  );
+  const shown = r.by_ticker.slice(0, LOT_IMPORT_TICKERS_SHOWN);
+  lines.push(
+    "",
+    renderTable(
+      shown,
+      [
+        { header: "Asset", value: (t) => t.theme_asset_id },
+        { header: "Lots", value: (t) => t.lots, align: "right" },
+        { header: "Quantity", value: (t) => t.quantity, align: "right" },
+        { header: "Cost basis (USD)", value: (t) => money(t.total_cost_basis_usd), align: "right" },
+      ],
+      r.by_ticker.length > shown.length
+        ? `Totals per asset (first ${shown.length} of ${r.by_ticker.length} assets)`
+        : "Totals per asset",
+    ),
+  );
+  if (!r.dry_run) lines.push("", `Positions and gains: lotwise accounts show ${r.account_uuid}`);
+  return lines.join("\n");
 }

@@ -46,6 +46,20 @@ export interface RequestOptions<T> {
   query?: Record<string, string | undefined>;
   /** Schema of the success body; omitted for answers without body (204). */
   schema?: z.ZodType<T>;
+  /** A raw body streamed as it is produced (a CSV file), instead of `body`. */
+  upload?: { contentType: string; data: string | Uint8Array | AsyncIterable<Uint8Array | string> };
+  /** Time limit of this request, when it must differ from the client's (an upload). */
+  timeoutMs?: number;
+}
+
+/** Chunks of an upload as bytes. */
+async function* uploadBytes(
+  data: string | Uint8Array | AsyncIterable<Uint8Array | string>,
+): AsyncIterable<Uint8Array> {
+  const encoder = new TextEncoder();
+  if (typeof data === "string") yield encoder.encode(data);
+  else if (data instanceof Uint8Array) yield data;
+  else for await (const chunk of data) yield typeof chunk === "string" ? encoder.encode(chunk) : chunk;
 }
 
 /** HTTP methods the client sends. */
@@ -121,29 +135,31 @@ export class HttpClient {
       Accept: "application/json",
       "User-Agent": `lotwise/${VERSION}`,
     };
-    let body: string | undefined;
-    if (options.body !== undefined) {
+    let body: string | AsyncIterable<Uint8Array> | undefined;
+    if (options.upload !== undefined) {
+      headers["Content-Type"] = options.upload.contentType;
+      body = uploadBytes(options.upload.data);
+    } else if (options.body !== undefined) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(options.body);
     }
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     let response: Response;
     let text: string;
     try {
       response = await this.fetchFn(url, {
         method,
         headers,
-        ...(body !== undefined ? { body } : {}),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        // A streamed body needs half duplex (Node's fetch sends it as it is produced).
+        ...(body !== undefined ? { body: body as NonNullable<RequestInit["body"]> } : {}),
+        ...(typeof body === "object" ? { duplex: "half" } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       text = await response.text();
     } catch (err) {
       const name = (err as { name?: string }).name;
       if (name === "TimeoutError" || name === "AbortError")
-        throw new ConnectionError(
-          `${method} ${url} got no answer within ${this.timeoutMs} ms.`,
-          "timeout",
-          err,
-        );
+        throw new ConnectionError(`${method} ${url} got no answer within ${timeoutMs} ms.`, "timeout", err);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new ConnectionError(
         `cannot reach ${this.baseUrl} (${cause?.code ?? cause?.message ?? (err as Error).message}). Is \`lotwise serve\` running there?`,

@@ -34,6 +34,10 @@ import {
   type IndustrySearchRequest,
   type IndustrySearchResponse,
   industrySearchResponseSchema,
+  type LotImportQuery,
+  type LotImportResult,
+  lotImportQueryParams,
+  lotImportResultSchema,
   type OptimizeRequest,
   type PortfolioConfigCreate,
   type PortfolioConfigRead,
@@ -68,7 +72,11 @@ import {
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
 import type { Backend } from "../service/backend.js";
+import type { LotCsvSource } from "../service/lots-import.js";
 import { HttpClient, type HttpClientOptions } from "./http-client.js";
+
+/** Time limit of a lots upload: a file of a million lots is tens of MB. */
+export const LOTS_UPLOAD_TIMEOUT_MS = 15 * 60_000;
 
 /** Options of {@link RemoteBackend.connect}. */
 export interface RemoteBackendOptions extends HttpClientOptions {
@@ -270,6 +278,17 @@ export class RemoteBackend implements Backend {
       { operation: "rebalanceAccount", body, schema: accountRebalanceSchema },
     );
   }
+  /** Streams the CSV as a `text/csv` body: one request, one all-or-nothing import on the server. */
+  importLots(accountUuid: string, csv: LotCsvSource, query: LotImportQuery = {}): Promise<LotImportResult> {
+    return this.http.request("POST", this.org(`accounts/${seg(accountUuid)}/tax_lots/import/`), {
+      operation: "importLots",
+      query: lotImportQueryParams(query),
+      upload: { contentType: "text/csv; charset=utf-8", data: csv },
+      timeoutMs: LOTS_UPLOAD_TIMEOUT_MS,
+      schema: lotImportResultSchema,
+    });
+  }
+
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {
     return this.http.request("POST", "/api/v1/securities/resolve", {
       operation: "resolveTickers",

@@ -142,6 +142,16 @@ export {
 } from "./error-envelope.js";
 export { CONTRACT_EXAMPLES, type ContractExampleId } from "./examples.js";
 export {
+  LOT_IMPORT_FIELDS,
+  LOT_IMPORT_PREVIEW_LOTS,
+  type LotImportQuery,
+  type LotImportResult,
+  lotImportQueryParams,
+  lotImportQuerySchema,
+  lotImportResultSchema,
+  lotImportTickerSchema,
+} from "./lot-import.js";
+export {
   type AccountOptimization,
   type AccountRebalance,
   accountOptimizationSchema,

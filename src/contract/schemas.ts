@@ -42,6 +42,7 @@ import {
 import { clientCreateSchema, clientListSchema, clientSchema, clientUpdateSchema } from "./client.js";
 import { accountDriftSchema, assetDriftSchema, driftQuerySchema } from "./drift.js";
 import { errorDetailSchema, errorEnvelopeSchema } from "./error-envelope.js";
+import { lotImportQuerySchema, lotImportResultSchema, lotImportTickerSchema } from "./lot-import.js";
 import { accountOptimizationSchema, accountRebalanceSchema, optimizeRequestSchema } from "./optimization.js";
 import {
   customizationConfigWriteSchema,
@@ -183,6 +184,9 @@ export const CONTRACT_SCHEMAS = {
   WashSaleLot: washSaleLotSchema,
   TaxLotWrite: taxLotWriteSchema,
   TaxLotRead: taxLotReadSchema,
+  LotImportQuery: lotImportQuerySchema,
+  LotImportTicker: lotImportTickerSchema,
+  LotImportResult: lotImportResultSchema,
   // Themes (endpoints 7, 8 and extensions)
   ThemeMethodology: themeMethodologySchema,
   ThemeRevision: themeRevisionSchema,

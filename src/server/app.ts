@@ -21,7 +21,7 @@ import { parseOrThrow } from "../contract/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { clockDate, type ServiceContext } from "../service/index.js";
 import { API_KEY_HEADER, ApiKeyAuthenticator, type Principal } from "./auth.js";
-import { DEFAULT_MAX_BODY_BYTES, readBody } from "./body.js";
+import { DEFAULT_MAX_BODY_BYTES, readBody, readUpload } from "./body.js";
 import { renderDocsPage } from "./docs-page.js";
 import { errorResponse } from "./error-response.js";
 import { HttpError } from "./http-error.js";
@@ -366,6 +366,7 @@ export function createApp(options: AppOptions): LotwiseApp {
             : parsed.value;
         body = parseOrThrow(route.body.schema, value, "request body");
       }
+      const upload = route.upload ? await readUpload(c.req.raw, route.upload) : undefined;
       let cacheScope: CacheScope | undefined;
       let token = "";
       if (cache && changeToken && route.cache && org !== "") {
@@ -425,8 +426,10 @@ export function createApp(options: AppOptions): LotwiseApp {
               body,
               query,
               request: c.req.raw,
+              upload,
             }),
-          busyWaitMs,
+          // An upload's stream is read once: it cannot be run again after a busy store, so it answers 503 at once.
+          route.upload ? 0 : busyWaitMs,
         );
       } catch (err) {
         // Hono's error handler only sees Error instances; anything else thrown still becomes a 500.

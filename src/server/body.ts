@@ -290,3 +290,87 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
   refuseLoneSurrogates(value);
   return { value, encoding };
 }
+
+/** A raw upload a route streams itself (a CSV file): media types and limits. */
+export interface UploadSpec {
+  /** Largest streamed `text/csv` body, in bytes (checked as the bytes arrive). */
+  maxBytes: number;
+  /** Largest `multipart/form-data` body, in bytes: it is buffered to be parsed. */
+  multipartMaxBytes: number;
+  /** What the file is, for the OpenAPI document. */
+  description: string;
+}
+
+/** Media types of an upload: the file as the body, or as the file part of a form. */
+export const UPLOAD_MEDIA_TYPES = ["text/csv", "multipart/form-data"] as const;
+
+/** The bytes of a body as they arrive; throws a 413 as soon as they pass `maxBytes`. */
+async function* streamedBody(request: Request, maxBytes: number): AsyncIterable<Uint8Array> {
+  if (request.body === null) return;
+  const reader = request.body.getReader();
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      total += value.byteLength;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/**
+ * The uploaded file of a request as a stream of bytes: a `text/csv` body is streamed within `spec.maxBytes`
+ * (never held whole); a `multipart/form-data` body is read within `spec.multipartMaxBytes` and its one file part
+ * (or its `file` field) streamed from there.
+ * @throws {HttpError} 415 for another Content-Type or charset, 413 for a body over the limit
+ * @throws {ValidationError} `malformed_body` for a form without exactly one file
+ */
+export async function readUpload(request: Request, spec: UploadSpec): Promise<AsyncIterable<Uint8Array>> {
+  const header = request.headers.get("content-type") ?? "";
+  const { mediaType, params } = parseContentType(header);
+  const accepted = UPLOAD_MEDIA_TYPES.join(", ");
+  if (!(UPLOAD_MEDIA_TYPES as readonly string[]).includes(mediaType))
+    throw new HttpError(
+      "unsupported_media_type",
+      header.trim() === ""
+        ? `A Content-Type header is required for this upload; accepted: ${accepted}.`
+        : `Content-Type ${mediaType || header} is not accepted here; accepted: ${accepted}.`,
+    );
+  const charset = params.get("charset")?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8")
+    throw new HttpError("unsupported_media_type", `Charset ${charset} is not supported; send UTF-8.`);
+  if (mediaType === "text/csv") {
+    const declared = request.headers.get("content-length");
+    if (declared !== null && /^\d+$/.test(declared) && Number(declared) > spec.maxBytes)
+      throw tooLarge(spec.maxBytes, Number(declared));
+    return streamedBody(request, spec.maxBytes);
+  }
+  const bytes = await readBodyBytes(request, spec.multipartMaxBytes);
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": header },
+    }).formData();
+  } catch {
+    throw malformedBody(
+      "The multipart/form-data body cannot be parsed (check the boundary parameter and the part headers).",
+    );
+  }
+  const files = [...form.entries()].filter(([, v]) => typeof v !== "string") as [string, Blob][];
+  const text = form.get("file");
+  if (files.length === 1) return files[0]![1].stream() as unknown as AsyncIterable<Uint8Array>;
+  if (files.length === 0 && typeof text === "string")
+    return (async function* () {
+      yield new TextEncoder().encode(text);
+    })();
+  throw malformedBody(
+    files.length === 0
+      ? 'The form has no file: send the CSV as the part named "file".'
+      : `The form has ${files.length} files (${files.map(([k]) => k).join(", ")}); send one.`,
+    [{ path: "file", message: "exactly one CSV file part is expected" }],
+  );
+}

@@ -214,7 +214,7 @@ function errorStatuses(route: AnyRoute): number[] {
     s.add(404);
     if (params.some((p) => p !== "organization_uuid")) s.add(400);
   }
-  if (route.body) {
+  if (route.body || route.upload) {
     s.add(400);
     s.add(413);
     s.add(415);
@@ -264,6 +264,21 @@ function operation(route: AnyRoute, inputRef: (id: string) => string): OpenApiOp
         : {}),
     };
   }
+  if (route.upload)
+    op.requestBody = {
+      required: true,
+      description: `${route.upload.description} Send it as the body (text/csv, streamed; at most ${route.upload.maxBytes} bytes) or as the one file part of a multipart/form-data form (buffered; at most ${route.upload.multipartMaxBytes} bytes).`,
+      content: {
+        "text/csv": { schema: { type: "string" } },
+        "multipart/form-data": {
+          schema: {
+            type: "object",
+            properties: { file: { type: "string", format: "binary", description: "the CSV file" } },
+            required: ["file"],
+          },
+        },
+      },
+    };
   const ok: Record<string, unknown> = { description: route.response.description };
   if (route.response.schema)
     ok.content = {

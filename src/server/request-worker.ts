@@ -46,6 +46,8 @@ async function answer(ctx: ServiceContext, task: RequestTask): Promise<RequestAn
       query: task.query,
       // Heavy handlers do not read the request; this one carries the method and URL for the record.
       request: new Request(task.url, { method: task.method }),
+      // Upload routes stream their body on the main thread; they are never heavy.
+      upload: undefined,
     });
     if (result instanceof Response)
       return {

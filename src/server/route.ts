@@ -6,7 +6,7 @@
  */
 import type * as z from "zod";
 import type { ServiceContext } from "../service/index.js";
-import type { BodyEncoding } from "./body.js";
+import type { BodyEncoding, UploadSpec } from "./body.js";
 
 /** Methods the service uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -26,6 +26,8 @@ export interface RouteInput<TBody, TQuery> {
   query: TQuery;
   /** The raw request (for routes that need headers). */
   request: Request;
+  /** The uploaded file's bytes as they arrive, on routes that declare `upload` (undefined elsewhere). */
+  upload: AsyncIterable<Uint8Array> | undefined;
 }
 
 /** The request body of a route. */
@@ -72,6 +74,11 @@ export interface RouteSpec<TBody = unknown, TQuery = unknown> {
   /** No API key needed (the OpenAPI document and the docs page). @default false */
   public?: boolean;
   body?: RouteBody<TBody>;
+  /**
+   * The route takes a file (`text/csv` streamed, or one file of a `multipart/form-data` form) that its handler
+   * reads as a stream (`upload`), instead of a JSON `body`.
+   */
+  upload?: UploadSpec;
   /** Schema of the query parameters (an object schema; each key is one parameter). */
   query?: z.ZodType<TQuery>;
   response: RouteResponse;

@@ -34,6 +34,9 @@ import {
   type IndustrySearchRequest,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
+  type LotImportQuery,
+  lotImportQuerySchema,
+  lotImportResultSchema,
   type OptimizeRequest,
   optimizeRequestSchema,
   type PortfolioConfigCreate,
@@ -90,6 +93,7 @@ import {
   getRiskModel,
   getTheme,
   getThemeConstituents,
+  importLots,
   importRiskModel,
   listAccounts,
   listAssetClasses,
@@ -120,6 +124,11 @@ import { type AnyRoute, defineRoute } from "./route.js";
  * for a full 16 MiB: about 110 MiB in rows, 275 MiB nested; under the former 64 MiB limit, nested took about 1 GiB.
  */
 export const RISK_MODEL_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/** Limit of a streamed lots CSV: about 4 million lots (the file is never held whole; staging is on disk). */
+export const LOTS_CSV_MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** Limit of a lots CSV sent as a multipart form: the form is buffered to be parsed. */
+export const LOTS_CSV_MULTIPART_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** Prefix of the organization-scoped path family. */
 export const ORG_PREFIX = "/api/v1/custom/org/{organization_uuid}";
@@ -259,6 +268,25 @@ export const API_ROUTES: readonly AnyRoute[] = [
       const { clientUuid } = findAccount(ctx, org, params.account_uuid!);
       return { client_uuid: clientUuid, account: getAccount(ctx, org, clientUuid, params.account_uuid!) };
     },
+  }),
+
+  defineRoute<undefined, LotImportQuery>({
+    method: "POST",
+    path: `${ORG_PREFIX}/accounts/{account_uuid}/tax_lots/import/`,
+    operationId: "importLots",
+    tag: TAGS.clients,
+    summary: "Import tax lots from a CSV file",
+    description:
+      "Extension. Reads a broker export of tax lots (columns recognized by name or mapped with map_FIELD=HEADER) as a stream and imports it into the account as ONE transaction: every row is checked, errors name the line and column, and a file with any bad row changes nothing. mode=replace (default) replaces the account's lots; mode=append adds after the lots the account holds when the import commits (concurrent appends all land). dry_run=true checks and summarizes only. The answer is a summary (totals per asset, the first 20 lots); include_lots=true adds every lot.",
+    query: lotImportQuerySchema,
+    upload: {
+      maxBytes: LOTS_CSV_MAX_BODY_BYTES,
+      multipartMaxBytes: LOTS_CSV_MULTIPART_MAX_BODY_BYTES,
+      description: "The lots CSV (UTF-8).",
+    },
+    response: { status: 200, schema: lotImportResultSchema, description: "The import's summary." },
+    handler: ({ ctx, org, params, query, upload }) =>
+      importLots(ctx, org, params.account_uuid!, upload!, query),
   }),
 
   // Portfolio configurations

@@ -21,6 +21,8 @@ import type {
   DriftQuery,
   IndustrySearchRequest,
   IndustrySearchResponse,
+  LotImportQuery,
+  LotImportResult,
   OptimizeRequest,
   PortfolioConfigCreate,
   PortfolioConfigRead,
@@ -41,6 +43,7 @@ import type {
   UniversePresetsResponse,
   WhoAmI,
 } from "../contract/index.js";
+import type { LotCsvSource } from "./lots-import.js";
 
 /** Every operation of one organization. All methods are async so that local and remote look the same. */
 export interface Backend {
@@ -59,6 +62,11 @@ export interface Backend {
   getAccount(clientUuid: string, accountUuid: string): Promise<Account>;
   /** An account by its uuid alone, with its client. */
   findAccount(accountUuid: string): Promise<AccountLookup>;
+  /**
+   * Import tax lots from a CSV into an account (extension): streamed, all rows or none, one transaction; `append`
+   * adds after the lots the account holds at that moment.
+   */
+  importLots(accountUuid: string, csv: LotCsvSource, query?: LotImportQuery): Promise<LotImportResult>;
 
   /** Endpoint 3. */
   listPortfolioConfigs(): Promise<PortfolioConfigRead[]>;

@@ -42,6 +42,7 @@ export { type AccountDriftOptions, accountDrift } from "./drift.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";
+export { importLots, type LotCsvSource } from "./lots-import.js";
 export {
   generateMarketData,
   importMarketData,

@@ -23,6 +23,8 @@ import type {
   DriftQuery,
   IndustrySearchRequest,
   IndustrySearchResponse,
+  LotImportQuery,
+  LotImportResult,
   OptimizeRequest,
   PortfolioConfigCreate,
   PortfolioConfigRead,
@@ -64,6 +66,9 @@ import {
   driftQuerySchema,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
+  lotImportQueryParams,
+  lotImportQuerySchema,
+  lotImportResultSchema,
   optimizeRequestSchema,
   parseOrThrow,
   portfolioConfigCreateSchema,
@@ -104,6 +109,7 @@ import {
 } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { accountDrift } from "./drift.js";
+import { importLots, type LotCsvSource } from "./lots-import.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
 import {
   createPortfolioConfig,
@@ -245,6 +251,16 @@ export class LocalBackend implements Backend {
     return this.reply(assetClassSchema, () =>
       readAssetClass(this.ctx, this.organizationUuid, assetClassUuid),
     );
+  }
+
+  async importLots(
+    accountUuid: string,
+    csv: LotCsvSource,
+    query: LotImportQuery = {},
+  ): Promise<LotImportResult> {
+    const parsed = parseOrThrow(lotImportQuerySchema, lotImportQueryParams(query), "query");
+    const result = await importLots(this.ctx, this.organizationUuid, accountUuid, csv, parsed);
+    return this.reply(lotImportResultSchema, () => result);
   }
 
   resolveTickers(queries: readonly string[]): Promise<TickerResolveResponse> {

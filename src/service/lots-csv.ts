@@ -7,23 +7,13 @@
  */
 import { parse } from "csv-parse/sync";
 import { Decimal } from "decimal.js";
+import { LOT_IMPORT_FIELDS } from "../contract/index.js";
 import { CURRENCIES, type Currency } from "../core/data/types.js";
 import { isIsoDate } from "../core/dates.js";
 import { type FieldIssue, ValidationError } from "../core/errors.js";
 
 /** Fields a lot row can carry. */
-export const LOT_CSV_FIELDS = [
-  "symbol",
-  "quantity",
-  "cost_per_share",
-  "total_cost",
-  "trade_date",
-  "currency",
-  "fx_rate",
-  "mic",
-  "wash_sale_date",
-  "last_sold_for_loss_date",
-] as const;
+export const LOT_CSV_FIELDS = LOT_IMPORT_FIELDS;
 export type LotCsvField = (typeof LOT_CSV_FIELDS)[number];
 
 /** Header synonyms (compared lower-case with everything but letters and digits removed). */
@@ -171,79 +161,158 @@ export function parseLotNumber(text: string): string | null {
   return (negative ? d.negated() : d).toFixed();
 }
 
+/** Problems listed in one error at most; the message still counts them all. */
+export const MAX_LISTED_ISSUES = 1000;
+/** Skipped lines listed at most (their count is kept). */
+export const MAX_LISTED_SKIPPED = 1000;
+
+/** csv-parse options of a lots file (the sync and the stream reader use the same). */
+export const LOT_CSV_PARSE_OPTIONS = {
+  relax_column_count: true,
+  skip_empty_lines: true,
+  bom: true,
+  info: true,
+  relax_quotes: true,
+  trim: true,
+} as const;
+
+/** A decimal(20,10) as the contract's lot fields accept it. */
+const LOT_DECIMAL = /^-?\d{1,20}(\.\d{1,10})?$/;
+
+/** Problems found in one file: the first {@link MAX_LISTED_ISSUES} listed, all counted. */
+export class IssueList {
+  readonly listed: FieldIssue[] = [];
+  count = 0;
+  push(issue: FieldIssue): void {
+    this.count++;
+    if (this.listed.length < MAX_LISTED_ISSUES) this.listed.push(issue);
+  }
+  /** The listed issues, with one more line saying how many were left out. */
+  details(file: string): FieldIssue[] {
+    const more = this.count - this.listed.length;
+    return more > 0
+      ? [...this.listed, { path: file, message: `${more} more problem(s) not listed` }]
+      : this.listed;
+  }
+}
+
 /**
- * Parse a lots CSV. @throws {ValidationError} listing every problem as `line N, column "X": message` (code
- * `invalid_lots_file`) — nothing is returned from a file with any invalid row.
+ * Reads a lots CSV one record at a time (the rows of csv-parse, sync or streamed): finds the header, then checks
+ * each row and returns the valid ones. Every problem is collected in {@link LotCsvReader.issues}; {@link
+ * LotCsvReader.finish} throws them at the end, so that a file is taken entirely or not at all. Memory does not
+ * grow with the file (past the capped lists of problems and skipped lines).
  */
-export function parseLotsCsv(text: string, options: LotCsvOptions = {}): ParsedLots {
-  const file = options.fileName ?? "lots.csv";
-  let records: { record: string[]; info: { lines: number } }[];
-  try {
-    records = parse(text, {
-      relax_column_count: true,
-      skip_empty_lines: true,
-      bom: true,
-      info: true,
-      relax_quotes: true,
-      trim: true,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
-  } catch (err) {
-    throw new ValidationError(
-      `${file} is not a readable CSV file: ${(err as Error).message}`,
-      [{ path: file, message: (err as Error).message }],
-      "invalid_lots_file",
-    );
+export class LotCsvReader {
+  readonly issues = new IssueList();
+  readonly skipped: { line: number; reason: string }[] = [];
+  skippedCount = 0;
+  rowCount = 0;
+  private readonly file: string;
+  private header: ReturnType<typeof findColumns> | undefined;
+
+  constructor(private readonly options: LotCsvOptions = {}) {
+    this.file = options.fileName ?? "lots.csv";
   }
-  // Broker exports put titles above the header: the header is the first row naming a symbol and a quantity column.
-  const headerIndex = records.findIndex((r) => findColumns(r.record, options.columns ?? {}).found);
-  if (headerIndex < 0) {
-    throw new ValidationError(
-      `${file}: no header row with a symbol and a quantity column was found. Name the columns with --map, e.g. --map symbol=Ticker --map quantity=Shares.`,
-      [{ path: file, message: "missing header (symbol, quantity, cost and date columns)" }],
-      "invalid_lots_file",
-    );
+
+  /** Header text used for each field (empty until the header is found). */
+  get columns(): Partial<Record<LotCsvField, string>> {
+    return this.header?.columns ?? {};
   }
-  const header = records[headerIndex]!.record;
-  const { index, columns } = findColumns(header, options.columns ?? {});
-  const issues: FieldIssue[] = [];
-  const need = (f: LotCsvField) => {
-    if (index[f] === undefined)
+
+  /**
+   * One record of the file at `line`: the valid lot row, or null for title lines, the header, skipped and invalid
+   * rows. @throws {ValidationError} when the header lacks required columns (nothing below it can be read).
+   */
+  accept(record: readonly string[], line: number): ParsedLotRow | null {
+    if (!this.header) {
+      // Broker exports put titles above the header: the header is the first row naming a symbol and a quantity column.
+      const found = findColumns(record, this.options.columns ?? {});
+      if (found.found) {
+        this.checkHeader(found);
+        this.header = found;
+      }
+      return null;
+    }
+    return this.row(record, line);
+  }
+
+  /**
+   * End of the file. @throws {ValidationError} (code `invalid_lots_file`) for a file without header, with any
+   * invalid row (every problem as `line N, column "X": message`) or without lot rows.
+   */
+  finish(): void {
+    const file = this.file;
+    if (!this.header)
+      throw new ValidationError(
+        `${file}: no header row with a symbol and a quantity column was found. Name the columns with --map, e.g. --map symbol=Ticker --map quantity=Shares.`,
+        [{ path: file, message: "missing header (symbol, quantity, cost and date columns)" }],
+        "invalid_lots_file",
+      );
+    if (this.issues.count > 0)
+      throw new ValidationError(
+        `${file}: ${this.issues.count} problem(s); nothing was imported.`,
+        this.issues.details(file),
+        "invalid_lots_file",
+      );
+    if (this.rowCount === 0)
+      throw new ValidationError(
+        `${file}: no lot rows below the header.`,
+        [{ path: file, message: "empty" }],
+        "invalid_lots_file",
+      );
+  }
+
+  private checkHeader({ index }: ReturnType<typeof findColumns>): void {
+    const file = this.file;
+    const issues: FieldIssue[] = [];
+    if (index.trade_date === undefined)
       issues.push({
         path: `${file}: header`,
-        message: `no ${f.replace(/_/g, " ")} column (looked for ${LOT_CSV_SYNONYMS[f].join(", ")}); map it with --map ${f}=HEADER`,
+        message: `no trade date column (looked for ${LOT_CSV_SYNONYMS.trade_date.join(", ")}); map it with --map trade_date=HEADER`,
       });
-  };
-  need("trade_date");
-  if (index.cost_per_share === undefined && index.total_cost === undefined)
-    issues.push({
-      path: `${file}: header`,
-      message:
-        "no cost basis column (per share or total); map one with --map cost_per_share=HEADER or --map total_cost=HEADER",
-    });
-  if (issues.length > 0)
-    throw new ValidationError(`${file}: the header lacks required columns.`, issues, "invalid_lots_file");
+    if (index.cost_per_share === undefined && index.total_cost === undefined)
+      issues.push({
+        path: `${file}: header`,
+        message:
+          "no cost basis column (per share or total); map one with --map cost_per_share=HEADER or --map total_cost=HEADER",
+      });
+    if (issues.length > 0)
+      throw new ValidationError(`${file}: the header lacks required columns.`, issues, "invalid_lots_file");
+  }
 
-  const rows: ParsedLotRow[] = [];
-  const skipped: ParsedLots["skipped"] = [];
-  for (const { record, info } of records.slice(headerIndex + 1)) {
-    const line = info.lines;
+  private row(record: readonly string[], line: number): ParsedLotRow | null {
+    const { index, columns } = this.header!;
+    const options = this.options;
+    const file = this.file;
+    const issues = this.issues;
+    const before = issues.count;
     const cell = (f: LotCsvField) => (index[f] === undefined ? "" : (record[index[f]!] ?? "").trim());
     const at = (f: LotCsvField) => `${file}: line ${line}, column "${columns[f]}"`;
     const symbolText = cell("symbol");
     if (symbolText === "" || /^(total|account total|grand total|cash|pending|--)/i.test(symbolText)) {
-      skipped.push({ line, reason: symbolText === "" ? "no symbol" : `summary row "${symbolText}"` });
-      continue;
+      this.skippedCount++;
+      if (this.skipped.length < MAX_LISTED_SKIPPED)
+        this.skipped.push({ line, reason: symbolText === "" ? "no symbol" : `summary row "${symbolText}"` });
+      return null;
     }
     const [symbolPart, micPart] = symbolText.includes(":") ? symbolText.split(":") : [symbolText, ""];
     const symbol = symbolPart!.trim().toUpperCase().replace(/\s+/g, "");
     if (!/^[A-Z0-9][A-Z0-9./-]{0,19}$/.test(symbol))
       issues.push({ path: at("symbol"), message: `"${symbolText}" is not a ticker symbol` });
+    const tooPrecise = (f: LotCsvField, value: string | null) => {
+      if (value !== null && !LOT_DECIMAL.test(value))
+        issues.push({
+          path: at(f),
+          message: `"${cell(f)}" has more than 20 integer digits or 10 decimal places`,
+        });
+    };
     const quantity = parseLotNumber(cell("quantity"));
     if (quantity === null || new Decimal(quantity).lte(0))
       issues.push({
         path: at("quantity"),
         message: `quantity must be a number above 0, got "${cell("quantity")}"`,
       });
+    else tooPrecise("quantity", quantity);
     const perShareText = cell("cost_per_share");
     const totalText = cell("total_cost");
     const perShare = perShareText === "" ? null : parseLotNumber(perShareText);
@@ -253,11 +322,13 @@ export function parseLotsCsv(text: string, options: LotCsvOptions = {}): ParsedL
         path: at("cost_per_share"),
         message: `cost per share must be a number >= 0, got "${perShareText}"`,
       });
+    else if (total === null) tooPrecise("cost_per_share", perShare);
     if (totalText !== "" && (total === null || new Decimal(total).lt(0)))
       issues.push({
         path: at("total_cost"),
         message: `total cost must be a number >= 0, got "${totalText}"`,
       });
+    else tooPrecise("total_cost", total);
     if (perShareText === "" && totalText === "")
       issues.push({
         path: at(index.total_cost !== undefined ? "total_cost" : "cost_per_share"),
@@ -289,35 +360,64 @@ export function parseLotsCsv(text: string, options: LotCsvOptions = {}): ParsedL
     const fxRate = fxText === "" ? null : parseLotNumber(fxText);
     if (fxText !== "" && (fxRate === null || new Decimal(fxRate).lte(0)))
       issues.push({ path: at("fx_rate"), message: `fx rate must be a number above 0, got "${fxText}"` });
-    if (tradeDate && quantity && (perShare !== null || total !== null))
-      rows.push({
-        line,
-        symbol,
-        mic: (micPart ?? "").trim().toUpperCase() || cell("mic").toUpperCase() || null,
-        quantity,
-        // Prefer the total: it is exact, a per-share figure is often rounded.
-        costPerShare: total === null ? perShare : null,
-        totalCost: total,
-        currency: currencyText as Currency,
-        fxRate,
-        tradeDate,
-        washSaleDate,
-        lastSoldForLossDate: lastSold,
-      });
+    else if (fxRate !== null) {
+      tooPrecise("fx_rate", fxRate);
+      if (currencyText === "USD" && LOT_DECIMAL.test(fxRate) && !new Decimal(fxRate).eq(1))
+        issues.push({ path: at("fx_rate"), message: `a USD lot has fx rate 1, got "${fxText}"` });
+    }
+    if (issues.count > before || !tradeDate || !quantity || (perShare === null && total === null))
+      return null;
+    this.rowCount++;
+    return {
+      line,
+      symbol,
+      mic: (micPart ?? "").trim().toUpperCase() || cell("mic").toUpperCase() || null,
+      quantity,
+      // Prefer the total: it is exact, a per-share figure is often rounded.
+      costPerShare: total === null ? perShare : null,
+      totalCost: total,
+      currency: currencyText as Currency,
+      fxRate,
+      tradeDate,
+      washSaleDate,
+      lastSoldForLossDate: lastSold,
+    };
   }
-  if (issues.length > 0)
-    throw new ValidationError(
-      `${file}: ${issues.length} problem(s); nothing was imported.`,
-      issues,
-      "invalid_lots_file",
-    );
-  if (rows.length === 0)
-    throw new ValidationError(
-      `${file}: no lot rows below the header.`,
-      [{ path: file, message: "empty" }],
-      "invalid_lots_file",
-    );
-  return { rows, skipped, columns };
+}
+
+/**
+ * Parse a lots CSV held in memory. @throws {ValidationError} listing every problem as `line N, column "X": message`
+ * (code `invalid_lots_file`) — nothing is returned from a file with any invalid row. The service's import reads
+ * files as streams with the same {@link LotCsvReader} (service/lots-import.ts).
+ */
+export function parseLotsCsv(text: string, options: LotCsvOptions = {}): ParsedLots {
+  const file = options.fileName ?? "lots.csv";
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, LOT_CSV_PARSE_OPTIONS) as unknown as {
+      record: string[];
+      info: { lines: number };
+    }[];
+  } catch (err) {
+    throw unreadableCsv(file, err as Error);
+  }
+  const reader = new LotCsvReader(options);
+  const rows: ParsedLotRow[] = [];
+  for (const { record, info } of records) {
+    const row = reader.accept(record, info.lines);
+    if (row) rows.push(row);
+  }
+  reader.finish();
+  return { rows, skipped: reader.skipped, columns: reader.columns };
+}
+
+/** The error of a file csv-parse cannot read. */
+export function unreadableCsv(file: string, err: Error): ValidationError {
+  return new ValidationError(
+    `${file} is not a readable CSV file: ${err.message}`,
+    [{ path: file, message: err.message }],
+    "invalid_lots_file",
+  );
 }
 
 function findColumns(

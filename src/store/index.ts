@@ -38,6 +38,7 @@ export type {
   ClientPatch,
   ClientRepository,
 } from "./repositories/clients.js";
+export type { LotImportCounts, LotImportMode, LotImportStaging } from "./repositories/lot-imports.js";
 export type {
   CapturedMarketChanges,
   CloseMatrix,

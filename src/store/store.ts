@@ -8,6 +8,7 @@ import { type Db, openDatabase, setBusyTimeout } from "./database.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 import { BacktestJobRepository } from "./repositories/backtest-jobs.js";
 import { AccountRepository, ClientRepository } from "./repositories/clients.js";
+import { LotImportStaging } from "./repositories/lot-imports.js";
 import { MarketRepository } from "./repositories/market.js";
 import { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 import { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
@@ -66,6 +67,14 @@ export class Store {
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Start a tax-lot import: lots are staged in a private temporary file as they are read and moved into an account
+   * by one transaction ({@link LotImportStaging.commit}); call `discard()` when giving up.
+   */
+  beginLotImport(): LotImportStaging {
+    return new LotImportStaging(this.db);
   }
 
   /**

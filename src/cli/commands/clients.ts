@@ -3,17 +3,16 @@
  * `lotwise clients`, `lotwise accounts` and `lotwise lots import` — through the Backend, so they work the same on a
  * local store and against a server.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Command } from "commander";
-import type { ClientUpdate, TaxLotWrite } from "../../contract/index.js";
+import type { ClientUpdate, LotImportQuery, LotImportResult } from "../../contract/index.js";
 import { CURRENCIES, type Currency } from "../../core/data/types.js";
-import { type FieldIssue, ValidationError } from "../../core/errors.js";
-import { type DateOrder, LOT_CSV_FIELDS, type LotCsvField, parseLotsCsv } from "../../service/lots-csv.js";
+import { type DateOrder, LOT_CSV_FIELDS, type LotCsvField } from "../../service/lots-csv.js";
 import { usageError } from "../errors.js";
 import { renderTable } from "../output.js";
 import { action, actionWithCode, examples, type ProgramHooks, readJsonInput } from "../program.js";
-import { renderAccount, renderClient, renderClients, renderDrift } from "../render.js";
+import { renderAccount, renderClient, renderClients, renderDrift, renderLotImport } from "../render.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -243,7 +242,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
     lots
       .command("import <file>")
       .description(
-        `Import tax lots from a broker export (CSV). Columns are recognized by name (Symbol, Quantity, Cost/Share or Cost Basis, Open Date/Acquired, Currency...) or mapped with --map FIELD=HEADER (fields: ${LOT_CSV_FIELDS.join(", ")}). Every row is checked and errors name the line and column; the file is imported entirely or not at all. By default the lots REPLACE the account's lots; --append keeps them.`,
+        `Import tax lots from a broker export (CSV). Columns are recognized by name (Symbol, Quantity, Cost/Share or Cost Basis, Open Date/Acquired, Currency...) or mapped with --map FIELD=HEADER (fields: ${LOT_CSV_FIELDS.join(", ")}). Every row is checked and errors name the line and column; the file is streamed and imported entirely or not at all, in one transaction (locally or with --url). By default the lots REPLACE the account's lots; --append adds them after the lots the account holds when the import commits. Prints the first 20 lots and totals per asset; --json gives every lot.`,
       )
       .requiredOption("--account <uuid>", "account receiving the lots")
       .option("--append", "add to the existing lots instead of replacing them")
@@ -287,114 +286,33 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
                 );
               columns[field] = m.slice(eq + 1);
             }
-            const text = await readFile(file, "utf8");
-            const parsed = parseLotsCsv(text, {
-              fileName: basename(file),
-              columns,
-              dateOrder: opts.dateOrder as DateOrder,
-              defaultCurrency: opts.currency.toUpperCase() as Currency,
-            });
-            const backend = await ctx.backend();
-            const found = await backend.findAccount(opts.account);
-            const queries = parsed.rows.map((r) =>
-              r.mic ? `${r.symbol}:${r.mic}` : opts.mic ? `${r.symbol}:${opts.mic.toUpperCase()}` : r.symbol,
-            );
-            const resolved = await backend.resolveTickers([...new Set(queries)]);
-            const byQuery = new Map(resolved.results.map((r) => [r.query, r]));
-            const issues: FieldIssue[] = [];
-            const lotsOut: TaxLotWrite[] = parsed.rows.map((r, i) => {
-              const res = byQuery.get(queries[i]!)!;
-              if (!res.theme_asset_id)
-                issues.push({
-                  path: `${basename(file)}: line ${r.line}, column "${parsed.columns.symbol}"`,
-                  message: res.message ?? "unknown ticker",
-                });
-              return {
-                theme_asset_id: res.theme_asset_id ?? `${r.symbol}:XXXX`,
-                quantity: r.quantity,
-                cost_basis: r.totalCost ?? r.costPerShare!,
-                cost_basis_unit: r.totalCost !== null ? "total" : "per_share",
-                cost_basis_currency: r.currency,
-                ...(r.fxRate ? { fx_rate: r.fxRate } : {}),
-                trade_date: r.tradeDate,
-                ...(r.washSaleDate ? { wash_sale_date: r.washSaleDate } : {}),
-                ...(r.lastSoldForLossDate ? { last_sold_for_loss_date: r.lastSoldForLossDate } : {}),
-              };
-            });
-            const missingFx = parsed.rows.filter((r) => r.currency !== "USD" && !r.fxRate);
-            for (const r of missingFx)
-              issues.push({
-                path: `${basename(file)}: line ${r.line}`,
-                message: `a ${r.currency} lot needs an fx_rate column (units of ${r.currency} per USD at purchase)`,
-              });
-            if (issues.length > 0)
-              throw new ValidationError(
-                `${basename(file)}: ${issues.length} problem(s); nothing was imported.`,
-                issues,
-                "invalid_lots_file",
-              );
-            const existing: TaxLotWrite[] = opts.append
-              ? found.account.holdings.tax_lots.map((l) => ({
-                  theme_asset_id: l.theme_asset_id,
-                  quantity: l.quantity,
-                  cost_basis: l.total_cost_basis,
-                  cost_basis_unit: "total",
-                  cost_basis_currency: l.cost_basis_currency as Currency,
-                  fx_rate: l.fx_rate,
-                  trade_date: l.trade_date,
-                  wash_sale_date: l.wash_sale_date,
-                  last_sold_for_loss_date: l.last_sold_for_loss_date,
-                }))
-              : [];
-            const summary = {
-              file,
-              account_uuid: opts.account,
+            const query: LotImportQuery = {
               mode: opts.append ? "append" : "replace",
-              lots_in_file: lotsOut.length,
-              lots_before: found.account.holdings.tax_lots.length,
-              lots_after: existing.length + lotsOut.length,
-              skipped_rows: parsed.skipped,
-              columns: parsed.columns,
-              dry_run: Boolean(opts.dryRun),
+              ...(opts.dryRun ? { dry_run: true } : {}),
+              // --json gives every lot; the terminal gets a summary whatever the size of the file.
+              ...(ctx.out.json ? { include_lots: true } : {}),
+              file_name: basename(file),
+              date_order: opts.dateOrder as DateOrder,
+              currency: opts.currency.toUpperCase() as Currency,
+              ...(opts.mic ? { mic: opts.mic.toUpperCase() } : {}),
+              ...Object.fromEntries(Object.entries(columns).map(([f, h]) => [`map_${f}`, h])),
             };
-            if (opts.dryRun) {
-              if (ctx.out.json) ctx.out.printJson({ ...summary, lots: lotsOut });
-              else {
-                ctx.out.line(
-                  `Dry run: ${lotsOut.length} lot(s) would be ${opts.append ? "added" : "set"} on account ${opts.account}.`,
-                );
-                ctx.out.line(
-                  renderTable(lotsOut, [
-                    { header: "Asset", value: (l) => l.theme_asset_id },
-                    { header: "Trade date", value: (l) => l.trade_date },
-                    { header: "Quantity", value: (l) => l.quantity, align: "right" },
-                    {
-                      header: "Cost basis",
-                      value: (l) => `${l.cost_basis} (${l.cost_basis_unit})`,
-                      align: "right",
-                    },
-                    { header: "Ccy", value: (l) => l.cost_basis_currency },
-                  ]),
-                );
-              }
-              return;
+            const backend = await ctx.backend();
+            // Opening first reports a missing file before anything is sent; the rows are then streamed.
+            const handle = await open(file, "r");
+            let result: LotImportResult;
+            try {
+              result = await backend.importLots(opts.account, handle.createReadStream(), query);
+            } finally {
+              await handle.close().catch(() => undefined);
             }
-            const client = await backend.updateClient(found.client_uuid, {
-              account_uuid: opts.account,
-              holdings: { tax_lots: [...existing, ...lotsOut] },
-            });
-            const account = client.accounts.find((a) => a.uuid === opts.account)!;
-            if (ctx.out.json) ctx.out.printJson({ ...summary, account });
-            else {
-              ctx.out.line(
-                `Imported ${lotsOut.length} lot(s) from ${file} into account ${opts.account} (${summary.mode}; ${parsed.skipped.length} summary/blank row(s) skipped).`,
-              );
-              ctx.out.line(renderAccount(account, found.client_uuid));
-            }
+            if (ctx.out.json) ctx.out.printJson(result);
+            else ctx.out.line(renderLotImport(result, file));
           },
         ),
       ),
     "lotwise lots import fixtures/lots-broker-export.csv --account 91aad834-... --dry-run",
     "lotwise lots import positions.csv --account 91aad834-... --map trade_date='Date Opened' --date-order dmy",
+    "lotwise lots import more.csv --account 91aad834-... --append --url http://127.0.0.1:8000 --api-key $KEY",
   );
 }
