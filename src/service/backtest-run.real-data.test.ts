@@ -115,9 +115,8 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DA
         starting_nav: 1_000_000,
         tax_gamma: 1,
         tax_loss_threshold_bps: 500,
+        loss_usage: "outside_gains",
       },
-      {},
-      { lossOffset: "outside_gains" },
     );
     const stats = detailed.policyStats.tax_managed!;
     expect(stats.optimizerSolves).toBeGreaterThanOrEqual(60);
