@@ -297,6 +297,11 @@ export const backtestCaseResultSchema = named(
       fx: describe(nonNegative(), "currency conversion costs, USD"),
     }),
     // Extensions (issue 13). Optional so that results stored before them still read; new runs always fill them.
+    benchmark_name: describe(z.string(), "the target index the benchmark case holds").optional(),
+    return_basis: describe(
+      z.enum(["total_return", "price_return"]),
+      "price_return when the market data carry no dividends in the window: every return is a price return",
+    ).optional(),
     liquidation_tax: describe(
       finiteNumber(),
       "tax the final liquidation adds to the final year's own, USD (0 when liquidate_at_end is false)",
@@ -316,6 +321,7 @@ export const backtestJobSchema = named(
   z
     .strictObject({
       id: uuid(),
+      account_uuid: describe(uuid(), "extension: the account backtested").optional(),
       status: z.enum(BACKTEST_STATUSES),
       params: backtestRequestSchema,
       resolved_params: backtestResolvedParamsSchema,

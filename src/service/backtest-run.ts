@@ -541,8 +541,18 @@ export interface BacktestRunAssumptions {
   liquidate_at_end: boolean;
 }
 
-/** The contract shape of a case's figures (with the run's assumptions when given). */
-export function toCaseResult(m: CaseMetrics, assumptions?: BacktestRunAssumptions): BacktestCaseResult {
+/** What a run says of all its cases: the target index and whether its returns are price returns. */
+export interface BacktestRunContext {
+  benchmark_name: string;
+  return_basis: "total_return" | "price_return";
+}
+
+/** The contract shape of a case's figures (with the run's assumptions and context when given). */
+export function toCaseResult(
+  m: CaseMetrics,
+  assumptions?: BacktestRunAssumptions,
+  run?: BacktestRunContext,
+): BacktestCaseResult {
   const a = m.attribution;
   return backtestCaseResultSchema.parse({
     description: m.description,
@@ -569,6 +579,7 @@ export function toCaseResult(m: CaseMetrics, assumptions?: BacktestRunAssumption
     tracking_error: m.trackingError,
     costs: { transaction: m.costs.transaction, fx: m.costs.fx },
     liquidation_tax: m.liquidationRecaptureTax,
+    ...(run === undefined ? {} : run),
     ...(assumptions === undefined ? {} : { assumptions }),
     ...(a === null
       ? {}
@@ -720,14 +731,22 @@ export function runAccountBacktest(
   params: AccountBacktestParams,
   hooks: AccountBacktestHooks = {},
 ): Record<string, BacktestCaseResult> {
-  const { metrics, policyStats } = runAccountBacktestDetailed(ctx, org, accountUuid, params, hooks);
+  const { metrics, policyStats, benchmarkName, returnBasis } = runAccountBacktestDetailed(
+    ctx,
+    org,
+    accountUuid,
+    params,
+    hooks,
+  );
   const assumptions = backtestAssumptions(ctx, org, accountUuid, params);
+  const run: BacktestRunContext = { benchmark_name: benchmarkName, return_basis: returnBasis };
   const out: Record<string, BacktestCaseResult> = {};
   for (const [name, m] of Object.entries(metrics)) {
     const held = policyStats[name]?.held ?? [];
     out[name] = toCaseResult(
       held.length === 0 ? m : { ...m, description: `${m.description} ${heldNote(held, m.periods)}` },
       assumptions,
+      run,
     );
   }
   return out;

@@ -57,6 +57,16 @@ const PARAMETER_OPTIONS = [
   ["--starting-nav <usd>", "starting_nav", "starting value for an empty account, 100 to 1e9"],
   ["--ls-tlh-factor <factor>", "ls_tlh_factor", "add a long-short TLH case: quality, value or growth"],
   ["--rebalance-period <period>", "rebalance_period", "MONTHLY (the only one)"],
+  [
+    "--loss-usage <usage>",
+    "loss_usage",
+    "account_only (default: $3,000 a year against income, the rest carried forward) or outside_gains (losses offset other gains in the year realized)",
+  ],
+  [
+    "--liquidate-at-end <bool>",
+    "liquidate_at_end",
+    "true (default): after-tax figures charge the tax of selling everything at the end; false: unrealized gains untaxed",
+  ],
 ] as const;
 
 type ParameterOptions = Partial<Record<string, string>>;
@@ -271,11 +281,22 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
       .option("--ascii", "chart with ASCII characters only")
       .action(
         actionWithCode(hooks, async (ctx, id: string, opts: { html?: string; ascii?: boolean }) => {
-          const job = await (await backendFor(ctx)).getBacktest(id);
+          const backend = await backendFor(ctx);
+          const job = await backend.getBacktest(id);
           if (opts.html) {
+            // Titled by the account's name (else its uuid); a lookup that fails leaves the job id as the title.
+            let account: string | undefined;
+            if (job.account_uuid !== undefined)
+              account = await backend
+                .findAccount(job.account_uuid)
+                .then((f) => f.account.name ?? f.account.uuid)
+                .catch(() => undefined);
             await writeFile(
               opts.html,
-              renderBacktestReportHtml(job, { generatedAt: new Date().toISOString() }),
+              renderBacktestReportHtml(job, {
+                generatedAt: new Date().toISOString(),
+                ...(account === undefined ? {} : { account }),
+              }),
             );
             ctx.out.note(`lotwise: wrote ${opts.html}`);
           }

@@ -113,6 +113,13 @@ export interface StandardBacktestResult {
   readonly policyStats: Record<string, TaxAwarePolicyStats>;
   /** Decision counters of the harvest_baseline case. */
   readonly baselineStats: HarvestBaselineStats;
+  /** Name of the target index (the benchmark case holds it). */
+  readonly benchmarkName: string;
+  /**
+   * `price_return` when the market carries no dividend inside the window (every return is then a price return,
+   * e.g. the real S&P 500 set), else `total_return` (dividends paid in cash and reinvested).
+   */
+  readonly returnBasis: "total_return" | "price_return";
 }
 
 /**
@@ -128,6 +135,9 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
   const riskModel = input.riskModelProvider ?? createRiskModelProvider(input.riskModel ?? {});
   const cashBuffer = input.cashBuffer ?? 0;
   const benchmarkName = input.market.benchmark.name;
+  const returnBasis = hasDividendsIn(input.market, input.startDate, input.endDate)
+    ? "total_return"
+    : "price_return";
   const shared = {
     taxGamma: input.taxGamma,
     harvestThresholdBps: input.harvestThresholdBps,
@@ -181,7 +191,7 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
     },
     {
       name: "benchmark",
-      description: `Benchmark: ${benchmarkName} bought with the starting value in cash and held (dividends reinvested).`,
+      description: `Benchmark: ${benchmarkName} bought with the starting value in cash and held (${returnBasis === "price_return" ? "price return: the data carry no dividends" : "dividends reinvested"}).`,
       taxManaged: false,
       policy: buyAndHoldPolicy({ cashBuffer, ...optionalMinTrade(input) }),
       initial: { cashUsd: input.benchmarkStartingValueUsd },
@@ -219,7 +229,22 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
     referenceCase: "pre_tax",
     ...(input.liquidateAtEnd === undefined ? {} : { liquidateAtEnd: input.liquidateAtEnd }),
   });
-  return { metrics, simulation, policyStats, baselineStats: baseline.stats };
+  return {
+    metrics,
+    simulation,
+    policyStats,
+    baselineStats: baseline.stats,
+    benchmarkName,
+    returnBasis,
+  };
+}
+
+function hasDividendsIn(market: BacktestMarket, startDate: string, endDate: string): boolean {
+  for (const [t, events] of market.dividendsAt) {
+    const d = market.dates[t]!;
+    if (d > startDate && d <= endDate && events.length > 0) return true;
+  }
+  return false;
 }
 
 function optionalMinTrade(input: StandardBacktestInput): { minTradeFraction?: number } {
