@@ -58,7 +58,15 @@ describe("lotwise backtest", () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("Summary by case");
     expect(human.stdout).toMatch(/│ Status\s+│ SUCCESS \d+ periods/);
-    expect(human.stdout).toContain("● tax_managed   ○ pre_tax");
+    expect(human.stdout).toContain("● tax_managed   ○ harvest_baseline   ◆ pre_tax");
+    // Tax first: the tax effect section comes before the summary, with the assumptions.
+    expect(human.stdout.indexOf("Tax effect vs pre_tax, annualized")).toBeGreaterThan(0);
+    expect(human.stdout.indexOf("Tax effect vs pre_tax, annualized")).toBeLessThan(
+      human.stdout.indexOf("Summary by case"),
+    );
+    expect(human.stdout).toContain(
+      "Assumptions: 37.0% short-term / 20.0% long-term rates; losses: account only",
+    );
     const job = jobOf(
       await local("backtest", "start", "--account", demo.account_uuid, "--tax-gamma", "2", "--json"),
     );

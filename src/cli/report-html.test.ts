@@ -171,6 +171,36 @@ describe("HTML theme backtest report", () => {
     expect(html).toMatch(/<tr><td>2024-03-28<\/td><td>2<\/td><td [^>]*>EQIX<\/td><td [^>]*><\/td><\/tr>/);
   });
 
+  it("puts the benchmark at the theme's frequency: monthly returns compounded into each theme period", () => {
+    const monthly: ThemeBacktestResult = {
+      ...result,
+      benchmark: {
+        identifier: "SPY:ARCX",
+        // Against theme periods ending 2024-03-28 and 2024-06-28 (the example's own ends, read below).
+        backtest_returns: {
+          "2024-01-31": 0.01,
+          "2024-02-29": 0.02,
+          "2024-03-28": -0.01,
+          "2024-04-30": 0.03,
+          "2024-05-31": 0,
+          "2024-06-28": 0.01,
+        },
+      },
+    };
+    const ends = Object.keys(result.theme.backtest_returns).sort();
+    expect(ends.slice(-2)).toEqual(["2024-03-28", "2024-06-28"]);
+    const html = renderThemeBacktestReportHtml(monthly, { theme: "Dividend tech" });
+    expect(html).toContain("<title>Theme backtest of Dividend tech</title>");
+    // 1.01 x 1.02 x 0.99 - 1 = 1.99% (1.9898%); 1.03 x 1 x 1.01 - 1 = 4.03%.
+    expect(html).toMatch(/<tr><td>2024-03-28<\/td><td>[^<]*<\/td><td>1\.99%<\/td>/);
+    expect(html).toMatch(/<tr><td>2024-06-28<\/td><td>[^<]*<\/td><td>4\.03%<\/td>/);
+    // The growth chart: one benchmark point per theme date (start included), not one per month.
+    const lines = [...html.matchAll(/<polyline points="([^"]+)"/g)].map((m) => m[1]!.split(" ").length);
+    expect(lines[1]).toBe(lines[0]);
+    // Added and removed: header and cells left-aligned in columns of fixed width.
+    expect(html).toContain('<th class="names">Added</th><th class="names">Removed</th>');
+  });
+
   it("compounds the benchmark's period returns into its growth series", () => {
     // Benchmark: 1, 1.104, 1.104 x 1.039 = 1.147056; theme: 1, 1.081, 1.0561. Same dates, so same x; the chart's
     // y axis is linear, so the gaps between the two lines at each date are in the ratio 0 : 0.023 : 0.090956.

@@ -172,6 +172,8 @@ table{border-collapse:collapse;width:100%}th,td{padding:.25rem .5rem;border-bott
 th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
 .status-SUCCESS{color:#0a7a3a}.status-FAILURE{color:#b00020}.muted{color:#666}
 svg text{font-size:11px;fill:#333}svg .grid{stroke:#eee}svg .axis{stroke:#999}
+.events{table-layout:fixed}.events th.names,.events td.names{text-align:left;white-space:normal;vertical-align:top}
+.events td{vertical-align:top}
 `;
 
 /** Fall of each value from the running peak, percent (0 at a new peak). */
@@ -356,6 +358,32 @@ ${body.join("\n")}
 }
 
 /**
+ * Returns keyed by their period end, compounded over the periods ending on `ends` (each from the previous end,
+ * exclusive, to its end, inclusive): a monthly benchmark series becomes quarterly beside a quarterly theme. A period
+ * with no return of the series inside it is left out; returns after the last end are ignored.
+ * @example atThemePeriods(["2024-03-28"], { "2024-01-31": 0.1, "2024-02-29": 0.1, "2024-03-28": 0 }) // 0.21
+ */
+export function atThemePeriods(
+  ends: readonly string[],
+  returns: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const dated = Object.entries(returns).sort(([a], [b]) => (a < b ? -1 : 1));
+  const out: Record<string, number> = {};
+  let j = 0;
+  for (const end of ends) {
+    let growth = 1;
+    let seen = false;
+    while (j < dated.length && dated[j]![0] <= end) {
+      growth *= 1 + dated[j]![1];
+      seen = true;
+      j += 1;
+    }
+    if (seen) out[end] = growth - 1;
+  }
+  return out;
+}
+
+/**
  * `lotwise themes backtest THEME --html FILE`: a self-contained report of a theme backtest — the window and
  * benchmark, the growth of 1 for the theme and the benchmark (benchmark values compounded from its period returns),
  * the summary against the benchmark, period returns and rebalance events. Inline SVG, nothing fetched.
@@ -371,7 +399,10 @@ export function renderThemeBacktestReportHtml(
   const num = (v: number | null) => (v === null ? "n/a" : v.toFixed(3));
   const values = Object.entries(result.theme.backtest_values).sort(([a], [b]) => (a < b ? -1 : 1));
   const series = [{ name: "theme", points: values.map(([date, value]) => ({ date, value })) }];
-  const benchReturns = result.benchmark?.backtest_returns ?? {};
+  // The benchmark at the theme's frequency: its returns compounded over each of the theme's periods.
+  const benchReturns = result.benchmark
+    ? atThemePeriods(Object.keys(result.theme.backtest_returns).sort(), result.benchmark.backtest_returns)
+    : {};
   if (result.benchmark && values.length > 0) {
     // The benchmark's growth of 1 over the same period ends, from the start date of the theme's series.
     let level = 1;
@@ -420,10 +451,10 @@ export function renderThemeBacktestReportHtml(
       )
       .join("")}</table>`,
     "<h2>Rebalance events</h2>",
-    `<table><tr><th>Date</th><th>Names</th><th>Added</th><th>Removed</th></tr>${result.rebalance_events
+    `<table class="events"><colgroup><col><col><col style="width:40%"><col style="width:40%"></colgroup><tr><th>Date</th><th>Names</th><th class="names">Added</th><th class="names">Removed</th></tr>${result.rebalance_events
       .map(
         (e) =>
-          `<tr><td>${escapeHtml(e.date)}</td><td>${e.constituent_count}</td><td style="text-align:left;white-space:normal">${escapeHtml(e.added.map((a) => a.symbol).join(" "))}</td><td style="text-align:left;white-space:normal">${escapeHtml(e.removed.map((a) => a.symbol).join(" "))}</td></tr>`,
+          `<tr><td>${escapeHtml(e.date)}</td><td>${e.constituent_count}</td><td class="names">${escapeHtml(e.added.map((a) => a.symbol).join(" "))}</td><td class="names">${escapeHtml(e.removed.map((a) => a.symbol).join(" "))}</td></tr>`,
       )
       .join("")}</table>`,
   ];
