@@ -44,6 +44,7 @@ export function renderJobHeader(job: BacktestJob): string {
   return renderKeyValues(
     [
       ["Backtest job", job.id],
+      ...(job.account_uuid === undefined ? [] : [["Account", job.account_uuid] as [string, string]]),
       ["Status", statusLine(job)],
       ["Window", `${r.start_date} to ${r.end_date}, ${r.rebalance_period.toLowerCase()} rebalancing`],
       ["Starting NAV (USD)", money(r.starting_nav)],

@@ -712,7 +712,7 @@ export function runAccountBacktestDetailed(
 }
 
 /**
- * Runs the account backtest: tax_managed, pre_tax, benchmark, and long_short_tlh when `ls_tlh_factor` is given.
+ * Runs the account backtest: tax_managed, harvest_baseline, pre_tax, benchmark, and long_short_tlh when `ls_tlh_factor` is given.
  * Loads the market once (one price matrix over the window plus a year of history, splits, dividends, FX,
  * point-in-time benchmark weights, characteristics for the overlay), starts from the account as it stood on
  * start_date scaled to starting_nav, and applies the account's effective configuration at the start
