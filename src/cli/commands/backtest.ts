@@ -532,6 +532,9 @@ async function runBatch(
             value: (r) => (r.tax_alpha_bps === null ? "" : `${r.tax_alpha_bps.toFixed(1)} bps`),
             align: "right",
           },
+          { header: "of which tax", value: (r) => percent(r.tax_effect), align: "right" },
+          { header: "of which pre-tax", value: (r) => percent(r.pre_tax_active_return), align: "right" },
+          { header: "Losses", value: (r) => r.loss_usage ?? "" },
           { header: "Tracking error", value: (r) => percent(r.tracking_error), align: "right" },
           { header: "Turnover", value: (r) => percent(r.turnover), align: "right" },
           {
@@ -539,7 +542,7 @@ async function runBatch(
             value: (r) => [r.error ?? "", ...r.breaches].filter(Boolean).join("; ").slice(0, 80),
           },
         ],
-        `Backtest batch (${opts.case})`,
+        `Backtest batch (${opts.case}; tax alpha = after-tax active return vs pre_tax, a year)`,
       ),
     );
     ctx.out.line(
