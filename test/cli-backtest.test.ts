@@ -101,7 +101,7 @@ describe("lotwise backtest", () => {
     expect(page).not.toMatch(/https?:\/\/|<script|<link|<img/i);
     expect(page.match(/<svg /g)?.length).toBe(2);
     expect(page).toContain(pending.id);
-  });
+  }, 120_000);
 
   it("wait --no-run only waits, and gives up with exit code 1 after --timeout", async () => {
     const pending = jobOf(
@@ -231,7 +231,7 @@ describe("lotwise backtest", () => {
     const rows = readFileSync(csv, "utf8").trim().split("\n");
     expect(rows).toHaveLength(4);
     expect(rows[0]!.startsWith("account_uuid,client_uuid,job_id,status,case,")).toBe(true);
-  });
+  }, 120_000);
 
   it("batch usage errors exit 2", async () => {
     expect((await local("backtest", "batch")).code).toBe(2);
@@ -268,7 +268,7 @@ describe("lotwise backtest", () => {
     } finally {
       await server.stop();
     }
-  });
+  }, 120_000);
 
   it("recovers a job whose `backtest start` was killed with SIGKILL mid-job: the next command finishes it", async () => {
     const child: ChildProcess = spawn(
