@@ -99,8 +99,12 @@ describe("lotwise backtest", () => {
     const page = readFileSync(html, "utf8");
     expect(page).toMatch(/^<!doctype html>/);
     expect(page).not.toMatch(/https?:\/\/|<script|<link|<img/i);
-    expect(page.match(/<svg /g)?.length).toBe(2);
+    // Value, drawdown and return charts; titled by the account's name, the tax section first.
+    expect(page.match(/<svg /g)?.length).toBe(3);
     expect(page).toContain(pending.id);
+    expect(page).toMatch(/<title>Backtest of Joint taxable, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}<\/title>/);
+    expect(page.indexOf('<section id="tax">')).toBeGreaterThan(0);
+    expect(page.indexOf('<section id="tax">')).toBeLessThan(page.indexOf("<svg"));
   }, 120_000);
 
   it("wait --no-run only waits, and gives up with exit code 1 after --timeout", async () => {
