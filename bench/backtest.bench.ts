@@ -230,7 +230,7 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
     };
     thresholdBps: number;
     taxGamma?: number;
-    lossOffset: "carryforward" | "outside_gains";
+    lossUsage: "account_only" | "outside_gains";
     ls?: "value";
   }
   const variants: Variant[] = [
@@ -239,42 +239,42 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
       what: "defaults: 37%/20%, losses carried forward, 5 bps, harvest at 5%",
       config: { tcost_bps: "5", short_term_rate: "0.37", long_term_rate: "0.2" },
       thresholdBps: 500,
-      lossOffset: "carryforward",
+      lossUsage: "account_only",
     },
     {
       name: "paper",
       what: "as the paper: 35%/15%, losses offset outside gains, no costs, every loss harvested",
       config: { tcost_bps: "0", short_term_rate: "0.35", long_term_rate: "0.15" },
       thresholdBps: 0,
-      lossOffset: "outside_gains",
+      lossUsage: "outside_gains",
     },
     {
       name: "paper_5bps",
       what: "paper settings with 5 bps costs",
       config: { tcost_bps: "5", short_term_rate: "0.35", long_term_rate: "0.15" },
       thresholdBps: 0,
-      lossOffset: "outside_gains",
+      lossUsage: "outside_gains",
     },
     {
       name: "paper_threshold",
       what: "paper settings, harvest at 5%",
       config: { tcost_bps: "0", short_term_rate: "0.35", long_term_rate: "0.15" },
       thresholdBps: 500,
-      lossOffset: "outside_gains",
+      lossUsage: "outside_gains",
     },
     {
       name: "paper_no_wash",
       what: "paper settings without the wash-sale window (0 days)",
       config: { tcost_bps: "0", short_term_rate: "0.35", long_term_rate: "0.15", wash_sale_threshold: 0 },
       thresholdBps: 0,
-      lossOffset: "outside_gains",
+      lossUsage: "outside_gains",
     },
     {
       name: "long_short_value",
       what: "defaults plus the 130/30 value overlay (book-to-price of 2013)",
       config: { tcost_bps: "5", short_term_rate: "0.37", long_term_rate: "0.2" },
       thresholdBps: 500,
-      lossOffset: "carryforward",
+      lossUsage: "account_only",
       ls: "value",
     },
   ];
@@ -310,10 +310,11 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
           starting_nav: 1_000_000,
           tax_gamma: v.taxGamma ?? 1,
           tax_loss_threshold_bps: v.thresholdBps,
+          loss_usage: v.lossUsage,
           ...(v.ls === undefined ? {} : { ls_tlh_factor: v.ls }),
         },
         {},
-        { lossOffset: v.lossOffset, rebalanceEngine: engine },
+        { rebalanceEngine: engine },
       );
       const runMs = ms(t0);
       const sim2 = detailed.simulation;

@@ -58,7 +58,15 @@ describe("lotwise backtest", () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("Summary by case");
     expect(human.stdout).toMatch(/│ Status\s+│ SUCCESS \d+ periods/);
-    expect(human.stdout).toContain("● tax_managed   ○ pre_tax");
+    expect(human.stdout).toContain("● tax_managed   ○ harvest_baseline   ◆ pre_tax");
+    // Tax first: the tax effect section comes before the summary, with the assumptions.
+    expect(human.stdout.indexOf("Tax effect vs pre_tax, annualized")).toBeGreaterThan(0);
+    expect(human.stdout.indexOf("Tax effect vs pre_tax, annualized")).toBeLessThan(
+      human.stdout.indexOf("Summary by case"),
+    );
+    expect(human.stdout).toContain(
+      "Assumptions: 37.0% short-term / 20.0% long-term rates; losses: account only",
+    );
     const job = jobOf(
       await local("backtest", "start", "--account", demo.account_uuid, "--tax-gamma", "2", "--json"),
     );
@@ -91,9 +99,13 @@ describe("lotwise backtest", () => {
     const page = readFileSync(html, "utf8");
     expect(page).toMatch(/^<!doctype html>/);
     expect(page).not.toMatch(/https?:\/\/|<script|<link|<img/i);
-    expect(page.match(/<svg /g)?.length).toBe(2);
+    // Value, drawdown and return charts; titled by the account's name, the tax section first.
+    expect(page.match(/<svg /g)?.length).toBe(3);
     expect(page).toContain(pending.id);
-  });
+    expect(page).toMatch(/<title>Backtest of Joint taxable, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}<\/title>/);
+    expect(page.indexOf('<section id="tax">')).toBeGreaterThan(0);
+    expect(page.indexOf('<section id="tax">')).toBeLessThan(page.indexOf("<svg"));
+  }, 120_000);
 
   it("wait --no-run only waits, and gives up with exit code 1 after --timeout", async () => {
     const pending = jobOf(
@@ -273,7 +285,7 @@ describe("lotwise backtest", () => {
     const rows = readFileSync(csv, "utf8").trim().split("\n");
     expect(rows).toHaveLength(4);
     expect(rows[0]!.startsWith("account_uuid,client_uuid,job_id,status,case,")).toBe(true);
-  });
+  }, 120_000);
 
   it("batch usage errors exit 2", async () => {
     expect((await local("backtest", "batch")).code).toBe(2);
@@ -310,7 +322,7 @@ describe("lotwise backtest", () => {
     } finally {
       await server.stop();
     }
-  });
+  }, 120_000);
 
   it("recovers a job whose `backtest start` was killed with SIGKILL mid-job: the next command finishes it", async () => {
     const child: ChildProcess = spawn(

@@ -116,6 +116,24 @@ describe("endpoint 2: start an account backtest", () => {
     expect(new Set([fromJson.id, fromForm.id, fromMultipart.id]).size).toBe(3);
   });
 
+  it("takes the extension fields loss_usage and liquidate_at_end from JSON, form and multipart bodies", async () => {
+    const expected = { loss_usage: "outside_gains", liquidate_at_end: false };
+    const fields = { loss_usage: "outside_gains", liquidate_at_end: "false" };
+    const fromJson = job(await send(app, "POST", path, { key, json: expected }));
+    const fromForm = job(
+      await send(app, "POST", path, {
+        key,
+        raw: new URLSearchParams(fields).toString(),
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      }),
+    );
+    const fromMultipart = job(await send(app, "POST", path, { key, raw: multipart(fields) }));
+    for (const j of [fromJson, fromForm, fromMultipart]) {
+      expect(j.params).toEqual(expected);
+      expect(j.account_uuid).toBe(seeded.accountUuid);
+    }
+  });
+
   it("accepts the bounds of every range", async () => {
     for (const body of [
       { tax_gamma: 0, tax_loss_threshold_bps: 0, starting_nav: 100 },
@@ -134,6 +152,8 @@ describe("endpoint 2: start an account backtest", () => {
       [{ starting_nav: 1_000_000_001 }, "starting_nav", /above the maximum 1000000000/],
       [{ rebalance_period: "QUARTERLY" }, "rebalance_period", /MONTHLY/],
       [{ ls_tlh_factor: "momentum" }, "ls_tlh_factor", /quality.*value.*growth/],
+      [{ loss_usage: "carryforward" }, "loss_usage", /account_only.*outside_gains/],
+      [{ liquidate_at_end: "no" }, "liquidate_at_end", /true or false/],
       [{ start_date: "2024-02-30" }, "start_date", /YYYY-MM-DD/],
       [{ end_date: "31/12/2024" }, "end_date", /YYYY-MM-DD/],
       [{ start_date: "2024-06-01", end_date: "2024-05-31" }, "end_date", /end_date must be after start_date/],

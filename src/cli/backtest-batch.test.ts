@@ -106,9 +106,42 @@ describe("thresholds", () => {
     const row = rejectedRow(A, null, "tax_managed", 'bad "date", see docs');
     const csv = rowsToCsv([row]).split("\n");
     expect(csv[0]).toBe(
-      "account_uuid,client_uuid,job_id,status,case,start_date,end_date,periods,ending_value,pre_tax_return_annualized,after_tax_return_annualized,tax_alpha_bps,tracking_error,turnover,taxes_paid,harvested_losses,seconds,breaches,error",
+      "account_uuid,client_uuid,job_id,status,case,start_date,end_date,periods,ending_value,pre_tax_return_annualized,after_tax_return_annualized,tax_alpha_bps,pre_tax_active_return,tax_effect,harvest_value,deferral_character,liquidation_recapture,costs,tax_effect_usd,short_term_rate,long_term_rate,loss_usage,liquidate_at_end,tracking_error,turnover,taxes_paid,harvested_losses,seconds,breaches,error",
     );
-    expect(csv[1]).toBe(`${A},,,REJECTED,tax_managed,,,,,,,,,,,,,,"bad ""date"", see docs"`);
+    expect(csv[1]).toBe(`${A},,,REJECTED,tax_managed,,,,,,,,,,,,,,,,,,,,,,,,,"bad ""date"", see docs"`);
+  });
+
+  it("puts the tax effect, the pre-tax part and the assumptions next to the tax alpha", () => {
+    const job = CONTRACT_EXAMPLES.BacktestJob as BacktestJob;
+    const row = batchRow(A, null, job, "tax_managed", {});
+    expect(row).toMatchObject({
+      tax_alpha_bps: 412.5,
+      pre_tax_active_return: 0,
+      tax_effect: 0.04125,
+      harvest_value: 0.0512,
+      deferral_character: 0.0023,
+      liquidation_recapture: -0.01225,
+      costs: -0.0003,
+      short_term_rate: 0.37,
+      long_term_rate: 0.2,
+      loss_usage: "account_only",
+      liquidate_at_end: true,
+    });
+    const [header, line] = rowsToCsv([row]).split("\n");
+    const cells = Object.fromEntries(header!.split(",").map((h, i) => [h, line!.split(",")[i]]));
+    expect(cells).toMatchObject({
+      tax_alpha_bps: "412.5",
+      tax_effect: "0.04125",
+      loss_usage: "account_only",
+    });
+  });
+
+  it("reads loss_usage and liquidate_at_end from their options", () => {
+    expect(requestFromOptions({ lossUsage: "outside_gains", liquidateAtEnd: "false" })).toEqual({
+      loss_usage: "outside_gains",
+      liquidate_at_end: false,
+    });
+    expect(() => requestFromOptions({ lossUsage: "carry" })).toThrow(/--loss-usage/);
   });
 });
 

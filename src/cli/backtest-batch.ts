@@ -120,6 +120,19 @@ export interface BatchRow {
   pre_tax_return_annualized: number | null;
   after_tax_return_annualized: number | null;
   tax_alpha_bps: number | null;
+  /** The attribution of the tax alpha (annualized fractions; docs/backtests.md section 7), never apart from it. */
+  pre_tax_active_return: number | null;
+  tax_effect: number | null;
+  harvest_value: number | null;
+  deferral_character: number | null;
+  liquidation_recapture: number | null;
+  costs: number | null;
+  tax_effect_usd: number | null;
+  /** The assumptions of the after-tax figures. */
+  short_term_rate: number | null;
+  long_term_rate: number | null;
+  loss_usage: string | null;
+  liquidate_at_end: boolean | null;
   tracking_error: number | null;
   turnover: number | null;
   taxes_paid: number | null;
@@ -156,6 +169,17 @@ export function batchRow(
     pre_tax_return_annualized: c?.pre_tax_return_annualized ?? null,
     after_tax_return_annualized: c?.after_tax_return_annualized ?? null,
     tax_alpha_bps: c?.tax_alpha_bps ?? null,
+    pre_tax_active_return: c?.attribution?.pre_tax_active_return ?? null,
+    tax_effect: c?.attribution?.tax_effect ?? null,
+    harvest_value: c?.attribution?.harvest_value ?? null,
+    deferral_character: c?.attribution?.deferral_character ?? null,
+    liquidation_recapture: c?.attribution?.liquidation_recapture ?? null,
+    costs: c?.attribution?.costs ?? null,
+    tax_effect_usd: c?.attribution?.tax_effect_usd ?? null,
+    short_term_rate: c?.assumptions?.short_term_rate ?? null,
+    long_term_rate: c?.assumptions?.long_term_rate ?? null,
+    loss_usage: c?.assumptions?.loss_usage ?? null,
+    liquidate_at_end: c?.assumptions?.liquidate_at_end ?? null,
     tracking_error: c?.tracking_error ?? null,
     turnover: c?.turnover ?? null,
     taxes_paid: c?.taxes_paid ?? null,
@@ -190,6 +214,17 @@ export function rejectedRow(
     pre_tax_return_annualized: null,
     after_tax_return_annualized: null,
     tax_alpha_bps: null,
+    pre_tax_active_return: null,
+    tax_effect: null,
+    harvest_value: null,
+    deferral_character: null,
+    liquidation_recapture: null,
+    costs: null,
+    tax_effect_usd: null,
+    short_term_rate: null,
+    long_term_rate: null,
+    loss_usage: null,
+    liquidate_at_end: null,
     tracking_error: null,
     turnover: null,
     taxes_paid: null,
@@ -258,6 +293,17 @@ export const CSV_COLUMNS: readonly (keyof BatchRow)[] = [
   "pre_tax_return_annualized",
   "after_tax_return_annualized",
   "tax_alpha_bps",
+  "pre_tax_active_return",
+  "tax_effect",
+  "harvest_value",
+  "deferral_character",
+  "liquidation_recapture",
+  "costs",
+  "tax_effect_usd",
+  "short_term_rate",
+  "long_term_rate",
+  "loss_usage",
+  "liquidate_at_end",
   "tracking_error",
   "turnover",
   "taxes_paid",

@@ -1,7 +1,9 @@
 /**
  * @module cli/backtest-render
- * Human renderings of backtest jobs: the status line, the job's parameters, the summary table (one column per
+ * Human renderings of backtest jobs: the status line, the job's parameters, the tax section first (the tax effect
+ * and its parts against pre_tax, year by year, with the assumptions), then the summary table (one column per
  * case), the terminal chart of the value series, and the job list. Machine output is the job itself (`--json`).
+ * The tax alpha is never shown alone: the tax effect and the pre-tax part stand next to it, labelled.
  */
 import type { BacktestCaseResult, BacktestJob } from "../contract/index.js";
 import { renderKeyValues, renderTable } from "./output.js";
@@ -10,7 +12,7 @@ import { type ChartSeries, renderLineChart } from "./terminal-chart.js";
 
 /** Case names in display order (the contract's, then any others alphabetically). */
 export function caseOrder(result: Readonly<Record<string, unknown>>): string[] {
-  const known = ["tax_managed", "pre_tax", "long_short_tlh", "benchmark"];
+  const known = ["tax_managed", "harvest_baseline", "pre_tax", "long_short_tlh", "benchmark"];
   return [
     ...known.filter((k) => k in result),
     ...Object.keys(result)
@@ -42,11 +44,14 @@ export function renderJobHeader(job: BacktestJob): string {
   return renderKeyValues(
     [
       ["Backtest job", job.id],
+      ...(job.account_uuid === undefined ? [] : [["Account", job.account_uuid] as [string, string]]),
       ["Status", statusLine(job)],
       ["Window", `${r.start_date} to ${r.end_date}, ${r.rebalance_period.toLowerCase()} rebalancing`],
       ["Starting NAV (USD)", money(r.starting_nav)],
       ["Tax gamma", r.tax_gamma],
       ["Harvest threshold", `${r.tax_loss_threshold_bps} bps`],
+      ["Loss usage", lossUsageText(r.loss_usage ?? "account_only")],
+      ["Liquidate at end", (r.liquidate_at_end ?? true) ? "yes" : "no"],
       ["Long-short TLH factor", job.params.ls_tlh_factor ?? "none"],
       ["Created", job.created_at],
       ["Started", job.started_at ?? ""],
@@ -57,40 +62,216 @@ export function renderJobHeader(job: BacktestJob): string {
 }
 
 const bps = (v: number | null) => (v === null ? "n/a" : `${v.toFixed(1)} bps`);
+/** An annualized fraction: `0.0123` -> `1.23%/y`. */
+const perYear = (v: number | null | undefined) =>
+  v === null || v === undefined ? "n/a" : `${(v * 100).toFixed(2)}%/y`;
 
-/** Rows of the summary table: label and value of one case. */
-export const SUMMARY_ROWS: readonly [string, (c: BacktestCaseResult) => string][] = [
-  ["Periods", (c) => String(c.periods)],
-  ["Starting value (USD)", (c) => money(c.starting_value)],
-  ["Ending value (USD)", (c) => money(c.ending_value)],
-  ["Pre-tax return", (c) => percent(c.pre_tax_return)],
-  ["Pre-tax return, annualized", (c) => percent(c.pre_tax_return_annualized)],
-  ["After-tax return", (c) => percent(c.after_tax_return)],
-  ["After-tax return, annualized", (c) => percent(c.after_tax_return_annualized)],
-  ["After-tax liquidation value (USD)", (c) => money(c.after_tax_liquidation_value)],
-  ["Tax alpha", (c) => bps(c.tax_alpha_bps)],
-  ["Tracking error", (c) => (c.tracking_error === null ? "n/a" : percent(c.tracking_error))],
-  ["Turnover (annualized)", (c) => percent(c.turnover)],
-  ["Realized ST gains (USD)", (c) => money(c.realized_short_term_gains)],
-  ["Realized ST losses (USD)", (c) => money(c.realized_short_term_losses)],
-  ["Realized LT gains (USD)", (c) => money(c.realized_long_term_gains)],
-  ["Realized LT losses (USD)", (c) => money(c.realized_long_term_losses)],
-  ["Harvested losses (USD)", (c) => money(c.harvested_losses)],
-  ["Taxes paid (USD)", (c) => money(c.taxes_paid)],
-  ["Transaction costs (USD)", (c) => money(c.costs.transaction)],
-  ["FX costs (USD)", (c) => money(c.costs.fx)],
+/** How a loss usage reads. */
+export function lossUsageText(usage: "account_only" | "outside_gains"): string {
+  return usage === "outside_gains"
+    ? "outside gains (losses offset other gains in the year realized, at the marginal rates, reinvested)"
+    : "account only ($3,000 a year against ordinary income, the rest carried forward)";
+}
+
+/** The assumptions the after-tax figures rest on, in one sentence (empty for results stored without them). */
+export function assumptionsText(result: Readonly<Record<string, BacktestCaseResult>>): string {
+  const a = Object.values(result).find((c) => c.assumptions !== undefined)?.assumptions;
+  if (a === undefined) return "";
+  return `Assumptions: ${percent(a.short_term_rate, 1)} short-term / ${percent(a.long_term_rate, 1)} long-term rates; losses: ${lossUsageText(a.loss_usage)}; ${a.liquidate_at_end ? "every position sold and taxed at the end" : "no liquidation at the end (unrealized gains untaxed)"}.`;
+}
+
+/** `against SP500` (the index the benchmark case holds), `against benchmark` for older results. */
+export function againstBenchmark(result: Readonly<Record<string, BacktestCaseResult>>): string {
+  const name = Object.values(result).find((c) => c.benchmark_name !== undefined)?.benchmark_name;
+  return `against ${name ?? "benchmark"}`;
+}
+
+/** True when the data carried no dividends: every return shown is a price return. */
+export function priceReturnOnly(result: Readonly<Record<string, BacktestCaseResult>>): boolean {
+  return Object.values(result).some((c) => c.return_basis === "price_return");
+}
+
+/** The cases the tax section shows: those that manage taxes and carry an attribution, in display order. */
+export function taxCaseNames(result: Readonly<Record<string, BacktestCaseResult>>): string[] {
+  return caseOrder(result).filter((n) => result[n]!.tax_managed && result[n]!.attribution !== undefined);
+}
+
+/**
+ * Rows of the tax section (one column per tax-managed case): the tax effect and its parts, the pre-tax part and
+ * the after-tax active return (the tax alpha) they add up to, the figures against the benchmark.
+ */
+export function taxRows(
+  result: Readonly<Record<string, BacktestCaseResult>>,
+): [string, (c: BacktestCaseResult) => string][] {
+  const against = againstBenchmark(result);
+  const a = (c: BacktestCaseResult) => c.attribution!;
+  return [
+    ["Tax effect vs pre_tax, annualized", (c) => perYear(a(c).tax_effect)],
+    ["  harvest value", (c) => perYear(a(c).harvest_value)],
+    ["  deferral and character", (c) => perYear(a(c).deferral_character)],
+    ["  liquidation recapture", (c) => perYear(a(c).liquidation_recapture)],
+    ["Tax effect vs pre_tax, USD (taxes saved)", (c) => money(a(c).tax_effect_usd)],
+    ["Pre-tax active return vs pre_tax", (c) => perYear(a(c).pre_tax_active_return)],
+    ["  selection", (c) => perYear(a(c).selection)],
+    ["  trading costs", (c) => perYear(a(c).costs)],
+    [
+      "= After-tax active return vs pre_tax (tax alpha)",
+      (c) => `${perYear(a(c).after_tax_active_return)} (${bps(c.tax_alpha_bps)})`,
+    ],
+    [`Pre-tax active return ${against}`, (c) => perYear(a(c).pre_tax_active_return_vs_benchmark)],
+    [`Tracking error ${against}`, (c) => (c.tracking_error === null ? "n/a" : percent(c.tracking_error))],
+    ["Harvested losses (USD)", (c) => money(c.harvested_losses)],
+  ];
+}
+
+/** One row of a case's year table. */
+export interface TaxYearRow {
+  year: string;
+  stGains: string;
+  stLosses: string;
+  ltGains: string;
+  ltLosses: string;
+  harvested: string;
+  taxes: string;
+  saved: string;
+}
+
+/** A case's years, then the liquidation (when charged) and the total. */
+export function taxYearRows(c: BacktestCaseResult): TaxYearRow[] {
+  const years = c.tax_years ?? [];
+  const rows: TaxYearRow[] = years.map((y) => ({
+    year: String(y.year),
+    stGains: money(y.realized_short_term_gains),
+    stLosses: money(y.realized_short_term_losses),
+    ltGains: money(y.realized_long_term_gains),
+    ltLosses: money(y.realized_long_term_losses),
+    harvested: money(y.harvested_losses),
+    taxes: money(y.taxes_paid),
+    saved: y.tax_saved_vs_reference === null ? "n/a" : money(y.tax_saved_vs_reference),
+  }));
+  const sum = (f: (y: (typeof years)[number]) => number) => years.reduce((s, y) => s + f(y), 0);
+  const liquidation = c.assumptions?.liquidate_at_end === false ? 0 : (c.liquidation_tax ?? 0);
+  if (c.assumptions?.liquidate_at_end !== false && c.liquidation_tax !== undefined)
+    rows.push({
+      year: "liquidation",
+      stGains: "",
+      stLosses: "",
+      ltGains: "",
+      ltLosses: "",
+      harvested: "",
+      taxes: money(liquidation),
+      saved: "",
+    });
+  rows.push({
+    year: "total",
+    stGains: money(sum((y) => y.realized_short_term_gains)),
+    stLosses: money(sum((y) => y.realized_short_term_losses)),
+    ltGains: money(sum((y) => y.realized_long_term_gains)),
+    ltLosses: money(sum((y) => y.realized_long_term_losses)),
+    harvested: money(sum((y) => y.harvested_losses)),
+    taxes: money(sum((y) => y.taxes_paid) + liquidation),
+    saved: c.attribution === undefined ? "" : money(c.attribution.tax_effect_usd),
+  });
+  return rows;
+}
+
+/** Headers of the year table, in {@link TaxYearRow} order. */
+export const TAX_YEAR_HEADERS: readonly [keyof TaxYearRow, string][] = [
+  ["year", "Year"],
+  ["stGains", "ST gains"],
+  ["stLosses", "ST losses"],
+  ["ltGains", "LT gains"],
+  ["ltLosses", "LT losses"],
+  ["harvested", "Harvested"],
+  ["taxes", "Taxes (- saved)"],
+  ["saved", "Saved vs pre_tax"],
 ];
+
+/** The tax section of `backtest show`: parts of the tax effect by case, each case's years, the assumptions. */
+export function renderTaxSection(result: Readonly<Record<string, BacktestCaseResult>>): string {
+  const names = taxCaseNames(result);
+  if (names.length === 0) return "";
+  const rows = taxRows(result);
+  const parts = [
+    renderTable(
+      rows,
+      [
+        { header: "", value: ([label]) => label },
+        ...names.map((n) => ({
+          header: n,
+          value: ([, f]: (typeof rows)[number]) => f(result[n]!),
+          align: "right" as const,
+        })),
+      ],
+      "Tax effect (annualized decimal fractions a year; parts add up to the after-tax active return)",
+    ),
+  ];
+  for (const n of names)
+    parts.push(
+      renderTable(
+        taxYearRows(result[n]!),
+        TAX_YEAR_HEADERS.map(([key, header]) => ({
+          header,
+          value: (r: TaxYearRow) => r[key],
+          ...(key === "year" ? {} : { align: "right" as const }),
+        })),
+        `${n} by year (USD)`,
+      ),
+    );
+  parts.push(assumptionsText(result));
+  if (priceReturnOnly(result))
+    parts.push("Price return: the market data carry no dividends, so every return here excludes them.");
+  return parts.filter((p) => p !== "").join("\n\n");
+}
+
+/** Rows of the summary table: label and value of one case ("price return" in the labels for price-only data). */
+export function summaryRows(
+  priceOnly = false,
+  against = "against benchmark",
+): readonly [string, (c: BacktestCaseResult) => string][] {
+  const kind = priceOnly ? " (price return)" : "";
+  return [
+    ["Periods", (c) => String(c.periods)],
+    ["Starting value (USD)", (c) => money(c.starting_value)],
+    ["Ending value (USD)", (c) => money(c.ending_value)],
+    [`Pre-tax return${kind}`, (c) => percent(c.pre_tax_return)],
+    [`Pre-tax return${kind}, annualized`, (c) => percent(c.pre_tax_return_annualized)],
+    [`After-tax return${kind}`, (c) => percent(c.after_tax_return)],
+    [`After-tax return${kind}, annualized`, (c) => percent(c.after_tax_return_annualized)],
+    ["After-tax liquidation value (USD)", (c) => money(c.after_tax_liquidation_value)],
+    ["Tax alpha vs pre_tax (after-tax active)", (c) => bps(c.tax_alpha_bps)],
+    ["  of which tax effect", (c) => (c.tax_alpha_bps === null ? "n/a" : perYear(c.attribution?.tax_effect))],
+    [
+      "  of which pre-tax active",
+      (c) => (c.tax_alpha_bps === null ? "n/a" : perYear(c.attribution?.pre_tax_active_return)),
+    ],
+    [`Tracking error ${against}`, (c) => (c.tracking_error === null ? "n/a" : percent(c.tracking_error))],
+    ["Turnover (annualized)", (c) => percent(c.turnover)],
+    ["Realized ST gains (USD)", (c) => money(c.realized_short_term_gains)],
+    ["Realized ST losses (USD)", (c) => money(c.realized_short_term_losses)],
+    ["Realized LT gains (USD)", (c) => money(c.realized_long_term_gains)],
+    ["Realized LT losses (USD)", (c) => money(c.realized_long_term_losses)],
+    ["Harvested losses (USD)", (c) => money(c.harvested_losses)],
+    ["Taxes paid (USD)", (c) => money(c.taxes_paid)],
+    ["Transaction costs (USD)", (c) => money(c.costs.transaction)],
+    ["FX costs (USD)", (c) => money(c.costs.fx)],
+  ];
+}
+
+/** The summary rows for total-return data. */
+export const SUMMARY_ROWS = summaryRows(false);
 
 /** One column per case, one row per figure. */
 export function renderCaseTable(result: Readonly<Record<string, BacktestCaseResult>>): string {
   const names = caseOrder(result);
+  const rows = summaryRows(priceReturnOnly(result), againstBenchmark(result));
   return renderTable(
-    SUMMARY_ROWS,
+    rows,
     [
       { header: "", value: ([label]) => label },
       ...names.map((n) => ({
         header: n,
-        value: ([, f]: (typeof SUMMARY_ROWS)[number]) => f(result[n]!),
+        value: ([, f]: (typeof rows)[number]) => f(result[n]!),
         align: "right" as const,
       })),
     ],
@@ -107,6 +288,8 @@ export function valueSeries(result: Readonly<Record<string, BacktestCaseResult>>
 export function renderJob(job: BacktestJob, options: { width?: number; ascii?: boolean } = {}): string {
   const parts = [renderJobHeader(job)];
   if (job.status === "SUCCESS" && job.result) {
+    const tax = renderTaxSection(job.result);
+    if (tax !== "") parts.push(tax);
     parts.push(renderCaseTable(job.result));
     parts.push(
       `Value (USD)\n${renderLineChart(valueSeries(job.result), {
@@ -130,6 +313,20 @@ export function renderJobList(jobs: readonly BacktestJob[]): string {
     },
     { header: "Window", value: (j) => `${j.resolved_params.start_date}..${j.resolved_params.end_date}` },
     { header: "Tax alpha", value: (j) => bps(j.result?.tax_managed?.tax_alpha_bps ?? null), align: "right" },
+    {
+      header: "of which tax effect",
+      value: (j) => perYear(j.result?.tax_managed?.attribution?.tax_effect),
+      align: "right",
+    },
+    {
+      header: "of which pre-tax",
+      value: (j) => perYear(j.result?.tax_managed?.attribution?.pre_tax_active_return),
+      align: "right",
+    },
+    {
+      header: "Losses",
+      value: (j) => j.result?.tax_managed?.assumptions?.loss_usage ?? "",
+    },
     { header: "Created", value: (j) => j.created_at },
     { header: "Error", value: (j) => (j.error_message ? j.error_message.slice(0, 60) : "") },
   ]);

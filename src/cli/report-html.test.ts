@@ -16,9 +16,9 @@ describe("HTML backtest report", () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/https?:\/\//i);
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
-    // The value chart (one polyline per case) and the return bars.
-    expect(html.match(/<svg /g)).toHaveLength(2);
-    expect(html.match(/<polyline /g)).toHaveLength(2);
+    // The value and drawdown charts (one polyline per case each) and the return bars.
+    expect(html.match(/<svg /g)).toHaveLength(3);
+    expect(html.match(/<polyline /g)).toHaveLength(4);
     expect(html.match(/<rect [^>]*><title>/g)).toHaveLength(4);
   });
 
@@ -28,8 +28,71 @@ describe("HTML backtest report", () => {
     expect(html).toContain("<th>tax_managed</th><th>pre_tax</th>");
     // tax_managed ending value 812,345.67 and tax alpha 412.5 bps; pre_tax has no tax alpha.
     expect(html).toContain("<td>Ending value (USD)</td><td>812,345.67</td><td>812,345.67</td>");
-    expect(html).toContain("<td>Tax alpha</td><td>412.5 bps</td><td>n/a</td>");
+    expect(html).toContain("<td>Tax alpha vs pre_tax (after-tax active)</td><td>412.5 bps</td><td>n/a</td>");
+    expect(html).toContain("<td>Tracking error against SP500</td><td>0.61%</td>");
     expect(html).toContain('<span class="status-SUCCESS">SUCCESS</span>');
+  });
+
+  it("opens with the tax section: tax effect and its parts, years, pre-tax and tracking against the benchmark, assumptions", () => {
+    const html = renderBacktestReportHtml(job, { account: "Smith family trust" });
+    expect(html).toContain("<title>Backtest of Smith family trust, 2020-01-02 to 2020-03-31</title>");
+    // Parsed: the headings in document order; the first one is the tax section's, before any chart.
+    const headings = [...html.matchAll(/<h([23])[^>]*>(.*?)<\/h\1>/g)].map((m) => m[2]!);
+    expect(headings[0]).toBe("Tax effect against pre_tax");
+    expect(headings.indexOf("Parameters")).toBeGreaterThan(0);
+    const section = html.slice(html.indexOf('<section id="tax">'), html.indexOf("</section>"));
+    expect(html.indexOf('<section id="tax">')).toBeLessThan(html.indexOf("<svg"));
+    expect(html.indexOf('<section id="tax">')).toBeLessThan(html.indexOf("<h2>Parameters</h2>"));
+    const cells = (label: string) =>
+      [...section.matchAll(new RegExp(`<tr><td>${label}</td>(.*?)</tr>`, "g"))].map((m) =>
+        [...m[1]!.matchAll(/<td>(.*?)<\/td>/g)].map((c) => c[1]),
+      );
+    // Only tax_managed manages taxes in the example; its parts: 5.12 + 0.23 - 1.23 = 4.13 (rounded display).
+    expect(cells("Tax effect vs pre_tax, annualized")).toEqual([["4.13%/y"]]);
+    expect(cells("harvest value")).toEqual([["5.12%/y"]]);
+    expect(cells("liquidation recapture")).toEqual([["-1.23%/y"]]);
+    expect(cells("= After-tax active return vs pre_tax \\(tax alpha\\)")).toEqual([["4.13%/y (412.5 bps)"]]);
+    expect(cells("Pre-tax active return against SP500")).toEqual([["-0.21%/y"]]);
+    expect(cells("Tracking error against SP500")).toEqual([["0.61%"]]);
+    // Year by year: 2020, the liquidation, the total.
+    expect(cells("2020")).toEqual([
+      ["0.00", "61,240.18", "0.00", "0.00", "61,240.18", "-22,658.87", "22,658.87"],
+    ]);
+    expect(cells("liquidation")[0]![5]).toBe("6,204.54");
+    expect(cells("total")[0]![6]).toBe("16,454.33");
+    expect(section).toContain(
+      "Assumptions: 37.0% short-term / 20.0% long-term rates; losses: account only ($3,000 a year against ordinary income, the rest carried forward); every position sold and taxed at the end.",
+    );
+  });
+
+  it("says price return wherever a return is shown when the data carry no dividends", () => {
+    const priceOnly: BacktestJob = {
+      ...job,
+      result: Object.fromEntries(
+        Object.entries(job.result!).map(([n, c]) => [n, { ...c, return_basis: "price_return" as const }]),
+      ),
+    };
+    const html = renderBacktestReportHtml(priceOnly);
+    expect(html).toContain("<td>Pre-tax return (price return), annualized</td>");
+    expect(html).toContain("<td>After-tax return (price return)</td>");
+    expect(html).toContain("Annualized returns before and after tax (price return)");
+    expect(html).toContain("Price return: the market data carry no dividends");
+    expect(renderBacktestReportHtml(job)).not.toContain("price return");
+  });
+
+  it("keeps a stored result without attribution readable and says why the split is missing", () => {
+    const old: BacktestJob = {
+      ...job,
+      result: Object.fromEntries(
+        Object.entries(job.result!).map(([n, c]) => {
+          const { attribution: _a, assumptions: _s, tax_years: _y, ...rest } = c;
+          return [n, rest];
+        }),
+      ),
+    };
+    const html = renderBacktestReportHtml(old);
+    expect(html).toContain("run the backtest again to see them");
+    expect(html).toContain("<td>Tax alpha vs pre_tax (after-tax active)</td><td>412.5 bps</td>");
   });
 
   it("escapes text that comes from the job", () => {
@@ -106,6 +169,36 @@ describe("HTML theme backtest report", () => {
     expect(html).toContain("<tr><td>2024-06-28</td><td>-2.30%</td><td>3.90%</td><td>5.61%</td></tr>");
     // One rebalance on 2024-03-28: two names, EQIX added, none removed.
     expect(html).toMatch(/<tr><td>2024-03-28<\/td><td>2<\/td><td [^>]*>EQIX<\/td><td [^>]*><\/td><\/tr>/);
+  });
+
+  it("puts the benchmark at the theme's frequency: monthly returns compounded into each theme period", () => {
+    const monthly: ThemeBacktestResult = {
+      ...result,
+      benchmark: {
+        identifier: "SPY:ARCX",
+        // Against theme periods ending 2024-03-28 and 2024-06-28 (the example's own ends, read below).
+        backtest_returns: {
+          "2024-01-31": 0.01,
+          "2024-02-29": 0.02,
+          "2024-03-28": -0.01,
+          "2024-04-30": 0.03,
+          "2024-05-31": 0,
+          "2024-06-28": 0.01,
+        },
+      },
+    };
+    const ends = Object.keys(result.theme.backtest_returns).sort();
+    expect(ends.slice(-2)).toEqual(["2024-03-28", "2024-06-28"]);
+    const html = renderThemeBacktestReportHtml(monthly, { theme: "Dividend tech" });
+    expect(html).toContain("<title>Theme backtest of Dividend tech</title>");
+    // 1.01 x 1.02 x 0.99 - 1 = 1.99% (1.9898%); 1.03 x 1 x 1.01 - 1 = 4.03%.
+    expect(html).toMatch(/<tr><td>2024-03-28<\/td><td>[^<]*<\/td><td>1\.99%<\/td>/);
+    expect(html).toMatch(/<tr><td>2024-06-28<\/td><td>[^<]*<\/td><td>4\.03%<\/td>/);
+    // The growth chart: one benchmark point per theme date (start included), not one per month.
+    const lines = [...html.matchAll(/<polyline points="([^"]+)"/g)].map((m) => m[1]!.split(" ").length);
+    expect(lines[1]).toBe(lines[0]);
+    // Added and removed: header and cells left-aligned in columns of fixed width.
+    expect(html).toContain('<th class="names">Added</th><th class="names">Removed</th>');
   });
 
   it("compounds the benchmark's period returns into its growth series", () => {

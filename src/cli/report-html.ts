@@ -1,17 +1,33 @@
 /**
  * @module cli/report-html
- * `lotwise backtest show ID --html FILE`: a self-contained HTML report of a backtest job — parameters, the summary
- * table by case, a line chart of the value series and a bar chart of pre- and after-tax annualized returns, both
- * inline SVG. No script, stylesheet, font or image is fetched from anywhere: the file opens offline and can be
+ * `lotwise backtest show ID --html FILE`: a self-contained HTML report of a backtest job. It opens with tax, what an
+ * advisor asks first: the tax effect against pre_tax and its parts, year by year (realized gains, harvested losses,
+ * taxes paid or saved), the pre-tax active return and tracking error against the benchmark, the assumptions; then
+ * the parameters, a line chart of the value series (each case its colour and dash), a drawdown chart, a bar chart
+ * of pre- and after-tax annualized returns, a calendar-year table and the summary by case, all inline SVG. No script, stylesheet, font or image is fetched from anywhere: the file opens offline and can be
  * attached to a CI run as is.
  */
 import type { BacktestCaseResult, BacktestJob, ThemeBacktestResult } from "../contract/index.js";
-import { caseOrder, SUMMARY_ROWS, statusLine } from "./backtest-render.js";
+import {
+  againstBenchmark,
+  assumptionsText,
+  caseOrder,
+  lossUsageText,
+  priceReturnOnly,
+  statusLine,
+  summaryRows,
+  TAX_YEAR_HEADERS,
+  taxCaseNames,
+  taxRows,
+  taxYearRows,
+} from "./backtest-render.js";
 import { money } from "./render.js";
 import { compactNumber } from "./terminal-chart.js";
 
 /** Colours of the series, in case order (colour-blind-safe palette of Okabe and Ito, 2008). */
 export const SERIES_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00"];
+/** Dash patterns of the series, in case order: lines that overlap stay distinguishable. */
+export const SERIES_DASHES = ["", "8 4", "2 3", "10 3 2 3", "4 4", "1 2"];
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -82,13 +98,15 @@ export function svgLineChart(
       .filter((p) => Number.isFinite(p.value))
       .map((p) => `${fmt(x(p.date))},${fmt(y(p.value))}`)
       .join(" ");
+    const dash = SERIES_DASHES[i % SERIES_DASHES.length]!;
+    const dashAttr = dash === "" ? "" : ` stroke-dasharray="${dash}"`;
     parts.push(
-      `<polyline points="${pts}" fill="none" stroke="${color}" stroke-width="2"><title>${escapeHtml(s.name)}</title></polyline>`,
+      `<polyline points="${pts}" fill="none" stroke="${color}" stroke-width="2"${dashAttr}><title>${escapeHtml(s.name)}</title></polyline>`,
     );
-    const lx = m.left + i * 150;
+    const lx = m.left + i * 140;
     parts.push(
-      `<rect x="${lx}" y="${height - 18}" width="12" height="12" fill="${color}"/>`,
-      `<text x="${lx + 16}" y="${height - 8}">${escapeHtml(s.name)}</text>`,
+      `<line x1="${lx}" x2="${lx + 22}" y1="${height - 12}" y2="${height - 12}" stroke="${color}" stroke-width="2"${dashAttr}/>`,
+      `<text x="${lx + 26}" y="${height - 8}">${escapeHtml(s.name)}</text>`,
     );
   });
   return `<svg role="img" aria-label="${escapeHtml(options.title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join("")}</svg>`;
@@ -154,7 +172,102 @@ table{border-collapse:collapse;width:100%}th,td{padding:.25rem .5rem;border-bott
 th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
 .status-SUCCESS{color:#0a7a3a}.status-FAILURE{color:#b00020}.muted{color:#666}
 svg text{font-size:11px;fill:#333}svg .grid{stroke:#eee}svg .axis{stroke:#999}
+.events{table-layout:fixed}.events th.names,.events td.names{text-align:left;white-space:normal;vertical-align:top}
+.events td{vertical-align:top}
 `;
+
+/** Fall of each value from the running peak, percent (0 at a new peak). */
+export function drawdowns(
+  values: readonly { date: string; value: number }[],
+): { date: string; value: number }[] {
+  let peak = Number.NEGATIVE_INFINITY;
+  return values.map((p) => {
+    peak = Math.max(peak, p.value);
+    return { date: p.date, value: peak > 0 ? (p.value / peak - 1) * 100 : 0 };
+  });
+}
+
+/** Change of each case's value over each calendar year of the window (first year from the start). */
+function calendarTableHtml(
+  result: Readonly<Record<string, BacktestCaseResult>>,
+  names: readonly string[],
+): string {
+  const years = new Map<string, Map<string, number>>();
+  for (const n of names) {
+    const values = result[n]!.values;
+    let base = values[0]?.value ?? Number.NaN;
+    let last = base;
+    let year = values[0]?.date.slice(0, 4) ?? "";
+    const put = () => {
+      if (!years.has(year)) years.set(year, new Map());
+      years.get(year)!.set(n, last / base - 1);
+    };
+    for (const p of values.slice(1)) {
+      const y = p.date.slice(0, 4);
+      if (y !== year) {
+        put();
+        base = last;
+        year = y;
+      }
+      last = p.value;
+    }
+    if (values.length > 1) put();
+  }
+  const pct = (v: number | undefined) =>
+    v === undefined || !Number.isFinite(v) ? "" : `${(v * 100).toFixed(2)}%`;
+  return `<table><tr><th>Year</th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>${[
+    ...years.keys(),
+  ]
+    .sort()
+    .map(
+      (y) =>
+        `<tr><td>${escapeHtml(y)}</td>${names.map((n) => `<td>${pct(years.get(y)!.get(n))}</td>`).join("")}</tr>`,
+    )
+    .join("")}</table>`;
+}
+
+/**
+ * The tax section, first in the report: the tax effect against pre_tax and its parts per tax-managed case (with the
+ * pre-tax part and the tax alpha they add up to, the figures against the benchmark), each case's years, the
+ * assumptions. Results stored before the attribution existed get a note instead.
+ */
+function taxSectionHtml(result: Readonly<Record<string, BacktestCaseResult>>): string {
+  const names = taxCaseNames(result);
+  const out = ['<section id="tax">', "<h2>Tax effect against pre_tax</h2>"];
+  if (names.length === 0) {
+    out.push(
+      "<p>This result was stored before lotwise split the tax alpha into its tax and pre-tax parts; run the backtest again to see them.</p>",
+      "</section>",
+    );
+    return out.join("\n");
+  }
+  const assumptions = assumptionsText(result);
+  out.push(
+    `<p class="assumptions">${escapeHtml(assumptions)}</p>`,
+    '<p class="muted">Annualized decimal fractions a year. The parts add up: tax effect = harvest value + deferral and character + liquidation recapture; after-tax active return (the tax alpha) = pre-tax active return + tax effect.</p>',
+    `<table><tr><th></th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>${taxRows(result)
+      .map(
+        ([label, f]) =>
+          `<tr><td>${escapeHtml(label.trim())}</td>${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
+      )
+      .join("")}</table>`,
+  );
+  for (const n of names)
+    out.push(
+      `<h3>${escapeHtml(n)} by year (USD)</h3>`,
+      `<table><tr>${TAX_YEAR_HEADERS.map(([, h]) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>${taxYearRows(
+        result[n]!,
+      )
+        .map((row) => `<tr>${TAX_YEAR_HEADERS.map(([k]) => `<td>${escapeHtml(row[k])}</td>`).join("")}</tr>`)
+        .join("")}</table>`,
+    );
+  if (priceReturnOnly(result))
+    out.push(
+      "<p>Price return: the market data carry no dividends, so every return in this report excludes them.</p>",
+    );
+  out.push("</section>");
+  return out.join("\n");
+}
 
 /**
  * The report as one HTML document.
@@ -164,8 +277,12 @@ export function renderBacktestReportHtml(
   job: BacktestJob,
   options: { title?: string; generatedAt?: string; account?: string } = {},
 ): string {
-  const title = options.title ?? `Backtest ${job.id}`;
   const r = job.resolved_params;
+  const title =
+    options.title ??
+    (options.account
+      ? `Backtest of ${options.account}, ${r.start_date} to ${r.end_date}`
+      : `Backtest ${job.id}`);
   const params: [string, string][] = [
     ["Job", job.id],
     ...(options.account ? ([["Account", options.account]] as [string, string][]) : []),
@@ -174,6 +291,8 @@ export function renderBacktestReportHtml(
     ["Starting NAV (USD)", money(r.starting_nav)],
     ["Tax gamma", String(r.tax_gamma)],
     ["Harvest threshold", `${r.tax_loss_threshold_bps} bps`],
+    ["Loss usage", lossUsageText(r.loss_usage ?? "account_only")],
+    ["Liquidate at end", (r.liquidate_at_end ?? true) ? "yes" : "no"],
     ["Long-short TLH factor", job.params.ls_tlh_factor ?? "none"],
     ["Created", job.created_at],
     ["Started", job.started_at ?? ""],
@@ -182,25 +301,42 @@ export function renderBacktestReportHtml(
   const body: string[] = [
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="muted">lotwise backtest report${options.generatedAt ? `, generated ${escapeHtml(options.generatedAt)}` : ""}. <span class="status-${escapeHtml(job.status)}">${escapeHtml(job.status)}</span></p>`,
+  ];
+  const paramsHtml = [
     "<h2>Parameters</h2>",
     `<table>${params.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`,
   ];
   if (job.status === "SUCCESS" && job.result) {
     const names = caseOrder(job.result);
     const result = job.result;
+    const priceOnly = priceReturnOnly(result);
+    const kind = priceOnly ? " (price return)" : "";
+    body.push(taxSectionHtml(result), ...paramsHtml);
     body.push(
       "<h2>Value of the portfolio by case (USD)</h2>",
       svgLineChart(
         names.map((n) => ({ name: n, points: result[n]!.values })),
         { title: "Value by case" },
       ),
-      "<h2>Annualized returns before and after tax</h2>",
+      "<h2>Drawdown by case (fall from the running peak of the value)</h2>",
+      svgLineChart(
+        names.map((n) => ({ name: n, points: drawdowns(result[n]!.values) })),
+        { title: "Drawdown by case" },
+      ),
+      `<h2>Annualized returns before and after tax${escapeHtml(kind)}</h2>`,
       svgReturnBars(result, "Annualized returns by case"),
+      `<h2>Calendar years: change of value${escapeHtml(kind)}, taxes paid from the account included</h2>`,
+      calendarTableHtml(result, names),
       "<h2>Summary by case</h2>",
-      `<table><tr><th></th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>${SUMMARY_ROWS.map(
-        ([label, f]) =>
-          `<tr><td>${escapeHtml(label)}</td>${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
-      ).join("")}</table>`,
+      `<table><tr><th></th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>${summaryRows(
+        priceOnly,
+        againstBenchmark(result),
+      )
+        .map(
+          ([label, f]) =>
+            `<tr><td>${escapeHtml(label)}</td>${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
+        )
+        .join("")}</table>`,
       `<h2>Cases</h2><table>${names
         .map(
           (n) =>
@@ -209,9 +345,9 @@ export function renderBacktestReportHtml(
         .join("")}</table>`,
     );
   } else if (job.status === "FAILURE") {
-    body.push("<h2>Error</h2>", `<p>${escapeHtml(job.error_message ?? "")}</p>`);
+    body.push(...paramsHtml, "<h2>Error</h2>", `<p>${escapeHtml(job.error_message ?? "")}</p>`);
   } else {
-    body.push(`<p>The job has not finished yet (${escapeHtml(statusLine(job))}).</p>`);
+    body.push(...paramsHtml, `<p>The job has not finished yet (${escapeHtml(statusLine(job))}).</p>`);
   }
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
@@ -219,6 +355,32 @@ export function renderBacktestReportHtml(
 ${body.join("\n")}
 </body></html>
 `;
+}
+
+/**
+ * Returns keyed by their period end, compounded over the periods ending on `ends` (each from the previous end,
+ * exclusive, to its end, inclusive): a monthly benchmark series becomes quarterly beside a quarterly theme. A period
+ * with no return of the series inside it is left out; returns after the last end are ignored.
+ * @example atThemePeriods(["2024-03-28"], { "2024-01-31": 0.1, "2024-02-29": 0.1, "2024-03-28": 0 }) // 0.21
+ */
+export function atThemePeriods(
+  ends: readonly string[],
+  returns: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const dated = Object.entries(returns).sort(([a], [b]) => (a < b ? -1 : 1));
+  const out: Record<string, number> = {};
+  let j = 0;
+  for (const end of ends) {
+    let growth = 1;
+    let seen = false;
+    while (j < dated.length && dated[j]![0] <= end) {
+      growth *= 1 + dated[j]![1];
+      seen = true;
+      j += 1;
+    }
+    if (seen) out[end] = growth - 1;
+  }
+  return out;
 }
 
 /**
@@ -237,7 +399,10 @@ export function renderThemeBacktestReportHtml(
   const num = (v: number | null) => (v === null ? "n/a" : v.toFixed(3));
   const values = Object.entries(result.theme.backtest_values).sort(([a], [b]) => (a < b ? -1 : 1));
   const series = [{ name: "theme", points: values.map(([date, value]) => ({ date, value })) }];
-  const benchReturns = result.benchmark?.backtest_returns ?? {};
+  // The benchmark at the theme's frequency: its returns compounded over each of the theme's periods.
+  const benchReturns = result.benchmark
+    ? atThemePeriods(Object.keys(result.theme.backtest_returns).sort(), result.benchmark.backtest_returns)
+    : {};
   if (result.benchmark && values.length > 0) {
     // The benchmark's growth of 1 over the same period ends, from the start date of the theme's series.
     let level = 1;
@@ -286,10 +451,10 @@ export function renderThemeBacktestReportHtml(
       )
       .join("")}</table>`,
     "<h2>Rebalance events</h2>",
-    `<table><tr><th>Date</th><th>Names</th><th>Added</th><th>Removed</th></tr>${result.rebalance_events
+    `<table class="events"><colgroup><col><col><col style="width:40%"><col style="width:40%"></colgroup><tr><th>Date</th><th>Names</th><th class="names">Added</th><th class="names">Removed</th></tr>${result.rebalance_events
       .map(
         (e) =>
-          `<tr><td>${escapeHtml(e.date)}</td><td>${e.constituent_count}</td><td style="text-align:left;white-space:normal">${escapeHtml(e.added.map((a) => a.symbol).join(" "))}</td><td style="text-align:left;white-space:normal">${escapeHtml(e.removed.map((a) => a.symbol).join(" "))}</td></tr>`,
+          `<tr><td>${escapeHtml(e.date)}</td><td>${e.constituent_count}</td><td class="names">${escapeHtml(e.added.map((a) => a.symbol).join(" "))}</td><td class="names">${escapeHtml(e.removed.map((a) => a.symbol).join(" "))}</td></tr>`,
       )
       .join("")}</table>`,
   ];

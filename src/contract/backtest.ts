@@ -5,7 +5,7 @@
  * are analytics, so they are JSON numbers: money in USD, returns and turnover as fractions.
  */
 import * as z from "zod";
-import { expectedMessage, finiteNumber, isoDate, isoDatetime, uuid } from "./primitives.js";
+import { bool, expectedMessage, finiteNumber, isoDate, isoDatetime, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** Backtest job states. */
@@ -14,6 +14,16 @@ export const BACKTEST_STATUSES = ["PENDING", "RUNNING", "SUCCESS", "FAILURE"] as
 export const BACKTEST_REBALANCE_PERIODS = ["MONTHLY"] as const;
 /** Factors of the long-short tax-loss-harvesting case. */
 export const LS_TLH_FACTORS = ["quality", "value", "growth"] as const;
+/**
+ * What a net capital loss of a year is worth (extension field `loss_usage`): `account_only` (the default: the
+ * account alone, $3,000 a year against ordinary income, the rest carried forward) or `outside_gains` (the
+ * investor's other gains absorb it in the year it is realized, valued at the marginal rates and reinvested).
+ */
+export const BACKTEST_LOSS_USAGES = ["account_only", "outside_gains"] as const;
+/** Default of `loss_usage`: the spec's fields alone give the account-only figures they always gave. */
+export const DEFAULT_LOSS_USAGE = "account_only" as const;
+/** Default of `liquidate_at_end`: the after-tax figures charge the tax of selling everything at end_date. */
+export const DEFAULT_LIQUIDATE_AT_END = true;
 
 /** Inclusive ranges of the numeric request parameters (the spec's Limits table). */
 export const BACKTEST_LIMITS = {
@@ -53,6 +63,14 @@ export const backtestRequestSchema = named(
           z.enum(LS_TLH_FACTORS),
           "adds a long-short TLH case tilted to this factor",
         ).optional(),
+        loss_usage: describe(
+          z.enum(BACKTEST_LOSS_USAGES),
+          "extension: account_only (default; $3,000 a year against ordinary income, the rest carried forward) or outside_gains (losses offset the investor's other gains in the year realized, valued at the marginal rates and reinvested)",
+        ).optional(),
+        liquidate_at_end: describe(
+          bool(),
+          "extension: charge the tax of selling every position at end_date in the after-tax figures (default true)",
+        ).optional(),
       },
       { error: expectedMessage("an object") },
     )
@@ -68,6 +86,8 @@ export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
 
 /** Request fields that are JSON numbers (they arrive as strings in form-urlencoded and multipart bodies). */
 export const BACKTEST_NUMERIC_FIELDS = ["tax_gamma", "tax_loss_threshold_bps", "starting_nav"] as const;
+/** Request fields that are JSON booleans (`true` / `false` in form bodies). */
+export const BACKTEST_BOOLEAN_FIELDS = ["liquidate_at_end"] as const;
 
 /**
  * Turns the string fields of a form-urlencoded or multipart backtest body into the JSON shape: a numeric
@@ -82,6 +102,10 @@ export function backtestRequestFromForm(fields: Readonly<Record<string, string>>
     const value = fields[name];
     if (value !== undefined && /^-?\d+(\.\d+)?$/.test(value)) out[name] = Number(value);
   }
+  for (const name of BACKTEST_BOOLEAN_FIELDS) {
+    const value = fields[name];
+    if (value === "true" || value === "false") out[name] = value === "true";
+  }
   return out;
 }
 
@@ -94,6 +118,9 @@ export const backtestResolvedParamsSchema = named(
     starting_nav: finiteNumber(),
     tax_gamma: finiteNumber(),
     tax_loss_threshold_bps: finiteNumber(),
+    // Optional so that jobs stored before these extensions still read; the service always fills them.
+    loss_usage: z.enum(BACKTEST_LOSS_USAGES).optional(),
+    liquidate_at_end: z.boolean().optional(),
   }),
   "BacktestResolvedParams",
   "Backtest parameters after the service applied its defaults.",
@@ -121,7 +148,13 @@ export const backtestProgressSchema = named(
 export type BacktestProgress = z.infer<typeof backtestProgressSchema>;
 
 /** Case names the service uses in `result` (the long-short case only when ls_tlh_factor was requested). */
-export const BACKTEST_CASE_NAMES = ["tax_managed", "pre_tax", "benchmark", "long_short_tlh"] as const;
+export const BACKTEST_CASE_NAMES = [
+  "tax_managed",
+  "harvest_baseline",
+  "pre_tax",
+  "benchmark",
+  "long_short_tlh",
+] as const;
 
 const nonNegative = () => finiteNumber().min(0);
 
@@ -133,6 +166,81 @@ export const backtestValuePointSchema = named(
 );
 /** One point of a value series. */
 export type BacktestValuePoint = z.infer<typeof backtestValuePointSchema>;
+
+const annual = (what: string) => describe(finiteNumber(), `${what}; annualized decimal fraction a year`);
+
+/**
+ * The after-tax active return of a case against the reference case (pre_tax), split into parts that add up
+ * exactly: after = pre_tax_active + tax_effect; pre_tax_active = selection + costs; tax_effect = harvest_value +
+ * deferral_character + liquidation_recapture (docs/backtests.md section 7 gives each formula).
+ */
+export const backtestAttributionSchema = named(
+  z.strictObject({
+    reference_case: describe(z.string(), "case the active returns are measured against (pre_tax)"),
+    benchmark_case: describe(z.string(), "case of pre_tax_active_return_vs_benchmark").nullable(),
+    pre_tax_active_return: annual("annualized pre-tax return minus the reference case's"),
+    pre_tax_active_return_vs_benchmark: annual(
+      "annualized pre-tax return minus the benchmark case's",
+    ).nullable(),
+    selection: annual("pre-tax active return before trading costs (pre_tax_active_return - costs)"),
+    costs: annual("trading costs against the reference (negative = paid more)"),
+    tax_effect: annual("after_tax_active_return - pre_tax_active_return"),
+    harvest_value: annual("tax saved by the harvested losses in the years they were realized"),
+    deferral_character: annual(
+      "the rest of the in-window taxes: gains deferred or realized, short- vs long-term, compounding",
+    ),
+    liquidation_recapture: annual(
+      "tax of the final liquidation against the reference's (0 when liquidate_at_end is false)",
+    ),
+    after_tax_active_return: annual(
+      "annualized after-tax return minus the reference case's (tax_alpha_bps / 10^4)",
+    ),
+    tax_effect_usd: describe(
+      finiteNumber(),
+      "taxes saved against the reference over the window, liquidation included, USD (undiscounted)",
+    ),
+  }),
+  "BacktestAttribution",
+  "Split of a case's after-tax active return (extension).",
+);
+/** Split of a case's after-tax active return. */
+export type BacktestAttribution = z.infer<typeof backtestAttributionSchema>;
+
+/** The tax assumptions every after-tax figure of a case rests on. */
+export const backtestAssumptionsSchema = named(
+  z.strictObject({
+    short_term_rate: describe(finiteNumber(), "marginal short-term rate, fraction"),
+    long_term_rate: describe(finiteNumber(), "marginal long-term rate, fraction"),
+    loss_usage: z.enum(BACKTEST_LOSS_USAGES),
+    liquidate_at_end: z.boolean(),
+  }),
+  "BacktestAssumptions",
+  "Tax assumptions of the after-tax figures (extension).",
+);
+/** The tax assumptions of a case's after-tax figures. */
+export type BacktestAssumptions = z.infer<typeof backtestAssumptionsSchema>;
+
+/** One tax year of a case (the last is the window's final, partial year, before any liquidation). */
+export const backtestTaxYearSchema = named(
+  z.strictObject({
+    year: z.int(),
+    realized_short_term_gains: describe(nonNegative(), "USD"),
+    realized_short_term_losses: describe(nonNegative(), "USD, positive magnitude"),
+    realized_long_term_gains: describe(nonNegative(), "USD"),
+    realized_long_term_losses: describe(nonNegative(), "USD, positive magnitude"),
+    harvested_losses: describe(nonNegative(), "USD"),
+    taxes_paid: describe(finiteNumber(), "tax of the year, USD (negative = saved)"),
+    harvest_tax_saving: describe(finiteNumber(), "tax the year's harvested losses saved that year, USD"),
+    tax_saved_vs_reference: describe(
+      finiteNumber(),
+      "the reference case's tax of the year minus this case's, USD",
+    ).nullable(),
+  }),
+  "BacktestTaxYear",
+  "One tax year of a backtest case (extension).",
+);
+/** One tax year of a case. */
+export type BacktestTaxYear = z.infer<typeof backtestTaxYearSchema>;
 
 /**
  * Result of one backtest case (designed by lotwise). Money in USD; returns, turnover and tracking error as
@@ -188,6 +296,19 @@ export const backtestCaseResultSchema = named(
       transaction: describe(nonNegative(), "commissions, spread and market impact, USD"),
       fx: describe(nonNegative(), "currency conversion costs, USD"),
     }),
+    // Extensions (issue 13). Optional so that results stored before them still read; new runs always fill them.
+    benchmark_name: describe(z.string(), "the target index the benchmark case holds").optional(),
+    return_basis: describe(
+      z.enum(["total_return", "price_return"]),
+      "price_return when the market data carry no dividends in the window: every return is a price return",
+    ).optional(),
+    liquidation_tax: describe(
+      finiteNumber(),
+      "tax the final liquidation adds to the final year's own, USD (0 when liquidate_at_end is false)",
+    ).optional(),
+    assumptions: backtestAssumptionsSchema.optional(),
+    attribution: backtestAttributionSchema.optional(),
+    tax_years: describe(z.array(backtestTaxYearSchema), "year by year, ascending").optional(),
   }),
   "BacktestCaseResult",
   "Result of one backtest case.",
@@ -200,13 +321,14 @@ export const backtestJobSchema = named(
   z
     .strictObject({
       id: uuid(),
+      account_uuid: describe(uuid(), "extension: the account backtested").optional(),
       status: z.enum(BACKTEST_STATUSES),
       params: backtestRequestSchema,
       resolved_params: backtestResolvedParamsSchema,
       progress: backtestProgressSchema,
       result: describe(
         z.record(z.string().min(1), backtestCaseResultSchema),
-        "case name -> case result (tax_managed, pre_tax, benchmark, long_short_tlh)",
+        "case name -> case result (tax_managed, harvest_baseline, pre_tax, benchmark, long_short_tlh)",
       ).nullable(),
       error_message: z.string().nullable(),
       created_at: isoDatetime(),

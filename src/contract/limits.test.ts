@@ -253,3 +253,27 @@ describe("tax lot write limits", () => {
     expect(pathsOf(taxLotWriteSchema, { ...lot, cost_basis_unit: "per_lot" })).toEqual(["cost_basis_unit"]);
   });
 });
+
+describe("backtest extension fields loss_usage and liquidate_at_end", () => {
+  it("accepts both loss usages and booleans, from JSON and from form bodies", () => {
+    expect(pathsOf(backtestRequestSchema, { loss_usage: "outside_gains", liquidate_at_end: false })).toEqual(
+      [],
+    );
+    expect(pathsOf(backtestRequestSchema, { loss_usage: "account_only", liquidate_at_end: true })).toEqual(
+      [],
+    );
+    const form = backtestRequestFromForm({ loss_usage: "outside_gains", liquidate_at_end: "false" });
+    expect(backtestRequestSchema.parse(form)).toEqual({
+      loss_usage: "outside_gains",
+      liquidate_at_end: false,
+    });
+  });
+
+  it("names the field of a value outside the choices", () => {
+    expect(pathsOf(backtestRequestSchema, { loss_usage: "carryforward" })).toEqual(["loss_usage"]);
+    expect(pathsOf(backtestRequestSchema, { liquidate_at_end: "yes" })).toEqual(["liquidate_at_end"]);
+    expect(pathsOf(backtestRequestSchema, backtestRequestFromForm({ liquidate_at_end: "1" }))).toEqual([
+      "liquidate_at_end",
+    ]);
+  });
+});

@@ -24,12 +24,15 @@ import {
 } from "./asset-allocation.js";
 import { assetClassCreateSchema, assetClassListSchema, assetClassSchema } from "./asset-class.js";
 import {
+  backtestAssumptionsSchema,
+  backtestAttributionSchema,
   backtestCaseResultSchema,
   backtestJobListSchema,
   backtestJobSchema,
   backtestProgressSchema,
   backtestRequestSchema,
   backtestResolvedParamsSchema,
+  backtestTaxYearSchema,
   backtestValuePointSchema,
 } from "./backtest.js";
 import {
@@ -139,6 +142,9 @@ export const CONTRACT_SCHEMAS = {
   BacktestResolvedParams: backtestResolvedParamsSchema,
   BacktestProgress: backtestProgressSchema,
   BacktestValuePoint: backtestValuePointSchema,
+  BacktestAttribution: backtestAttributionSchema,
+  BacktestAssumptions: backtestAssumptionsSchema,
+  BacktestTaxYear: backtestTaxYearSchema,
   BacktestCaseResult: backtestCaseResultSchema,
   BacktestJob: backtestJobSchema,
   BacktestJobList: backtestJobListSchema,

@@ -104,21 +104,15 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DA
       cash_value_usd: "0",
       portfolio_config_uuid: config.uuid,
     });
-    const detailed = runAccountBacktestDetailed(
-      ctx,
-      org,
-      account.uuid,
-      {
-        start_date: "2013-02-08",
-        end_date: "2018-02-07",
-        rebalance_period: "MONTHLY",
-        starting_nav: 1_000_000,
-        tax_gamma: 1,
-        tax_loss_threshold_bps: 500,
-      },
-      {},
-      { lossOffset: "outside_gains" },
-    );
+    const detailed = runAccountBacktestDetailed(ctx, org, account.uuid, {
+      start_date: "2013-02-08",
+      end_date: "2018-02-07",
+      rebalance_period: "MONTHLY",
+      starting_nav: 1_000_000,
+      tax_gamma: 1,
+      tax_loss_threshold_bps: 500,
+      loss_usage: "outside_gains",
+    });
     const stats = detailed.policyStats.tax_managed!;
     expect(stats.optimizerSolves).toBeGreaterThanOrEqual(60);
     expect(stats.fallbacks).toBe(0);

@@ -59,6 +59,8 @@ describe("account backtest service over the demo store", () => {
     // The demo configuration says tax_gamma 1.
     expect(p.tax_gamma).toBe(1);
     expect(p.tax_loss_threshold_bps).toBe(DEFAULT_TAX_LOSS_THRESHOLD_BPS);
+    expect(p.loss_usage).toBe("account_only");
+    expect(p.liquidate_at_end).toBe(true);
     // The demo account held lots bought 1,460 and 1,100 days before 2025-12-31 on the start date, plus cash.
     expect(p.starting_nav).toBeGreaterThan(25_000);
     const given = resolveBacktestParams(ctx, org, demo.account_uuid, { tax_gamma: 3, starting_nav: 2e6 });
@@ -93,12 +95,18 @@ describe("account backtest service over the demo store", () => {
     ).toThrow(NotFoundError);
   });
 
-  it("runs the four cases and returns contract-valid results", () => {
+  it("runs the five cases and returns contract-valid results", () => {
     const progress: AccountBacktestProgress[] = [];
     const result = runAccountBacktest(ctx, org, demo.account_uuid, oneYear({ ls_tlh_factor: "value" }), {
       onProgress: (p) => progress.push(p),
     });
-    expect(Object.keys(result).sort()).toEqual(["benchmark", "long_short_tlh", "pre_tax", "tax_managed"]);
+    expect(Object.keys(result).sort()).toEqual([
+      "benchmark",
+      "harvest_baseline",
+      "long_short_tlh",
+      "pre_tax",
+      "tax_managed",
+    ]);
     for (const [name, r] of Object.entries(result)) {
       expect(backtestCaseResultSchema.parse(r), name).toEqual(r);
       expect(r.periods).toBe(12);
@@ -113,6 +121,42 @@ describe("account backtest service over the demo store", () => {
     expect(progress[0]).toEqual({ planned_periods: 12, completed_periods: 0, last_completed_period: null });
     expect(progress.at(-1)).toMatchObject({ planned_periods: 12, completed_periods: 12 });
     expect(progress.map((p) => p.completed_periods)).toEqual([...Array(13).keys()]);
+  });
+
+  it("states the assumptions and attributes the tax alpha in every case; loss_usage and liquidate_at_end change them", () => {
+    const base = runAccountBacktest(ctx, org, demo.account_uuid, oneYear());
+    const other = runAccountBacktest(
+      ctx,
+      org,
+      demo.account_uuid,
+      oneYear({ loss_usage: "outside_gains", liquidate_at_end: false }),
+    );
+    for (const [name, r] of Object.entries(base)) {
+      // Defaults: the spec's fields alone give the account-only figures with a final liquidation.
+      expect(r.assumptions, name).toEqual({
+        short_term_rate: 0.37,
+        long_term_rate: 0.2,
+        loss_usage: "account_only",
+        liquidate_at_end: true,
+      });
+      const a = r.attribution!;
+      expect(a.reference_case).toBe("pre_tax");
+      expect(Math.abs(a.pre_tax_active_return + a.tax_effect - a.after_tax_active_return)).toBeLessThan(
+        1e-12,
+      );
+      expect(r.tax_years!.length).toBeGreaterThan(0);
+      expect(other[name]!.assumptions).toMatchObject({
+        loss_usage: "outside_gains",
+        liquidate_at_end: false,
+      });
+      expect(other[name]!.attribution!.liquidation_recapture).toBe(0);
+      expect(other[name]!.liquidation_tax).toBe(0);
+    }
+    const tm = base.tax_managed!;
+    expect(tm.attribution!.after_tax_active_return * 1e4).toBeCloseTo(tm.tax_alpha_bps!, 9);
+    // Outside gains credit every harvested loss at its rate in its year: more tax saved along the way.
+    expect(other.tax_managed!.harvested_losses).toBeGreaterThan(0);
+    expect(other.tax_managed!.taxes_paid).toBeLessThan(base.tax_managed!.taxes_paid);
   });
 
   it("starts the managed cases from the account's lots and the benchmark from cash", () => {

@@ -12,6 +12,8 @@ import {
   type BacktestRequest,
   type BacktestResolvedParams,
   backtestCaseResultSchema,
+  DEFAULT_LIQUIDATE_AT_END,
+  DEFAULT_LOSS_USAGE,
   type PortfolioConfigRead,
 } from "../contract/index.js";
 import {
@@ -207,6 +209,8 @@ export function resolveBacktestParams(
     starting_nav: startingNav,
     tax_gamma: taxGamma,
     tax_loss_threshold_bps: threshold,
+    loss_usage: request.loss_usage ?? DEFAULT_LOSS_USAGE,
+    liquidate_at_end: request.liquidate_at_end ?? DEFAULT_LIQUIDATE_AT_END,
   };
 }
 
@@ -529,8 +533,27 @@ function configNumber(value: string | null | undefined, fallback: number): numbe
   return value === null || value === undefined ? fallback : Number(value);
 }
 
-/** The contract shape of a case's figures. */
-export function toCaseResult(m: CaseMetrics): BacktestCaseResult {
+/** The tax assumptions of a run, in the contract's shape. */
+export interface BacktestRunAssumptions {
+  short_term_rate: number;
+  long_term_rate: number;
+  loss_usage: "account_only" | "outside_gains";
+  liquidate_at_end: boolean;
+}
+
+/** What a run says of all its cases: the target index and whether its returns are price returns. */
+export interface BacktestRunContext {
+  benchmark_name: string;
+  return_basis: "total_return" | "price_return";
+}
+
+/** The contract shape of a case's figures (with the run's assumptions and context when given). */
+export function toCaseResult(
+  m: CaseMetrics,
+  assumptions?: BacktestRunAssumptions,
+  run?: BacktestRunContext,
+): BacktestCaseResult {
+  const a = m.attribution;
   return backtestCaseResultSchema.parse({
     description: m.description,
     tax_managed: m.taxManaged,
@@ -555,7 +578,57 @@ export function toCaseResult(m: CaseMetrics): BacktestCaseResult {
     turnover: m.turnover,
     tracking_error: m.trackingError,
     costs: { transaction: m.costs.transaction, fx: m.costs.fx },
+    liquidation_tax: m.liquidationRecaptureTax,
+    ...(run === undefined ? {} : run),
+    ...(assumptions === undefined ? {} : { assumptions }),
+    ...(a === null
+      ? {}
+      : {
+          attribution: {
+            reference_case: a.referenceCase,
+            benchmark_case: a.benchmarkCase,
+            pre_tax_active_return: a.preTaxActiveReturn,
+            pre_tax_active_return_vs_benchmark: a.preTaxActiveReturnVsBenchmark,
+            selection: a.selection,
+            costs: a.costs,
+            tax_effect: a.taxEffect,
+            harvest_value: a.harvestValue,
+            deferral_character: a.deferralCharacter,
+            liquidation_recapture: a.liquidationRecapture,
+            after_tax_active_return: a.afterTaxActiveReturn,
+            tax_effect_usd: a.taxEffectUsd,
+          },
+        }),
+    tax_years: m.taxYears.map((y) => ({
+      year: y.year,
+      realized_short_term_gains: y.shortTermGains,
+      realized_short_term_losses: y.shortTermLosses,
+      realized_long_term_gains: y.longTermGains,
+      realized_long_term_losses: y.longTermLosses,
+      harvested_losses: y.harvestedLosses,
+      taxes_paid: y.taxes,
+      harvest_tax_saving: y.harvestSaving,
+      tax_saved_vs_reference: y.taxSavedVsReference,
+    })),
   });
+}
+
+/** The assumptions of a run with `params` under the account's effective configuration (as the run resolves them). */
+export function backtestAssumptions(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  params: AccountBacktestParams,
+): BacktestRunAssumptions {
+  const account = requireAccount(ctx, org, accountUuid);
+  const first = ctx.store.market.tradingDates(params.start_date, params.end_date)[0] ?? params.start_date;
+  const tp = effectiveConfig(ctx, account, first).read.tax_preferences;
+  return {
+    short_term_rate: configNumber(tp.short_term_rate, 0.37),
+    long_term_rate: configNumber(tp.long_term_rate, 0.2),
+    loss_usage: params.loss_usage ?? DEFAULT_LOSS_USAGE,
+    liquidate_at_end: params.liquidate_at_end ?? DEFAULT_LIQUIDATE_AT_END,
+  };
 }
 
 /**
@@ -569,7 +642,7 @@ export function runAccountBacktestDetailed(
   accountUuid: string,
   params: AccountBacktestParams,
   hooks: AccountBacktestHooks = {},
-  options: { lossOffset?: "carryforward" | "outside_gains"; rebalanceEngine?: RebalanceEngine } = {},
+  options: { rebalanceEngine?: RebalanceEngine } = {},
 ): StandardBacktestResult {
   const account = requireAccount(ctx, org, accountUuid);
   const issues: FieldIssue[] = [];
@@ -609,12 +682,13 @@ export function runAccountBacktestDetailed(
       shortTermRate,
       longTermRate: configNumber(tp.long_term_rate, 0.2),
       ordinaryIncomeRate: configNumber(tp.ordinary_income_tax_rate, shortTermRate),
-      ...(options.lossOffset === undefined ? {} : { lossOffset: options.lossOffset }),
+      lossUsage: params.loss_usage ?? DEFAULT_LOSS_USAGE,
       rules: {
         ...(tp.wash_sale_threshold === null ? {} : { washSaleThresholdDays: tp.wash_sale_threshold }),
         ...(tp.long_term_threshold === null ? {} : { longTermThresholdDays: tp.long_term_threshold }),
       },
     },
+    liquidateAtEnd: params.liquidate_at_end ?? DEFAULT_LIQUIDATE_AT_END,
     riskAversion: configNumber(c.risk_aversion, 2),
     ...(riskModelProvider === undefined ? {} : { riskModelProvider }),
     cashBuffer: configNumber(c.cash_buffer_usd, 0),
@@ -638,7 +712,7 @@ export function runAccountBacktestDetailed(
 }
 
 /**
- * Runs the account backtest: tax_managed, pre_tax, benchmark, and long_short_tlh when `ls_tlh_factor` is given.
+ * Runs the account backtest: tax_managed, harvest_baseline, pre_tax, benchmark, and long_short_tlh when `ls_tlh_factor` is given.
  * Loads the market once (one price matrix over the window plus a year of history, splits, dividends, FX,
  * point-in-time benchmark weights, characteristics for the overlay), starts from the account as it stood on
  * start_date scaled to starting_nav, and applies the account's effective configuration at the start
@@ -657,12 +731,22 @@ export function runAccountBacktest(
   params: AccountBacktestParams,
   hooks: AccountBacktestHooks = {},
 ): Record<string, BacktestCaseResult> {
-  const { metrics, policyStats } = runAccountBacktestDetailed(ctx, org, accountUuid, params, hooks);
+  const { metrics, policyStats, benchmarkName, returnBasis } = runAccountBacktestDetailed(
+    ctx,
+    org,
+    accountUuid,
+    params,
+    hooks,
+  );
+  const assumptions = backtestAssumptions(ctx, org, accountUuid, params);
+  const run: BacktestRunContext = { benchmark_name: benchmarkName, return_basis: returnBasis };
   const out: Record<string, BacktestCaseResult> = {};
   for (const [name, m] of Object.entries(metrics)) {
     const held = policyStats[name]?.held ?? [];
     out[name] = toCaseResult(
       held.length === 0 ? m : { ...m, description: `${m.description} ${heldNote(held, m.periods)}` },
+      assumptions,
+      run,
     );
   }
   return out;

@@ -57,6 +57,16 @@ const PARAMETER_OPTIONS = [
   ["--starting-nav <usd>", "starting_nav", "starting value for an empty account, 100 to 1e9"],
   ["--ls-tlh-factor <factor>", "ls_tlh_factor", "add a long-short TLH case: quality, value or growth"],
   ["--rebalance-period <period>", "rebalance_period", "MONTHLY (the only one)"],
+  [
+    "--loss-usage <usage>",
+    "loss_usage",
+    "account_only (default: $3,000 a year against income, the rest carried forward) or outside_gains (losses offset other gains in the year realized)",
+  ],
+  [
+    "--liquidate-at-end <bool>",
+    "liquidate_at_end",
+    "true (default): after-tax figures charge the tax of selling everything at the end; false: unrealized gains untaxed",
+  ],
 ] as const;
 
 type ParameterOptions = Partial<Record<string, string>>;
@@ -271,11 +281,22 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
       .option("--ascii", "chart with ASCII characters only")
       .action(
         actionWithCode(hooks, async (ctx, id: string, opts: { html?: string; ascii?: boolean }) => {
-          const job = await (await backendFor(ctx)).getBacktest(id);
+          const backend = await backendFor(ctx);
+          const job = await backend.getBacktest(id);
           if (opts.html) {
+            // Titled by the account's name (else its uuid); a lookup that fails leaves the job id as the title.
+            let account: string | undefined;
+            if (job.account_uuid !== undefined)
+              account = await backend
+                .findAccount(job.account_uuid)
+                .then((f) => f.account.name ?? f.account.uuid)
+                .catch(() => undefined);
             await writeFile(
               opts.html,
-              renderBacktestReportHtml(job, { generatedAt: new Date().toISOString() }),
+              renderBacktestReportHtml(job, {
+                generatedAt: new Date().toISOString(),
+                ...(account === undefined ? {} : { account }),
+              }),
             );
             ctx.out.note(`lotwise: wrote ${opts.html}`);
           }
@@ -511,6 +532,9 @@ async function runBatch(
             value: (r) => (r.tax_alpha_bps === null ? "" : `${r.tax_alpha_bps.toFixed(1)} bps`),
             align: "right",
           },
+          { header: "of which tax", value: (r) => percent(r.tax_effect), align: "right" },
+          { header: "of which pre-tax", value: (r) => percent(r.pre_tax_active_return), align: "right" },
+          { header: "Losses", value: (r) => r.loss_usage ?? "" },
           { header: "Tracking error", value: (r) => percent(r.tracking_error), align: "right" },
           { header: "Turnover", value: (r) => percent(r.turnover), align: "right" },
           {
@@ -518,7 +542,7 @@ async function runBatch(
             value: (r) => [r.error ?? "", ...r.breaches].filter(Boolean).join("; ").slice(0, 80),
           },
         ],
-        `Backtest batch (${opts.case})`,
+        `Backtest batch (${opts.case}; tax alpha = after-tax active return vs pre_tax, a year)`,
       ),
     );
     ctx.out.line(

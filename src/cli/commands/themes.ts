@@ -280,7 +280,12 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
               }),
             );
             if (opts.html) {
-              await writeFile(opts.html, renderThemeBacktestReportHtml(r, { theme: uuid }));
+              // Titled by the theme's name (its uuid when the lookup fails).
+              const theme = await (await ctx.backend())
+                .getTheme(uuid)
+                .then((t) => t.name)
+                .catch(() => uuid);
+              await writeFile(opts.html, renderThemeBacktestReportHtml(r, { theme }));
               ctx.out.note(`lotwise: wrote the report to ${opts.html}`);
             }
             if (ctx.out.json) ctx.out.printJson(r);

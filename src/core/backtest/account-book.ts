@@ -39,14 +39,17 @@ const BPS = new TaxDecimal(10_000);
 export const QUANTITY_DECIMALS = 6;
 
 /**
- * What happens to a net capital loss of a year:
- * - `"carryforward"`: the account stands alone; Schedule D netting, $3,000 against ordinary income, the rest
+ * What happens to a net capital loss of a year (the backtest parameter `loss_usage`):
+ * - `"account_only"`: the account stands alone; Schedule D netting, $3,000 against ordinary income, the rest
  *   carried forward (settleTaxYear);
  * - `"outside_gains"`: the investor has other gains of each character to absorb it, so every recognized
- *   dollar is taxed (or saves tax) at its rate in the year it is booked: tax = ST x st_rate + LT x lt_rate
- *   (the assumption of Chaudhuri, Burnham & Lo 2020 and most tax-alpha studies).
+ *   dollar is taxed (or saves tax) at its rate in the year it is booked: tax = ST x st_rate + LT x lt_rate,
+ *   the saving credited to cash at the year end and reinvested (the assumption of Chaudhuri, Burnham & Lo 2020
+ *   and of most tax-alpha studies and advisors' proposals).
  */
-export type LossOffset = "carryforward" | "outside_gains";
+export type LossUsage = "account_only" | "outside_gains";
+/** Values of {@link LossUsage}. */
+export const LOSS_USAGES = ["account_only", "outside_gains"] as const;
 
 /** Tax settings of a backtest: flat marginal rates (fractions) and the tax-lot rules. */
 export interface BacktestTaxSettings {
@@ -58,8 +61,8 @@ export interface BacktestTaxSettings {
   readonly ordinaryIncomeRate: number;
   /** @default 3000 (IRC §1211(b)) */
   readonly lossDeductionLimit: number;
-  /** @default "carryforward" */
-  readonly lossOffset: LossOffset;
+  /** @default "account_only" */
+  readonly lossUsage: LossUsage;
   /** Wash-sale window, long-term threshold, holding-period convention (docs/tax.md). */
   readonly rules: TaxRulesOptions;
 }
@@ -92,6 +95,17 @@ export interface TaxYearRecord {
   readonly taxOwed: Decimal;
   /** Loss carried to the next year. */
   readonly carryforward: { readonly shortTerm: Decimal; readonly longTerm: Decimal };
+  /**
+   * Recognized losses of the harvest sales and covers booked in the year (<= 0 by character; a later wash sale
+   * of a harvested loss books its disallowed part here, in the year of the purchase).
+   */
+  readonly harvestedShortTerm: Decimal;
+  readonly harvestedLongTerm: Decimal;
+  /**
+   * Tax the year's harvested losses saved in that year: the year's tax without them minus the tax with them,
+   * same carryforward in (>= 0 unless a wash sale undid a harvest of an earlier year).
+   */
+  readonly harvestSaving: Decimal;
 }
 
 /** One executed trade. */
@@ -174,6 +188,8 @@ export class AccountBook {
   #taxesPaid: Decimal = ZERO;
   #openShortTerm: Decimal = ZERO;
   #openLongTerm: Decimal = ZERO;
+  #openHarvestShortTerm: Decimal = ZERO;
+  #openHarvestLongTerm: Decimal = ZERO;
   #carryShortTerm: Decimal = ZERO;
   #carryLongTerm: Decimal = ZERO;
   readonly #taxYears: TaxYearRecord[] = [];
@@ -448,10 +464,16 @@ export class AccountBook {
     return `${this.#options.idPrefix}${String(this.#seq).padStart(6, "0")}`;
   }
 
-  /** Adds a recognized gain (or a change of one) to the open tax year, by character. */
-  #book(term: "short_term" | "long_term", amount: Decimal): void {
+  /**
+   * Adds a recognized gain (or a change of one) to the open tax year, by character; `harvest` also counts it
+   * among the year's harvested losses.
+   */
+  #book(term: "short_term" | "long_term", amount: Decimal, harvest = false): void {
     if (term === "short_term") this.#openShortTerm = this.#openShortTerm.plus(amount);
     else this.#openLongTerm = this.#openLongTerm.plus(amount);
+    if (!harvest) return;
+    if (term === "short_term") this.#openHarvestShortTerm = this.#openHarvestShortTerm.plus(amount);
+    else this.#openHarvestLongTerm = this.#openHarvestLongTerm.plus(amount);
   }
 
   /**
@@ -554,7 +576,7 @@ export class AccountBook {
     for (const r of result.realized) {
       this.#realized[i]!.push(r);
       this.#harvest[i]!.push(harvest);
-      this.#book(r.term, r.recognizedGainUsd);
+      this.#book(r.term, r.recognizedGainUsd, harvest && r.recognizedGainUsd.isNegative());
       if (isLossSale(r) && (this.#lastLossSale[i] ?? "") < date) this.#lastLossSale[i] = date;
     }
     const gross = quantity.times(close).dividedBy(fx);
@@ -620,7 +642,11 @@ export class AccountBook {
       const after = result.realized[k]!;
       if (!after.recognizedGainUsd.eq(before.recognizedGainUsd))
         // A disallowed loss leaves the year in which the purchase is booked (see docs/backtests.md).
-        this.#book(after.term, after.recognizedGainUsd.minus(before.recognizedGainUsd));
+        this.#book(
+          after.term,
+          after.recognizedGainUsd.minus(before.recognizedGainUsd),
+          this.#harvest[i]![from + k] === true && before.recognizedGainUsd.isNegative(),
+        );
       records[from + k] = after;
     }
     this.#lots[i] = result.lots;
@@ -719,7 +745,7 @@ export class AccountBook {
         gainUsd: gain,
         harvest: o.harvest === true,
       });
-      this.#book("short_term", gain);
+      this.#book("short_term", gain, o.harvest === true && gain.isNegative());
       if (gain.isNegative() && !gain.isZero()) this.#lastShortLossCover[i] = date;
       if (q.eq(lot.quantity)) remaining.delete(lot.id);
       else
@@ -754,15 +780,31 @@ export class AccountBook {
       longTerm: this.#openLongTerm,
       taxOwed: s.taxOwed,
       carryforward: s.carryforward,
+      ...this.#harvestOfOpenYear(s.taxOwed),
     };
     this.#cash = this.#cash.minus(s.taxOwed);
     this.#taxesPaid = this.#taxesPaid.plus(s.taxOwed);
     this.#taxYears.push(record);
     this.#openShortTerm = ZERO;
     this.#openLongTerm = ZERO;
+    this.#openHarvestShortTerm = ZERO;
+    this.#openHarvestLongTerm = ZERO;
     this.#carryShortTerm = s.carryforward.shortTerm;
     this.#carryLongTerm = s.carryforward.longTerm;
     return record;
+  }
+
+  /** The open year's harvested losses and the tax they saved, given the year's tax `taxOwed` with them. */
+  #harvestOfOpenYear(
+    taxOwed: Decimal,
+  ): Pick<TaxYearRecord, "harvestedShortTerm" | "harvestedLongTerm" | "harvestSaving"> {
+    const hs = this.#openHarvestShortTerm;
+    const hl = this.#openHarvestLongTerm;
+    const without =
+      hs.isZero() && hl.isZero()
+        ? taxOwed
+        : this.#settlement(this.#openShortTerm.minus(hs), this.#openLongTerm.minus(hl)).taxOwed;
+    return { harvestedShortTerm: hs, harvestedLongTerm: hl, harvestSaving: without.minus(taxOwed) };
   }
 
   #settlement(
@@ -773,7 +815,7 @@ export class AccountBook {
     carryforward: { shortTerm: Decimal; longTerm: Decimal };
   } {
     const tax = this.#options.tax;
-    if (tax.lossOffset === "outside_gains")
+    if (tax.lossUsage === "outside_gains")
       return {
         taxOwed: taxCost(
           { shortTerm, longTerm },
@@ -831,6 +873,7 @@ export class AccountBook {
         longTerm: this.#openLongTerm,
         taxOwed: asIs.taxOwed,
         carryforward: asIs.carryforward,
+        ...this.#harvestOfOpenYear(asIs.taxOwed),
       },
       liquidation: { shortTerm: st, longTerm: lt, taxOwed: liquidated.taxOwed },
     };

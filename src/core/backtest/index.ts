@@ -9,13 +9,20 @@ export {
   type BacktestTaxSettings,
   type CoverRecord,
   type InitialHoldings,
-  type LossOffset,
+  LOSS_USAGES,
+  type LossUsage,
   QUANTITY_DECIMALS,
   type TaxYearRecord,
   type TradeFill,
   type TradeTotals,
 } from "./account-book.js";
-export { type CaseMetrics, type SummarizeOptions, summarizeBacktest } from "./case-metrics.js";
+export {
+  type CaseAttribution,
+  type CaseMetrics,
+  type CaseTaxYear,
+  type SummarizeOptions,
+  summarizeBacktest,
+} from "./case-metrics.js";
 export {
   DEFAULT_FX_FEE_BPS,
   DEFAULT_TRANSACTION_COST_BPS,
@@ -47,7 +54,11 @@ export {
   DEFAULT_REINVEST_FRACTION,
   DEFAULT_TRACKING_RISK_AVERSION,
   type DecisionAccountFacts,
+  type HarvestBaselineOptions,
+  type HarvestBaselinePolicy,
+  type HarvestBaselineStats,
   type HeldDecision,
+  harvestBaselinePolicy,
   INVESTED_FACTOR,
   investableTargetWeights,
   LONG_SHORT_FACTOR_CHARACTERISTICS,

@@ -182,7 +182,7 @@ describe("simulateBacktest: year-end taxes", () => {
     });
     const r = run(
       big,
-      { tax: { shortTermRate: 0.35, longTermRate: 0.15, lossOffset: "outside_gains" } },
+      { tax: { shortTermRate: 0.35, longTermRate: 0.15, lossUsage: "outside_gains" } },
       "50000",
     );
     // -10,000 x 0.35.

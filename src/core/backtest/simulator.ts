@@ -102,6 +102,8 @@ export interface CaseRun {
   readonly dailyValues: Float64Array;
   /** Tax paid on each day (0 on most days), aligned with `dailyValues`; refunds are negative. */
   readonly dailyTaxes: Float64Array;
+  /** Trading costs (transaction + FX) paid on each day, USD, aligned with `dailyValues`. */
+  readonly dailyCosts: Float64Array;
   /** Exact NAV at the close of the first date and of each period end. */
   readonly periodValues: readonly Decimal[];
   /** Cash, positions and cumulative flows at the same dates (accounting audit). */
@@ -153,12 +155,12 @@ export function resolveBacktestTax(tax: Partial<BacktestTaxSettings> = {}): Back
       `simulateBacktest: tax.lossDeductionLimit must be finite and >= 0, got ${lossDeductionLimit}`,
     );
   const rules = resolveTaxRules(tax.rules ?? {}, "simulateBacktest");
-  const lossOffset = tax.lossOffset ?? "carryforward";
-  if (lossOffset !== "carryforward" && lossOffset !== "outside_gains")
+  const lossUsage = tax.lossUsage ?? "account_only";
+  if (lossUsage !== "account_only" && lossUsage !== "outside_gains")
     throw new RangeError(
-      `simulateBacktest: tax.lossOffset must be "carryforward" or "outside_gains", got ${String(lossOffset)}`,
+      `simulateBacktest: tax.lossUsage must be "account_only" or "outside_gains", got ${String(lossUsage)}`,
     );
-  return { shortTermRate, longTermRate, ordinaryIncomeRate, lossDeductionLimit, lossOffset, rules };
+  return { shortTermRate, longTermRate, ordinaryIncomeRate, lossDeductionLimit, lossUsage, rules };
 }
 
 /**
@@ -201,6 +203,7 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
   const days = last - first + 1;
   const dailyValues = cases.map(() => new Float64Array(days));
   const dailyTaxes = cases.map(() => new Float64Array(days));
+  const dailyCosts = cases.map(() => new Float64Array(days));
   const periodValues: Decimal[][] = cases.map(() => []);
   const ledgers: LedgerEntry[][] = cases.map(() => []);
   const policyMs = cases.map(() => 0);
@@ -221,7 +224,12 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
       }
       const orders = pending[c];
       if (orders !== null && t > first) {
+        const before = book.totals.transactionCostUsd.plus(book.totals.fxCostUsd);
         book.execute(t, orders);
+        dailyCosts[c]![t - first] = book.totals.transactionCostUsd
+          .plus(book.totals.fxCostUsd)
+          .minus(before)
+          .toNumber();
         pending[c] = null;
       }
       if (isYearEnd.has(t)) dailyTaxes[c]![t - first] = book.settleYear(t).taxOwed.toNumber();
@@ -271,6 +279,7 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
       taxManaged: c.taxManaged,
       dailyValues: dailyValues[i]!,
       dailyTaxes: dailyTaxes[i]!,
+      dailyCosts: dailyCosts[i]!,
       periodValues: periodValues[i]!,
       ledger: ledgers[i]!,
       realized: book.realizedRecords(),

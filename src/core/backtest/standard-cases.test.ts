@@ -47,9 +47,10 @@ function heldAfter(run: CaseRun, loss: CaseRun["realized"][number]["record"], da
 }
 
 describe("runStandardBacktest on a random 30-asset market (2 Canadian listings)", () => {
-  it("runs the four cases with 36 monthly periods", () => {
+  it("runs the five cases with 36 monthly periods", () => {
     expect(Object.keys(result.metrics).sort()).toEqual([
       "benchmark",
+      "harvest_baseline",
       "long_short_tlh",
       "pre_tax",
       "tax_managed",

@@ -8,6 +8,8 @@
  *   no harvesting); the reference of the tax alpha;
  * - `benchmark`: the starting value in cash, invested in the target at the start and held; the reference of
  *   the tracking error;
+ * - `harvest_baseline`: the literature's rule-based harvester (policies/harvest-baseline), same holdings, same
+ *   threshold, no optimizer: the baseline the tax-managed case has to beat;
  * - `long_short_tlh` (when a factor is given): the tax-managed policy tracking the target plus a long-short
  *   overlay tilted to the factor.
  */
@@ -20,6 +22,7 @@ import { resolveTradingCosts } from "./costs.js";
 import type { BacktestMarket } from "./market-data.js";
 import { buyAndHoldPolicy } from "./policies/buy-and-hold.js";
 import { DEFAULT_OVERLAY_GROSS, type LongShortFactor } from "./policies/characteristic-overlay.js";
+import { type HarvestBaselineStats, harvestBaselinePolicy } from "./policies/harvest-baseline.js";
 import { rebalanceToTargetPolicy } from "./policies/rebalance-to-target.js";
 import {
   createRiskModelProvider,
@@ -42,7 +45,13 @@ import {
 } from "./simulator.js";
 
 /** Case names of the standard run (the contract's names). */
-export const STANDARD_CASE_NAMES = ["tax_managed", "pre_tax", "benchmark", "long_short_tlh"] as const;
+export const STANDARD_CASE_NAMES = [
+  "tax_managed",
+  "harvest_baseline",
+  "pre_tax",
+  "benchmark",
+  "long_short_tlh",
+] as const;
 
 /** Input of {@link runStandardBacktest}. */
 export interface StandardBacktestInput {
@@ -65,6 +74,11 @@ export interface StandardBacktestInput {
   readonly longShortGross?: number;
   readonly costs?: Partial<TradingCosts>;
   readonly tax?: Partial<BacktestTaxSettings>;
+  /**
+   * Whether the after-tax figures charge the tax of selling every position at the last close
+   * (`liquidate_at_end`). @default true
+   */
+  readonly liquidateAtEnd?: boolean;
   /** Risk aversion of the tracking objective. @default 2 */
   readonly riskAversion?: number;
   /** Cash kept by every case, fraction of NAV. @default 0 */
@@ -97,6 +111,15 @@ export interface StandardBacktestResult {
   readonly simulation: SimulatedBacktest;
   /** Decision counters of the tax-aware cases. */
   readonly policyStats: Record<string, TaxAwarePolicyStats>;
+  /** Decision counters of the harvest_baseline case. */
+  readonly baselineStats: HarvestBaselineStats;
+  /** Name of the target index (the benchmark case holds it). */
+  readonly benchmarkName: string;
+  /**
+   * `price_return` when the market carries no dividend inside the window (every return is then a price return,
+   * e.g. the real S&P 500 set), else `total_return` (dividends paid in cash and reinvested).
+   */
+  readonly returnBasis: "total_return" | "price_return";
 }
 
 /**
@@ -112,6 +135,9 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
   const riskModel = input.riskModelProvider ?? createRiskModelProvider(input.riskModel ?? {});
   const cashBuffer = input.cashBuffer ?? 0;
   const benchmarkName = input.market.benchmark.name;
+  const returnBasis = hasDividendsIn(input.market, input.startDate, input.endDate)
+    ? "total_return"
+    : "price_return";
   const shared = {
     taxGamma: input.taxGamma,
     harvestThresholdBps: input.harvestThresholdBps,
@@ -131,6 +157,12 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
     ...(input.rebalanceEngine === undefined ? {} : { rebalanceEngine: input.rebalanceEngine }),
     ...(input.optimizerConfig === undefined ? {} : { optimizerConfig: input.optimizerConfig }),
   });
+  const baseline = harvestBaselinePolicy({
+    harvestThresholdBps: input.harvestThresholdBps,
+    taxRules: tax.rules,
+    cashBuffer,
+    ...optionalMinTrade(input),
+  });
   const harvestText = `harvests lots whose loss reaches ${input.harvestThresholdBps} bps of their basis`;
   const cases: BacktestCase[] = [
     {
@@ -138,6 +170,14 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
       description: `Tax-managed: tracks ${benchmarkName} with the tax-aware optimizer (tax_gamma ${input.taxGamma}), ${harvestText}, wash-sale rules applied both ways.`,
       taxManaged: true,
       policy: managed,
+      initial: input.holdings,
+      lotSelection: "TAX_OPTIMAL",
+    },
+    {
+      name: "harvest_baseline",
+      description: `Harvest baseline (rule-based, no optimizer): each period sells every lot whose loss reaches ${input.harvestThresholdBps} bps of its basis, puts the proceeds pro rata into the rest of ${benchmarkName}, never buys an asset within the wash-sale window of a loss sale, and buys it back to its weight after the window.`,
+      taxManaged: true,
+      policy: baseline,
       initial: input.holdings,
       lotSelection: "TAX_OPTIMAL",
     },
@@ -151,7 +191,7 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
     },
     {
       name: "benchmark",
-      description: `Benchmark: ${benchmarkName} bought with the starting value in cash and held (dividends reinvested).`,
+      description: `Benchmark: ${benchmarkName} bought with the starting value in cash and held (${returnBasis === "price_return" ? "price return: the data carry no dividends" : "dividends reinvested"}).`,
       taxManaged: false,
       policy: buyAndHoldPolicy({ cashBuffer, ...optionalMinTrade(input) }),
       initial: { cashUsd: input.benchmarkStartingValueUsd },
@@ -184,8 +224,27 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
     tax,
     ...(input.hooks === undefined ? {} : { hooks: input.hooks }),
   });
-  const metrics = summarizeBacktest(simulation, { benchmarkCase: "benchmark", referenceCase: "pre_tax" });
-  return { metrics, simulation, policyStats };
+  const metrics = summarizeBacktest(simulation, {
+    benchmarkCase: "benchmark",
+    referenceCase: "pre_tax",
+    ...(input.liquidateAtEnd === undefined ? {} : { liquidateAtEnd: input.liquidateAtEnd }),
+  });
+  return {
+    metrics,
+    simulation,
+    policyStats,
+    baselineStats: baseline.stats,
+    benchmarkName,
+    returnBasis,
+  };
+}
+
+function hasDividendsIn(market: BacktestMarket, startDate: string, endDate: string): boolean {
+  for (const [t, events] of market.dividendsAt) {
+    const d = market.dates[t]!;
+    if (d > startDate && d <= endDate && events.length > 0) return true;
+  }
+  return false;
 }
 
 function optionalMinTrade(input: StandardBacktestInput): { minTradeFraction?: number } {

@@ -54,7 +54,7 @@ export interface BacktestExecutor {
     request: BacktestRequest,
   ): BacktestResolvedParams;
   /**
-   * Runs the backtest and returns the result per case name (tax_managed, pre_tax, benchmark, long_short_tlh).
+   * Runs the backtest and returns the result per case name (tax_managed, harvest_baseline, pre_tax, benchmark, long_short_tlh).
    * @throws {PortfolioError} with a message for the user when the backtest cannot be done
    */
   run(

@@ -13,6 +13,12 @@ export {
   type LongShortFactor,
 } from "./characteristic-overlay.js";
 export {
+  type HarvestBaselineOptions,
+  type HarvestBaselinePolicy,
+  type HarvestBaselineStats,
+  harvestBaselinePolicy,
+} from "./harvest-baseline.js";
+export {
   type PwlSegments,
   type PwlTrackingOptions,
   type PwlTrackingProblem,

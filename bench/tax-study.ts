@@ -1,0 +1,131 @@
+/**
+ * `npm run study:tax`: the tax effect of the optimizer-driven case (tax_managed) against the literature's
+ * rule-based harvester (harvest_baseline), both measured against pre_tax, with both loss_usage settings:
+ * (1) the demo account (the synthetic market of `lotwise init --demo`, its default three-year window);
+ * (2) with /work/shared/data present, the S&P 500 study of docs/backtests.md section 10: a $1,000,000 cash account
+ *     2013-02-08..2018-02-07, the paper's 35%/15% rates, 5 bps costs, harvest threshold 5%.
+ * Prints, per run, the attribution of both cases and the tax saved against pre_tax year by year. Figures as they
+ * come: whichever case wins is reported.
+ * Run: node --import tsx bench/tax-study.ts   (LOTWISE_DATA_DIR overrides the data folder)
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { BacktestCaseResult } from "../src/contract/index.js";
+import { loadSp500Dataset } from "../src/market/real-data/index.js";
+import {
+  type AccountBacktestParams,
+  resolveBacktestParams,
+  runAccountBacktest,
+} from "../src/service/backtest-run.js";
+import { createAccount, createClient } from "../src/service/clients.js";
+import type { ServiceContext } from "../src/service/context.js";
+import { buildDemo } from "../src/service/demo.js";
+import { createOrganization } from "../src/service/organizations.js";
+import { createPortfolioConfig } from "../src/service/portfolio-configs.js";
+import { openStore } from "../src/store/index.js";
+
+const LOSS_USAGES = ["account_only", "outside_gains"] as const;
+const CASES = ["tax_managed", "harvest_baseline"] as const;
+const pct = (v: number | null | undefined) =>
+  v === null || v === undefined ? "n/a" : `${(v * 100).toFixed(2)}%`;
+const usd = (v: number | null | undefined) =>
+  v === null || v === undefined ? "n/a" : Math.round(v).toLocaleString("en-US");
+
+function report(title: string, result: Record<string, BacktestCaseResult>): void {
+  const a = result.tax_managed?.assumptions;
+  console.log(`\n== ${title}`);
+  if (a)
+    console.log(
+      `   rates ${a.short_term_rate}/${a.long_term_rate}, loss_usage ${a.loss_usage}, liquidate_at_end ${a.liquidate_at_end}, ${result.tax_managed?.return_basis ?? ""}, against ${result.tax_managed?.benchmark_name ?? "benchmark"}`,
+    );
+  const rows: [string, (c: BacktestCaseResult) => string][] = [
+    ["tax effect /y", (c) => pct(c.attribution?.tax_effect)],
+    ["  harvest value", (c) => pct(c.attribution?.harvest_value)],
+    ["  deferral & character", (c) => pct(c.attribution?.deferral_character)],
+    ["  liquidation recapture", (c) => pct(c.attribution?.liquidation_recapture)],
+    ["tax effect USD", (c) => usd(c.attribution?.tax_effect_usd)],
+    ["pre-tax active vs pre_tax /y", (c) => pct(c.attribution?.pre_tax_active_return)],
+    ["  of which costs", (c) => pct(c.attribution?.costs)],
+    ["after-tax active (tax alpha) /y", (c) => pct(c.attribution?.after_tax_active_return)],
+    ["pre-tax active vs benchmark /y", (c) => pct(c.attribution?.pre_tax_active_return_vs_benchmark)],
+    ["tracking error vs benchmark", (c) => pct(c.tracking_error)],
+    ["turnover /y", (c) => pct(c.turnover)],
+    ["harvested losses USD", (c) => usd(c.harvested_losses)],
+  ];
+  console.log(`   ${"".padEnd(32)}${CASES.map((n) => n.padStart(18)).join("")}`);
+  for (const [label, f] of rows)
+    console.log(
+      `   ${label.padEnd(32)}${CASES.map((n) => (result[n] ? f(result[n]) : "-").padStart(18)).join("")}`,
+    );
+  const years = [...new Set(CASES.flatMap((n) => (result[n]?.tax_years ?? []).map((y) => y.year)))].sort();
+  console.log(`   tax saved vs pre_tax by year (USD):`);
+  for (const y of years)
+    console.log(
+      `   ${String(y).padEnd(32)}${CASES.map((n) => usd(result[n]?.tax_years?.find((t) => t.year === y)?.tax_saved_vs_reference).padStart(18)).join("")}`,
+    );
+  console.log(
+    `   ${"liquidation (tax added)".padEnd(32)}${CASES.map((n) => usd(result[n]?.liquidation_tax).padStart(18)).join("")}`,
+  );
+}
+
+// ---- 1. The demo account ----------------------------------------------------------------------------------------
+{
+  const store = openStore(":memory:");
+  const ctx: ServiceContext = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
+  const demo = buildDemo(ctx);
+  const org = demo.organization_uuid;
+  for (const loss_usage of LOSS_USAGES) {
+    const t0 = performance.now();
+    const params = resolveBacktestParams(ctx, org, demo.account_uuid, { loss_usage });
+    const result = runAccountBacktest(ctx, org, demo.account_uuid, params);
+    report(
+      `demo account ${params.start_date}..${params.end_date}, ${loss_usage} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+      result,
+    );
+  }
+  store.close();
+}
+
+// ---- 2. The S&P 500 study (docs/backtests.md section 10) --------------------------------------------------------
+const DATA_DIR =
+  process.env.LOTWISE_DATA_DIR ??
+  [resolve(import.meta.dirname, "..", "..", "shared", "data"), "/work/shared/data"].find((d) =>
+    existsSync(d),
+  );
+if (DATA_DIR === undefined || !existsSync(join(DATA_DIR, "prices/all_stocks_5yr.csv.gz"))) {
+  console.log("\n(no ../shared/data: the S&P 500 study is skipped)");
+} else {
+  const real = openStore(":memory:");
+  await loadSp500Dataset(DATA_DIR, real.market);
+  const ctx: ServiceContext = { store: real, clock: () => new Date("2018-02-08T12:00:00Z") };
+  const org = createOrganization(ctx, "Tax study").organization.uuid;
+  const client = createClient(ctx, org, {});
+  const cfg = createPortfolioConfig(ctx, org, {
+    name: "paper rates",
+    tcost_bps: "5",
+    tax_preferences: { short_term_rate: "0.35", long_term_rate: "0.15" },
+  });
+  const account = createAccount(ctx, org, client.uuid, {
+    cash_value_usd: "0",
+    portfolio_config_uuid: cfg.uuid,
+  });
+  for (const loss_usage of LOSS_USAGES) {
+    const t0 = performance.now();
+    const params: AccountBacktestParams = {
+      start_date: "2013-02-08",
+      end_date: "2018-02-07",
+      rebalance_period: "MONTHLY",
+      starting_nav: 1_000_000,
+      tax_gamma: 1,
+      tax_loss_threshold_bps: 500,
+      loss_usage,
+      liquidate_at_end: true,
+    };
+    const result = runAccountBacktest(ctx, org, account.uuid, params);
+    report(
+      `S&P 500 2013-02-08..2018-02-07, 35%/15%, 5 bps, threshold 5%, ${loss_usage} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+      result,
+    );
+  }
+  real.close();
+}
