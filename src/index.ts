@@ -691,6 +691,8 @@ export {
   getTheme,
   getThemeConstituents,
   getUniversePreset,
+  type HarvestScanOptions,
+  harvestScan,
   holdingsRiskPercent,
   type IssuedKey,
   importRiskModel,
