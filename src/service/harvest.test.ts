@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { harvestScanSchema } from "../contract/index.js";
 import type { Security } from "../core/data/types.js";
-import { createApp } from "../server/index.js";
+import { createApp, serve } from "../server/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { harvestScan } from "./harvest.js";
 import {
@@ -322,6 +322,44 @@ describe("harvest scan", () => {
     });
   });
 
+  it("matches the worked example of docs/harvest.md row by row", () => {
+    const doc = readFileSync(new URL("../../docs/harvest.md", import.meta.url), "utf8");
+    const section = doc.slice(doc.indexOf("## Worked example"));
+    const rows = section
+      .split("\n")
+      .filter((l) => /^\| [A-Z]{3} \|/.test(l))
+      .map((l) =>
+        l
+          .split("|")
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
+    const h = harvestScan(ctx, org, accountUuid, { clientUuid });
+    const num = (s: string) => Number(s.replace(/,/g, "").replace("%", ""));
+    expect(rows.map((r) => r[0])).toEqual(h.lots.map((l) => l.ticker_symbol));
+    rows.forEach(([symbol, bought, basis, value, loss, fraction, term, tax, verdict], i) => {
+      const l = h.lots[i]!;
+      expect([symbol, bought, num(basis!), num(value!), num(loss!), num(tax!)]).toEqual([
+        l.ticker_symbol,
+        l.trade_date,
+        Number(l.cost_basis_usd),
+        Number(l.value_usd),
+        Number(l.loss_usd),
+        Number(l.estimated_tax_value_usd),
+      ]);
+      expect(num(fraction!)).toBeCloseTo(Number(l.loss_fraction) * 100, 2);
+      expect(`${term}_term`).toBe(l.term);
+      expect(verdict).toBe(
+        l.harvestable
+          ? "yes"
+          : `no: ${l.reasons.join(", ")}${l.wash_sale_window_ends ? ` until ${l.wash_sale_window_ends}` : ""}`,
+      );
+    });
+    expect(section).toContain(`loss 2,550 (short-term 550, long-term 2,000), estimated tax value`);
+    expect(h.totals.harvestable_loss_usd).toBe("2550");
+    expect(h.totals.estimated_tax_value_usd).toBe("520");
+  });
+
   it("excludes a lot exposed to a purchase of the asset in the same account within the window", () => {
     const h = harvestScan(ctx, org, accountUuid, { clientUuid });
     const ddd = h.lots.filter((l) => l.theme_asset_id === "DDD:XNYS");
@@ -447,6 +485,33 @@ describe("harvest scan", () => {
     );
     expect(code, out.stderr.join("\n")).toBe(0);
     expect(JSON.parse(out.stdout.join("\n"))).toEqual(service);
+
+    // The remote CLI (over a listening server) prints exactly what the local one does.
+    const handle = await serve({ ctx, port: 0, log: () => {} });
+    try {
+      const remote = memoryOutput(true);
+      const remoteCode = await main(
+        [
+          "node",
+          "lotwise",
+          "accounts",
+          "harvest",
+          accountUuid,
+          "--url",
+          handle.url,
+          "--api-key",
+          key,
+          "--min-loss-usd",
+          "100",
+          "--json",
+        ],
+        { output: () => remote },
+      );
+      expect(remoteCode, remote.stderr.join("\n")).toBe(0);
+      expect(remote.stdout).toEqual(out.stdout);
+    } finally {
+      await handle.close();
+    }
 
     const human = memoryOutput(false);
     const shown = await main(
