@@ -450,6 +450,64 @@ describe("harvest scan", () => {
     expect(h.substitutes[0]!.candidates).toHaveLength(3);
   });
 
+  it("values a Toronto listing at the date's FX rate, whatever the currency of the lot's basis", () => {
+    // KKK on the TSX (sector 20, alone): 30 CAD on 2025-06-30 at 1.25 CAD per USD = 24 USD a share.
+    store.market.upsertSecurities([
+      {
+        ...security("AAA"),
+        symbol: "KKK",
+        themeAssetId: "KKK:XTSE",
+        mic: "XTSE",
+        currency: "CAD",
+        country: "CA",
+        sector: 20,
+      },
+    ]);
+    store.market.insertPrices(
+      DATES.map((date) => ({
+        themeAssetId: "KKK:XTSE",
+        date,
+        open: null,
+        high: null,
+        low: null,
+        close: 30,
+        adjClose: null,
+        volume: null,
+      })),
+    );
+    store.market.insertFx(DATES.map((date) => ({ date, currency: "CAD" as const, perUsd: 1.25 })));
+    const canadian = createClient(ctx, org, { external_id: "cad-client" }).uuid;
+    const account = createAccount(ctx, org, canadian, {
+      name: "CAD",
+      cash_value_usd: "0",
+      holdings: {
+        tax_lots: [
+          {
+            theme_asset_id: "KKK:XTSE",
+            quantity: "10",
+            cost_basis: "40",
+            trade_date: "2025-01-02",
+            cost_basis_currency: "CAD",
+            fx_rate: "1.25",
+          },
+          // A basis recorded in USD (a broker export in the account's currency).
+          { theme_asset_id: "KKK:XTSE", quantity: "10", cost_basis: "30", trade_date: "2025-01-03" },
+        ],
+      },
+    }).uuid;
+    const h = harvestScan(ctx, org, account);
+    expect(
+      h.lots.map((l) => [l.trade_date, l.cost_basis_usd, l.value_usd, l.loss_usd, l.loss_fraction]),
+    ).toEqual([
+      ["2025-01-02", "320", "240", "80", "0.25"], // 400 CAD / 1.25 at purchase; 10 x 30 / 1.25 now
+      ["2025-01-03", "300", "240", "60", "0.2"],
+    ]);
+    // The account has no configuration: the default short-term rate, 37%.
+    expect(h.rates.short_term_rate).toBe("0.37");
+    expect(h.totals.estimated_tax_value_usd).toBe("51.8"); // 140 x 0.37
+    expect(h.substitutes).toEqual([{ theme_asset_id: "KKK:XTSE", ticker_symbol: "KKK", candidates: [] }]);
+  });
+
   it("answers the same through HTTP and the CLI as through the service", async () => {
     const other = createOrganization(ctx, "Other").apiKey.key;
     const app = createApp({ ctx });

@@ -35,7 +35,7 @@ import {
 } from "../contract/index.js";
 import type { Security } from "../core/data/types.js";
 import { DEFAULT_TAX_PREFERENCES } from "../core/optimizer/optimizer-config.js";
-import { type TaxLot, unrealizedGain, washSaleViews } from "../core/tax/index.js";
+import { holdingTerm, type TaxLot, totalCostBasisUsd, washSaleViews } from "../core/tax/index.js";
 import { LONG_TERM_THRESHOLD_DAYS, WASH_SALE_THRESHOLD_DAYS } from "../core/tax/tax-rules.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
@@ -212,14 +212,14 @@ export function harvestScan(
   }
   const rows: Row[] = [];
   for (const lot of held.lots) {
-    // holdingsAt has checked that every held asset has a price and an FX rate on the date.
-    const g = unrealizedGain(lot, prices.get(lot.themeAssetId)!.close, asOf, {
-      fxRate: fxOf(lot.themeAssetId),
-      longTermThresholdDays: longTermDays,
-    });
-    if (!g.gainUsd.lt(0)) continue;
-    const loss = g.gainUsd.negated();
-    const lossFraction = g.costBasisUsd.gt(0) ? loss.dividedBy(g.costBasisUsd) : new Decimal(0);
+    // Value at the listing's close and FX of the date (holdingsAt has checked both exist); basis at the lot's
+    // purchase FX rate, as the account view and the tax engine do (docs/tax.md section 2).
+    const value = lot.quantity.times(prices.get(lot.themeAssetId)!.close).dividedBy(fxOf(lot.themeAssetId));
+    const basis = totalCostBasisUsd(lot);
+    if (!value.lt(basis)) continue;
+    const loss = basis.minus(value);
+    const lossFraction = loss.dividedBy(basis);
+    const term = holdingTerm(lot.holdingPeriodStart, asOf, { longTermThresholdDays: longTermDays });
     const reasons: HarvestBlockReason[] = [];
     let windowEnds: string | null = null;
     if (loss.lt(minUsd) || lossFraction.lt(minFraction)) reasons.push("below_threshold");
@@ -243,12 +243,12 @@ export function harvestScan(
     if (noTrade.has(lot.themeAssetId)) reasons.push("no_trade");
     rows.push({
       lot,
-      basis: g.costBasisUsd,
-      value: g.marketValueUsd,
+      basis,
+      value,
       loss,
       lossFraction,
-      term: g.term,
-      taxValue: loss.times(g.term === "long_term" ? longRate : shortRate),
+      term,
+      taxValue: loss.times(term === "long_term" ? longRate : shortRate),
       reasons,
       windowEnds,
     });
