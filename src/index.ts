@@ -694,6 +694,8 @@ export {
   getTheme,
   getThemeConstituents,
   getUniversePreset,
+  type HarvestScanOptions,
+  harvestScan,
   holdingsRiskPercent,
   type IssuedKey,
   importMarketData,

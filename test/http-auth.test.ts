@@ -314,6 +314,7 @@ describe("isolation between organizations on every route", () => {
         "getProposal",
         "optimizeAccount",
         "accountDrift",
+        "harvestScan",
         "rebalanceAccount",
         "getTheme",
         "reviseTheme",

@@ -113,6 +113,15 @@ describe("RemoteBackend", () => {
         "optimizeAccount as of a date",
         (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "2025-03-31" }),
       ],
+      ["harvestScan", (b) => b.harvestScan(seeded.clientUuid, seeded.accountUuid)],
+      [
+        "harvestScan with thresholds",
+        (b) =>
+          b.harvestScan(seeded.clientUuid, seeded.accountUuid, {
+            min_loss_usd: "10",
+            min_loss_fraction: "0.01",
+          }),
+      ],
       ["listRiskModels", (b) => b.listRiskModels()],
       ["getRiskModel", (b) => b.getRiskModel(riskModelUuid)],
     ];
@@ -166,6 +175,11 @@ describe("RemoteBackend", () => {
       ["updateClient", (b) => b.updateClient(seeded.clientUuid, { portfolio_config_uuid: ghost })],
       ["optimizeAccount", (b) => b.optimizeAccount(seeded.clientUuid, ghost)],
       ["rebalanceAccount", (b) => b.rebalanceAccount(ghost, seeded.accountUuid)],
+      ["harvestScan", (b) => b.harvestScan(seeded.clientUuid, ghost)],
+      [
+        "harvestScan with a threshold above 1",
+        (b) => b.harvestScan(seeded.clientUuid, seeded.accountUuid, { min_loss_fraction: "1.5" }),
+      ],
       [
         "optimizeAccount with a bad date",
         (b) => b.optimizeAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "31/03/2025" }),

@@ -19,6 +19,7 @@ import {
   type Client,
   clientListSchema,
   clientSchema,
+  harvestScanSchema,
   industrySearchResponseSchema,
   lotImportResultSchema,
   type PortfolioConfigRead,
@@ -41,6 +42,7 @@ import {
   type BacktestServiceContext,
   getClient,
   getRiskModel,
+  harvestScan,
   listPortfolioConfigs,
   optimizeAccount,
   prepareAccountOptimization,
@@ -240,6 +242,22 @@ describe("success shapes of every route", () => {
     const late = await send(app, "GET", `${account}/drift/?as_of_date=2099-01-01`, { key });
     expect(late.status).toBe(400);
     expect(envelope(late).message).toMatch(/after the last market date/);
+  });
+
+  it("harvest scan (extension) agrees with the service, and refuses a negative threshold", async () => {
+    const account = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
+    const h = shape(
+      await send(app, "GET", `${account}/harvest/?min_loss_usd=1`, { key }),
+      200,
+      harvestScanSchema,
+    );
+    expect(h).toEqual(
+      JSON.parse(JSON.stringify(harvestScan(t.ctx, t.orgA.uuid, seeded.accountUuid, { minLossUsd: "1" }))),
+    );
+    expect(h.thresholds.min_loss_usd).toBe("1");
+    const bad = await send(app, "GET", `${account}/harvest/?min_loss_usd=-5`, { key });
+    expect(bad.status).toBe(400);
+    expect(envelope(bad).message).toMatch(/min_loss_usd/);
   });
 
   it("optimizer: optimize (extension) agrees with the service; rebalance stores the proposal it returns", async () => {
@@ -612,6 +630,7 @@ describe("success shapes of every route", () => {
         "getProposal",
         "optimizeAccount",
         "accountDrift",
+        "harvestScan",
         "rebalanceAccount",
         "importRiskModel",
         "listRiskModels",

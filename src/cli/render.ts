@@ -7,6 +7,7 @@ import type {
   AccountDrift,
   AssetClass,
   Client,
+  HarvestScan,
   LotImportResult,
   PortfolioConfigRead,
 } from "../contract/index.js";
@@ -320,4 +321,102 @@ export function renderLotImport(r: LotImportResult, file: string): string {
   );
   if (!r.dry_run) lines.push("", `Positions and gains: lotwise accounts show ${r.account_uuid}`);
   return lines.join("\n");
+}
+
+const REASON_TEXT: Record<HarvestScan["lots"][number]["reasons"][number], string> = {
+  below_threshold: "below threshold",
+  wash_sale_account: "wash sale (account)",
+  wash_sale_household: "wash sale (household)",
+  no_trade: "no-trade",
+};
+
+/**
+ * A harvest scan: summary with the thresholds, rates and totals, the lots at a loss (`top` rows, harvestable
+ * first; the rest summarized), then the replacements of each harvestable asset.
+ */
+export function renderHarvest(h: HarvestScan, top = 20): string {
+  const t = h.totals;
+  const summary = renderKeyValues(
+    [
+      ["Account", h.account_uuid],
+      ["As of", h.as_of_date],
+      [
+        "Threshold",
+        `loss >= ${money(h.thresholds.min_loss_usd)} USD and >= ${percent(h.thresholds.min_loss_fraction)} of basis`,
+      ],
+      ["Wash-sale window (days)", h.thresholds.wash_sale_threshold],
+      [
+        "Rates: short / long term",
+        `${percent(h.rates.short_term_rate)} / ${percent(h.rates.long_term_rate)}`,
+      ],
+      ["Lots at a loss / harvestable", `${t.loss_lots} / ${t.harvestable_lots}`],
+      [
+        "Harvestable loss (USD)",
+        `${money(t.harvestable_loss_usd)} (short ${money(t.harvestable_short_term_loss_usd)}, long ${money(t.harvestable_long_term_loss_usd)})`,
+      ],
+      ["Estimated tax value (USD)", money(t.estimated_tax_value_usd)],
+    ],
+    "Harvest scan",
+  );
+  const parts = [summary];
+  const shown = h.lots.slice(0, top);
+  if (shown.length > 0) {
+    const rest = h.lots.slice(shown.length);
+    parts.push(
+      renderTable(
+        shown,
+        [
+          { header: "Symbol", value: (l) => l.ticker_symbol ?? l.theme_asset_id },
+          { header: "Bought", value: (l) => l.trade_date },
+          { header: "Qty", value: (l) => quantity(l.quantity), align: "right" },
+          { header: "Basis", value: (l) => money(l.cost_basis_usd), align: "right" },
+          { header: "Value", value: (l) => money(l.value_usd), align: "right" },
+          { header: "Loss", value: (l) => money(l.loss_usd), align: "right" },
+          { header: "Loss %", value: (l) => percent(l.loss_fraction), align: "right" },
+          { header: "Term", value: (l) => (l.term === "long_term" ? "LT" : "ST") },
+          { header: "Tax value", value: (l) => money(l.estimated_tax_value_usd), align: "right" },
+          {
+            header: "Harvest",
+            value: (l) =>
+              l.harvestable
+                ? "yes"
+                : `no: ${l.reasons.map((r) => REASON_TEXT[r]).join(", ")}${l.wash_sale_window_ends ? ` (until ${l.wash_sale_window_ends})` : ""}`,
+          },
+        ],
+        `Lots at a loss (${shown.length} of ${h.lots.length}, harvestable first${rest.length > 0 ? `; --top ${h.lots.length} or --json for all` : ""})`,
+      ),
+    );
+    if (rest.length > 0) {
+      const restHarvestable = rest.filter((l) => l.harvestable);
+      const restLoss = restHarvestable.reduce((s, l) => s + Number(l.loss_usd), 0);
+      parts.push(
+        `... and ${rest.length} more lot${rest.length === 1 ? "" : "s"} at a loss (${restHarvestable.length} harvestable, ${money(restLoss)} USD of loss)`,
+      );
+    }
+  } else parts.push("No lot is at a loss on this date.");
+  const subs = h.substitutes.filter((s) => s.candidates.length > 0);
+  if (h.substitutes.length > 0)
+    parts.push(
+      renderTable(
+        h.substitutes,
+        [
+          { header: "Harvest", value: (s) => s.ticker_symbol ?? s.theme_asset_id },
+          {
+            header: "Replace with (correlation, shared level)",
+            value: (s) =>
+              s.candidates.length === 0
+                ? "none qualifies"
+                : s.candidates
+                    .map(
+                      (c) =>
+                        `${c.ticker_symbol ?? c.theme_asset_id} (${Number(c.correlation).toFixed(2)}, ${c.shared_classification.replace("_", " ")})`,
+                    )
+                    .join("; "),
+          },
+        ],
+        `Substitutes (${subs.length} of ${h.substitutes.length} harvestable assets have one)`,
+      ),
+    );
+  for (const w of h.warnings) parts.push(`warning: ${w}`);
+  return parts.join("\n\n");
 }

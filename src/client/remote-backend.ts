@@ -31,6 +31,9 @@ import {
   clientListSchema,
   clientSchema,
   type DriftQuery,
+  type HarvestQuery,
+  type HarvestScan,
+  harvestScanSchema,
   type IndustrySearchRequest,
   type IndustrySearchResponse,
   industrySearchResponseSchema,
@@ -265,6 +268,21 @@ export class RemoteBackend implements Backend {
       "GET",
       this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/drift/`),
       { operation: "accountDrift", query: { as_of_date: query.as_of_date }, schema: accountDriftSchema },
+    );
+  }
+  harvestScan(clientUuid: string, accountUuid: string, query: HarvestQuery = {}): Promise<HarvestScan> {
+    return this.http.request(
+      "GET",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/harvest/`),
+      {
+        operation: "harvestScan",
+        query: {
+          as_of_date: query.as_of_date,
+          min_loss_usd: query.min_loss_usd,
+          min_loss_fraction: query.min_loss_fraction,
+        },
+        schema: harvestScanSchema,
+      },
     );
   }
   rebalanceAccount(

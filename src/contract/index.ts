@@ -152,6 +152,20 @@ export {
 } from "./error-envelope.js";
 export { CONTRACT_EXAMPLES, type ContractExampleId } from "./examples.js";
 export {
+  DEFAULT_MIN_LOSS_FRACTION,
+  DEFAULT_MIN_LOSS_USD,
+  HARVEST_BLOCK_REASONS,
+  type HarvestBlockReason,
+  type HarvestLot,
+  type HarvestQuery,
+  type HarvestScan,
+  harvestAssetSubstitutesSchema,
+  harvestLotSchema,
+  harvestQuerySchema,
+  harvestScanSchema,
+  harvestSubstituteSchema,
+} from "./harvest.js";
+export {
   LOT_IMPORT_FIELDS,
   LOT_IMPORT_PREVIEW_LOTS,
   type LotImportQuery,

@@ -45,6 +45,13 @@ import {
 import { clientCreateSchema, clientListSchema, clientSchema, clientUpdateSchema } from "./client.js";
 import { accountDriftSchema, assetDriftSchema, driftQuerySchema } from "./drift.js";
 import { errorDetailSchema, errorEnvelopeSchema } from "./error-envelope.js";
+import {
+  harvestAssetSubstitutesSchema,
+  harvestLotSchema,
+  harvestQuerySchema,
+  harvestScanSchema,
+  harvestSubstituteSchema,
+} from "./harvest.js";
 import { lotImportQuerySchema, lotImportResultSchema, lotImportTickerSchema } from "./lot-import.js";
 import { accountOptimizationSchema, accountRebalanceSchema, optimizeRequestSchema } from "./optimization.js";
 import {
@@ -131,6 +138,11 @@ export const CONTRACT_SCHEMAS = {
   AccountDrift: accountDriftSchema,
   AssetDrift: assetDriftSchema,
   DriftQuery: driftQuerySchema,
+  HarvestScan: harvestScanSchema,
+  HarvestLot: harvestLotSchema,
+  HarvestSubstitute: harvestSubstituteSchema,
+  HarvestAssetSubstitutes: harvestAssetSubstitutesSchema,
+  HarvestQuery: harvestQuerySchema,
   AccountRebalance: accountRebalanceSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,

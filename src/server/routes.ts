@@ -31,6 +31,9 @@ import {
   clientUpdateSchema,
   type DriftQuery,
   driftQuerySchema,
+  type HarvestQuery,
+  harvestQuerySchema,
+  harvestScanSchema,
   type IndustrySearchRequest,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
@@ -93,6 +96,7 @@ import {
   getRiskModel,
   getTheme,
   getThemeConstituents,
+  harvestScan,
   importLots,
   importRiskModel,
   listAccounts,
@@ -450,6 +454,26 @@ export const API_ROUTES: readonly AnyRoute[] = [
       accountDrift(ctx, org, params.account_uuid!, {
         clientUuid: params.client_uuid!,
         asOf: query.as_of_date,
+      }),
+  }),
+  defineRoute<undefined, HarvestQuery>({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/harvest/`,
+    operationId: "harvestScan",
+    tag: TAGS.proposals,
+    summary: "Harvest scan: lots worth selling at a loss now",
+    description:
+      "Extension. Every lot of the account at an unrealized loss on `as_of_date` (default: the market's latest date): loss in USD and as a fraction of basis, term, estimated tax value (loss x short_term_rate or long_term_rate of the effective configuration) and whether it can be harvested now, else why (below_threshold: under min_loss_usd or min_loss_fraction, default 0 and 0.05; wash_sale_account / wash_sale_household: the asset was bought within tax_preferences.wash_sale_threshold days in this account or another account of the client; no_trade). Totals of the harvestable losses (short/long term) and their tax value, and up to 3 replacements per harvested asset (same sector, most correlated daily returns over the trailing year, none in a wash-sale window or restricted). docs/harvest.md. Errors: validation_error (400: a date after the last market date, a bad threshold), client_not_found / account_not_found (404), missing_price / missing_fx (422).",
+    query: harvestQuerySchema,
+    cache: true,
+    response: { status: 200, schema: harvestScanSchema, description: "The harvest scan." },
+    errors: [422],
+    handler: ({ ctx, org, params, query }) =>
+      harvestScan(ctx, org, params.account_uuid!, {
+        clientUuid: params.client_uuid!,
+        asOf: query.as_of_date,
+        minLossUsd: query.min_loss_usd,
+        minLossFraction: query.min_loss_fraction,
       }),
   }),
   defineRoute<OptimizeRequest>({

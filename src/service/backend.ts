@@ -19,6 +19,8 @@ import type {
   ClientCreate,
   ClientUpdate,
   DriftQuery,
+  HarvestQuery,
+  HarvestScan,
   IndustrySearchRequest,
   IndustrySearchResponse,
   LotImportQuery,
@@ -92,6 +94,8 @@ export interface Backend {
   ): Promise<AccountOptimization>;
   /** How far an account is from its target, with the status of its drift thresholds (extension). */
   accountDrift(clientUuid: string, accountUuid: string, query?: DriftQuery): Promise<AccountDrift>;
+  /** Lots worth harvesting now, their estimated tax value and replacements (extension). */
+  harvestScan(clientUuid: string, accountUuid: string, query?: HarvestQuery): Promise<HarvestScan>;
   /** Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension). */
   rebalanceAccount(
     clientUuid: string,

@@ -41,7 +41,8 @@ const fmt = (v: Decimal, field: string) =>
     field,
   );
 
-function resolveAsOf(ctx: ServiceContext, asOf: string | undefined): string {
+/** The date of a scan: `asOf` checked against the market data, else the market's as-of date. @throws {ValidationError} */
+export function resolveAsOf(ctx: ServiceContext, asOf: string | undefined): string {
   const last = ctx.store.market.latestTradingDate("9999-12-31");
   if (last === null)
     throw new ValidationError("The store holds no market data (lotwise market generate | import).", [

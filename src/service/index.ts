@@ -40,6 +40,7 @@ export {
 export { buildDemo, type DemoOptions, type DemoResult } from "./demo.js";
 export { type AccountDriftOptions, accountDrift } from "./drift.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
+export { type HarvestScanOptions, harvestScan, MAX_SUBSTITUTES } from "./harvest.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";
 export { importLots, type LotCsvSource } from "./lots-import.js";

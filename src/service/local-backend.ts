@@ -21,6 +21,8 @@ import type {
   ClientCreate,
   ClientUpdate,
   DriftQuery,
+  HarvestQuery,
+  HarvestScan,
   IndustrySearchRequest,
   IndustrySearchResponse,
   LotImportQuery,
@@ -64,6 +66,8 @@ import {
   clientSchema,
   clientUpdateSchema,
   driftQuerySchema,
+  harvestQuerySchema,
+  harvestScanSchema,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
   lotImportQueryParams,
@@ -109,6 +113,7 @@ import {
 } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { accountDrift } from "./drift.js";
+import { harvestScan } from "./harvest.js";
 import { importLots, type LotCsvSource } from "./lots-import.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
 import {
@@ -303,6 +308,17 @@ export class LocalBackend implements Backend {
     return this.reply(accountDriftSchema, () => {
       const q = parseOrThrow(driftQuerySchema, query, "query");
       return accountDrift(this.ctx, this.organizationUuid, accountUuid, { clientUuid, asOf: q.as_of_date });
+    });
+  }
+  harvestScan(clientUuid: string, accountUuid: string, query: HarvestQuery = {}): Promise<HarvestScan> {
+    return this.reply(harvestScanSchema, () => {
+      const q = parseOrThrow(harvestQuerySchema, query, "query");
+      return harvestScan(this.ctx, this.organizationUuid, accountUuid, {
+        clientUuid,
+        asOf: q.as_of_date,
+        minLossUsd: q.min_loss_usd,
+        minLossFraction: q.min_loss_fraction,
+      });
     });
   }
   rebalanceAccount(

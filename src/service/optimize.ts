@@ -270,7 +270,8 @@ function householdWashSaleEvents(
 }
 
 /** Trailing daily USD total returns (T x n, NaN = missing) and the average daily traded value per asset. */
-interface PriceHistory {
+/** Trailing daily returns of {@link priceHistory}: `returns[s * n + i]` of period s and asset i (NaN when missing). */
+export interface PriceHistory {
   periods: number;
   returns: Float64Array;
   advUsd: Float64Array;
@@ -281,7 +282,7 @@ interface PriceHistory {
  * on their dates, converted at each date's FX (carried forward); the last {@link RISK_LOOKBACK_DAYS}. The average
  * daily traded value is close x volume / FX over the last {@link ADV_WINDOW_DAYS} rows with a volume (NaN without).
  */
-function priceHistory(
+export function priceHistory(
   ctx: ServiceContext,
   assets: readonly string[],
   currencies: readonly Currency[],

@@ -12,7 +12,14 @@ import { type DateOrder, LOT_CSV_FIELDS, type LotCsvField } from "../../service/
 import { usageError } from "../errors.js";
 import { renderTable } from "../output.js";
 import { action, actionWithCode, examples, type ProgramHooks, readJsonInput } from "../program.js";
-import { renderAccount, renderClient, renderClients, renderDrift, renderLotImport } from "../render.js";
+import {
+  renderAccount,
+  renderClient,
+  renderClients,
+  renderDrift,
+  renderHarvest,
+  renderLotImport,
+} from "../render.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -213,6 +220,42 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
     "lotwise accounts drift 91aad834-ef57-48df-95fd-743d2dee2f04",
     "lotwise accounts drift 91aad834-... --as-of 2025-06-30 --json",
     "lotwise accounts drift 91aad834-... --fail-on breach   # exit 1 on a breach",
+  );
+  examples(
+    accounts
+      .command("harvest <account>")
+      .description(
+        "Which lots are worth harvesting now: every lot at an unrealized loss with its term and estimated tax value (loss x the configuration's short- or long-term rate), harvestable unless under the threshold, exposed to a wash sale (a purchase of the asset within the window in this account or another account of the client) or under a no-trade restriction; totals, and up to 3 replacements per harvested asset (same sector, most correlated returns). See docs/harvest.md.",
+      )
+      .option("--as-of <date>", "date of the scan (default: the latest market date)")
+      .option("--min-loss-usd <usd>", "smallest loss worth harvesting, USD (default 0)")
+      .option("--min-loss-fraction <f>", "smallest loss as a fraction of the lot's basis (default 0.05)")
+      .option("--top <n>", "lots shown in the table, harvestable first (--json gives all)", "20")
+      .action(
+        action(
+          hooks,
+          async (
+            ctx,
+            uuid: string,
+            opts: { asOf?: string; minLossUsd?: string; minLossFraction?: string; top: string },
+          ) => {
+            const top = Number(opts.top);
+            if (!Number.isInteger(top) || top < 0) throw usageError("--top must be a whole number", "top");
+            const backend = await ctx.backend();
+            const found = await backend.findAccount(uuid);
+            const scan = await backend.harvestScan(found.client_uuid, uuid, {
+              ...(opts.asOf !== undefined ? { as_of_date: opts.asOf } : {}),
+              ...(opts.minLossUsd !== undefined ? { min_loss_usd: opts.minLossUsd } : {}),
+              ...(opts.minLossFraction !== undefined ? { min_loss_fraction: opts.minLossFraction } : {}),
+            });
+            if (ctx.out.json) ctx.out.printJson(scan);
+            else ctx.out.line(renderHarvest(scan, top));
+          },
+        ),
+      ),
+    "lotwise accounts harvest 91aad834-ef57-48df-95fd-743d2dee2f04",
+    "lotwise accounts harvest 91aad834-... --min-loss-usd 500 --json",
+    "lotwise accounts harvest 91aad834-... --as-of 2025-06-30 --min-loss-fraction 0.1",
   );
   examples(
     accounts
