@@ -56,7 +56,7 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DA
     r.values.slice(1).map((v, k) => v.value / r.values[k]!.value - 1);
 
   it("runs 60 monthly periods for the three cases, with contract-valid results", () => {
-    expect(Object.keys(result).sort()).toEqual(["benchmark", "pre_tax", "tax_managed"]);
+    expect(Object.keys(result).sort()).toEqual(["benchmark", "harvest_baseline", "pre_tax", "tax_managed"]);
     for (const r of Object.values(result)) {
       expect(backtestCaseResultSchema.parse(r)).toEqual(r);
       expect(r.periods).toBe(60);

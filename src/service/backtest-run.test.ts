@@ -12,6 +12,7 @@ import { openStore, type Store } from "../store/index.js";
 import {
   type AccountBacktestParams,
   type AccountBacktestProgress,
+  accountConfigProvider,
   characteristicsRiskModelProvider,
   DEFAULT_TAX_LOSS_THRESHOLD_BPS,
   holdingsAt,
@@ -209,6 +210,18 @@ describe("account backtest service over the demo store", () => {
       }
     }
     const detailed = () => runAccountBacktestDetailed(ctx, org, demo.account_uuid, params);
+
+    it("keeps its own dust rule unless the configuration sets a minimum trade (the service default is not applied)", () => {
+      const account = store.accounts.getInOrganization(org, demo.account_uuid)!;
+      const view = { date: "2025-06-30" } as Parameters<ReturnType<typeof accountConfigProvider>>[0];
+      const facts = { navUsd: 500_000, cashUsd: 10_000, positions: 10 };
+      const implicit = accountConfigProvider(ctx, account)(view, facts);
+      expect([implicit.minTradeUsd, implicit.minTradePct]).toEqual([0, 0]);
+      withConfig({ min_trade_amount_usd: "250" }, () => {
+        const explicit = accountConfigProvider(ctx, account)(view, facts);
+        expect([explicit.minTradeUsd, explicit.minTradePct]).toEqual([250, 0.05]);
+      });
+    });
     const managed = (r: StandardBacktestResult) => r.simulation.cases.find((c) => c.name === "tax_managed")!;
     /** The largest starting position of the account (a concentrated, long-held demo lot). */
     const largestHolding = (): string => {

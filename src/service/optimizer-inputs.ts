@@ -5,7 +5,7 @@
  * and the point-in-time inputs of the `characteristics` risk model (step 8). One implementation, so a backtest runs
  * the configuration and the risk model the account is optimized with.
  */
-import type { PortfolioConfigRead } from "../contract/index.js";
+import type { PortfolioConfigRead, PortfolioConfigWrite } from "../contract/index.js";
 import type { Security } from "../core/data/types.js";
 import {
   type FactorExposureBound,
@@ -186,7 +186,7 @@ export function accountOptimizerConfig(
   asOf: string,
   facts: AccountConditionContext | undefined,
   warnings: string[],
-): { read: PortfolioConfigRead; config: OptimizerConfig } {
+): { read: PortfolioConfigRead; config: OptimizerConfig; write: PortfolioConfigWrite } {
   const eff = effectiveConfig(ctx, account, asOf, facts === undefined ? {} : { account: facts });
   warnings.push(...eff.warnings);
   const read = eff.read;
@@ -195,7 +195,7 @@ export function accountOptimizerConfig(
     noTrade: eff.noTrade,
     conditionHolds: (id, condition, path) => securityCondition(ctx, id, condition, asOf, path, warnings),
   });
-  return { read, config: resolveOptimizerConfig(input) };
+  return { read, config: resolveOptimizerConfig(input), write: eff.write };
 }
 
 /** The tickers a configuration names (targets, restrictions, substitution groups): candidates of the universe. */

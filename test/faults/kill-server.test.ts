@@ -92,7 +92,12 @@ describe("fault: lotwise serve killed with SIGKILL during a job", () => {
       return job.status === "SUCCESS" || job.status === "FAILURE" ? job : undefined;
     });
     expect(done.status, done.error_message ?? "").toBe("SUCCESS");
-    expect(Object.keys(done.result ?? {}).sort()).toEqual(["benchmark", "pre_tax", "tax_managed"]);
+    expect(Object.keys(done.result ?? {}).sort()).toEqual([
+      "benchmark",
+      "harvest_baseline",
+      "pre_tax",
+      "tax_managed",
+    ]);
     expect(done.progress.completed_periods).toBe(done.progress.planned_periods);
     const after = openStore(store, { create: false });
     try {
