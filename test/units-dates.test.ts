@@ -133,3 +133,57 @@ describe("fraction fields refuse values beyond their range with the unit", () =>
     expect(getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_weight).toBe(before);
   });
 });
+
+describe("proposal weights: sums and paths in request terms", () => {
+  const propose = (weights: [number, string][]) =>
+    send(app, "POST", `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}/proposal/`, {
+      key,
+      json: { optimized_weights: weights.map(([i, weight]) => ({ ticker: t.usTickers[i]!, weight })) },
+    });
+
+  it("warns in LONG_ONLY when weights sum below 1 that the rest stays in cash", async () => {
+    const a = await propose([
+      [2, "0.25"],
+      [3, "0.15"],
+    ]);
+    expect(a.status, a.text).toBe(200);
+    const body = a.body as {
+      investable_usd: string;
+      warnings: { code: string; ticker: null; message: string }[];
+    };
+    const w = body.warnings.filter((x) => x.code === "weights_below_one");
+    expect(w).toHaveLength(1);
+    const rest = (Number(body.investable_usd) * 0.6).toFixed(2);
+    expect(w[0]!.message).toBe(
+      `The target weights sum to 0.4, not 1: the remaining 0.6 of the investable value (${rest} USD) stays in cash, on top of the cash buffers.`,
+    );
+  });
+
+  it("does not warn when the weights sum to 1", async () => {
+    const a = await propose([
+      [2, "0.5"],
+      [3, "0.5"],
+    ]);
+    expect(a.status, a.text).toBe(200);
+    expect((a.body as { warnings: { code: string }[] }).warnings.map((x) => x.code)).not.toContain(
+      "weights_below_one",
+    );
+  });
+
+  it("names optimized_weights, not an internal path, when LONG_ONLY weights sum above 1", async () => {
+    const a = await propose([
+      [2, "0.8"],
+      [3, "0.5"],
+    ]);
+    expect(a.status).toBe(400);
+    const d = details(a);
+    expect(d).toEqual([
+      {
+        path: "optimized_weights",
+        message:
+          "weights sum to 1.3, above 1 (tolerance 0.000001); a long-only proposal cannot invest more than the investable value",
+      },
+    ]);
+    expect(a.text).not.toMatch(/targets|themeAssetId/);
+  });
+});
