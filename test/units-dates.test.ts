@@ -13,6 +13,7 @@ import { createApp, type LotwiseApp } from "../src/server/index.js";
 import { getPortfolioConfig } from "../src/service/index.js";
 import {
   createTestStore,
+  MARKET_END_DATE,
   type SeededOrganization,
   seedOrganization,
   type TestStore,
@@ -185,5 +186,53 @@ describe("proposal weights: sums and paths in request terms", () => {
       },
     ]);
     expect(a.text).not.toMatch(/targets|themeAssetId/);
+  });
+});
+
+describe("as-of dates after the last market date are refused naming that date", () => {
+  const account = () => `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
+  const late = "2026-06-30";
+  const expectLate = (a: Awaited<ReturnType<typeof send>>) => {
+    expect(a.status, a.text).toBe(400);
+    expect(envelope(a).message).toBe(`as_of_date ${late} is after the last market date ${MARKET_END_DATE}.`);
+    expect(details(a)).toEqual([
+      { path: "as_of_date", message: `the store's prices end on ${MARKET_END_DATE}` },
+    ]);
+  };
+
+  it("optimize", async () => {
+    expectLate(await send(app, "POST", `${account()}/optimize/`, { key, json: { as_of_date: late } }));
+  });
+
+  it("rebalance", async () => {
+    expectLate(await send(app, "POST", `${account()}/rebalance/`, { key, json: { as_of_date: late } }));
+  });
+
+  it("harvest scan", async () => {
+    expectLate(await send(app, "GET", `${account()}/harvest/?as_of_date=${late}`, { key }));
+  });
+
+  it("CLI optimize --as-of names the last market date", async () => {
+    const out = memoryOutput(false);
+    const code = await main(
+      [
+        "node",
+        "lotwise",
+        "optimize",
+        "--account",
+        seeded.accountUuid,
+        "--as-of",
+        late,
+        "--store",
+        file,
+        "--org",
+        t.orgA.uuid,
+      ],
+      { output: () => out },
+    );
+    expect(code).not.toBe(0);
+    expect([...out.stderr, ...out.stdout].join("\n")).toContain(
+      `is after the last market date ${MARKET_END_DATE}`,
+    );
   });
 });
