@@ -236,3 +236,62 @@ describe("as-of dates after the last market date are refused naming that date", 
     );
   });
 });
+
+describe("a lot dated after the last market date", () => {
+  it("is stored by endpoint 6 and valued at the latest close with a warning", async () => {
+    const lot = {
+      theme_asset_id: t.usTickers[4]!,
+      quantity: "3",
+      cost_basis: "20",
+      trade_date: "2030-01-02",
+    };
+    const a = await send(app, "PATCH", `${org}/clients/${seeded.clientUuid}/`, {
+      key,
+      json: { holdings: { tax_lots: [lot] } },
+    });
+    expect(a.status, a.text).toBe(200);
+    const account = (a.body as { accounts: Record<string, unknown>[] }).accounts[0] as {
+      holdings: { tax_lots: { trade_date: string; quantity: string }[] };
+      positions: {
+        price: string;
+        price_date: string;
+        market_value_usd: string;
+        unrealized_short_term_gain_usd: string;
+      }[];
+      as_of_date: string;
+      unrealized_long_term_gain_usd: string;
+      warnings: string[];
+    };
+    expect(account.holdings.tax_lots.map((l) => [l.trade_date, l.quantity])).toEqual([["2030-01-02", "3"]]);
+    expect(account.as_of_date).toBe(MARKET_END_DATE);
+    const close = t.store.market.latestPrices([lot.theme_asset_id], MARKET_END_DATE).get(lot.theme_asset_id)!;
+    const p = account.positions[0]!;
+    expect(p.price_date).toBe(close.date);
+    expect(Number(p.market_value_usd)).toBeCloseTo(3 * close.close, 2);
+    expect(Number(p.unrealized_short_term_gain_usd)).toBeCloseTo(3 * close.close - 60, 2);
+    expect(account.unrealized_long_term_gain_usd).toBe("0");
+    expect(account.warnings).toEqual([
+      `The lot of 3 ${lot.theme_asset_id} dated 2030-01-02 is after the last market date ${MARKET_END_DATE}: it is valued at the latest close (${close.date}) and counts as short term.`,
+    ]);
+    const read = await send(app, "GET", `${org}/clients/${seeded.clientUuid}/`, { key });
+    expect(read.status).toBe(200);
+    expect((read.body as { accounts: { warnings: string[] }[] }).accounts[0]!.warnings).toEqual(
+      account.warnings,
+    );
+  });
+
+  it("is named in request terms by a proposal, which cannot sell it before its date", async () => {
+    const a = await send(
+      app,
+      "POST",
+      `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}/proposal/`,
+      {
+        key,
+        json: { optimized_weights: [{ ticker: t.usTickers[2]!, weight: "0.5" }] },
+      },
+    );
+    expect(a.status, a.text).toBe(400);
+    expect(details(a).map((d) => d.path)).toEqual(["holdings.tax_lots[0].trade_date"]);
+    expect(a.text).not.toMatch(/tradeDate|[^_]lots\[0\]|targets/);
+  });
+});
