@@ -125,6 +125,7 @@ export function renderAccount(a: Account, clientUuid?: string): string {
         "Lots in a wash-sale window (a loss sale of these assets would be disallowed, or a purchase would wash a loss)",
       ),
     );
+  for (const w of a.warnings) parts.push(`warning: ${w}`);
   return parts.join("\n\n");
 }
 

@@ -169,6 +169,10 @@ export const accountSchema = named(
     positions: describe(z.array(positionSchema), "extension: lots aggregated by asset and valued"),
     unrealized_short_term_gain_usd: describe(numericString(), "extension: sum over positions"),
     unrealized_long_term_gain_usd: describe(numericString(), "extension: sum over positions"),
+    warnings: describe(
+      z.array(z.string()),
+      "extension: what the values above rest on that the advisor should know (e.g. a lot dated after the last market date, valued at the latest close)",
+    ),
   }),
   "Account",
   "An account of a client.",

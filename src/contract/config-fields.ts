@@ -29,6 +29,14 @@ export interface DecimalFieldSpec {
 const NON_NEGATIVE: DecimalRange = { min: "0" };
 
 /**
+ * Range of a field that is a fraction of the portfolio (0.05 = 5%). A value outside it is almost always a percent
+ * typed where a fraction belongs (`max_weight=5` for 5%), so the refusal names the field and the unit.
+ */
+function fraction(field: string, min: "0" | "-1", what = "a fraction of the portfolio"): DecimalRange {
+  return { min, max: "1", unitHint: `${field} is ${what}, ${min} to 1: 0.05 means 5%` };
+}
+
+/**
  * Every decimal field of the configuration table with its `decimal(i,f)` width. Ranges: the spec's Limits
  * table (max_active_risk_pct 0..100, cash buffers 0..1) plus non-negativity where a negative value has no
  * meaning (costs, amounts, thresholds, risk aversion). Defaults are the spec's library defaults, except
@@ -50,24 +58,28 @@ export const PORTFOLIO_CONFIG_DECIMAL_FIELDS = {
   min_weight: {
     integerDigits: 3,
     fractionDigits: 2,
+    range: fraction("min_weight", "-1"),
     default: null,
     description: "lower bound of every asset weight",
   },
   max_weight: {
     integerDigits: 3,
     fractionDigits: 2,
+    range: fraction("max_weight", "-1"),
     default: null,
     description: "upper bound of every asset weight",
   },
   min_active_weight: {
     integerDigits: 3,
     fractionDigits: 2,
+    range: fraction("min_active_weight", "-1"),
     default: null,
     description: "lower bound of every active weight (weight - benchmark weight)",
   },
   max_active_weight: {
     integerDigits: 3,
     fractionDigits: 2,
+    range: fraction("max_active_weight", "-1"),
     default: null,
     description: "upper bound of every active weight (weight - benchmark weight)",
   },
@@ -110,14 +122,14 @@ export const PORTFOLIO_CONFIG_DECIMAL_FIELDS = {
   cash_buffer_usd: {
     integerDigits: 1,
     fractionDigits: 4,
-    range: { min: "0", max: "1" },
+    range: fraction("cash_buffer_usd", "0"),
     default: null,
     description: "USD cash buffer as a fraction of portfolio value, 0.0 to 1.0 (0.05 = 5%)",
   },
   cash_buffer_cad: {
     integerDigits: 1,
     fractionDigits: 4,
-    range: { min: "0", max: "1" },
+    range: fraction("cash_buffer_cad", "0"),
     default: null,
     description: "CAD cash buffer as a fraction of portfolio value, 0.0 to 1.0",
   },
@@ -138,21 +150,21 @@ export const PORTFOLIO_CONFIG_DECIMAL_FIELDS = {
   drift_warning_threshold: {
     integerDigits: 2,
     fractionDigits: 10,
-    range: NON_NEGATIVE,
+    range: fraction("drift_warning_threshold", "0", "a fractional weight"),
     default: null,
     description: "total-drift warning threshold as a fractional weight",
   },
   drift_breach_threshold: {
     integerDigits: 2,
     fractionDigits: 10,
-    range: NON_NEGATIVE,
+    range: fraction("drift_breach_threshold", "0", "a fractional weight"),
     default: null,
     description: "total-drift breach threshold as a fractional weight",
   },
   asset_drift_breach_threshold: {
     integerDigits: 2,
     fractionDigits: 10,
-    range: NON_NEGATIVE,
+    range: fraction("asset_drift_breach_threshold", "0", "a fractional weight"),
     default: null,
     description: "absolute per-asset drift breach threshold as a fractional weight",
   },
@@ -193,7 +205,7 @@ export const PORTFOLIO_CONFIG_DECIMAL_FIELDS = {
   linear_tcaf: {
     integerDigits: 4,
     fractionDigits: 6,
-    range: NON_NEGATIVE,
+    range: fraction("linear_tcaf", "0", "a fraction of the traded value"),
     default: "0",
     description: "linear transaction cost as a fraction of traded value",
   },

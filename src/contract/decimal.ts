@@ -26,6 +26,11 @@ export interface DecimalRange {
   max?: string;
   /** When true, `min` itself is not allowed (value must be strictly greater). @default false */
   exclusiveMin?: boolean;
+  /**
+   * The field's unit in words, said when a value is out of range instead of the bare bounds, e.g.
+   * `max_weight is a fraction of the portfolio, -1 to 1: 0.05 means 5%` (the message ends `; got <value>`).
+   */
+  unitHint?: string;
 }
 
 function checkWidth(integerDigits: number, fractionDigits: number, where: string): void {
@@ -135,8 +140,12 @@ export function decimalString(integerDigits: number, fractionDigits: number, ran
     .regex(pattern, { error: (issue) => explain(issue.input) });
   if (range.min !== undefined || range.max !== undefined) {
     const text = rangeText(range);
+    const hint = range.unitHint;
     schema = schema.refine((s) => inRange(s, range, pattern), {
-      error: (issue) => `must be ${text}, got ${String(issue.input)}`,
+      error: (issue) =>
+        hint === undefined
+          ? `must be ${text}, got ${String(issue.input)}`
+          : `${hint}; got ${String(issue.input)}`,
     });
   }
   const rangeNote = range.min !== undefined || range.max !== undefined ? `; value ${rangeText(range)}` : "";

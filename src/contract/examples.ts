@@ -299,6 +299,7 @@ const account: Account = {
   ],
   unrealized_short_term_gain_usd: "0",
   unrealized_long_term_gain_usd: "1975.25",
+  warnings: [],
 };
 
 const caseResult = (over: Partial<BacktestCaseResult>): BacktestCaseResult => ({

@@ -496,7 +496,8 @@ describe("configuration write validation", () => {
     expect(issues(rule("cash_buffer_usd", "1.5"))).toEqual([
       {
         path: "dynamic_rules[0].rules[0].value",
-        message: "invalid value for cash_buffer_usd: must be at least 0 and at most 1, got 1.5",
+        message:
+          "invalid value for cash_buffer_usd: cash_buffer_usd is a fraction of the portfolio, 0 to 1: 0.05 means 5%; got 1.5",
       },
     ]);
     expect(issues(rule("risk_bound_max_iterations", -1)).map((i) => i.path)).toEqual([

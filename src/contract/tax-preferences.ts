@@ -14,11 +14,15 @@ const MAX_INT32 = 2_147_483_647;
 function taxPreferenceShape() {
   return {
     short_term_rate: describe(
-      numericString({ min: "0", max: "1" }),
+      numericString({
+        min: "0",
+        max: "1",
+        unitHint: "short_term_rate is a fraction, 0 to 1: 0.37 means 37%",
+      }),
       "short-term capital gains rate, fraction 0..1",
     ),
     long_term_rate: describe(
-      numericString({ min: "0", max: "1" }),
+      numericString({ min: "0", max: "1", unitHint: "long_term_rate is a fraction, 0 to 1: 0.20 means 20%" }),
       "long-term capital gains rate, fraction 0..1",
     ),
     tracking_error_threshold: describe(
@@ -26,7 +30,11 @@ function taxPreferenceShape() {
       "tracking error tolerated, annualized fraction",
     ),
     ordinary_income_tax_rate: describe(
-      numericString({ min: "0", max: "1" }),
+      numericString({
+        min: "0",
+        max: "1",
+        unitHint: "ordinary_income_tax_rate is a fraction, 0 to 1: 0.37 means 37%",
+      }),
       "ordinary income tax rate, fraction 0..1",
     ),
     tax_gamma: describe(

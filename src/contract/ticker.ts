@@ -72,6 +72,11 @@ export const tickerReferenceReadSchema = named(
 /** Item of no_hold_tickers / no_trade_tickers in a read. */
 export type TickerReferenceRead = z.infer<typeof tickerReferenceReadSchema>;
 
+/** A per-asset weight or bound: a fraction of the portfolio from -1 to 1 (0.05 = 5%), refused with the unit beyond. */
+function tickerFraction(field: string) {
+  return { min: "-1", max: "1", unitHint: `${field} is a fraction of the portfolio, -1 to 1: 0.05 means 5%` };
+}
+
 /** Numeric fields of a target_ticker_weights item (weights as fractions; decimal strings). */
 export const TARGET_TICKER_WEIGHT_FIELDS = [
   "target_weight",
@@ -86,11 +91,21 @@ export const targetTickerWeightWriteSchema = named(
   z
     .strictObject({
       theme_asset_id: themeAssetId(),
-      target_weight: describe(numericString(), "target weight, fraction").nullable().optional(),
-      lower_bound: describe(numericString(), "lower bound of the weight").nullable().optional(),
-      upper_bound: describe(numericString(), "upper bound of the weight").nullable().optional(),
-      min_active: describe(numericString(), "lower bound of the active weight").nullable().optional(),
-      max_active: describe(numericString(), "upper bound of the active weight").nullable().optional(),
+      target_weight: describe(numericString(tickerFraction("target_weight")), "target weight, fraction")
+        .nullable()
+        .optional(),
+      lower_bound: describe(numericString(tickerFraction("lower_bound")), "lower bound of the weight")
+        .nullable()
+        .optional(),
+      upper_bound: describe(numericString(tickerFraction("upper_bound")), "upper bound of the weight")
+        .nullable()
+        .optional(),
+      min_active: describe(numericString(tickerFraction("min_active")), "lower bound of the active weight")
+        .nullable()
+        .optional(),
+      max_active: describe(numericString(tickerFraction("max_active")), "upper bound of the active weight")
+        .nullable()
+        .optional(),
       condition: z.string().nullable().optional(),
     })
     .refine((t) => orderedDecimalStrings(t.lower_bound, t.upper_bound), {

@@ -101,7 +101,10 @@ export function valuePositions(
       basis = basis.plus(basisUsd);
       if (usd !== null) {
         const gain = lot.quantity.times(usd).minus(basisUsd);
-        if (holdingTerm(lot.holdingPeriodStart, v.asOf) === "long_term") gLT = gLT.plus(gain);
+        // A lot dated after the prices (see futureLotWarnings) has been held for no time yet: short term.
+        const longTerm =
+          lot.holdingPeriodStart <= v.asOf && holdingTerm(lot.holdingPeriodStart, v.asOf) === "long_term";
+        if (longTerm) gLT = gLT.plus(gain);
         else gST = gST.plus(gain);
       }
     }
@@ -135,6 +138,19 @@ export function valuePositions(
     weight: mv && aum.gt(0) ? fmt(mv.div(aum).toDecimalPlaces(10), `${p.theme_asset_id} weight`) : null,
   }));
   return { positions, aum, shortTerm: st, longTerm: lt };
+}
+
+/**
+ * One warning per lot dated after the valuation date (the last market date on or before today): the lot is stored
+ * as given and valued at the latest close, and counts as short term (held for no time yet).
+ */
+export function futureLotWarnings(lots: readonly TaxLotRecord[], v: Valuation): string[] {
+  return lots
+    .filter((l) => l.tradeDate > v.asOf)
+    .map(
+      (l) =>
+        `The lot of ${l.quantity} ${l.themeAssetId} dated ${l.tradeDate} is after the last market date ${v.asOf}: it is valued at the latest close (${v.prices.get(l.themeAssetId)?.date ?? "none"}) and counts as short term.`,
+    );
 }
 
 /**
@@ -275,5 +291,6 @@ export function accountRead(
     positions,
     unrealized_short_term_gain_usd: fmt(shortTerm.toDecimalPlaces(2), "unrealized_short_term_gain_usd"),
     unrealized_long_term_gain_usd: fmt(longTerm.toDecimalPlaces(2), "unrealized_long_term_gain_usd"),
+    warnings: futureLotWarnings(lots, v),
   };
 }

@@ -3,6 +3,7 @@
  * What every operation needs: the store and a clock. The service's "as-of" date is the latest trading date in the
  * store that is not after the clock's date, so valuations, holding periods and proposals agree with the prices used.
  */
+import { ValidationError } from "../core/errors.js";
 import { openStore, type Store } from "../store/index.js";
 
 export interface ServiceContext {
@@ -65,4 +66,29 @@ export function clockDate(ctx: ServiceContext): string {
 export function marketAsOf(ctx: ServiceContext): string {
   const today = clockDate(ctx);
   return ctx.store.market.latestTradingDate(today) ?? today;
+}
+
+/**
+ * The as-of date of an operation given `asOf` (default: {@link marketAsOf}), checked against the market data: a date
+ * after the last market date is refused naming that date (valuing at it would silently use older prices), and so
+ * is a date before the first one. `field` is the request field reported (`as_of_date`, or the CLI's `--as-of`).
+ * @throws {ValidationError} when the store holds no prices, or `asOf` is outside them.
+ * @example checkedAsOf(ctx, "2026-06-30") // ValidationError: as_of_date 2026-06-30 is after the last market date 2025-12-31.
+ */
+export function checkedAsOf(ctx: ServiceContext, asOf: string | undefined, field = "as_of_date"): string {
+  const last = ctx.store.market.latestTradingDate("9999-12-31");
+  if (last === null)
+    throw new ValidationError("The store holds no market data (lotwise market generate | import).", [
+      { path: field, message: "no market data" },
+    ]);
+  if (asOf === undefined) return marketAsOf(ctx);
+  if (asOf > last)
+    throw new ValidationError(`${field} ${asOf} is after the last market date ${last}.`, [
+      { path: field, message: `the store's prices end on ${last}` },
+    ]);
+  if (ctx.store.market.latestTradingDate(asOf) === null)
+    throw new ValidationError(`The store holds no prices on or before ${asOf}.`, [
+      { path: field, message: "before the first market date" },
+    ]);
+  return asOf;
 }

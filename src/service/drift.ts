@@ -21,7 +21,7 @@ import { DataError, ValidationError } from "../core/errors.js";
 import type { AccountRecord } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
-import { marketAsOf, type ServiceContext } from "./context.js";
+import { checkedAsOf, type ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
@@ -40,25 +40,6 @@ const fmt = (v: Decimal, field: string) =>
     NUMERIC_STRING_WIDTH.fractionDigits,
     field,
   );
-
-/** The date of a scan: `asOf` checked against the market data, else the market's as-of date. @throws {ValidationError} */
-export function resolveAsOf(ctx: ServiceContext, asOf: string | undefined): string {
-  const last = ctx.store.market.latestTradingDate("9999-12-31");
-  if (last === null)
-    throw new ValidationError("The store holds no market data (lotwise market generate | import).", [
-      { path: "as_of_date", message: "no market data" },
-    ]);
-  if (asOf === undefined) return marketAsOf(ctx);
-  if (asOf > last)
-    throw new ValidationError(`as_of_date ${asOf} is after the last market date ${last}.`, [
-      { path: "as_of_date", message: `the store's prices end on ${last}` },
-    ]);
-  if (ctx.store.market.latestTradingDate(asOf) === null)
-    throw new ValidationError(`The store holds no prices on or before ${asOf}.`, [
-      { path: "as_of_date", message: "before the first market date" },
-    ]);
-  return asOf;
-}
 
 /** USD value of each asset the account holds on `asOf` (split-adjusted lots at the last closes). */
 function valuesOn(ctx: ServiceContext, account: AccountRecord, asOf: string) {
@@ -97,7 +78,7 @@ export function accountDrift(
     options.clientUuid !== undefined
       ? ctx.store.accounts.require(org, options.clientUuid, accountUuid)
       : findAccount(ctx, org, accountUuid).account;
-  const asOf = resolveAsOf(ctx, options.asOf);
+  const asOf = checkedAsOf(ctx, options.asOf);
   const { values, cash, nav } = valuesOn(ctx, account, asOf);
   if (!nav.gt(0))
     throw new DataError(`Account ${account.uuid} is worth nothing on ${asOf}: drift is not defined.`, {

@@ -39,8 +39,7 @@ import { holdingTerm, type TaxLot, totalCostBasisUsd, washSaleViews } from "../c
 import { LONG_TERM_THRESHOLD_DAYS, WASH_SALE_THRESHOLD_DAYS } from "../core/tax/tax-rules.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
-import type { ServiceContext } from "./context.js";
-import { resolveAsOf } from "./drift.js";
+import { checkedAsOf, type ServiceContext } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRecordToTaxLot } from "./lots.js";
 import { priceHistory } from "./optimize.js";
@@ -147,7 +146,7 @@ export function harvestScan(
       ? { account: ctx.store.accounts.require(org, options.clientUuid, accountUuid) }
       : findAccount(ctx, org, accountUuid);
   const account = found.account;
-  const asOf = resolveAsOf(ctx, options.asOf);
+  const asOf = checkedAsOf(ctx, options.asOf);
   const market = ctx.store.market;
   const held = holdingsAt(ctx, account, asOf);
   const eff = effectiveConfig(ctx, account, asOf, {

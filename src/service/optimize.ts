@@ -27,7 +27,7 @@ import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/i
 import type { AccountRecord, RiskModelKind } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
-import { marketAsOf, type ServiceContext } from "./context.js";
+import { checkedAsOf, type ServiceContext } from "./context.js";
 import {
   accountOptimizerConfig,
   characteristicsRiskModel,
@@ -70,18 +70,6 @@ function resolveAccount(ctx: ServiceContext, org: string, accountUuid: string, c
   return findAccount(ctx, org, accountUuid).account;
 }
 
-function resolveAsOf(ctx: ServiceContext, asOf: string | undefined): string {
-  const date = asOf ?? marketAsOf(ctx);
-  if (ctx.store.market.latestTradingDate(date) === null)
-    throw new ValidationError(`Cannot optimize as of ${date}: the store holds no prices on or before it.`, [
-      {
-        path: "as_of_date",
-        message: `no market data on or before ${date} (lotwise market generate | import)`,
-      },
-    ]);
-  return date;
-}
-
 /** Units of each listing currency per USD on `asOf`. @throws {DataError} when a rate is missing. */
 function fxOn(ctx: ServiceContext, currencies: Iterable<Currency>, asOf: string): Map<Currency, number> {
   const out = new Map<Currency, number>();
@@ -106,7 +94,7 @@ export function prepareAccountOptimization(
   options: OptimizeAccountOptions = {},
 ): PreparedOptimization {
   const account = resolveAccount(ctx, org, accountUuid, options.clientUuid);
-  const asOf = resolveAsOf(ctx, options.asOf);
+  const asOf = checkedAsOf(ctx, options.asOf);
   const market = ctx.store.market;
   const warnings: string[] = [];
 

@@ -274,7 +274,8 @@ function onWirePaths<T>(build: () => T): T {
     if (!(err instanceof ValidationError)) throw err;
     const issues = err.issues.map((i) => ({
       ...i,
-      path: i.path.replace(/^targets\[(\d+)\]/, "optimized_weights[$1]"),
+      path: requestPath(i.path),
+      message: i.message.replace(/\btargets\[(\d+)\]/g, "optimized_weights[$1]"),
     }));
     throw new ValidationError(
       `The proposal request cannot be built: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
@@ -282,6 +283,28 @@ function onWirePaths<T>(build: () => T): T {
       err.code,
     );
   }
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * A builder issue path in request terms: `targets[i].themeAssetId` -> `optimized_weights[i].ticker`, `targets` (a
+ * weight-sum issue) -> `optimized_weights`, `lots[i].tradeDate` -> `holdings.tax_lots[i].trade_date`, `cashUsd` ->
+ * `holdings.cash_value_usd`, `config.noHoldTickers` -> `portfolio_config.no_hold_tickers` (the account's effective
+ * configuration); other paths (prices, fx rates, securities: market data) keep their keys in snake case.
+ */
+export function requestPath(path: string): string {
+  let m = /^targets(?:\[(\d+)\](?:\.(\w+))?)?(.*)$/.exec(path);
+  if (m) {
+    const field = m[2] === undefined ? "" : m[2] === "themeAssetId" ? ".ticker" : `.${snake(m[2])}`;
+    return `optimized_weights${m[1] === undefined ? "" : `[${m[1]}]`}${field}${m[3]}`;
+  }
+  m = /^lots\[(\d+)\](.*)$/.exec(path);
+  if (m) return `holdings.tax_lots[${m[1]}]${snake(m[2]!)}`;
+  if (path === "cashUsd") return "holdings.cash_value_usd";
+  m = /^config\.(\w+)(.*)$/.exec(path);
+  if (m) return `portfolio_config.${snake(m[1]!)}${m[2]}`;
+  return path.replace(/^(options|fxRates|prices|securities|shortLots|lotChoices)\b/, (k) => snake(k));
 }
 
 /** Read extension: a stored proposal. @throws {NotFoundError} */

@@ -328,6 +328,13 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       targetValueUsd: plan.targetValueUsd,
     });
   }
+  const uninvested = ONE.minus(p.longWeightSum);
+  if (p.mode === "LONG_ONLY" && uninvested.gt(p.weightSumTolerance))
+    warnings.push({
+      code: "weights_below_one",
+      themeAssetId: null,
+      message: `The target weights sum to ${p.longWeightSum.toString()}, not 1: the remaining ${uninvested.toString()} of the investable value (${usd(uninvested.times(investable))} USD) stays in cash, on top of the cash buffers.`,
+    });
   const shortfall = buffers.reservedUsd.minus(cash);
   if (shortfall.gt(0))
     warnings.push({

@@ -69,6 +69,10 @@ export interface PreparedProposal {
   navUsd: Decimal;
   assets: PreparedAsset[];
   mode: OptimizationMode;
+  /** Sum of the positive target weights. */
+  longWeightSum: Decimal;
+  /** Tolerance of the weight-sum checks (options.weightSumTolerance). */
+  weightSumTolerance: Decimal;
   buffers: CashBufferSettings;
   /** CAD per USD when known, else null. */
   cadPerUsd: Decimal | null;
@@ -527,6 +531,8 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
     navUsd,
     assets,
     mode,
+    longWeightSum: positive,
+    weightSumTolerance: tol,
     buffers,
     cadPerUsd,
     rules,

@@ -135,7 +135,12 @@ export interface DroppedOrder {
 
 /** Something the advisor should know that did not stop the proposal. */
 export interface ProposalWarning {
-  code: "purchase_washes_recent_loss" | "sale_loss_washed" | "buys_scaled" | "cash_below_buffer";
+  code:
+    | "purchase_washes_recent_loss"
+    | "sale_loss_washed"
+    | "buys_scaled"
+    | "cash_below_buffer"
+    | "weights_below_one";
   /** The asset concerned, when there is one. */
   themeAssetId: string | null;
   message: string;
