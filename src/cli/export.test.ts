@@ -204,6 +204,12 @@ describe("proposal export", () => {
       expect(row["Time In Force"]).toBe("DAY");
       expect(row["Lot Method"]).toBe(o.tax_lots?.length ? "SPECIFIC_ID" : "");
       expect(row.Lots).toBe((o.tax_lots ?? []).map((l) => `${l.trade_date} x ${l.quantity}`).join("; "));
+      const usd = o.amount_usd
+        ? new Decimal(o.amount_usd).abs().toFixed()
+        : o.type === "notional"
+          ? size
+          : "";
+      expect(row["Est. Value USD"]).toBe(usd);
       expect(row.Reason).toBe(o.reason ?? "");
       expect(row.Reference).toBe(proposalUuid);
     });
@@ -272,6 +278,13 @@ describe("--out on list commands", () => {
     const written = JSON.parse(readFileSync(out, "utf8"));
     expect(written).toEqual(JSON.parse(printed.stdout));
     expect(written[0].name).toBe('The "core", sleeve');
+  });
+
+  it("--out into a folder that does not exist is a usage error that names the path", async () => {
+    const out = join(dir, "no-such-folder", "themes.csv");
+    const r = await run(["themes", "list", "--out", out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`lotwise: cannot open ${out}: no such file or folder`);
   });
 
   it("keys list --out FILE.csv lists every key with its documented columns", async () => {
