@@ -42,6 +42,7 @@ import {
 import { renderJob, renderJobList, statusLine } from "../backtest-render.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
 import { actionWithCode, examples, type ProgramHooks } from "../program.js";
 import { createProgressBar } from "../progress-bar.js";
@@ -314,12 +315,27 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
       .command("list")
       .description("The backtest jobs of an account, oldest first.")
       .requiredOption("--account <uuid>", "the account")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        actionWithCode(hooks, async (ctx, opts: { account: string }) => {
+        actionWithCode(hooks, async (ctx, opts: { account: string; out?: string }) => {
           const backend = await backendFor(ctx);
           const found = await backend.findAccount(opts.account);
           const jobs = await backend.listBacktests(found.client_uuid, found.account.uuid);
-          if (ctx.out.json) ctx.out.printJson(jobs);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "backtest jobs", jobs, [
+              { header: "job_id", value: (j) => j.id },
+              { header: "account_uuid", value: () => found.account.uuid },
+              { header: "status", value: (j) => j.status },
+              { header: "completed_periods", value: (j) => j.progress.completed_periods },
+              { header: "planned_periods", value: (j) => j.progress.planned_periods },
+              { header: "start_date", value: (j) => j.resolved_params.start_date },
+              { header: "end_date", value: (j) => j.resolved_params.end_date },
+              { header: "tax_alpha_bps", value: (j) => j.result?.tax_managed?.tax_alpha_bps },
+              { header: "created_at", value: (j) => j.created_at },
+              { header: "finished_at", value: (j) => j.finished_at },
+              { header: "error_message", value: (j) => j.error_message },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(jobs);
           else
             ctx.out.line(
               jobs.length
@@ -330,6 +346,7 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise backtest list --account 5d0c...",
+    "lotwise backtest list --account 5d0c... --out backtests.csv",
   );
 
   examples(

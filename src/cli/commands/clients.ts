@@ -6,10 +6,13 @@
 import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Command } from "commander";
+import { Decimal } from "decimal.js";
 import type { ClientUpdate, LotImportQuery, LotImportResult } from "../../contract/index.js";
 import { CURRENCIES, type Currency } from "../../core/data/types.js";
 import { type DateOrder, LOT_CSV_FIELDS, type LotCsvField } from "../../service/lots-csv.js";
 import { usageError } from "../errors.js";
+import { LOT_EXPORT_COLUMNS } from "../export-csv.js";
+import { OUT_OPTION_HELP, writeCsvExport, writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
 import { action, actionWithCode, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import {
@@ -60,14 +63,27 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
     clients
       .command("list")
       .description("List clients with their accounts and AUM.")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx) => {
+        action(hooks, async (ctx, opts: { out?: string }) => {
           const list = await (await ctx.backend()).listClients();
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "clients", list, [
+              { header: "client_uuid", value: (c) => c.uuid },
+              { header: "external_id", value: (c) => c.external_id },
+              { header: "accounts", value: (c) => c.accounts.length },
+              {
+                header: "aum_usd",
+                value: (c) => c.accounts.reduce((s, a) => s.plus(a.aum), new Decimal(0)).toFixed(),
+              },
+              { header: "created", value: (c) => c.created },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else ctx.out.line(list.length ? renderClients(list) : "No clients yet: lotwise clients create");
         }),
       ),
     "lotwise clients list",
+    "lotwise clients list --out clients.csv",
   );
   examples(
     clients
@@ -262,10 +278,22 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
       .command("list")
       .description("List the accounts of a client.")
       .requiredOption("--client <uuid>", "the client")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx, opts: { client: string }) => {
+        action(hooks, async (ctx, opts: { client: string; out?: string }) => {
           const list = await (await ctx.backend()).listAccounts(opts.client);
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "accounts", list, [
+              { header: "account_uuid", value: (a) => a.uuid },
+              { header: "client_uuid", value: () => opts.client },
+              { header: "name", value: (a) => a.name },
+              { header: "external_id", value: (a) => a.external_id },
+              { header: "lots", value: (a) => a.holdings.tax_lots.length },
+              { header: "cash_usd", value: (a) => a.holdings.cash_value_usd },
+              { header: "aum_usd", value: (a) => a.aum },
+              { header: "portfolio_config_uuid", value: (a) => a.portfolio_config_uuid },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               renderTable(list, [
@@ -357,5 +385,28 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
     "lotwise lots import fixtures/lots-broker-export.csv --account 91aad834-... --dry-run",
     "lotwise lots import positions.csv --account 91aad834-... --map trade_date='Date Opened' --date-order dmy",
     "lotwise lots import more.csv --account 91aad834-... --append --url http://127.0.0.1:8000 --api-key $KEY",
+  );
+  examples(
+    lots
+      .command("export")
+      .description(
+        "Export an account's tax lots as CSV in the layout `lotwise lots import` reads (Symbol, MIC, Quantity, Cost Per Share or Total Cost as each lot was written, Currency, FX Rate, Trade Date, Wash Sale Date, Last Sold For Loss Date): importing the file gives back the same lots. Prints the CSV, or writes it to --out FILE (CSV whatever the name).",
+      )
+      .requiredOption("--account <uuid>", "the account")
+      .option("--out <file>", "write the CSV to FILE and print one line saying what was written")
+      .action(
+        action(hooks, async (ctx, opts: { account: string; out?: string }) => {
+          const found = await (await ctx.backend()).findAccount(opts.account);
+          await writeCsvExport(
+            ctx.out,
+            opts.out,
+            "lots",
+            found.account.holdings.tax_lots,
+            LOT_EXPORT_COLUMNS,
+          );
+        }),
+      ),
+    "lotwise lots export --account 91aad834-... --out lots.csv",
+    "lotwise lots export --account 91aad834-... --url http://127.0.0.1:8000 --api-key $KEY > lots.csv",
   );
 }

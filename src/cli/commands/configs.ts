@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { AssetClassCreate, PortfolioConfigCreate, PortfolioConfigWrite } from "../../contract/index.js";
 import { usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { renderAssetClass, renderAssetClasses, renderConfig, renderConfigs } from "../render.js";
 
@@ -18,10 +19,21 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
     configs
       .command("list")
       .description("List the organization's configurations (endpoint 3).")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx) => {
+        action(hooks, async (ctx, opts: { out?: string }) => {
           const list = await (await ctx.backend()).listPortfolioConfigs();
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "configurations", list, [
+              { header: "portfolio_config_uuid", value: (c) => c.uuid },
+              { header: "name", value: (c) => c.name },
+              { header: "status", value: (c) => c.status },
+              { header: "optimization_mode", value: (c) => c.optimization_mode },
+              { header: "risk_model_name", value: (c) => c.risk_model_name },
+              { header: "max_weight", value: (c) => c.max_weight },
+              { header: "tax_gamma", value: (c) => c.tax_preferences.tax_gamma },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               list.length
@@ -31,6 +43,7 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise configs list --json",
+    "lotwise configs list --out configs.csv",
   );
   examples(
     configs
@@ -116,12 +129,23 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
       .command("list")
       .description("List asset classes.")
       .option("--all", "include archived ones")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx, opts: { all?: boolean }) => {
+        action(hooks, async (ctx, opts: { all?: boolean; out?: string }) => {
           const list = (await (await ctx.backend()).listAssetClasses()).filter(
             (a) => opts.all || a.archived_at === null,
           );
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "asset classes", list, [
+              { header: "asset_class_uuid", value: (a) => a.uuid },
+              { header: "name", value: (a) => a.name },
+              { header: "benchmark_index_identifier", value: (a) => a.benchmark_index_identifier },
+              { header: "single_security_theme_asset_id", value: (a) => a.single_security_theme_asset_id },
+              { header: "theme_name", value: (a) => a.theme_name },
+              { header: "is_composite", value: (a) => a.is_composite },
+              { header: "archived_at", value: (a) => a.archived_at },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               list.length
@@ -131,6 +155,7 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise asset-classes list",
+    "lotwise asset-classes list --all --out asset-classes.json",
   );
   examples(
     ac

@@ -16,6 +16,7 @@ import {
 } from "../../service/market-data.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_OK, EXIT_USAGE, usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, actionWithCode, examples, type ProgramHooks } from "../program.js";
 
@@ -313,14 +314,45 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
     market
       .command("list")
       .description(
-        "What market data the store holds: securities, price history, corporate actions, FX, characteristics, indexes, imports.",
+        "What market data the store holds: securities, price history, corporate actions, FX, characteristics, indexes, imports. With --out FILE.csv, one item,value row per line of the summary (one per index).",
       )
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, (ctx) => {
+        action(hooks, async (ctx, opts: { out?: string }) => {
           const store = ctx.store();
           const s = store.market.summary();
+          const full = { ...s, imports: store.market.imports().map(({ summary: _s, ...r }) => r) };
+          if (opts.out) {
+            const items: [string, string | number][] = [
+              ["securities", s.securities],
+              ...Object.entries(s.byCurrency).map(([c, n]): [string, number] => [`securities_${c}`, n]),
+              ["price_rows", s.priceRows],
+              ["first_date", s.firstDate ?? ""],
+              ["last_date", s.lastDate ?? ""],
+              ["splits", s.splits],
+              ["dividends", s.dividends],
+              ["fx_currencies", s.fxCurrencies.join(" ")],
+              ["characteristics", s.characteristics.join(" ")],
+              ...s.indexes.map((i): [string, string] => [
+                `index ${i.identifier}`,
+                `${i.name}; ${i.levels} levels; ${i.firstDate} to ${i.lastDate}`,
+              ]),
+            ];
+            await writeListOut(
+              ctx.out,
+              opts.out,
+              "summary items",
+              items,
+              [
+                { header: "item", value: ([k]) => k },
+                { header: "value", value: ([, v]) => v },
+              ],
+              full,
+            );
+            return;
+          }
           if (ctx.out.json) {
-            ctx.out.printJson({ ...s, imports: store.market.imports().map(({ summary: _s, ...r }) => r) });
+            ctx.out.printJson(full);
             return;
           }
           ctx.out.line(
@@ -354,5 +386,6 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise market list --json",
+    "lotwise market list --out market.csv",
   );
 }

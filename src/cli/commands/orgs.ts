@@ -8,6 +8,7 @@ import {
   revokeApiKey,
 } from "../../service/index.js";
 import { resolveOrganization } from "../context.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, examples, type ProgramHooks } from "../program.js";
 
@@ -45,10 +46,17 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
     orgs
       .command("list")
       .description("List the organizations of the store.")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, (ctx) => {
+        action(hooks, async (ctx, opts: { out?: string }) => {
           const list = listOrganizations(ctx.service());
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "organizations", list, [
+              { header: "organization_uuid", value: (o) => o.uuid },
+              { header: "name", value: (o) => o.name },
+              { header: "created", value: (o) => o.created },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               renderTable(list, [
@@ -60,6 +68,7 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise orgs list --store firm.db",
+    "lotwise orgs list --store firm.db --out orgs.json",
   );
 
   const keys = program
@@ -100,11 +109,21 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
     keys
       .command("list")
       .description("List the organization's keys (ids and prefixes, never the secrets).")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, (ctx) => {
+        action(hooks, async (ctx, opts: { out?: string }) => {
           const svc = ctx.service();
           const list = listApiKeys(svc, resolveOrganization(svc.store, ctx.options.org));
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "API keys", list, [
+              { header: "key_id", value: (k) => k.id },
+              { header: "prefix", value: (k) => k.prefix },
+              { header: "label", value: (k) => k.label },
+              { header: "created", value: (k) => k.created },
+              { header: "last_used_at", value: (k) => k.lastUsedAt },
+              { header: "revoked_at", value: (k) => k.revokedAt },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               renderTable(list, [
@@ -119,6 +138,7 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise keys list",
+    "lotwise keys list --out keys.csv",
   );
   examples(
     keys

@@ -6,6 +6,9 @@ import { parse } from "csv-parse/sync";
 import { Decimal } from "decimal.js";
 import type { OptimizedWeight, ProposalResponse } from "../../contract/index.js";
 import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import { usageError } from "../errors.js";
+import { ORDER_FILE_LAYOUTS, type OrderFileLayout, orderFile } from "../export-csv.js";
+import { writeCsvExport } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, examples, type ProgramHooks } from "../program.js";
 import { money, quantity } from "../render.js";
@@ -217,5 +220,33 @@ export function registerProposal(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise proposal show 5d2c... --account 91aad834-...",
+  );
+  examples(
+    proposal
+      .command("export <proposal>")
+      .description(
+        "Write a stored proposal's orders as a broker bulk-order file (CSV; see docs/proposals.md, \"Order file\"). Layout generic: one row per order with Account (the account's external id, else its uuid), Symbol, Exchange, Side (BUY, SELL, SELL_SHORT, BUY_TO_COVER), Quantity or Notional (USD), Currency, Order Type MKT, Time In Force DAY, and for sells the lots chosen (Lot Method SPECIFIC_ID, Lots). Layout lots: one row per lot a sell consumes (trade date, quantity, cost basis, gain), the specific-identification instructions. Prints the CSV, or writes it to --out FILE (CSV whatever the name).",
+      )
+      .requiredOption("--account <uuid>", "the account it was made for")
+      .option("--layout <layout>", `file layout: ${ORDER_FILE_LAYOUTS.join(" or ")}`, "generic")
+      .option("--out <file>", "write the CSV to FILE and print one line saying what was written")
+      .action(
+        action(hooks, async (ctx, uuid: string, opts: { account: string; layout: string; out?: string }) => {
+          if (!(ORDER_FILE_LAYOUTS as readonly string[]).includes(opts.layout))
+            throw usageError(
+              `--layout must be ${ORDER_FILE_LAYOUTS.join(" or ")}, not "${opts.layout}"`,
+              "layout",
+            );
+          const backend = await ctx.backend();
+          const found = await backend.findAccount(opts.account);
+          const p = await backend.getProposal(found.client_uuid, opts.account, uuid);
+          const file = orderFile(p, found.account, opts.layout as OrderFileLayout);
+          if (file.layout === "generic")
+            await writeCsvExport(ctx.out, opts.out, "orders", file.rows, file.columns);
+          else await writeCsvExport(ctx.out, opts.out, "lot lines", file.rows, file.columns);
+        }),
+      ),
+    "lotwise proposal export 5d2c... --account 91aad834-... --out orders.csv",
+    "lotwise proposal export 5d2c... --account 91aad834-... --layout lots --out lots-to-sell.csv",
   );
 }

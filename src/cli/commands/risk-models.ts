@@ -13,6 +13,7 @@ import {
   type RiskModelSummary,
 } from "../../contract/index.js";
 import { usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { percent } from "../render.js";
@@ -218,10 +219,22 @@ export function registerRiskModels(program: Command, hooks: ProgramHooks): void 
     cmd
       .command("list")
       .description("List the organization's uploaded risk models (no matrices), by as-of date.")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx) => {
+        action(hooks, async (ctx, opts: { out?: string }) => {
           const list = await (await ctx.backend()).listRiskModels();
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "risk models", list, [
+              { header: "risk_model_uuid", value: (m) => m.uuid },
+              { header: "kind", value: (m) => m.kind },
+              { header: "name", value: (m) => m.name },
+              { header: "as_of_date", value: (m) => m.as_of_date },
+              { header: "asset_count", value: (m) => m.asset_count },
+              { header: "factor_count", value: (m) => m.factor_count },
+              { header: "warnings", value: (m) => m.warnings.join("; ") },
+              { header: "created", value: (m) => m.created },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               list.length
@@ -231,6 +244,7 @@ export function registerRiskModels(program: Command, hooks: ProgramHooks): void 
         }),
       ),
     "lotwise risk-models list --json",
+    "lotwise risk-models list --out risk-models.csv",
   );
   examples(
     cmd

@@ -12,6 +12,7 @@ import type {
   ThemeRevision,
 } from "../../contract/index.js";
 import { usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { percent } from "../render.js";
@@ -188,10 +189,20 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
     themes
       .command("list")
       .description("List the organization's themes.")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx) => {
+        action(hooks, async (ctx, opts: { out?: string }) => {
           const list = await (await ctx.backend()).listThemes();
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "themes", list, [
+              { header: "theme_uuid", value: (t) => t.uuid },
+              { header: "name", value: (t) => t.name },
+              { header: "description", value: (t) => t.description },
+              { header: "rebalancing_period", value: (t) => t.methodology.rules.rebalancing_period },
+              { header: "revision", value: (t) => t.revision },
+              { header: "created", value: (t) => t.created },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               list.length
@@ -206,6 +217,7 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise themes list",
+    "lotwise themes list --out themes.csv",
   );
   examples(
     themes
