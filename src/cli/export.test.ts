@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Security } from "../core/data/types.js";
+import { listing } from "../../test/helpers/listing.js";
 import {
   createAccount,
   createAssetClass,
@@ -24,27 +24,7 @@ import { openStore, type Store } from "../store/index.js";
 import { main } from "./main.js";
 import { memoryOutput } from "./output.js";
 
-function security(id: string): Security {
-  const [symbol, mic] = id.split(":") as [string, string];
-  return {
-    themeAssetId: id,
-    symbol,
-    mic,
-    name: `${symbol}, Inc.`,
-    currency: mic === "XTSE" ? "CAD" : "USD",
-    country: mic === "XTSE" ? "CA" : "US",
-    assetType: "equity",
-    sector: 45,
-    industryGroup: null,
-    industry: null,
-    subIndustry: null,
-    sicCode: null,
-    sharesOutstanding: null,
-    description: null,
-    listedFrom: null,
-    delistedOn: null,
-  };
-}
+const security = (id: string) => listing(id, { name: `${id.split(":")[0]}, Inc.`, sector: 45 });
 
 /** AAA, BBB, CCC (USD) and DDD (TSX, CAD at 1.25 per USD); closes on 2025-06-30: 110, 40, 25, 30 CAD. */
 function writeHandMarket(store: Store): void {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listing } from "../../test/helpers/listing.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { accountDriftSchema } from "../contract/index.js";
-import type { Security } from "../core/data/types.js";
 import { createApp } from "../server/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { accountDrift } from "./drift.js";
@@ -23,27 +23,7 @@ import {
  * A hand market: AAA, BBB, CCC (USD) and DDD on the TSX (CAD, 1.25 per USD); index HAND3 weighs AAA 50%, BBB 30%,
  * CCC 20%. Closes on 2025-06-30: AAA 110, BBB 40, CCC 25, DDD 30 CAD (24 USD).
  */
-function security(id: string): Security {
-  const [symbol, mic] = id.split(":") as [string, string];
-  return {
-    themeAssetId: id,
-    symbol,
-    mic,
-    name: `${symbol} Inc.`,
-    currency: mic === "XTSE" ? "CAD" : "USD",
-    country: mic === "XTSE" ? "CA" : "US",
-    assetType: "equity",
-    sector: 45,
-    industryGroup: null,
-    industry: null,
-    subIndustry: null,
-    sicCode: null,
-    sharesOutstanding: null,
-    description: null,
-    listedFrom: null,
-    delistedOn: null,
-  };
-}
+const security = (id: string) => listing(id, { sector: 45 });
 
 function writeHandMarket(store: Store): void {
   const m = store.market;

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listing } from "../../test/helpers/listing.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { harvestScanSchema } from "../contract/index.js";
-import type { Security } from "../core/data/types.js";
 import { createApp, serve } from "../server/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { harvestScan } from "./harvest.js";
@@ -50,26 +50,9 @@ const LAST_CLOSE: Record<string, number> = {
   JJJ: 25,
 };
 
-function security(symbol: string): Security {
+function security(symbol: string) {
   const [sector, industryGroup, industry, subIndustry] = CLASS[symbol]!;
-  return {
-    themeAssetId: `${symbol}:XNYS`,
-    symbol,
-    mic: "XNYS",
-    name: `${symbol} Inc.`,
-    currency: "USD",
-    country: "US",
-    assetType: "equity",
-    sector,
-    industryGroup,
-    industry,
-    subIndustry,
-    sicCode: null,
-    sharesOutstanding: null,
-    description: null,
-    listedFrom: null,
-    delistedOn: null,
-  };
+  return listing(`${symbol}:XNYS`, { sector, industryGroup, industry, subIndustry });
 }
 
 function weekdays(from: string, to: string): string[] {

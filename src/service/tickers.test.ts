@@ -1,29 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Security } from "../core/data/types.js";
+import { listing } from "../../test/helpers/listing.js";
 import { openStore, type Store } from "../store/index.js";
 import { resolveTicker, resolveTickersAtOnce } from "./tickers.js";
 
-const security = (id: string): Security => {
-  const [symbol, mic] = id.split(":") as [string, string];
-  return {
-    themeAssetId: id,
-    symbol,
-    mic,
-    name: `${symbol} Inc.`,
-    currency: mic === "XTSE" ? "CAD" : "USD",
-    country: mic === "XTSE" ? "CA" : "US",
-    assetType: "equity",
-    sector: null,
-    industryGroup: null,
-    industry: null,
-    subIndustry: null,
-    sicCode: null,
-    sharesOutstanding: null,
-    description: null,
-    listedFrom: null,
-    delistedOn: null,
-  };
-};
+const security = (id: string) => listing(id);
 
 describe("resolving many ticker references at once", () => {
   let store: Store;
