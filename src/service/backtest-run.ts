@@ -102,43 +102,53 @@ function splitFactorAfter(ctx: ServiceContext, themeAssetId: string, date: strin
 /**
  * The account as it stood at the close of `date`: its lots acquired on or before `date` (stored lots carry
  * today's split-adjusted quantities; quantities are divided back by the splits after `date`, total basis
- * unchanged), its USD cash, and their value at that close.
+ * unchanged), its USD cash, and their value at that close. `quotes` holds, per asset held, the close and the
+ * listing currency's units per USD used for that value (each looked up once), so callers value positions the
+ * same way without reading the market again.
  */
 export function holdingsAt(
   ctx: ServiceContext,
   account: AccountRecord,
   date: string,
-): { lots: TaxLot[]; cashUsd: Decimal; valueUsd: Decimal } {
+): { lots: TaxLot[]; cashUsd: Decimal; valueUsd: Decimal; quotes: Map<string, HeldQuote> } {
   const lots: TaxLot[] = [];
   let value = new TaxDecimal(account.cashValueUsd);
-  const prices = new Map<string, { close: number }>();
+  const quotes = new Map<string, HeldQuote>();
   for (const record of ctx.store.accounts.lots(account.uuid)) {
     if (record.tradeDate > date) continue;
     const lot = lotRecordToTaxLot(record);
     const factor = splitFactorAfter(ctx, lot.themeAssetId, date);
     const adjusted = factor.eq(1) ? lot : { ...lot, quantity: lot.quantity.dividedBy(factor) };
     lots.push(adjusted);
-    if (!prices.has(lot.themeAssetId)) {
+    let quote = quotes.get(lot.themeAssetId);
+    if (!quote) {
       const p = ctx.store.market.latestPrices([lot.themeAssetId], date).get(lot.themeAssetId);
       if (!p)
         throw new DataError(
           `The account holds ${lot.themeAssetId} on ${date} but the store has no price for it on or before that date.`,
           { code: "missing_price" },
         );
-      prices.set(lot.themeAssetId, p);
+      const security = ctx.store.market.security(lot.themeAssetId);
+      const perUsd =
+        security && security.currency !== "USD"
+          ? (ctx.store.market.fxRateAsOf(security.currency, date)?.perUsd ?? Number.NaN)
+          : 1;
+      if (!Number.isFinite(perUsd))
+        throw new DataError(`No ${security?.currency} per USD rate on or before ${date}.`, {
+          code: "missing_fx",
+        });
+      quote = { close: p.close, perUsd };
+      quotes.set(lot.themeAssetId, quote);
     }
-    const security = ctx.store.market.security(lot.themeAssetId);
-    const fx =
-      security && security.currency !== "USD"
-        ? (ctx.store.market.fxRateAsOf(security.currency, date)?.perUsd ?? Number.NaN)
-        : 1;
-    if (!Number.isFinite(fx))
-      throw new DataError(`No ${security?.currency} per USD rate on or before ${date}.`, {
-        code: "missing_fx",
-      });
-    value = value.plus(adjusted.quantity.times(prices.get(lot.themeAssetId)!.close).dividedBy(fx));
+    value = value.plus(adjusted.quantity.times(quote.close).dividedBy(quote.perUsd));
   }
-  return { lots, cashUsd: new TaxDecimal(account.cashValueUsd), valueUsd: value };
+  return { lots, cashUsd: new TaxDecimal(account.cashValueUsd), valueUsd: value, quotes };
+}
+
+/** The close of an asset held on a date and its listing currency's units per USD (1 for USD listings). */
+export interface HeldQuote {
+  close: number;
+  perUsd: number;
 }
 
 /**

@@ -47,16 +47,10 @@ function valuesOn(ctx: ServiceContext, account: AccountRecord, asOf: string) {
   const quantities = new Map<string, Decimal>();
   for (const lot of held.lots)
     quantities.set(lot.themeAssetId, (quantities.get(lot.themeAssetId) ?? new Decimal(0)).plus(lot.quantity));
-  const prices = ctx.store.market.latestPrices([...quantities.keys()], asOf);
   const values = new Map<string, Decimal>();
   for (const [id, qty] of quantities) {
-    const security = ctx.store.market.security(id);
-    const fx =
-      security && security.currency !== "USD"
-        ? ctx.store.market.fxRateAsOf(security.currency, asOf)!.perUsd
-        : 1;
-    // holdingsAt has checked that every held asset has a price and an FX rate on the date.
-    values.set(id, qty.times(prices.get(id)!.close).dividedBy(fx));
+    const quote = held.quotes.get(id)!;
+    values.set(id, qty.times(quote.close).dividedBy(quote.perUsd));
   }
   return { values, cash: new Decimal(held.cashUsd.toString()), nav: new Decimal(held.valueUsd.toString()) };
 }

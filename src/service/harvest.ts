@@ -192,11 +192,6 @@ export function harvestScan(
     if (!securities.has(id)) securities.set(id, market.security(id));
     return securities.get(id);
   };
-  const prices = market.latestPrices([...new Set(held.lots.map((l) => l.themeAssetId))], asOf);
-  const fxOf = (id: string) => {
-    const s = securityOf(id);
-    return s && s.currency !== "USD" ? market.fxRateAsOf(s.currency, asOf)!.perUsd : 1;
-  };
 
   interface Row {
     lot: TaxLot;
@@ -211,9 +206,10 @@ export function harvestScan(
   }
   const rows: Row[] = [];
   for (const lot of held.lots) {
-    // Value at the listing's close and FX of the date (holdingsAt has checked both exist); basis at the lot's
-    // purchase FX rate, as the account view and the tax engine do (docs/tax.md section 2).
-    const value = lot.quantity.times(prices.get(lot.themeAssetId)!.close).dividedBy(fxOf(lot.themeAssetId));
+    // Value at the listing's close and FX of the date (as holdingsAt valued it); basis at the lot's purchase FX
+    // rate, as the account view and the tax engine do (docs/tax.md section 2).
+    const quote = held.quotes.get(lot.themeAssetId)!;
+    const value = lot.quantity.times(quote.close).dividedBy(quote.perUsd);
     const basis = totalCostBasisUsd(lot);
     if (!value.lt(basis)) continue;
     const loss = basis.minus(value);

@@ -1,30 +1,12 @@
 /**
  * @module test/helpers/listing
- * A security-master record for hand-made markets in tests: `listing("AAA:XNYS")` is a US equity in USD,
- * `listing("DDD:XTSE")` a Canadian one in CAD; `overrides` sets anything else (sector, name...).
+ * A security-master record for hand-made markets in tests: the importers' minimal record (currency and country
+ * from the MIC: `listing("AAA:XNYS")` a US equity in USD, `listing("DDD:XTSE")` a Canadian one in CAD) named
+ * "SYMBOL Inc."; `overrides` sets anything else (sector, name...).
  */
 import type { Security } from "../../src/core/data/types.js";
+import { minimalSecurity } from "../../src/market/importers/minimal-security.js";
 
 export function listing(themeAssetId: string, overrides: Partial<Security> = {}): Security {
-  const [symbol, mic] = themeAssetId.split(":") as [string, string];
-  const canadian = mic === "XTSE";
-  return {
-    themeAssetId,
-    symbol,
-    mic,
-    name: `${symbol} Inc.`,
-    currency: canadian ? "CAD" : "USD",
-    country: canadian ? "CA" : "US",
-    assetType: "equity",
-    sector: null,
-    industryGroup: null,
-    industry: null,
-    subIndustry: null,
-    sicCode: null,
-    sharesOutstanding: null,
-    description: null,
-    listedFrom: null,
-    delistedOn: null,
-    ...overrides,
-  };
+  return minimalSecurity(themeAssetId, { name: `${themeAssetId.split(":")[0]} Inc.`, ...overrides });
 }
