@@ -246,6 +246,10 @@ export function summaryRows(
       (c) => (c.tax_alpha_bps === null ? "n/a" : perYear(c.attribution?.pre_tax_active_return)),
     ],
     [`Tracking error ${against}`, (c) => (c.tracking_error === null ? "n/a" : percent(c.tracking_error))],
+    [
+      "Sharpe ratio (pre-tax, vs risk-free)",
+      (c) => (c.sharpe_ratio === undefined || c.sharpe_ratio === null ? "n/a" : c.sharpe_ratio.toFixed(2)),
+    ],
     ["Turnover (annualized)", (c) => percent(c.turnover)],
     ["Realized ST gains (USD)", (c) => money(c.realized_short_term_gains)],
     ["Realized ST losses (USD)", (c) => money(c.realized_short_term_losses)],

@@ -302,6 +302,12 @@ export const backtestCaseResultSchema = named(
       z.enum(["total_return", "price_return"]),
       "price_return when the market data carry no dividends in the window: every return is a price return",
     ).optional(),
+    sharpe_ratio: describe(
+      finiteNumber(),
+      "annualized Sharpe ratio of the pre-tax period returns against the configuration's risk_free_rate_pct (default 4)",
+    )
+      .nullable()
+      .optional(),
     liquidation_tax: describe(
       finiteNumber(),
       "tax the final liquidation adds to the final year's own, USD (0 when liquidate_at_end is false)",

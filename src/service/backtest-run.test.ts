@@ -5,8 +5,9 @@ import {
   type PortfolioConfigWrite,
 } from "../contract/index.js";
 import { BacktestCancelledError, MarketView, type StandardBacktestResult } from "../core/backtest/index.js";
-import { addDays } from "../core/dates.js";
+import { addDays, daysBetween } from "../core/dates.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
+import { sharpeRatio } from "../core/metrics/index.js";
 import { riskModelCovariance } from "../core/risk/index.js";
 import { openStore, type Store } from "../store/index.js";
 import {
@@ -221,6 +222,30 @@ describe("account backtest service over the demo store", () => {
         const explicit = accountConfigProvider(ctx, account)(view, facts);
         expect([explicit.minTradeUsd, explicit.minTradePct]).toEqual([250, 0.05]);
       });
+    });
+    it("computes every case's Sharpe ratio against the configuration's risk_free_rate_pct", () => {
+      const at = (pct: string) =>
+        withConfig({ risk_free_rate_pct: pct }, () =>
+          runAccountBacktest(ctx, org, demo.account_uuid, params),
+        );
+      const r0 = at("0");
+      const r4 = at("4");
+      for (const name of ["benchmark", "pre_tax", "tax_managed"]) {
+        const values = r0[name]!.values.map((v) => v.value);
+        expect(r4[name]!.values, name).toEqual(r0[name]!.values);
+        // Without taxes paid inside the window the period returns are the value ratios; q = periods a year.
+        const years = daysBetween(r0[name]!.start_date, r0[name]!.end_date) / 365.25;
+        const q = r0[name]!.periods / years;
+        const returns = values.slice(1).map((v, i) => v / values[i]! - 1);
+        if (name === "benchmark") {
+          expect(r0[name]!.sharpe_ratio).toBeCloseTo(sharpeRatio(returns, { periodsPerYear: q })!, 12);
+          expect(r4[name]!.sharpe_ratio).toBeCloseTo(
+            sharpeRatio(returns, { periodsPerYear: q, riskFreeRate: 0.04 })!,
+            12,
+          );
+        }
+        expect(r4[name]!.sharpe_ratio!, name).toBeLessThan(r0[name]!.sharpe_ratio!);
+      }
     });
     const managed = (r: StandardBacktestResult) => r.simulation.cases.find((c) => c.name === "tax_managed")!;
     /** The largest starting position of the account (a concentrated, long-held demo lot). */

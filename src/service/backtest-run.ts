@@ -74,6 +74,8 @@ export const DEFAULT_TAX_LOSS_THRESHOLD_BPS = 500;
 export const DEFAULT_BACKTEST_TAX_GAMMA = 1;
 /** Default starting value of an account without holdings at the start date, USD. */
 export const DEFAULT_STARTING_NAV = 1_000_000;
+/** risk_free_rate_pct when the configuration leaves it null: the spec's library default, percent. */
+export const DEFAULT_RISK_FREE_RATE_PCT = 4;
 /** Default window: the three years ending on the last market date. */
 export const DEFAULT_BACKTEST_YEARS = 3;
 /** Calendar days of price history loaded before the start, for the policies' risk model (~252 trading days). */
@@ -594,6 +596,7 @@ export function toCaseResult(
     tax_alpha_bps: m.taxAlphaBps,
     turnover: m.turnover,
     tracking_error: m.trackingError,
+    sharpe_ratio: m.sharpeRatio,
     costs: { transaction: m.costs.transaction, fx: m.costs.fx },
     liquidation_tax: m.liquidationRecaptureTax,
     ...(run === undefined ? {} : run),
@@ -706,6 +709,7 @@ export function runAccountBacktestDetailed(
       },
     },
     liquidateAtEnd: params.liquidate_at_end ?? DEFAULT_LIQUIDATE_AT_END,
+    riskFreeRate: configNumber(c.risk_free_rate_pct, DEFAULT_RISK_FREE_RATE_PCT) / 100,
     riskAversion: configNumber(c.risk_aversion, 2),
     ...(riskModelProvider === undefined ? {} : { riskModelProvider }),
     cashBuffer: configNumber(c.cash_buffer_usd, 0),

@@ -157,6 +157,82 @@ describe("attribution on a hand-computed 3-period, 2-asset backtest", () => {
   });
 });
 
+describe("Sharpe ratio of a case", () => {
+  // Same market as above; one case holding 50 A and 100 B from 01-02 to 04-03 (no trade, no cost).
+  const dates = weekdayCalendar("2023-01-02", "2023-04-05");
+  const market = prepareBacktestMarket(
+    handMarket({
+      dates,
+      assets: [
+        { id: "A:XNYS", close: (_t, d) => (d < "2023-02-01" ? 100 : d < "2023-03-15" ? 80 : 100) },
+        { id: "B:XNYS", close: (_t, d) => (d < "2023-02-01" ? 50 : d < "2023-03-15" ? 36 : 45) },
+      ],
+      weights: { "A:XNYS": 0.5, "B:XNYS": 0.5 },
+    }),
+  );
+  const run = (riskFreeRate?: number) =>
+    summarizeBacktest(
+      simulateBacktest({
+        market,
+        startDate: "2023-01-02",
+        endDate: "2023-04-03",
+        cases: [
+          {
+            name: "hold",
+            description: "",
+            taxManaged: false,
+            policy: scripted({}),
+            initial: {
+              cashUsd: 0,
+              lots: [
+                createLot({
+                  id: "a",
+                  themeAssetId: "A:XNYS",
+                  quantity: 50,
+                  totalCostBasis: 5000,
+                  tradeDate: "2022-06-01",
+                }),
+                createLot({
+                  id: "b",
+                  themeAssetId: "B:XNYS",
+                  quantity: 100,
+                  totalCostBasis: 5000,
+                  tradeDate: "2022-06-01",
+                }),
+              ],
+            },
+          },
+        ],
+        costs: { transactionBps: 0, fxFeeBps: 0 },
+        tax: { shortTermRate: 0.4, longTermRate: 0.2 },
+      }),
+      riskFreeRate === undefined ? {} : { riskFreeRate },
+    ).hold!;
+
+  // Period values by hand: 10,000 (01-02), 7,600 (02-02), 7,600 (03-02), 9,500 (04-03): returns -0.24, 0, 0.25.
+  // Three periods in 91 days: q = 3 / (91 / 365.25) periods a year.
+  const returns = [-0.24, 0, 0.25];
+  const q = 3 / (daysBetween("2023-01-02", "2023-04-03") / 365.25);
+  const byHand = (rf: number) => {
+    const d = returns.map((r) => r - rf);
+    const mean = (d[0]! + d[1]! + d[2]!) / 3;
+    const sd = Math.sqrt(d.reduce((s, x) => s + (x - mean) ** 2, 0) / 2);
+    return (mean / sd) * Math.sqrt(q);
+  };
+
+  it("is the annualized mean over the deviation of the period returns, risk-free 0 by default", () => {
+    const m = run();
+    expect([...m.periodReturns].map((r) => Number(r.toFixed(12)))).toEqual(returns);
+    expect(m.sharpeRatio).toBeCloseTo(byHand(0), 12);
+  });
+
+  it("subtracts the per-period risk-free rate", () => {
+    const m = run(0.04);
+    expect(m.sharpeRatio).toBeCloseTo(byHand(1.04 ** (1 / q) - 1), 12);
+    expect(m.sharpeRatio!).toBeLessThan(run(0).sharpeRatio!);
+  });
+});
+
 describe("attribution on standard runs", () => {
   const runs = [
     { seed: 3, lossUsage: "account_only", liquidateAtEnd: true },

@@ -11,6 +11,8 @@
  * - tax alpha = (annualized after-tax return - that of the reference case) x 10^4 bps a year;
  * - turnover = min(purchases, sales) / average period value / years (the SEC's portfolio turnover rate,
  *   Form N-1A Item 13, Instruction 4(d), annualized), so funding a cash account is not turnover;
+ * - Sharpe ratio = mean(r_p - r_f) / sd(r_p - r_f) x sqrt(periods per year) over the pre-tax period returns, r_f the
+ *   per-period rate of the annual risk-free rate (core/metrics/sharpe.ts; the configuration's risk_free_rate_pct);
  * - tracking error = sample standard deviation of the period return differences against the benchmark case,
  *   times sqrt(periods per year) (Grinold & Kahn, ch. 5);
  * - realized gains and losses: recognized amounts (wash-sale disallowance applied) of the strategy's sales
@@ -21,7 +23,7 @@
  */
 import type { Decimal } from "decimal.js";
 import { daysBetween } from "../dates.js";
-import { trackingError } from "../metrics/index.js";
+import { sharpeRatio, trackingError } from "../metrics/index.js";
 import { TaxDecimal } from "../tax/index.js";
 import type { CaseRun, SimulatedBacktest } from "./simulator.js";
 
@@ -60,6 +62,8 @@ export interface CaseMetrics {
   readonly taxAlphaBps: number | null;
   readonly turnover: number;
   readonly trackingError: number | null;
+  /** Annualized Sharpe ratio of the pre-tax period returns against the risk-free rate; null below 2 periods. */
+  readonly sharpeRatio: number | null;
   readonly costs: { readonly transaction: number; readonly fx: number };
   readonly dividends: number;
   readonly trades: number;
@@ -135,6 +139,8 @@ export interface SummarizeOptions {
    * false leaves unrealized gains untaxed (held on, donated or stepped up at death). @default true
    */
   readonly liquidateAtEnd?: boolean;
+  /** Annual risk-free rate of the Sharpe ratios, a fraction (0.04 = 4%). @default 0 */
+  readonly riskFreeRate?: number;
 }
 
 function annualize(total: number, years: number): number {
@@ -251,7 +257,7 @@ export function summarizeBacktest(
   const yearsOf = new Map<string, Omit<CaseTaxYear, "taxSavedVsReference">[]>();
   const base = new Map<
     string,
-    Omit<CaseMetrics, "taxAlphaBps" | "trackingError" | "taxYears" | "attribution">
+    Omit<CaseMetrics, "taxAlphaBps" | "trackingError" | "sharpeRatio" | "taxYears" | "attribution">
   >();
   for (const run of sim.cases) {
     let stg = ZERO;
@@ -422,7 +428,11 @@ export function summarizeBacktest(
               ? null
               : { name: options.benchmarkCase, preTax: inputs.get(options.benchmarkCase)!.preTax },
           );
-    out[run.name] = { ...m, taxAlphaBps, trackingError: te, taxYears, attribution };
+    const sharpe = sharpeRatio(m.periodReturns, {
+      periodsPerYear,
+      riskFreeRate: options.riskFreeRate ?? 0,
+    });
+    out[run.name] = { ...m, taxAlphaBps, trackingError: te, sharpeRatio: sharpe, taxYears, attribution };
   }
   return out;
 }

@@ -79,6 +79,8 @@ export interface StandardBacktestInput {
    * (`liquidate_at_end`). @default true
    */
   readonly liquidateAtEnd?: boolean;
+  /** Annual risk-free rate of the cases' Sharpe ratios, a fraction. @default 0 */
+  readonly riskFreeRate?: number;
   /** Risk aversion of the tracking objective. @default 2 */
   readonly riskAversion?: number;
   /** Cash kept by every case, fraction of NAV. @default 0 */
@@ -228,6 +230,7 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
     benchmarkCase: "benchmark",
     referenceCase: "pre_tax",
     ...(input.liquidateAtEnd === undefined ? {} : { liquidateAtEnd: input.liquidateAtEnd }),
+    ...(input.riskFreeRate === undefined ? {} : { riskFreeRate: input.riskFreeRate }),
   });
   return {
     metrics,
