@@ -14,6 +14,20 @@ function scripted(script: Record<number, (c: PolicyContext) => PolicyOrder[]>): 
   return { decide: (c) => script[c.period]?.(c) ?? [] };
 }
 
+/** Weekdays 2023-01-02 .. 2023-04-05; A: 100 / 80 from 02-01 / 100 from 03-15; B: 50 / 36 / 45. */
+function twoAssetMarket() {
+  return prepareBacktestMarket(
+    handMarket({
+      dates: weekdayCalendar("2023-01-02", "2023-04-05"),
+      assets: [
+        { id: "A:XNYS", close: (_t, d) => (d < "2023-02-01" ? 100 : d < "2023-03-15" ? 80 : 100) },
+        { id: "B:XNYS", close: (_t, d) => (d < "2023-02-01" ? 50 : d < "2023-03-15" ? 36 : 45) },
+      ],
+      weights: { "A:XNYS": 0.5, "B:XNYS": 0.5 },
+    }),
+  );
+}
+
 /** The identities of the attribution (docs/backtests.md section 7), to 1e-12. */
 function expectPartsAddUp(m: CaseMetrics) {
   const a = m.attribution!;
@@ -34,17 +48,7 @@ function expectPartsAddUp(m: CaseMetrics) {
 describe("attribution on a hand-computed 3-period, 2-asset backtest", () => {
   // Weekdays 2023-01-02 .. 2023-04-05; window 2023-01-02 .. 2023-04-03: rebalances 01-02, 02-02, 03-02 (3 periods).
   // A: 100 to 01-31, 80 from 02-01, 100 from 03-15.  B: 50 to 01-31, 36 from 02-01, 45 from 03-15.
-  const dates = weekdayCalendar("2023-01-02", "2023-04-05");
-  const market = prepareBacktestMarket(
-    handMarket({
-      dates,
-      assets: [
-        { id: "A:XNYS", close: (_t, d) => (d < "2023-02-01" ? 100 : d < "2023-03-15" ? 80 : 100) },
-        { id: "B:XNYS", close: (_t, d) => (d < "2023-02-01" ? 50 : d < "2023-03-15" ? 36 : 45) },
-      ],
-      weights: { "A:XNYS": 0.5, "B:XNYS": 0.5 },
-    }),
-  );
+  const market = twoAssetMarket();
   // Both cases start with 50 A at 100 and 100 B at 50 (basis 5,000 each, bought 2022-06-01: short-term to the end).
   const lots = () => [
     createLot({
@@ -159,17 +163,7 @@ describe("attribution on a hand-computed 3-period, 2-asset backtest", () => {
 
 describe("Sharpe ratio of a case", () => {
   // Same market as above; one case holding 50 A and 100 B from 01-02 to 04-03 (no trade, no cost).
-  const dates = weekdayCalendar("2023-01-02", "2023-04-05");
-  const market = prepareBacktestMarket(
-    handMarket({
-      dates,
-      assets: [
-        { id: "A:XNYS", close: (_t, d) => (d < "2023-02-01" ? 100 : d < "2023-03-15" ? 80 : 100) },
-        { id: "B:XNYS", close: (_t, d) => (d < "2023-02-01" ? 50 : d < "2023-03-15" ? 36 : 45) },
-      ],
-      weights: { "A:XNYS": 0.5, "B:XNYS": 0.5 },
-    }),
-  );
+  const market = twoAssetMarket();
   const run = (riskFreeRate?: number) =>
     summarizeBacktest(
       simulateBacktest({
