@@ -258,7 +258,7 @@ describe("account backtest service over the demo store", () => {
           );
       };
       expectTilted(plain.optimizer.weights, tilted.optimizer.weights);
-      plain.backtest.weights.forEach((w, j) => expectTilted(w, tilted.backtest.weights[j]!));
+      for (const [j, w] of plain.backtest.weights.entries()) expectTilted(w, tilted.backtest.weights[j]!);
       // The theme's largest name gains 10% of its theme weight less 10% of its index weight.
       const top = snapshot[0]!.theme_asset_id;
       expect(tilted.optimizer.weights.get(top)! - plain.optimizer.weights.get(top)!).toBeGreaterThan(0.01);
