@@ -277,7 +277,7 @@ describe("tilted targets", () => {
     ]);
   });
 
-  it("refuses at use tilts written past the bound by a library caller", () => {
+  it("refuses at use tilts past the bound (written by a library caller) and tilts toward an index without weights", () => {
     setTilts([
       { weight_adjustment: "0.7", theme_uuid: themeUuid },
       { weight_adjustment: "-0.4", index_uuid: indexUuid("TILT2") },
@@ -287,6 +287,13 @@ describe("tilted targets", () => {
     expect(e.message).toBe(
       "The tilts of asset_allocations[0] (Core) move 110% of the sleeve; the sum of |weight_adjustment| of a sleeve may not exceed 100%.",
     );
+    store.market.upsertIndex({ identifier: "EMPTY", name: "No weights", currency: "USD", description: null });
+    setTilts([{ weight_adjustment: "0.1", index_uuid: indexUuid("EMPTY") }]);
+    const empty = caught(() => accountDrift(ctx, org, accountUuid, { clientUuid }));
+    expect([empty.code, empty.message]).toEqual([
+      "tilt_without_weights",
+      "asset_allocations[0].tilts[0] tilts toward index EMPTY, which has no stored constituent weights; import them (lotwise market import) or remove the tilt.",
+    ]);
     setTilts([]);
   });
 });
