@@ -47,12 +47,30 @@ export type TiltRead = z.infer<typeof tiltReadSchema>;
 
 /** An asset allocation, write item. */
 export const assetAllocationWriteSchema = named(
-  z.strictObject({
-    asset_class_uuid: uuid(),
-    target_allocation: describe(numericString({ min: "0", max: "1" }), "fraction of the portfolio, 0..1"),
-    direct_indexing_enabled: describe(bool(), "hold the sleeve's constituents directly").optional(),
-    tilts: z.array(tiltWriteSchema, { error: expectedMessage("an array of tilts") }).optional(),
-  }),
+  z
+    .strictObject({
+      asset_class_uuid: uuid(),
+      target_allocation: describe(numericString({ min: "0", max: "1" }), "fraction of the portfolio, 0..1"),
+      direct_indexing_enabled: describe(bool(), "hold the sleeve's constituents directly").optional(),
+      tilts: describe(
+        z.array(tiltWriteSchema, { error: expectedMessage("an array of tilts") }),
+        "tilts of the sleeve; the sum of |weight_adjustment| is at most 1 (docs/targets.md)",
+      ).optional(),
+    })
+    .superRefine((item, ctx) => {
+      let moved = new ContractDecimal(0);
+      for (const [j, t] of (item.tilts ?? []).entries()) {
+        moved = moved.plus(plainDecimalOrUndefined(t.weight_adjustment)?.abs() ?? 0);
+        if (moved.greaterThan(1)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["tilts", j, "weight_adjustment"],
+            message: `the tilts of a sleeve may move at most all of it: the sum of |weight_adjustment| reaches ${moved.toFixed()} here; at most 1`,
+          });
+          return;
+        }
+      }
+    }),
   "AssetAllocationWrite",
   "One sleeve and its target allocation, in a write.",
 );

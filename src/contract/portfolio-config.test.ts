@@ -486,6 +486,30 @@ describe("configuration write validation", () => {
     expect(issues(tilt({ weight_adjustment: "0.1", theme_uuid: THEME, index_uuid: INDEX })).length).toBe(1);
   });
 
+  it("refuses tilts that move more than the whole sleeve, naming the tilt where the sum passes 1", () => {
+    const tilts = (...adjustments: string[]) => ({
+      asset_allocations: [
+        {
+          asset_class_uuid: US,
+          target_allocation: "1",
+          tilts: adjustments.map((weight_adjustment) => ({ weight_adjustment, theme_uuid: THEME })),
+        },
+      ],
+    });
+    expect(issues(tilts("0.6", "-0.4"))).toEqual([]);
+    expect(issues(tilts("-1"))).toEqual([]);
+    expect(issues(tilts("0.5", "0.25", "-0.3"))).toEqual([
+      {
+        path: "asset_allocations[0].tilts[2].weight_adjustment",
+        message:
+          "the tilts of a sleeve may move at most all of it: the sum of |weight_adjustment| reaches 1.05 here; at most 1",
+      },
+    ]);
+    expect(issues(tilts("1.5")).map((i) => i.path)).toEqual([
+      "asset_allocations[0].tilts[0].weight_adjustment",
+    ]);
+  });
+
   it("validates each dynamic-rule value against its field", () => {
     const rule = (field_name: string, value: unknown) => ({
       dynamic_rules: [{ field_name, rules: [{ value }] }],

@@ -27,6 +27,7 @@ import type { ServiceContext } from "./context.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { prepareAccountOptimization } from "./optimize.js";
 import { updatePortfolioConfig } from "./portfolio-configs.js";
+import { getThemeConstituents } from "./themes.js";
 
 describe("account backtest service over the demo store", () => {
   let store: Store;
@@ -199,6 +200,7 @@ describe("account backtest service over the demo store", () => {
       no_trade_tickers: [],
       target_ticker_weights: [],
       dynamic_rules: [],
+      asset_allocations: [],
       risk_model_name: "characteristics",
     };
 
@@ -247,6 +249,46 @@ describe("account backtest service over the demo store", () => {
         expect(r4[name]!.sharpe_ratio!, name).toBeLessThan(r0[name]!.sharpe_ratio!);
       }
     });
+    it("optimizes and backtests against the tilted target: 0.9 x SYNTH500 + 0.1 x the demo theme's snapshot", () => {
+      const date = "2025-06-30";
+      const snapshot = getThemeConstituents(ctx, org, demo.theme_uuid).constituents;
+      const theme = new Map(snapshot.map((c) => [c.theme_asset_id, c.weight]));
+      const sleeve = (tilts: { weight_adjustment: string; theme_uuid: string }[]): PortfolioConfigWrite => ({
+        asset_allocations: [{ asset_class_uuid: demo.asset_class_uuid, target_allocation: "1", tilts }],
+      });
+      const targets = () => {
+        const o = prepareAccountOptimization(ctx, org, demo.account_uuid, { asOf: date });
+        const { market } = loadAccountBacktestMarket(ctx, org, demo.account_uuid, params);
+        const byId = (ids: readonly string[], w: Float64Array) => new Map(ids.map((id, i) => [id, w[i]!]));
+        return {
+          optimizer: { name: o.benchmarkName, weights: byId(o.input.assets, o.input.benchmark) },
+          backtest: {
+            ...market.benchmark,
+            weights: market.benchmark.weights.map((w) => byId(market.ids, w)),
+          },
+        };
+      };
+      const plain = withConfig(sleeve([]), targets);
+      const tilted = withConfig(sleeve([{ weight_adjustment: "0.1", theme_uuid: demo.theme_uuid }]), targets);
+      const name = 'SYNTH500 tilted 10% toward theme "US tech and media dividend payers"';
+      expect([plain.optimizer.name, plain.backtest.name]).toEqual(["SYNTH500", "SYNTH500"]);
+      expect([tilted.optimizer.name, tilted.backtest.name]).toEqual([name, name]);
+      expect(tilted.backtest.dates).toEqual(plain.backtest.dates);
+      expect(tilted.backtest.drift).toBe(true);
+      const expectTilted = (before: Map<string, number>, after: Map<string, number>) => {
+        for (const id of new Set([...before.keys(), ...after.keys(), ...theme.keys()]))
+          expect(after.get(id) ?? 0, id).toBeCloseTo(
+            0.9 * (before.get(id) ?? 0) + 0.1 * (theme.get(id) ?? 0),
+            12,
+          );
+      };
+      expectTilted(plain.optimizer.weights, tilted.optimizer.weights);
+      for (const [j, w] of plain.backtest.weights.entries()) expectTilted(w, tilted.backtest.weights[j]!);
+      // The theme's largest name gains 10% of its theme weight less 10% of its index weight.
+      const top = snapshot[0]!.theme_asset_id;
+      expect(tilted.optimizer.weights.get(top)! - plain.optimizer.weights.get(top)!).toBeGreaterThan(0.01);
+    });
+
     const managed = (r: StandardBacktestResult) => r.simulation.cases.find((c) => c.name === "tax_managed")!;
     /** The largest starting position of the account (a concentrated, long-held demo lot). */
     const largestHolding = (): string => {

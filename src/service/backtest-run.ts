@@ -50,7 +50,7 @@ import {
   RISK_LOOKBACK_DAYS,
 } from "./optimizer-inputs.js";
 import { isUploadedKind, latestUploadedModel, uploadedModelOver } from "./risk-models.js";
-import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
+import { benchmarkSource, benchmarkWeightsAsOf, sourceHasIndexes } from "./targets.js";
 
 /** Resolved parameters plus the optional long-short factor (as stored with a job). */
 export type AccountBacktestParams = BacktestResolvedParams & { ls_tlh_factor?: LongShortFactor | undefined };
@@ -338,8 +338,8 @@ function loadBacktest(
   } else {
     benchmark = {
       name: source.name,
-      // Index weights drift with prices between weighting dates (single-security sleeves are tiny exceptions).
-      drift: source.indexes.length > 0,
+      // Index and theme weights drift with prices between weighting dates (single securities are tiny exceptions).
+      drift: sourceHasIndexes(source),
       dates: benchmarkDates,
       weights: benchmarkMaps.map((m) => {
         const w = new Float64Array(N);

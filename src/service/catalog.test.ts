@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { caught } from "../../test/helpers/caught.js";
 import { industrySearchResponseSchema, universePresetsResponseSchema } from "../contract/index.js";
-import { NotFoundError, PortfolioError, ValidationError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import { compileExpression, fieldCatalog } from "../core/themes/expression/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { getUniversePreset, listUniversePresets, searchIndustries } from "./catalog.js";
@@ -13,16 +14,6 @@ beforeAll(() => {
   ctx = { store, clock: () => new Date("2025-01-15T12:00:00Z") };
 });
 afterAll(() => store.close());
-
-function caught(f: () => unknown): PortfolioError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof PortfolioError) return e;
-    throw e;
-  }
-  throw new Error("expected an error");
-}
 
 describe("searchIndustries (endpoint 9)", () => {
   it.each([

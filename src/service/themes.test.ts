@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { caught } from "../../test/helpers/caught.js";
 import {
   type ThemeBacktestResult,
   type ThemeMethodology,
@@ -7,7 +8,7 @@ import {
   themeConstituentSnapshotSchema,
   themeSchema,
 } from "../contract/index.js";
-import { DataError, NotFoundError, PortfolioError, ValidationError } from "../core/errors.js";
+import { DataError, NotFoundError, ValidationError } from "../core/errors.js";
 import type { ThemeDefinition } from "../core/themes/index.js";
 import { generateMarket, type SyntheticMarket, writeSyntheticMarket } from "../market/synthetic/index.js";
 import { openStore, type Store } from "../store/index.js";
@@ -21,16 +22,6 @@ import {
   listThemes,
   reviseTheme,
 } from "./themes.js";
-
-function caught(f: () => unknown): PortfolioError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof PortfolioError) return e;
-    throw e;
-  }
-  throw new Error("expected an error");
-}
 
 const TECH_DIVIDEND: ThemeMethodologyInput = {
   name: "US large tech",

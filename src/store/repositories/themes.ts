@@ -182,4 +182,22 @@ export class ThemeRepository {
       .get(themeUuid, revision) as SnapshotRow | undefined;
     return r && toSnapshot(r);
   }
+
+  /** The as-of dates of a revision's snapshots, ascending (empty when it was never evaluated). */
+  snapshotDates(themeUuid: string, revision: string): string[] {
+    const rows = this.db
+      .prepare(
+        "SELECT as_of_date FROM theme_snapshots WHERE theme_uuid = ? AND revision = ? ORDER BY as_of_date",
+      )
+      .all(themeUuid, revision) as { as_of_date: string }[];
+    return rows.map((r) => r.as_of_date);
+  }
+
+  /** The snapshot of a revision as of a date, or undefined. */
+  snapshot(themeUuid: string, revision: string, asOfDate: string): ThemeSnapshotRecord | undefined {
+    const r = this.db
+      .prepare("SELECT * FROM theme_snapshots WHERE theme_uuid = ? AND revision = ? AND as_of_date = ?")
+      .get(themeUuid, revision, asOfDate) as SnapshotRow | undefined;
+    return r && toSnapshot(r);
+  }
 }
