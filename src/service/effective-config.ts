@@ -7,8 +7,9 @@
  * Dynamic rules: a rule is in force when `starts_from <= date < expires_at` (each bound optional), its `cron` (if
  * any) fires on the date (day-level, see core/cron.ts) and its `condition` (if any) holds. Among rules in force for a
  * field, the highest `priority` wins (ties: the later rule). Conditions are expressions of the filter language over
- * the account context (`nav`, `cash_usd`, `cash_weight`, `positions`, `year`, `month`, `day`); a condition that is
- * not such an expression is kept as a label (the rule applies) and reported in `warnings`.
+ * the account context (`nav`, `cash_usd`, `cash_weight`, `positions`, `year`, `month`, `day`); such conditions are
+ * checked when written (contract/rules.ts), but a condition stored before that check that is not such an expression
+ * is kept as a label (the rule applies) and reported in `warnings`.
  *
  * Restrictions (`no_hold_tickers`, `no_trade_tickers`) are active when `starts_from <= at < expires_at` (instants);
  * their `condition`, when it is a filter expression over security fields and characteristics (e.g. `sector = 10`),

@@ -7,7 +7,7 @@ import { listing } from "../../test/helpers/listing.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { accountEvaluationSchema, portfolioConfigWriteSchema } from "../contract/index.js";
-import { createApp } from "../server/index.js";
+import { createApp, serve } from "../server/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules, evaluateAccountRulesWith } from "./evaluation.js";
@@ -376,10 +376,31 @@ describe("evaluation over HTTP and the CLI", () => {
     expect(code, out.stderr.join("\n")).toBe(0);
     expect(JSON.parse(out.stdout.join("\n"))).toEqual(expected);
 
+    // The remote CLI (over a listening server) prints exactly what the local one does, JSON and table alike.
     const human = memoryOutput(false);
     const gate = await main(["node", "lotwise", "accounts", "evaluate", drifted, ...args, "--fail-on-fire"], {
       output: () => human,
     });
+    const handle = await serve({ ctx, port: 0, log: () => {} });
+    try {
+      const remoteArgs = ["--url", handle.url, "--api-key", key, "--as-of", "2026-02-16"];
+      const remoteJson = memoryOutput(true);
+      const remoteCode = await main(
+        ["node", "lotwise", "accounts", "evaluate", "--account", drifted, ...remoteArgs, "--json"],
+        { output: () => remoteJson },
+      );
+      expect(remoteCode, remoteJson.stderr.join("\n")).toBe(0);
+      expect(remoteJson.stdout).toEqual(out.stdout);
+      const remoteHuman = memoryOutput(false);
+      const remoteGate = await main(
+        ["node", "lotwise", "accounts", "evaluate", drifted, ...remoteArgs, "--fail-on-fire"],
+        { output: () => remoteHuman },
+      );
+      expect(remoteGate).toBe(1);
+      expect(remoteHuman.stdout).toEqual(human.stdout);
+    } finally {
+      await handle.close();
+    }
     expect(gate).toBe(1);
     const text = human.stdout.join("\n");
     expect(text).toContain("Fired (highest priority first)");
