@@ -259,6 +259,41 @@ describe("evaluation rules", () => {
   });
 });
 
+describe("rules stored before the write-time checks", () => {
+  it("load, never fire when their cron or condition does not parse, and are named in warnings", () => {
+    // The service functions take already-validated writes: this stands for a configuration stored earlier.
+    const legacy = createPortfolioConfig(ctx, org, {
+      name: "Legacy",
+      evaluation_rules: [
+        {
+          enabled: true,
+          rules: [
+            { value: "bad-cron", cron: "0 9 * * 8" },
+            { value: "label", condition: "advisor approved" },
+            { value: "ok", condition: "nav > 0" },
+          ],
+        },
+      ],
+    }).uuid;
+    const account = createAccount(ctx, org, clientUuid, {
+      name: "Legacy",
+      cash_value_usd: "500",
+      portfolio_config_uuid: legacy,
+    }).uuid;
+    const e = evaluateAccountRules(ctx, org, account, { asOf: "2026-02-16" });
+    expect(e.fired.map((r) => r.value)).toEqual(["ok"]);
+    expect(e.not_fired.map((r) => r.reason)).toEqual([
+      'cron "0 9 * * 8" is not valid',
+      'condition "advisor approved" is not valid',
+    ]);
+    expect(e.warnings.filter((w) => w.includes("never fires"))).toHaveLength(2);
+    expect(e.warnings[0]).toMatch(/^Drift facts are null: Account .* has no target on 2026-02-16/);
+    expect(e.warnings[1]).toMatch(/^evaluation_rules\[0\]\.rules\[0\]\.cron is not valid/);
+    // No holdings: nothing to drift from, so the drift facts are null and say why.
+    expect(e.facts).toMatchObject({ total_drift: null, nav: "500", cash_weight: "1", positions: 0 });
+  });
+});
+
 describe("write-time checks of rules", () => {
   const errorsOf = (write: unknown) => {
     const r = portfolioConfigWriteSchema.safeParse(write);

@@ -22,7 +22,7 @@ import {
   type PortfolioConfigWrite,
   type RuleOutcome,
 } from "../contract/index.js";
-import { CronError, cronMatchesDate, parseCron } from "../core/cron.js";
+import { CronError, type CronSchedule, cronMatchesDate, parseCron } from "../core/cron.js";
 import { dayOfWeek } from "../core/dates.js";
 import { DataError } from "../core/errors.js";
 import {
@@ -61,6 +61,38 @@ export interface RuleFactSources {
 const FACT_TYPES: ReadonlyMap<string, FieldType> = new Map(
   [...EVALUATION_RULE_FACTS].map(([name, f]) => [name, f.type]),
 );
+/** Compiled conditions and parsed crons by source text: a batch scan evaluates the same few rules many times. */
+const compiledConditions = new Map<string, ReturnType<typeof safeCompileExpression>>();
+const parsedCrons = new Map<string, CronSchedule | CronError>();
+const MAX_CACHED = 1024;
+
+function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let v = cache.get(key);
+  if (v === undefined) {
+    if (cache.size >= MAX_CACHED) cache.clear();
+    v = make();
+    cache.set(key, v);
+  }
+  return v;
+}
+
+function conditionOf(source: string) {
+  return cached(compiledConditions, source, () =>
+    safeCompileExpression(source, { fields: FACT_TYPES, kind: "filter" }),
+  );
+}
+
+function cronOf(source: string): CronSchedule | CronError {
+  return cached(parsedCrons, source, () => {
+    try {
+      return parseCron(source);
+    } catch (err) {
+      if (err instanceof CronError) return err;
+      throw err;
+    }
+  });
+}
+
 const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 const decimalText = (v: Decimal, places: number, field: string) =>
@@ -202,16 +234,13 @@ export function evaluateAccountRulesWith(
       if (rule.starts_from !== undefined || rule.expires_at !== undefined)
         why.push(`in force ${rule.starts_from ?? "…"} to ${rule.expires_at ?? "…"}`);
       if (rule.cron !== undefined) {
-        let matches: boolean;
-        try {
-          matches = cronMatchesDate(parseCron(rule.cron, `${path}.cron`), asOf);
-        } catch (err) {
-          if (!(err instanceof CronError)) throw err;
-          warnings.push(`${path}.cron is not valid (${err.issues[0]!.message}); the rule never fires`);
+        const schedule = cronOf(rule.cron);
+        if (schedule instanceof CronError) {
+          warnings.push(`${path}.cron is not valid (${schedule.issues[0]!.message}); the rule never fires`);
           notFired.push(outcome(`cron "${rule.cron}" is not valid`));
           continue;
         }
-        if (!matches) {
+        if (!cronMatchesDate(schedule, asOf)) {
           notFired.push(outcome(`cron "${rule.cron}" does not fire on ${asOf} (${weekday})`));
           continue;
         }
@@ -219,7 +248,7 @@ export function evaluateAccountRulesWith(
       }
       let used: RuleOutcome["facts_used"] = {};
       if (rule.condition !== undefined) {
-        const compiled = safeCompileExpression(rule.condition, { fields: FACT_TYPES, kind: "filter" });
+        const compiled = conditionOf(rule.condition);
         if (!compiled.success) {
           warnings.push(`${path}.condition is not valid (${compiled.error.message}); the rule never fires`);
           notFired.push(outcome(`condition "${rule.condition}" is not valid`));
