@@ -147,7 +147,8 @@ function factsOf(
   let cashWeight: string | null;
   if (s.drift !== null) {
     nav = new Decimal(s.drift.nav_usd);
-    positions = s.drift.assets.filter((a) => !new Decimal(a.current_weight).isZero()).length;
+    // Weights are formatted decimals: a zero weight prints as "0".
+    positions = s.drift.assets.filter((a) => a.current_weight !== "0").length;
     cashWeight = s.drift.cash.current_weight;
   } else {
     const held = holdingsAt(ctx, account, asOf);
