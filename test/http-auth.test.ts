@@ -322,6 +322,7 @@ describe("isolation between organizations on every route", () => {
         "getProposal",
         "optimizeAccount",
         "accountDrift",
+        "evaluateAccount",
         "harvestScan",
         "importLots",
         "rebalanceAccount",

@@ -122,6 +122,11 @@ describe("RemoteBackend", () => {
             min_loss_fraction: "0.01",
           }),
       ],
+      ["evaluateAccount", (b) => b.evaluateAccount(seeded.clientUuid, seeded.accountUuid)],
+      [
+        "evaluateAccount as of a date",
+        (b) => b.evaluateAccount(seeded.clientUuid, seeded.accountUuid, { as_of_date: "2025-03-31" }),
+      ],
       ["listRiskModels", (b) => b.listRiskModels()],
       ["getRiskModel", (b) => b.getRiskModel(riskModelUuid)],
     ];
@@ -176,6 +181,14 @@ describe("RemoteBackend", () => {
       ["optimizeAccount", (b) => b.optimizeAccount(seeded.clientUuid, ghost)],
       ["rebalanceAccount", (b) => b.rebalanceAccount(ghost, seeded.accountUuid)],
       ["harvestScan", (b) => b.harvestScan(seeded.clientUuid, ghost)],
+      ["evaluateAccount", (b) => b.evaluateAccount(seeded.clientUuid, ghost)],
+      [
+        "updatePortfolioConfig with an evaluation rule whose condition does not parse",
+        (b) =>
+          b.updatePortfolioConfig(seeded.configUuid, {
+            evaluation_rules: [{ enabled: true, rules: [{ value: "review", condition: "nav >" }] }],
+          }),
+      ],
       [
         "harvestScan with a threshold above 1",
         (b) => b.harvestScan(seeded.clientUuid, seeded.accountUuid, { min_loss_fraction: "1.5" }),

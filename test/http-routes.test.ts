@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type * as z from "zod";
 import {
   accountDriftSchema,
+  accountEvaluationSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -40,6 +41,7 @@ import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
 import {
   accountDrift,
   type BacktestServiceContext,
+  evaluateAccountRules,
   getClient,
   getRiskModel,
   harvestScan,
@@ -242,6 +244,30 @@ describe("success shapes of every route", () => {
     const late = await send(app, "GET", `${account}/drift/?as_of_date=2099-01-01`, { key });
     expect(late.status).toBe(400);
     expect(envelope(late).message).toMatch(/after the last market date/);
+  });
+
+  it("evaluation (extension) agrees with the service: the fixture's Monday rule fires on a Monday only", async () => {
+    const account = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
+    const monday = shape(
+      await send(app, "GET", `${account}/evaluation/?as_of_date=2025-03-31`, { key }),
+      200,
+      accountEvaluationSchema,
+    );
+    expect(monday).toEqual(
+      JSON.parse(
+        JSON.stringify(evaluateAccountRules(t.ctx, t.orgA.uuid, seeded.accountUuid, { asOf: "2025-03-31" })),
+      ),
+    );
+    expect(monday.fired.map((r) => [r.rule_type, r.index, r.rule_index, r.value, r.reason])).toEqual([
+      ["model_drift", 0, 0, 0.03, 'cron "0 9 * * 1" fires on 2025-03-31 (Monday)'],
+    ]);
+    const tuesday = shape(
+      await send(app, "GET", `${account}/evaluation/?as_of_date=2025-04-01`, { key }),
+      200,
+      accountEvaluationSchema,
+    );
+    expect(tuesday.fired).toEqual([]);
+    expect(tuesday.not_fired[0]!.reason).toBe('cron "0 9 * * 1" does not fire on 2025-04-01 (Tuesday)');
   });
 
   it("harvest scan (extension) agrees with the service, and refuses a negative threshold", async () => {
@@ -630,6 +656,7 @@ describe("success shapes of every route", () => {
         "getProposal",
         "optimizeAccount",
         "accountDrift",
+        "evaluateAccount",
         "harvestScan",
         "rebalanceAccount",
         "importRiskModel",

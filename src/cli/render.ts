@@ -5,6 +5,7 @@
 import type {
   Account,
   AccountDrift,
+  AccountEvaluation,
   AssetClass,
   Client,
   HarvestScan,
@@ -273,6 +274,49 @@ export function renderDrift(d: AccountDrift, top = 20): string {
     );
   }
   for (const w of d.warnings) parts.push(`warning: ${w}`);
+  return parts.join("\n\n");
+}
+
+/** An evaluation of an account's rules: the facts, then the rules that fired (highest priority first) and the others. */
+export function renderEvaluation(e: AccountEvaluation): string {
+  const f = e.facts;
+  const orNull = (v: string | null, show: (v: string) => string) => (v === null ? "n/a" : show(v));
+  const summary = renderKeyValues(
+    [
+      ["Account", e.account_uuid],
+      ["As of", e.as_of_date],
+      ["NAV (USD)", money(f.nav)],
+      ["Cash (USD)", `${money(f.cash_usd)} (${orNull(f.cash_weight, percent)})`],
+      ["Positions", String(f.positions)],
+      [
+        "Total / largest asset drift",
+        `${orNull(f.total_drift, percent)} / ${orNull(f.max_asset_drift, percent)}`,
+      ],
+      ["Drift status", f.drift_status === null ? "n/a" : f.drift_status.toUpperCase()],
+      [
+        "Harvestable loss / tax value (USD)",
+        `${money(f.harvestable_loss_usd)} / ${money(f.harvest_value_usd)}`,
+      ],
+      ["Rules evaluated / fired", `${e.evaluated} / ${e.fired.length}`],
+    ],
+    "Evaluation rules",
+  );
+  const value = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+  const table = (rows: AccountEvaluation["fired"], title: string) =>
+    renderTable(
+      rows,
+      [
+        { header: "Rule", value: (r) => `evaluation_rules[${r.index}].rules[${r.rule_index}]` },
+        { header: "Value", value: (r) => value(r.value) },
+        { header: "Priority", value: (r) => r.priority, align: "right" },
+        { header: "Why", value: (r) => r.reason },
+      ],
+      title,
+    );
+  const parts = [summary];
+  parts.push(e.fired.length > 0 ? table(e.fired, "Fired (highest priority first)") : "No rule fired.");
+  if (e.not_fired.length > 0) parts.push(table(e.not_fired, "Not fired"));
+  for (const w of e.warnings) parts.push(`warning: ${w}`);
   return parts.join("\n\n");
 }
 

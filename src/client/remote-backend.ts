@@ -8,12 +8,14 @@ import {
   type Account,
   type AccountCreate,
   type AccountDrift,
+  type AccountEvaluation,
   type AccountLookup,
   type AccountOptimization,
   type AccountRebalance,
   type AssetClass,
   type AssetClassCreate,
   accountDriftSchema,
+  accountEvaluationSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -31,6 +33,7 @@ import {
   clientListSchema,
   clientSchema,
   type DriftQuery,
+  type EvaluationQuery,
   type HarvestQuery,
   type HarvestScan,
   harvestScanSchema,
@@ -268,6 +271,21 @@ export class RemoteBackend implements Backend {
       "GET",
       this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/drift/`),
       { operation: "accountDrift", query: { as_of_date: query.as_of_date }, schema: accountDriftSchema },
+    );
+  }
+  evaluateAccount(
+    clientUuid: string,
+    accountUuid: string,
+    query: EvaluationQuery = {},
+  ): Promise<AccountEvaluation> {
+    return this.http.request(
+      "GET",
+      this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/evaluation/`),
+      {
+        operation: "evaluateAccount",
+        query: { as_of_date: query.as_of_date },
+        schema: accountEvaluationSchema,
+      },
     );
   }
   harvestScan(clientUuid: string, accountUuid: string, query: HarvestQuery = {}): Promise<HarvestScan> {

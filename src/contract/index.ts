@@ -150,6 +150,16 @@ export {
   errorEnvelopeSchema,
   toErrorEnvelope,
 } from "./error-envelope.js";
+export {
+  type AccountEvaluation,
+  accountEvaluationSchema,
+  type EvaluationFacts,
+  type EvaluationQuery,
+  evaluationFactsSchema,
+  evaluationQuerySchema,
+  type RuleOutcome,
+  ruleOutcomeSchema,
+} from "./evaluation.js";
 export { CONTRACT_EXAMPLES, type ContractExampleId } from "./examples.js";
 export {
   DEFAULT_MIN_LOSS_FRACTION,
@@ -263,9 +273,11 @@ export {
 export {
   DEFAULT_EVALUATION_RULE_TYPE,
   DEFAULT_EVALUATION_RULE_VERSION,
+  DYNAMIC_RULE_FACTS,
   DYNAMIC_RULE_FIELD_NAMES,
   type DynamicRule,
   dynamicRuleSchema,
+  EVALUATION_RULE_FACTS,
   type EvaluationRuleRead,
   type EvaluationRuleWrite,
   evaluationRuleReadSchema,

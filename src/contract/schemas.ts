@@ -46,6 +46,12 @@ import { clientCreateSchema, clientListSchema, clientSchema, clientUpdateSchema 
 import { accountDriftSchema, assetDriftSchema, driftQuerySchema } from "./drift.js";
 import { errorDetailSchema, errorEnvelopeSchema } from "./error-envelope.js";
 import {
+  accountEvaluationSchema,
+  evaluationFactsSchema,
+  evaluationQuerySchema,
+  ruleOutcomeSchema,
+} from "./evaluation.js";
+import {
   harvestAssetSubstitutesSchema,
   harvestLotSchema,
   harvestQuerySchema,
@@ -143,6 +149,10 @@ export const CONTRACT_SCHEMAS = {
   HarvestSubstitute: harvestSubstituteSchema,
   HarvestAssetSubstitutes: harvestAssetSubstitutesSchema,
   HarvestQuery: harvestQuerySchema,
+  AccountEvaluation: accountEvaluationSchema,
+  EvaluationFacts: evaluationFactsSchema,
+  RuleOutcome: ruleOutcomeSchema,
+  EvaluationQuery: evaluationQuerySchema,
   AccountRebalance: accountRebalanceSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,

@@ -38,5 +38,10 @@ describe("cron schedules at day level", () => {
     expect(() => parseCron("0 25 * * *")).toThrow(/hour "25" is outside 0-23/);
     expect(() => parseCron("0 0 * FOO *")).toThrow(/"FOO" is not a number/);
     expect(() => parseCron("0 0 */0 * *")).toThrow(/bad step/);
+    expect(() => parseCron("0 0 32 * *")).toThrow(
+      /day-of-month "32" is outside 1-31 \(field 3 at position 4\)/,
+    );
+    expect(() => parseCron("  5 9 * * MON-XYZ")).toThrow(/"XYZ" is not a number \(field 5 at position 10\)/);
+    expect(() => parseCron("0 0 1 *")).toThrow(/found 4/);
   });
 });

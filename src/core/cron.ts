@@ -57,6 +57,18 @@ function fieldValues(
   return out;
 }
 
+/** A cron expression that is not valid; `position` is the 0-based offset of the field at fault. */
+export class CronError extends ValidationError {
+  constructor(
+    message: string,
+    path: string,
+    issue: string,
+    readonly position: number,
+  ) {
+    super(message, [{ path, message: issue }], "invalid_cron");
+  }
+}
+
 /**
  * Parse a 5-field cron expression.
  * @throws {ValidationError} (code `invalid_cron`) naming the field that is wrong.
@@ -65,31 +77,46 @@ function fieldValues(
 export function parseCron(source: string, path = "cron"): CronSchedule {
   const parts = source.trim().split(/\s+/);
   if (parts.length !== 5)
-    throw new ValidationError(
-      `cron "${source}" must have 5 fields (minute hour day-of-month month day-of-week)`,
-      [{ path, message: "expected 5 fields" }],
-      "invalid_cron",
+    throw new CronError(
+      `cron "${source}" must have 5 fields (minute hour day-of-month month day-of-week), found ${parts[0] === "" ? 0 : parts.length}`,
+      path,
+      `expected 5 fields (minute hour day-of-month month day-of-week), found ${parts[0] === "" ? 0 : parts.length}`,
+      source.length,
     );
   const [minute, hour, dom, month, dow] = parts as [string, string, string, string, string];
+  // 0-based offset of each field in the source, for the position of an error.
+  const offsets: number[] = [];
+  const fieldPattern = /\S+/g;
+  for (let m = fieldPattern.exec(source); m !== null; m = fieldPattern.exec(source)) offsets.push(m.index);
+  let current = 0;
+  const field = (
+    index: number,
+    text: string,
+    name: string,
+    min: number,
+    max: number,
+    names?: readonly string[],
+    base = 0,
+  ) => {
+    current = index;
+    return fieldValues(text, name, min, max, names, base);
+  };
   try {
-    fieldValues(minute, "minute", 0, 59);
-    fieldValues(hour, "hour", 0, 23);
-    const daysOfWeek = fieldValues(dow, "day-of-week", 0, 7, DAY_NAMES);
+    field(0, minute, "minute", 0, 59);
+    field(1, hour, "hour", 0, 23);
+    const daysOfWeek = field(4, dow, "day-of-week", 0, 7, DAY_NAMES);
     if (daysOfWeek.has(7)) daysOfWeek.add(0);
     return {
       source,
-      daysOfMonth: fieldValues(dom, "day-of-month", 1, 31),
-      months: fieldValues(month, "month", 1, 12, MONTH_NAMES, 1),
+      daysOfMonth: field(2, dom, "day-of-month", 1, 31),
+      months: field(3, month, "month", 1, 12, MONTH_NAMES, 1),
       daysOfWeek,
       domRestricted: dom !== "*",
       dowRestricted: dow !== "*",
     };
   } catch (err) {
-    throw new ValidationError(
-      `cron "${source}": ${(err as Error).message}`,
-      [{ path, message: (err as Error).message }],
-      "invalid_cron",
-    );
+    const message = `${(err as Error).message} (field ${current + 1} at position ${offsets[current] ?? 0})`;
+    throw new CronError(`cron "${source}": ${message}`, path, message, offsets[current] ?? 0);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type AssetClassCreate,
   accountCreateSchema,
   accountDriftSchema,
+  accountEvaluationSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -31,6 +32,8 @@ import {
   clientUpdateSchema,
   type DriftQuery,
   driftQuerySchema,
+  type EvaluationQuery,
+  evaluationQuerySchema,
   type HarvestQuery,
   harvestQuerySchema,
   harvestScanSchema,
@@ -86,6 +89,7 @@ import {
   createTheme,
   deleteClient,
   deleteRiskModel,
+  evaluateAccountRules,
   evaluateTheme,
   findAccount,
   getAccount,
@@ -452,6 +456,24 @@ export const API_ROUTES: readonly AnyRoute[] = [
     errors: [422],
     handler: ({ ctx, org, params, query }) =>
       accountDrift(ctx, org, params.account_uuid!, {
+        clientUuid: params.client_uuid!,
+        asOf: query.as_of_date,
+      }),
+  }),
+  defineRoute<undefined, EvaluationQuery>({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/evaluation/`,
+    operationId: "evaluateAccount",
+    tag: TAGS.proposals,
+    summary: "Evaluation rules of an account: which fire and why",
+    description:
+      "Extension. Evaluates the `model_drift` evaluation rules of the account's configuration (customization merged over it) on `as_of_date` (default: the market's latest date). A rule fires when its policy is enabled, starts_from <= date <= expires_at, its cron fires on the date (day-level) and its condition (a filter expression over the facts) holds. Facts: total_drift, max_asset_drift, drift_status (null without a target), harvestable_loss_usd, harvest_value_usd, cash_usd, cash_weight, nav, positions, year, month, day. `fired` is highest priority first; every rule says why it fired or not, with the fact values its condition used (docs/evaluation-rules.md). Errors: validation_error (400: a date after the last market date), client_not_found / account_not_found (404), missing_price / missing_fx (422).",
+    query: evaluationQuerySchema,
+    cache: true,
+    response: { status: 200, schema: accountEvaluationSchema, description: "The evaluation." },
+    errors: [422],
+    handler: ({ ctx, org, params, query }) =>
+      evaluateAccountRules(ctx, org, params.account_uuid!, {
         clientUuid: params.client_uuid!,
         asOf: query.as_of_date,
       }),

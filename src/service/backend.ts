@@ -8,6 +8,7 @@ import type {
   Account,
   AccountCreate,
   AccountDrift,
+  AccountEvaluation,
   AccountLookup,
   AccountOptimization,
   AccountRebalance,
@@ -19,6 +20,7 @@ import type {
   ClientCreate,
   ClientUpdate,
   DriftQuery,
+  EvaluationQuery,
   HarvestQuery,
   HarvestScan,
   IndustrySearchRequest,
@@ -96,6 +98,12 @@ export interface Backend {
   accountDrift(clientUuid: string, accountUuid: string, query?: DriftQuery): Promise<AccountDrift>;
   /** Lots worth harvesting now, their estimated tax value and replacements (extension). */
   harvestScan(clientUuid: string, accountUuid: string, query?: HarvestQuery): Promise<HarvestScan>;
+  /** Which evaluation rules of the account fire on a date and why (extension). */
+  evaluateAccount(
+    clientUuid: string,
+    accountUuid: string,
+    query?: EvaluationQuery,
+  ): Promise<AccountEvaluation>;
   /** Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension). */
   rebalanceAccount(
     clientUuid: string,

@@ -7,8 +7,9 @@
  * Dynamic rules: a rule is in force when `starts_from <= date < expires_at` (each bound optional), its `cron` (if
  * any) fires on the date (day-level, see core/cron.ts) and its `condition` (if any) holds. Among rules in force for a
  * field, the highest `priority` wins (ties: the later rule). Conditions are expressions of the filter language over
- * the account context (`nav`, `cash_usd`, `cash_weight`, `positions`, `year`, `month`, `day`); a condition that is
- * not such an expression is kept as a label (the rule applies) and reported in `warnings`.
+ * the account context (`nav`, `cash_usd`, `cash_weight`, `positions`, `year`, `month`, `day`); such conditions are
+ * checked when written (contract/rules.ts), but a condition stored before that check that is not such an expression
+ * is kept as a label (the rule applies) and reported in `warnings`.
  *
  * Restrictions (`no_hold_tickers`, `no_trade_tickers`) are active when `starts_from <= at < expires_at` (instants);
  * their `condition`, when it is a filter expression over security fields and characteristics (e.g. `sector = 10`),
@@ -16,6 +17,7 @@
  */
 import {
   type CustomizationConfigWrite,
+  DYNAMIC_RULE_FACTS,
   mergePortfolioConfigWrite,
   type PortfolioConfigRead,
   type PortfolioConfigWrite,
@@ -30,7 +32,7 @@ import {
   safeCompileExpression,
   securityTable,
 } from "../core/themes/expression/index.js";
-import type { AccountRecord } from "../store/index.js";
+import type { AccountRecord, PortfolioConfigRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { configResolvers } from "./portfolio-configs.js";
 
@@ -63,15 +65,25 @@ export interface EffectiveConfig {
   warnings: string[];
 }
 
-const CONTEXT_FIELDS = new Map<string, "number">([
-  ["nav", "number"],
-  ["cash_usd", "number"],
-  ["cash_weight", "number"],
-  ["positions", "number"],
-  ["year", "number"],
-  ["month", "number"],
-  ["day", "number"],
-]);
+/**
+ * The configuration write that governs an account before dynamic rules: its `customization_config` merged over its
+ * portfolio configuration (lists replace, tax preferences merge field by field).
+ */
+export function mergedConfigWrite(
+  ctx: ServiceContext,
+  account: AccountRecord,
+): { record: PortfolioConfigRecord | undefined; write: PortfolioConfigWrite } {
+  const record = account.portfolioConfigUuid
+    ? ctx.store.portfolioConfigs.get(account.organizationUuid, account.portfolioConfigUuid)
+    : undefined;
+  const base: PortfolioConfigWrite = record
+    ? { ...(record.document as PortfolioConfigWrite), name: record.name }
+    : {};
+  return {
+    record,
+    write: mergePortfolioConfigWrite(base, (account.customizationConfig ?? {}) as CustomizationConfigWrite),
+  };
+}
 
 function inWindow(start: string | null | undefined, end: string | null | undefined, at: string): boolean {
   return (start == null || start <= at) && (end == null || at < end);
@@ -90,13 +102,8 @@ export function effectiveConfig(
   const org = account.organizationUuid;
   const at = options.at ?? `${date}T23:59:59.999Z`;
   const warnings: string[] = [];
-  const cfg = account.portfolioConfigUuid
-    ? ctx.store.portfolioConfigs.get(org, account.portfolioConfigUuid)
-    : undefined;
-  const base: PortfolioConfigWrite = cfg ? { ...(cfg.document as PortfolioConfigWrite), name: cfg.name } : {};
-  const merged: Record<string, unknown> = {
-    ...mergePortfolioConfigWrite(base, (account.customizationConfig ?? {}) as CustomizationConfigWrite),
-  };
+  const { record: cfg, write: mergedWrite } = mergedConfigWrite(ctx, account);
+  const merged: Record<string, unknown> = { ...mergedWrite };
 
   const appliedRules: AppliedRule[] = [];
   const accountFacts = options.account;
@@ -122,7 +129,10 @@ export function effectiveConfig(
       if (rule.cron && !cronMatchesDate(parseCron(rule.cron, `dynamic_rules[${di}].rules[${ri}].cron`), date))
         continue;
       if (rule.condition) {
-        const compiled = safeCompileExpression(rule.condition, { fields: CONTEXT_FIELDS, kind: "filter" });
+        const compiled = safeCompileExpression(rule.condition, {
+          fields: DYNAMIC_RULE_FACTS,
+          kind: "filter",
+        });
         if (!compiled.success)
           warnings.push(
             `dynamic_rules[${di}].rules[${ri}].condition "${rule.condition}" is not an expression over the account context; treated as a label`,

@@ -40,6 +40,12 @@ export {
 export { buildDemo, type DemoOptions, type DemoResult } from "./demo.js";
 export { type AccountDriftOptions, accountDrift } from "./drift.js";
 export { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
+export {
+  type EvaluateAccountRulesOptions,
+  evaluateAccountRules,
+  evaluateAccountRulesWith,
+  type RuleFactSources,
+} from "./evaluation.js";
 export { type HarvestScanOptions, harvestScan, MAX_SUBSTITUTES } from "./harvest.js";
 export { indexUuid } from "./identifiers.js";
 export { LocalBackend } from "./local-backend.js";

@@ -10,6 +10,7 @@ import type {
   Account,
   AccountCreate,
   AccountDrift,
+  AccountEvaluation,
   AccountLookup,
   AccountOptimization,
   AccountRebalance,
@@ -21,6 +22,7 @@ import type {
   ClientCreate,
   ClientUpdate,
   DriftQuery,
+  EvaluationQuery,
   HarvestQuery,
   HarvestScan,
   IndustrySearchRequest,
@@ -50,6 +52,7 @@ import type {
 import {
   accountCreateSchema,
   accountDriftSchema,
+  accountEvaluationSchema,
   accountListSchema,
   accountLookupSchema,
   accountOptimizationSchema,
@@ -66,6 +69,7 @@ import {
   clientSchema,
   clientUpdateSchema,
   driftQuerySchema,
+  evaluationQuerySchema,
   harvestQuerySchema,
   harvestScanSchema,
   industrySearchRequestSchema,
@@ -113,6 +117,7 @@ import {
 } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { accountDrift } from "./drift.js";
+import { evaluateAccountRules } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
 import { importLots, type LotCsvSource } from "./lots-import.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
@@ -230,7 +235,11 @@ export class LocalBackend implements Backend {
   }
   createPortfolioConfig(body: PortfolioConfigCreate): Promise<PortfolioConfigRead> {
     return this.reply(portfolioConfigReadSchema, () =>
-      createPortfolioConfig(this.ctx, this.organizationUuid, parseOrThrow(portfolioConfigCreateSchema, body)),
+      createPortfolioConfig(
+        this.ctx,
+        this.organizationUuid,
+        parseOrThrow(portfolioConfigCreateSchema, body, "request body"),
+      ),
     );
   }
   updatePortfolioConfig(configUuid: string, body: PortfolioConfigWrite): Promise<PortfolioConfigRead> {
@@ -239,7 +248,7 @@ export class LocalBackend implements Backend {
         this.ctx,
         this.organizationUuid,
         configUuid,
-        parseOrThrow(portfolioConfigWriteSchema, body),
+        parseOrThrow(portfolioConfigWriteSchema, body, "request body"),
       ),
     );
   }
@@ -308,6 +317,19 @@ export class LocalBackend implements Backend {
     return this.reply(accountDriftSchema, () => {
       const q = parseOrThrow(driftQuerySchema, query, "query");
       return accountDrift(this.ctx, this.organizationUuid, accountUuid, { clientUuid, asOf: q.as_of_date });
+    });
+  }
+  evaluateAccount(
+    clientUuid: string,
+    accountUuid: string,
+    query: EvaluationQuery = {},
+  ): Promise<AccountEvaluation> {
+    return this.reply(accountEvaluationSchema, () => {
+      const q = parseOrThrow(evaluationQuerySchema, query, "query");
+      return evaluateAccountRules(this.ctx, this.organizationUuid, accountUuid, {
+        clientUuid,
+        asOf: q.as_of_date,
+      });
     });
   }
   harvestScan(clientUuid: string, accountUuid: string, query: HarvestQuery = {}): Promise<HarvestScan> {

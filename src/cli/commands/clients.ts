@@ -20,6 +20,7 @@ import {
   renderClient,
   renderClients,
   renderDrift,
+  renderEvaluation,
   renderHarvest,
   renderLotImport,
 } from "../render.js";
@@ -236,6 +237,42 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
     "lotwise accounts drift 91aad834-ef57-48df-95fd-743d2dee2f04",
     "lotwise accounts drift 91aad834-... --as-of 2025-06-30 --json",
     "lotwise accounts drift 91aad834-... --fail-on breach   # exit 1 on a breach",
+  );
+  examples(
+    accounts
+      .command("evaluate [account]")
+      .description(
+        "Which evaluation rules (model_drift policies of the account's configuration) fire on a date and why: a rule fires when its policy is enabled, the date is within starts_from..expires_at, its cron fires that day and its condition holds over the account's facts (total_drift, drift_status, harvestable_loss_usd, cash_weight...). Highest priority first. See docs/evaluation-rules.md.",
+      )
+      .option("--account <uuid>", "the account (or give it as the argument)")
+      .option("--as-of <date>", "date of the evaluation (default: the latest market date)")
+      .option("--fail-on-fire", "exit 1 when a rule fires (for scripts)")
+      .action(
+        actionWithCode(
+          hooks,
+          async (
+            ctx,
+            positional: string | undefined,
+            opts: { account?: string; asOf?: string; failOnFire?: boolean },
+          ) => {
+            const uuid = opts.account ?? positional;
+            if (uuid === undefined) throw usageError("name the account: --account <uuid>", "account");
+            if (opts.account !== undefined && positional !== undefined && positional !== opts.account)
+              throw usageError("give the account once: as the argument or with --account", "account");
+            const backend = await ctx.backend();
+            const found = await backend.findAccount(uuid);
+            const evaluation = await backend.evaluateAccount(found.client_uuid, uuid, {
+              ...(opts.asOf !== undefined ? { as_of_date: opts.asOf } : {}),
+            });
+            if (ctx.out.json) ctx.out.printJson(evaluation);
+            else ctx.out.line(renderEvaluation(evaluation));
+            return opts.failOnFire === true && evaluation.fired.length > 0 ? 1 : 0;
+          },
+        ),
+      ),
+    "lotwise accounts evaluate --account 91aad834-ef57-48df-95fd-743d2dee2f04",
+    "lotwise accounts evaluate --account 91aad834-... --as-of 2026-03-02 --json",
+    "lotwise accounts evaluate 91aad834-... --fail-on-fire   # exit 1 when a rule fires",
   );
   examples(
     accounts
