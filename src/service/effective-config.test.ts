@@ -73,6 +73,22 @@ describe("effective configuration", () => {
     ]);
   });
 
+  it("keeps a dynamic rule in force through its expires_at day (inclusive), so a one-day rule applies", () => {
+    const a = account({
+      name: "One day",
+      max_weight: "0.1",
+      dynamic_rules: [
+        {
+          field_name: "max_weight",
+          rules: [{ value: "0.05", starts_from: "2025-06-30", expires_at: "2025-06-30" }],
+        },
+      ],
+    });
+    expect(effectiveConfig(ctx, a, "2025-06-27").read.max_weight).toBe("0.1");
+    expect(effectiveConfig(ctx, a, "2025-06-30").read.max_weight).toBe("0.05");
+    expect(effectiveConfig(ctx, a, "2025-07-01").read.max_weight).toBe("0.1");
+  });
+
   it("evaluates dynamic-rule conditions over the account and keeps free text as a label", () => {
     const a = account({
       name: "Conditional",

@@ -4,7 +4,8 @@
  * portfolio configuration (lists replace, tax preferences merge field by field), then the dynamic rules that are in
  * force on that date applied, then the no-hold / no-trade restrictions that are active resolved to asset lists.
  *
- * Dynamic rules: a rule is in force when `starts_from <= date < expires_at` (each bound optional), its `cron` (if
+ * Dynamic rules: a rule is in force when `starts_from <= date <= expires_at` (dates, inclusive as the contract's Rule
+ * says; each bound optional), its `cron` (if
  * any) fires on the date (day-level, see core/cron.ts) and its `condition` (if any) holds. Among rules in force for a
  * field, the highest `priority` wins (ties: the later rule). Conditions are expressions of the filter language over
  * the account context (`nav`, `cash_usd`, `cash_weight`, `positions`, `year`, `month`, `day`); such conditions are
@@ -125,7 +126,11 @@ export function effectiveConfig(
   ).entries()) {
     let best: AppliedRule | undefined;
     for (const [ri, rule] of item.rules.entries()) {
-      if (!inWindow(rule.starts_from, rule.expires_at, date)) continue;
+      if (
+        (rule.starts_from != null && date < rule.starts_from) ||
+        (rule.expires_at != null && date > rule.expires_at)
+      )
+        continue;
       if (rule.cron && !cronMatchesDate(parseCron(rule.cron, `dynamic_rules[${di}].rules[${ri}].cron`), date))
         continue;
       if (rule.condition) {
