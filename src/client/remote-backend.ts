@@ -50,6 +50,7 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  type RebalanceRequest,
   type RiskModel,
   type RiskModelImport,
   type RiskModelSummary,
@@ -288,7 +289,7 @@ export class RemoteBackend implements Backend {
   rebalanceAccount(
     clientUuid: string,
     accountUuid: string,
-    body: OptimizeRequest = {},
+    body: RebalanceRequest = {},
   ): Promise<AccountRebalance> {
     return this.http.request(
       "POST",

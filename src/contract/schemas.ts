@@ -53,7 +53,14 @@ import {
   harvestSubstituteSchema,
 } from "./harvest.js";
 import { lotImportQuerySchema, lotImportResultSchema, lotImportTickerSchema } from "./lot-import.js";
-import { accountOptimizationSchema, accountRebalanceSchema, optimizeRequestSchema } from "./optimization.js";
+import {
+  accountOptimizationSchema,
+  accountRebalanceSchema,
+  cashRequestReportSchema,
+  cashRequestSchema,
+  optimizeRequestSchema,
+  rebalanceRequestSchema,
+} from "./optimization.js";
 import {
   customizationConfigWriteSchema,
   portfolioConfigCreateSchema,
@@ -144,6 +151,9 @@ export const CONTRACT_SCHEMAS = {
   HarvestAssetSubstitutes: harvestAssetSubstitutesSchema,
   HarvestQuery: harvestQuerySchema,
   AccountRebalance: accountRebalanceSchema,
+  RebalanceRequest: rebalanceRequestSchema,
+  CashRequest: cashRequestSchema,
+  CashRequestReport: cashRequestReportSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,
   RiskModelSummary: riskModelSummarySchema,

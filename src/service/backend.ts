@@ -31,6 +31,7 @@ import type {
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  RebalanceRequest,
   RiskModel,
   RiskModelImport,
   RiskModelSummary,
@@ -96,11 +97,14 @@ export interface Backend {
   accountDrift(clientUuid: string, accountUuid: string, query?: DriftQuery): Promise<AccountDrift>;
   /** Lots worth harvesting now, their estimated tax value and replacements (extension). */
   harvestScan(clientUuid: string, accountUuid: string, query?: HarvestQuery): Promise<HarvestScan>;
-  /** Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension). */
+  /**
+   * Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension); with a
+   * `cash_request`, a withdrawal to raise or a deposit to invest (docs/cash-requests.md).
+   */
   rebalanceAccount(
     clientUuid: string,
     accountUuid: string,
-    body?: OptimizeRequest,
+    body?: RebalanceRequest,
   ): Promise<AccountRebalance>;
 
   /** Upload a custom or vendor risk model (extension): validated, annualized, stored with its as-of date. */

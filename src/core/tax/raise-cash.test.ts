@@ -1,5 +1,6 @@
 import type { Decimal } from "decimal.js";
 import { describe, expect, it } from "vitest";
+import { leastTaxBruteForce } from "../../../test/helpers/least-tax.js";
 import { TaxDecimal } from "./decimal.js";
 import { createLot, type TaxLot } from "./lot.js";
 import { type RaiseCashAsset, raiseCash } from "./raise-cash.js";
@@ -67,37 +68,6 @@ const PLAIN = LOTS.map((l) => ({
   rate: l.tradeDate === LT ? 0.15 : 0.4,
 }));
 
-/**
- * Brute force, independent of the engine: the least tax of raising exactly `amount` over every feasible lot set.
- * The feasible sales form a polytope (0 <= shares_i <= held_i, sum shares_i x price_i = amount) and the tax is
- * linear, so its minimum is at a vertex: every lot sold in full or not at all, except at most one sold in part.
- * Enumerates all 2^7 sets of fully sold lots, each with every possible partly sold lot (or none).
- */
-function bruteForceLeastTax(amount: number): number {
-  const n = PLAIN.length;
-  let best = Number.POSITIVE_INFINITY;
-  for (let mask = 0; mask < 1 << n; mask++) {
-    let raised = 0;
-    let tax = 0;
-    for (let i = 0; i < n; i++)
-      if (mask & (1 << i)) {
-        const l = PLAIN[i]!;
-        raised += l.shares * l.price;
-        tax += l.rate * l.shares * (l.price - l.basis);
-      }
-    if (Math.abs(raised - amount) < 1e-9) best = Math.min(best, tax);
-    for (let j = 0; j < n; j++) {
-      if (mask & (1 << j)) continue;
-      const l = PLAIN[j]!;
-      const rest = amount - raised;
-      if (rest <= 0 || rest > l.shares * l.price) continue;
-      const q = rest / l.price;
-      best = Math.min(best, tax + l.rate * q * (l.price - l.basis));
-    }
-  }
-  return best;
-}
-
 const n = (d: Decimal) => d.toNumber();
 
 describe("raiseCash (withdrawal lot engine)", () => {
@@ -129,14 +99,14 @@ describe("raiseCash (withdrawal lot engine)", () => {
       expect(Math.abs(n(r.raisedUsd) - amount)).toBeLessThan(0.01);
       expect(n(r.raisedUsd)).toBeGreaterThanOrEqual(amount);
       // Rounding a partial lot up to 6 decimals of a share costs at most a millionth of a share's tax.
-      expect(n(r.taxUsd)).toBeCloseTo(bruteForceLeastTax(amount), 4);
+      expect(n(r.taxUsd)).toBeCloseTo(leastTaxBruteForce(PLAIN, amount), 4);
     },
   );
 
   it("beats the category order (losses, then long-term gains, then short-term gains) when a short-term gain is cheaper per dollar", () => {
     // Category order for 3,000: L3, L1, L5, then 400 USD of L4 (10 shares, gain 200 x 15% = 30): tax 30 - 40 - 30 + 30 = -10.
     expect(n(run(3000).taxUsd)).toBe(-20);
-    expect(bruteForceLeastTax(3000)).toBeCloseTo(-20, 9);
+    expect(leastTaxBruteForce(PLAIN, 3000)).toBeCloseTo(-20, 9);
   });
 
   it("reports a shortfall when the lots are worth less than the amount", () => {

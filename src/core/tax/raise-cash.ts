@@ -129,7 +129,7 @@ function taxOf(r: Ranked, gain: Decimal): Decimal {
  *   rates: { shortTerm: new TaxDecimal("0.4"), longTerm: new TaxDecimal("0.15") } }).picks
  */
 export function raiseCash(input: RaiseCashInput): RaiseCashResult {
-  if (!input.amountUsd.isFinite() || !input.amountUsd.isPositive() || input.amountUsd.isZero())
+  if (!input.amountUsd.isFinite() || input.amountUsd.lte(0))
     throw new RangeError(`raiseCash: amountUsd must be positive, got ${input.amountUsd.toString()}.`);
   const places = input.quantityDecimals ?? 6;
   const minTrade = input.minTradeUsd ?? ZERO;
@@ -137,8 +137,8 @@ export function raiseCash(input: RaiseCashInput): RaiseCashResult {
   const held = new Map<string, Decimal>();
   for (const lot of input.lots) {
     const a = input.assets.get(lot.themeAssetId);
-    if (a === undefined || a.frozen === true || !lot.quantity.isPositive()) continue;
-    if (!a.proceedsPerShareUsd.isPositive() || a.proceedsPerShareUsd.isZero())
+    if (a === undefined || a.frozen === true || lot.quantity.lte(0)) continue;
+    if (a.proceedsPerShareUsd.lte(0))
       throw new RangeError(`raiseCash: ${lot.themeAssetId} has no positive price.`);
     const pps = a.proceedsPerShareUsd;
     const basisPerShareUsd = lot.totalCostBasis.dividedBy(lot.fxRate).dividedBy(lot.quantity);
@@ -167,7 +167,7 @@ export function raiseCash(input: RaiseCashInput): RaiseCashResult {
   let need = input.amountUsd;
 
   const take = (r: Ranked, q: Decimal) => {
-    if (!q.isPositive() || q.isZero()) return;
+    if (q.lte(0)) return;
     r.left = r.left.minus(q);
     if (!taken.has(r)) pickOrder.push(r);
     taken.set(r, (taken.get(r) ?? ZERO).plus(q));
@@ -196,11 +196,11 @@ export function raiseCash(input: RaiseCashInput): RaiseCashResult {
     // One pass in rank order, never starting an order below the minimum trade.
     const deferred: Ranked[] = [];
     for (const r of ranked) {
-      if (!need.isPositive() || need.isZero()) break;
+      if (need.lte(0)) break;
       if (r.left.isZero()) continue;
       const id = r.lot.themeAssetId;
       const q = keepWhole(r, sharesFor(r, need));
-      if (!q.isPositive() || q.isZero()) continue;
+      if (q.lte(0)) continue;
       const before = sold.get(id) ?? ZERO;
       const closes = before.plus(q).eq(held.get(id)!);
       if (before.isZero() && !closes && q.times(r.pps).lt(minTrade)) {
@@ -209,12 +209,12 @@ export function raiseCash(input: RaiseCashInput): RaiseCashResult {
       }
       take(r, q);
     }
-    if (!need.isPositive() || need.isZero() || deferred.length === 0) break;
+    if (need.lte(0) || deferred.length === 0) break;
     // Only orders below the minimum are left: the best one's asset sells the minimum (or its whole position).
     const id = deferred[0]!.lot.themeAssetId;
     let amount = TaxDecimal.max(need, minTrade);
     for (const r of ranked) {
-      if (r.lot.themeAssetId !== id || r.left.isZero() || !amount.isPositive() || amount.isZero()) continue;
+      if (r.lot.themeAssetId !== id || r.left.isZero() || amount.lte(0)) continue;
       const q = sharesFor(r, amount);
       amount = amount.minus(q.times(r.pps));
       take(r, q);
@@ -260,6 +260,6 @@ export function raiseCash(input: RaiseCashInput): RaiseCashResult {
     shortTermUsd: sum((p) => p.gainUsd, "short_term"),
     longTermUsd: sum((p) => p.gainUsd, "long_term"),
     taxUsd: sum((p) => p.taxUsd),
-    shortfallUsd: need.isPositive() ? need : ZERO,
+    shortfallUsd: need.gt(0) ? need : ZERO,
   };
 }
