@@ -281,6 +281,32 @@ describe("cash requests with the optimizer (indexed account)", () => {
   });
 });
 
+describe("withdrawal by the lot engine (no risk model)", () => {
+  it("falls back to the lot engine when the indexed account has too little history for its risk model", () => {
+    // On 2025-04-15 the store holds 30 daily returns, below the 60 the pca model needs.
+    const r = rebalanceAccount(ctx, org, indexed, {
+      clientUuid,
+      asOf: "2025-04-15",
+      cashRequest: { withdraw_usd: "1000" },
+    });
+    expect(r.optimization).toBeNull();
+    expect(r.cash_request!.method).toBe("lot_engine");
+    expect(r.cash_request!.method_reason).toMatch(
+      /No risk model applies \(risk_model_name "pca" needs at least 60/,
+    );
+    // The 2% buffer of the NAV on that date stays on top of the 1,000 USD.
+    const c = r.cash_request!;
+    expect(Number(c.cash_needed_usd)).toBeCloseTo(1000 + Number(c.minimum_cash_usd), 9);
+    expect(Number(c.cash_raised_usd) - Number(c.cash_needed_usd)).toBeGreaterThanOrEqual(0);
+    expect(Number(c.cash_raised_usd) - Number(c.cash_needed_usd)).toBeLessThan(0.01);
+    expect(c.covered).toBe(true);
+    // Without a cash request the same date is the optimizer's error, as before.
+    expect(() => rebalanceAccount(ctx, org, indexed, { clientUuid, asOf: "2025-04-15" })).toThrow(
+      /needs at least 60/,
+    );
+  });
+});
+
 describe("bad cash requests", () => {
   it("refuses a withdrawal above the account's value, or above it less the buffers, naming the field", () => {
     const over = () => withdraw(plain, "5200.01");
