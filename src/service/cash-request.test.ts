@@ -271,6 +271,16 @@ describe("cash requests with the optimizer (indexed account)", () => {
     expect(r.optimization!.cash_after_usd).toBeGreaterThanOrEqual(2104 - 1e-6);
     expect(Number(r.cash_request!.cash_after_usd)).toBeGreaterThanOrEqual(2104);
     expect(r.cash_request!.covered).toBe(true);
+    // The optimizer reserved it: investable = 5,200 - 104 - 2,000 = 3,096, and no order is below the default
+    // minimum trade (100 USD) unless it closes a position.
+    expect(r.optimization!.investable_usd).toBeCloseTo(3096, 6);
+    expect(r.proposal!.investable_usd).toBe("3096");
+    for (const o of r.proposal!.orders) {
+      const usd =
+        o.type === "qty" ? Math.abs(Number(o.amount)) * LAST[o.ticker.split(":")[0]!]! : Number(o.amount);
+      const closes = o.type === "qty" && Number(o.amount) === -Number(o.existing_quantity);
+      expect(usd >= 100 || closes, `${o.ticker} ${o.amount}`).toBe(true);
+    }
     // The reported gains are the proposal's, and the tax is theirs at 40% / 15%.
     const realized = r.proposal!.realized!;
     expect(r.cash_request!.realized_short_term_usd).toBe(realized.taxable_short_term_usd);
