@@ -53,6 +53,7 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  type RebalanceRequest,
   type RiskModel,
   type RiskModelImport,
   type RiskModelSummary,
@@ -306,7 +307,7 @@ export class RemoteBackend implements Backend {
   rebalanceAccount(
     clientUuid: string,
     accountUuid: string,
-    body: OptimizeRequest = {},
+    body: RebalanceRequest = {},
   ): Promise<AccountRebalance> {
     return this.http.request(
       "POST",

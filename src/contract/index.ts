@@ -190,8 +190,14 @@ export {
   type AccountRebalance,
   accountOptimizationSchema,
   accountRebalanceSchema,
+  type CashRequest,
+  type CashRequestReport,
+  cashRequestReportSchema,
+  cashRequestSchema,
   type OptimizeRequest,
   optimizeRequestSchema,
+  type RebalanceRequest,
+  rebalanceRequestSchema,
 } from "./optimization.js";
 export {
   type CustomizationConfigWrite,

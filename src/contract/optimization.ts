@@ -7,7 +7,8 @@
  * value (NAV minus the cash buffers), as in proposals.
  */
 import * as z from "zod";
-import { finiteNumber, isoDate, themeAssetId, uuid } from "./primitives.js";
+import { decimalString } from "./decimal.js";
+import { finiteNumber, isoDate, MAX_MONEY_AMOUNT, themeAssetId, uuid } from "./primitives.js";
 import { proposalResponseSchema } from "./proposal.js";
 import { describe, named } from "./registry.js";
 
@@ -24,6 +25,98 @@ export const optimizeRequestSchema = named(
 );
 /** Body of the optimize and rebalance extensions. */
 export type OptimizeRequest = z.infer<typeof optimizeRequestSchema>;
+
+/** A positive USD amount to the cent. */
+const requestedUsd = () =>
+  decimalString(16, 2, {
+    min: "0",
+    exclusiveMin: true,
+    max: MAX_MONEY_AMOUNT,
+    unitHint: "must be a USD amount greater than 0, at most 2 decimals",
+  });
+
+/** A cash request of the rebalance extension: exactly one of a withdrawal or a deposit (docs/cash-requests.md). */
+export const cashRequestSchema = named(
+  z
+    .strictObject({
+      withdraw_usd: describe(
+        requestedUsd(),
+        "cash to raise for a withdrawal, USD: the account must end with cash >= this + its cash buffers; the least-tax sales raise it",
+      ).optional(),
+      deposit_usd: describe(
+        requestedUsd(),
+        "new cash to invest, USD: the proposal assumes it was added to the account's cash (the stored cash is not changed)",
+      ).optional(),
+    })
+    .superRefine((r, ctx) => {
+      if ((r.withdraw_usd === undefined) === (r.deposit_usd === undefined))
+        ctx.addIssue({
+          code: "custom",
+          path: r.withdraw_usd === undefined ? [] : ["deposit_usd"],
+          message:
+            r.withdraw_usd === undefined
+              ? "give exactly one of withdraw_usd or deposit_usd"
+              : "give either withdraw_usd or deposit_usd, not both",
+        });
+    }),
+  "CashRequest",
+  "A withdrawal to raise or a deposit to invest, with the rebalance.",
+);
+/** A cash request. */
+export type CashRequest = z.infer<typeof cashRequestSchema>;
+
+/** Body of the rebalance extension: the optimize body and an optional cash request. */
+export const rebalanceRequestSchema = named(
+  z.strictObject({
+    as_of_date: optimizeRequestSchema.shape.as_of_date,
+    cash_request: cashRequestSchema.optional(),
+  }),
+  "RebalanceRequest",
+  "Body of the rebalance extension; every field optional.",
+);
+/** Body of the rebalance extension. */
+export type RebalanceRequest = z.infer<typeof rebalanceRequestSchema>;
+
+const usdString = (what: string) => describe(decimalString(30, 10), what);
+
+/** What a cash request did (in the rebalance answer). */
+export const cashRequestReportSchema = named(
+  z.strictObject({
+    kind: z.enum(["withdrawal", "deposit"]),
+    amount_usd: usdString("the amount requested"),
+    method: describe(
+      z.enum(["optimizer", "lot_engine"]),
+      "optimizer: the tax-aware optimizer with the cash target; lot_engine: the least-tax lot sales (no target or no risk model)",
+    ),
+    method_reason: describe(z.string(), "why this method"),
+    cash_before_usd: usdString("the account's stored cash"),
+    minimum_cash_usd: usdString("the cash buffers the account keeps (cash_buffer_*), USD"),
+    cash_needed_usd: usdString(
+      "withdrawal: cash the trades had to raise, max(0, amount + minimum cash - cash before); deposit: 0",
+    ),
+    cash_raised_usd: usdString(
+      "net cash of the proposal's orders (sales minus buys, FX fees included): cash after - cash before - deposit",
+    ),
+    cash_after_usd: usdString("cash after the proposal's orders (the deposit included)"),
+    covered: describe(
+      z.boolean(),
+      "withdrawal: cash after >= amount + minimum cash; deposit: the deposit is in cash or invested",
+    ),
+    realized_short_term_usd: usdString(
+      "short-term gains realized by the sales (negative = loss), after wash-sale disallowance",
+    ),
+    realized_long_term_usd: usdString(
+      "long-term gains realized by the sales (negative = loss), after wash-sale disallowance",
+    ),
+    estimated_tax_usd: usdString(
+      "realized short-term x short_term_rate + long-term x long_term_rate (negative = saving); the configuration's rates",
+    ),
+  }),
+  "CashRequestReport",
+  "What a withdrawal or deposit did: the method, the cash raised, the realized gains and the estimated tax.",
+);
+/** What a cash request did. */
+export type CashRequestReport = z.infer<typeof cashRequestReportSchema>;
 
 const num = finiteNumber;
 
@@ -162,12 +255,19 @@ export type AccountOptimization = z.infer<typeof accountOptimizationSchema>;
 /** Answer of the rebalance extension. */
 export const accountRebalanceSchema = named(
   z.strictObject({
-    optimization: accountOptimizationSchema,
+    optimization: describe(
+      accountOptimizationSchema.nullable(),
+      "the optimization; null when a withdrawal was raised by the lot engine (no target or no risk model)",
+    ),
     proposal: describe(
       proposalResponseSchema.nullable(),
       "the stored proposal built from the optimized weights (endpoint 1); null when the optimization is infeasible",
     ),
     message: describe(z.string().nullable(), "why no proposal was stored, when none was"),
+    cash_request: describe(
+      cashRequestReportSchema.nullable(),
+      "what the cash request did; null without one (or without a proposal)",
+    ),
   }),
   "AccountRebalance",
   "An optimization and the rebalance proposal built (and stored) from its weights.",

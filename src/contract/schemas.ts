@@ -59,7 +59,14 @@ import {
   harvestSubstituteSchema,
 } from "./harvest.js";
 import { lotImportQuerySchema, lotImportResultSchema, lotImportTickerSchema } from "./lot-import.js";
-import { accountOptimizationSchema, accountRebalanceSchema, optimizeRequestSchema } from "./optimization.js";
+import {
+  accountOptimizationSchema,
+  accountRebalanceSchema,
+  cashRequestReportSchema,
+  cashRequestSchema,
+  optimizeRequestSchema,
+  rebalanceRequestSchema,
+} from "./optimization.js";
 import {
   customizationConfigWriteSchema,
   portfolioConfigCreateSchema,
@@ -154,6 +161,9 @@ export const CONTRACT_SCHEMAS = {
   RuleOutcome: ruleOutcomeSchema,
   EvaluationQuery: evaluationQuerySchema,
   AccountRebalance: accountRebalanceSchema,
+  RebalanceRequest: rebalanceRequestSchema,
+  CashRequest: cashRequestSchema,
+  CashRequestReport: cashRequestReportSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,
   RiskModelSummary: riskModelSummarySchema,

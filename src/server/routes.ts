@@ -54,7 +54,9 @@ import {
   portfolioConfigWriteSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  type RebalanceRequest,
   type RiskModelImport,
+  rebalanceRequestSchema,
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
@@ -498,7 +500,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
         minLossFraction: query.min_loss_fraction,
       }),
   }),
-  defineRoute<OptimizeRequest>({
+  defineRoute<RebalanceRequest>({
     method: "POST",
     path: `${ORG_PREFIX}/clients/{client_uuid}/accounts/{account_uuid}/rebalance/`,
     operationId: "rebalanceAccount",
@@ -507,8 +509,8 @@ export const API_ROUTES: readonly AnyRoute[] = [
     tag: TAGS.proposals,
     summary: "Optimize an account and store the rebalance proposal",
     description:
-      "Extension. The optimize extension, then endpoint 1 with the optimized weights (priced at the same date): the proposal is stored and returned with the optimization. When the optimization is infeasible no proposal is stored: `proposal` is null and `message` gives the diagnosis (200).",
-    body: { schema: optimizeRequestSchema },
+      "Extension. The optimize extension, then endpoint 1 with the optimized weights (priced at the same date): the proposal is stored and returned with the optimization. When the optimization is infeasible no proposal is stored: `proposal` is null and `message` gives the diagnosis (200). With `cash_request` (docs/cash-requests.md): `withdraw_usd` raises that cash with the least tax (the optimizer with the withdrawal reserved as cash, or the lot engine when the account has no target or no risk model: then `optimization` is null), `deposit_usd` invests new cash (the proposal assumes it; the stored cash is unchanged); `cash_request` in the answer reports the cash raised, realized gains and estimated tax. A withdrawal above the account's value (less its buffers), a zero or negative amount, or both amounts are a validation_error naming the field (400).",
+    body: { schema: rebalanceRequestSchema },
     response: {
       status: 200,
       schema: accountRebalanceSchema,
@@ -519,6 +521,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
       rebalanceAccount(ctx, org, params.account_uuid!, {
         clientUuid: params.client_uuid!,
         asOf: body.as_of_date,
+        cashRequest: body.cash_request,
       }),
   }),
 

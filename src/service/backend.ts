@@ -33,6 +33,7 @@ import type {
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  RebalanceRequest,
   RiskModel,
   RiskModelImport,
   RiskModelSummary,
@@ -104,11 +105,14 @@ export interface Backend {
     accountUuid: string,
     query?: EvaluationQuery,
   ): Promise<AccountEvaluation>;
-  /** Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension). */
+  /**
+   * Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension); with a
+   * `cash_request`, a withdrawal to raise or a deposit to invest (docs/cash-requests.md).
+   */
   rebalanceAccount(
     clientUuid: string,
     accountUuid: string,
-    body?: OptimizeRequest,
+    body?: RebalanceRequest,
   ): Promise<AccountRebalance>;
 
   /** Upload a custom or vendor risk model (extension): validated, annualized, stored with its as-of date. */

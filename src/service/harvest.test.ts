@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listing } from "../../test/helpers/listing.js";
+import { weekdays } from "../../test/helpers/weekdays.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { harvestScanSchema } from "../contract/index.js";
@@ -53,17 +54,6 @@ const LAST_CLOSE: Record<string, number> = {
 function security(symbol: string) {
   const [sector, industryGroup, industry, subIndustry] = CLASS[symbol]!;
   return listing(`${symbol}:XNYS`, { sector, industryGroup, industry, subIndustry });
-}
-
-function weekdays(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (
-    let d = new Date(`${from}T00:00:00Z`);
-    d <= new Date(`${to}T00:00:00Z`);
-    d.setUTCDate(d.getUTCDate() + 1)
-  )
-    if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) out.push(d.toISOString().slice(0, 10));
-  return out;
 }
 
 /** A seeded sequence of small returns (a linear congruential generator: the same numbers on every machine). */

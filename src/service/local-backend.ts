@@ -35,6 +35,7 @@ import type {
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  RebalanceRequest,
   RiskModel,
   RiskModelImport,
   RiskModelSummary,
@@ -85,6 +86,7 @@ import {
   portfolioConfigWriteSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  rebalanceRequestSchema,
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
@@ -346,13 +348,14 @@ export class LocalBackend implements Backend {
   rebalanceAccount(
     clientUuid: string,
     accountUuid: string,
-    body: OptimizeRequest = {},
+    body: RebalanceRequest = {},
   ): Promise<AccountRebalance> {
     return this.reply(accountRebalanceSchema, () => {
-      const b = parseOrThrow(optimizeRequestSchema, body, "request body");
+      const b = parseOrThrow(rebalanceRequestSchema, body, "request body");
       return rebalanceAccount(this.ctx, this.organizationUuid, accountUuid, {
         clientUuid,
         asOf: b.as_of_date,
+        cashRequest: b.cash_request,
       });
     });
   }

@@ -12,6 +12,8 @@ import {
   type AccountRebalance,
   accountOptimizationSchema,
   accountRebalanceSchema,
+  type CashRequest,
+  type ProposalResponse,
   parseOrThrow,
   proposalRequestSchema,
 } from "../contract/index.js";
@@ -26,6 +28,15 @@ import {
 import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/index.js";
 import type { AccountRecord, RiskModelKind } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
+import {
+  type AccountValue,
+  accountValue,
+  type CashAmount,
+  cashAmountOf,
+  cashRequestReport,
+  checkWithdrawal,
+  withdrawWithLotEngine,
+} from "./cash-request.js";
 import { findAccount } from "./clients.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
 import {
@@ -35,7 +46,7 @@ import {
   MIN_RETURN_OBSERVATIONS,
   RISK_LOOKBACK_DAYS,
 } from "./optimizer-inputs.js";
-import { accountLots, createProposal } from "./proposals.js";
+import { accountLots, createProposalJson } from "./proposals.js";
 import { isUploadedKind, latestUploadedModel, listForMessage, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
@@ -564,25 +575,85 @@ export function optimizedWeightsOf(o: AccountOptimization): { ticker: string; we
     .map((w) => ({ ticker: w.ticker, weight: w.weight.toFixed() }));
 }
 
+/** Options of {@link rebalanceAccount}. */
+export interface RebalanceAccountOptions extends OptimizeAccountOptions {
+  /** A withdrawal to raise or a deposit to invest (docs/cash-requests.md). */
+  cashRequest?: CashRequest | undefined;
+}
+
+/** Error codes of a risk model that cannot be built: a withdrawal then falls back to the lot engine. */
+const NO_RISK_MODEL_CODES = new Set(["insufficient_history", "risk_model_inputs_missing"]);
+
 /**
  * Optimize an account, then build and store the rebalance proposal of the optimized weights through endpoint 1's
  * service (priced at the optimization's as-of date). When the optimization is infeasible no proposal is stored:
  * the answer has `proposal: null` and a `message` with the diagnosis.
- * @throws as {@link optimizeAccount} and endpoint 1.
+ *
+ * With a cash request (docs/cash-requests.md): a deposit is added to the cash the optimizer and the proposal see
+ * (the stored cash is not changed); a withdrawal is reserved like a cash buffer (the optimizer's and the
+ * proposal's investable value is NAV - buffers - withdrawal, so the account ends with cash >= withdrawal +
+ * buffers, the rest optimized as usual). A withdrawal from an account without a target (no benchmark: its own
+ * holdings would be the target) or without a risk model (not enough history, no uploaded model) is raised by the
+ * lot engine instead (`optimization: null`). The answer's `cash_request` reports the cash raised, the realized
+ * gains and the estimated tax.
+ * @throws as {@link optimizeAccount} and endpoint 1; {@link ValidationError} for a withdrawal above the account's
+ *   value (less its buffers).
  */
 export function rebalanceAccount(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
-  options: OptimizeAccountOptions = {},
+  options: RebalanceAccountOptions = {},
 ): AccountRebalance {
   const clientUuid = options.clientUuid ?? findAccount(ctx, org, accountUuid).clientUuid;
-  const optimization = optimizeAccount(ctx, org, accountUuid, { ...options, clientUuid });
+  const cash = options.cashRequest === undefined ? null : cashAmountOf(options.cashRequest);
+  let prepared: PreparedOptimization;
+  let value: AccountValue | null = null;
+  if (cash === null) prepared = prepareAccountOptimization(ctx, org, accountUuid, { ...options, clientUuid });
+  else {
+    const account = resolveAccount(ctx, org, accountUuid, clientUuid);
+    const asOf = checkedAsOf(ctx, options.asOf);
+    value = accountValue(ctx, account, asOf, cash.kind === "deposit" ? cash.amountUsd : undefined);
+    checkWithdrawal(value, cash, asOf);
+    try {
+      prepared = prepareAccountOptimization(ctx, org, accountUuid, { ...options, clientUuid });
+    } catch (err) {
+      if (!(cash.kind === "withdrawal" && err instanceof DataError && NO_RISK_MODEL_CODES.has(err.code)))
+        throw err;
+      const why = `No risk model applies (${err.message}), so the lot engine chose the least-tax sales.`;
+      return withdrawWithLotEngine(ctx, org, clientUuid, account, asOf, value, cash, why);
+    }
+    if (cash.kind === "withdrawal" && prepared.benchmarkName === "account holdings")
+      return withdrawWithLotEngine(
+        ctx,
+        org,
+        clientUuid,
+        account,
+        asOf,
+        value,
+        cash,
+        "The account has no target (no benchmark with constituent weights), so the lot engine chose the least-tax sales.",
+      );
+    prepared = withCashRequest(prepared, cash);
+  }
+  const optimization = toWire(prepared, optimizePortfolio(prepared.input));
+  const report = (proposal: ProposalResponse | null, cashAfter: Decimal) =>
+    cash === null || value === null
+      ? null
+      : cashRequestReport(
+          value,
+          cash,
+          "optimizer",
+          `The tax-aware optimizer with the ${cash.kind === "withdrawal" ? "withdrawal reserved as cash" : "deposit added to the cash"} (target: ${optimization.benchmark}).`,
+          proposal,
+          cashAfter,
+        );
   if (optimization.status === "infeasible")
     return accountRebalanceSchema.parse({
       optimization,
       proposal: null,
       message: `The optimization is infeasible, so no proposal was stored: ${optimization.diagnosis.join(" ")}`,
+      cash_request: null,
     });
   const weights = optimizedWeightsOf(optimization);
   if (weights.length === 0)
@@ -590,6 +661,7 @@ export function rebalanceAccount(
       optimization,
       proposal: null,
       message: "The optimized portfolio holds no asset (all cash), so no proposal was stored.",
+      cash_request: null,
     });
   const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
   // The proposal sells exactly the lots the optimizer chose (its tax decisions), not the default policy's.
@@ -599,9 +671,37 @@ export function rebalanceAccount(
     list.push({ lotId: l.lot_uuid, quantity: l.quantity });
     lotChoices[l.ticker] = list;
   }
-  const proposal = createProposal(ctx, org, clientUuid, accountUuid, body, {
+  const made = createProposalJson(ctx, org, clientUuid, accountUuid, body, {
     asOf: optimization.as_of_date,
     lotChoices,
+    ...(cash?.kind === "deposit" ? { depositUsd: cash.amountUsd.toFixed() } : {}),
+    ...(cash?.kind === "withdrawal" ? { withdrawalUsd: cash.amountUsd.toFixed() } : {}),
   });
-  return accountRebalanceSchema.parse({ optimization, proposal, message: null });
+  return accountRebalanceSchema.parse({
+    optimization,
+    proposal: made.response,
+    message: null,
+    cash_request: report(made.response, made.cashAfterUsd),
+  });
+}
+
+/**
+ * The optimizer's input with a cash request: a deposit adds to the cash; a withdrawal raises the USD cash buffer by
+ * its amount (`cashBufferUsdAmount` = the configured USD buffer, as an amount on the NAV, + the withdrawal), so the
+ * budget row keeps it in cash and the weights are fractions of NAV - buffers - withdrawal, as in the proposal.
+ */
+function withCashRequest(p: PreparedOptimization, cash: CashAmount): PreparedOptimization {
+  const input = p.input;
+  if (cash.kind === "deposit")
+    return { ...p, input: { ...input, cashUsd: input.cashUsd + cash.amountUsd.toNumber() } };
+  const index = new Map(input.assets.map((id, i) => [id, i]));
+  let nav = input.cashUsd;
+  for (const l of input.lots ?? [])
+    nav += l.quantity.toNumber() * input.pricesUsd[index.get(l.themeAssetId)!]!;
+  const c = input.config;
+  const usdBuffer = c.cashBufferUsdAmount ?? (c.cashBufferUsd ?? 0) * nav;
+  return {
+    ...p,
+    input: { ...input, config: { ...c, cashBufferUsdAmount: usdBuffer + cash.amountUsd.toNumber() } },
+  };
 }

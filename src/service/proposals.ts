@@ -17,7 +17,7 @@ import {
 import type { Currency, Security } from "../core/data/types.js";
 import { type FieldIssue, MissingPriceError, ValidationError } from "../core/errors.js";
 import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
-import type { TaxLot } from "../core/tax/index.js";
+import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
 import type { Store } from "../store/index.js";
 import { marketAsOf, nowIso, type ServiceContext, serviceLimit } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
@@ -99,6 +99,10 @@ export interface CreateProposalOptions {
   asOf?: string;
   /** theme_asset_id -> the lots its sell consumes (the optimizer's choice; see ProposalInput.lotChoices). */
   lotChoices?: Readonly<Record<string, readonly { lotId: string; quantity: string }[]>>;
+  /** A cash request's deposit (USD decimal): the proposal assumes it was added to the account's cash (not stored). */
+  depositUsd?: string;
+  /** A cash request's withdrawal (USD decimal): reserved like a cash buffer (see ProposalInput.withdrawalUsd). */
+  withdrawalUsd?: string;
 }
 
 /**
@@ -162,7 +166,7 @@ export function createProposalJson(
   accountUuid: string,
   body: ProposalRequest,
   options: CreateProposalOptions = {},
-): { response: ProposalResponse; json: string } {
+): { response: ProposalResponse; json: string; cashAfterUsd: Decimal } {
   return ctx.store.transaction(() => {
     const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
     const { targets, listings } = resolveTargets(ctx, body);
@@ -214,7 +218,11 @@ export function createProposalJson(
       buildProposal({
         asOf,
         lots,
-        cashUsd: account.cashValueUsd,
+        cashUsd:
+          options.depositUsd === undefined
+            ? account.cashValueUsd
+            : new TaxDecimal(account.cashValueUsd).plus(options.depositUsd).toFixed(),
+        ...(options.withdrawalUsd === undefined ? {} : { withdrawalUsd: options.withdrawalUsd }),
         securities,
         prices: priceMap,
         fxRates: fx,
@@ -259,7 +267,7 @@ export function createProposalJson(
         ...(maxAgeDays > 0 ? { maxAgeDays } : {}),
         spare: response.proposal_uuid,
       });
-    return { response, json };
+    return { response, json, cashAfterUsd: result.postTrade.cashUsd };
   });
 }
 

@@ -5,7 +5,12 @@
  * the configuration is infeasible (after printing the diagnosis), so scripts can tell.
  */
 import type { Command } from "commander";
-import type { AccountOptimization, OptimizeRequest } from "../../contract/index.js";
+import type {
+  AccountOptimization,
+  CashRequestReport,
+  OptimizeRequest,
+  RebalanceRequest,
+} from "../../contract/index.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { actionWithCode, examples, type ProgramHooks } from "../program.js";
@@ -18,6 +23,37 @@ function requestOf(opts: { asOf?: string }): OptimizeRequest {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
     throw usageError(`--as-of must be a date YYYY-MM-DD, got "${opts.asOf}".`, "--as-of");
   return { as_of_date: opts.asOf };
+}
+
+/** The rebalance body of the options: `--as-of`, and at most one of `--withdraw` / `--deposit` (USD). */
+function rebalanceRequestOf(opts: { asOf?: string; withdraw?: string; deposit?: string }): RebalanceRequest {
+  const body: RebalanceRequest = requestOf(opts);
+  if (opts.withdraw !== undefined && opts.deposit !== undefined)
+    throw usageError("Give either --withdraw or --deposit, not both.", "--withdraw");
+  // The amounts go as given: the contract refuses zero, negative or malformed ones naming the field, locally and remotely alike.
+  if (opts.withdraw !== undefined) body.cash_request = { withdraw_usd: opts.withdraw };
+  if (opts.deposit !== undefined) body.cash_request = { deposit_usd: opts.deposit };
+  return body;
+}
+
+/** What a withdrawal or deposit did, for people. */
+export function renderCashRequest(c: CashRequestReport): string {
+  return renderKeyValues(
+    [
+      ["Request", `${c.kind} of ${money(c.amount_usd)} USD`],
+      ["Method", c.method === "optimizer" ? "tax-aware optimizer" : "lot engine (least-tax sales)"],
+      ["Why", c.method_reason],
+      ["Cash before / minimum (USD)", `${money(c.cash_before_usd)} / ${money(c.minimum_cash_usd)}`],
+      ["Cash needed (USD)", money(c.cash_needed_usd)],
+      ["Cash raised by the orders (USD)", money(c.cash_raised_usd)],
+      ["Cash after (USD)", money(c.cash_after_usd)],
+      ["Covered", c.covered ? "yes" : "NO"],
+      ["Realized short-term (USD)", money(c.realized_short_term_usd)],
+      ["Realized long-term (USD)", money(c.realized_long_term_usd)],
+      ["Estimated tax (USD)", money(c.estimated_tax_usd)],
+    ],
+    "Cash request",
+  );
 }
 
 const weight = (v: number) => percent(v, 2);
@@ -154,24 +190,43 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
       )
       .requiredOption("--account <uuid>", "the account")
       .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)")
+      .option(
+        "--withdraw <usd>",
+        "raise this much cash (USD, to the cent) with the least tax: the account ends with cash >= it + its cash buffers",
+      )
+      .option(
+        "--deposit <usd>",
+        "invest this much new cash (USD): the proposal assumes it was added (the stored cash is not changed)",
+      )
       .action(
-        actionWithCode(hooks, async (ctx, opts: { account: string; asOf?: string }) => {
-          const body = requestOf(opts);
-          const backend = await ctx.backend();
-          const found = await backend.findAccount(opts.account);
-          const r = await ctx.out.spin("Optimizing and building the proposal", () =>
-            backend.rebalanceAccount(found.client_uuid, opts.account, body),
-          );
-          if (ctx.out.json) ctx.out.printJson(r);
-          else {
-            ctx.out.line(renderOptimization(r.optimization));
-            ctx.out.line();
-            ctx.out.line(r.proposal === null ? `No proposal: ${r.message}` : renderProposal(r.proposal));
-          }
-          return r.proposal === null ? EXIT_FAILURE : EXIT_OK;
-        }),
+        actionWithCode(
+          hooks,
+          async (ctx, opts: { account: string; asOf?: string; withdraw?: string; deposit?: string }) => {
+            const body = rebalanceRequestOf(opts);
+            const backend = await ctx.backend();
+            const found = await backend.findAccount(opts.account);
+            const r = await ctx.out.spin("Optimizing and building the proposal", () =>
+              backend.rebalanceAccount(found.client_uuid, opts.account, body),
+            );
+            if (ctx.out.json) ctx.out.printJson(r);
+            else {
+              if (r.optimization !== null) {
+                ctx.out.line(renderOptimization(r.optimization));
+                ctx.out.line();
+              }
+              if (r.cash_request !== null) {
+                ctx.out.line(renderCashRequest(r.cash_request));
+                ctx.out.line();
+              }
+              ctx.out.line(r.proposal === null ? `No proposal: ${r.message}` : renderProposal(r.proposal));
+            }
+            return r.proposal === null && r.cash_request?.covered !== true ? EXIT_FAILURE : EXIT_OK;
+          },
+        ),
       ),
     "lotwise rebalance --account 91aad834-...",
+    "lotwise rebalance --account 91aad834-... --withdraw 50000",
+    "lotwise rebalance --account 91aad834-... --deposit 25000 --json",
     "lotwise rebalance --account 91aad834-... --url http://127.0.0.1:8000 --api-key lw_... --json",
   );
 }

@@ -307,6 +307,27 @@ describe("buildProposal: whole shares and cash buffers", () => {
     expect(str(r.cashBufferUsdAmount)).toBe("100");
   });
 
+  it("reserves a withdrawal like a buffer: weights of NAV - buffer - withdrawal, buys never spend it", () => {
+    // Cash 1000, buffer 100, withdrawal 400 -> investable 500; ABC at 9 -> floor(500 / 9) = 55 shares = 495.
+    const r = propose({
+      cashUsd: 1000,
+      prices: { "ABC:XNAS": 9 },
+      targets: [{ themeAssetId: "ABC:XNAS", weight: 1 }],
+      config: { ...whole, cashBufferUsdAmount: 100 },
+      withdrawalUsd: "400",
+    });
+    expect(str(r.investableUsd)).toBe("500");
+    expect(str(r.reservedCashUsd)).toBe("500");
+    expect(str(find(r, "ABC:XNAS")?.amount)).toBe("55");
+    expect(str(r.postTrade.cashUsd)).toBe("505");
+    // More than the NAV less the buffer: refused, naming the withdrawal.
+    expect(() =>
+      propose({ cashUsd: 1000, config: { cashBufferUsdAmount: 100 }, withdrawalUsd: "950" }),
+    ).toThrow(
+      /withdrawal \(950 USD\) and the cash buffers \(100 USD\) exceed the account's NAV \(1000 USD\)/,
+    );
+  });
+
   it("rounds whole-share buys down when rounding to the nearest share would overspend", () => {
     // Budget 900; A and B at 300 want 450 / 300 = 1.5 shares each; nearest = 2 + 2 = 1200 > 900.
     // Scale s = min(1, 900 / 900) = 1: floor -> 1 + 1 (600); 300 left buys one more share for the largest

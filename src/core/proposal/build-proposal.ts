@@ -117,15 +117,29 @@ interface BuyDraft {
 export function buildProposal(input: ProposalInput): ProposalResult {
   const p = prepareProposal(input);
   const buffers = cashBuffers(p.buffers, p.navUsd, p.cadPerUsd);
-  const investable = p.navUsd.minus(buffers.reservedUsd);
+  const withdrawal = new TaxDecimal(input.withdrawalUsd ?? 0);
+  if (!withdrawal.isFinite() || withdrawal.isNegative())
+    throw new ValidationError(`withdrawalUsd must be a USD amount >= 0, got ${withdrawal.toString()}.`, [
+      { path: "withdrawalUsd", message: "must be >= 0" },
+    ]);
+  // Cash kept out of the trades: the buffers and the withdrawal.
+  const reserved = buffers.reservedUsd.plus(withdrawal);
+  const investable = p.navUsd.minus(reserved);
   if (investable.lt(0))
     throw new ValidationError(
-      `The cash buffers (${buffers.reservedUsd.toString()} USD) exceed the account's NAV (${p.navUsd.toString()} USD); lower cash_buffer_* or cash_buffer_*_amount.`,
+      withdrawal.isZero()
+        ? `The cash buffers (${buffers.reservedUsd.toString()} USD) exceed the account's NAV (${p.navUsd.toString()} USD); lower cash_buffer_* or cash_buffer_*_amount.`
+        : `The withdrawal (${withdrawal.toString()} USD) and the cash buffers (${buffers.reservedUsd.toString()} USD) exceed the account's NAV (${p.navUsd.toString()} USD).`,
       [
-        {
-          path: "config.cashBufferUsdAmount",
-          message: `buffers reserve ${buffers.reservedUsd.toString()} USD of a ${p.navUsd.toString()} USD account`,
-        },
+        withdrawal.isZero()
+          ? {
+              path: "config.cashBufferUsdAmount",
+              message: `buffers reserve ${buffers.reservedUsd.toString()} USD of a ${p.navUsd.toString()} USD account`,
+            }
+          : {
+              path: "withdrawalUsd",
+              message: `withdrawal and buffers reserve ${reserved.toString()} USD of a ${p.navUsd.toString()} USD account`,
+            },
       ],
     );
   const feePct = p.fxFeePercentage;
@@ -244,7 +258,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     candidates.push(b);
   }
   // Covers are funded first (a short is closed before the asset is bought long), then long buys.
-  const budget = cashAfterSells.minus(buffers.reservedUsd);
+  const budget = cashAfterSells.minus(reserved);
   const covers = candidates.filter((b) => b.category === "short_cover");
   const longs = candidates.filter((b) => b.category === "long");
   const coverScale = fundBuys(covers, budget);
@@ -335,12 +349,12 @@ export function buildProposal(input: ProposalInput): ProposalResult {
       themeAssetId: null,
       message: `The target weights sum to ${p.longWeightSum.toString()}, not 1: the remaining ${uninvested.toString()} of the investable value (${usd(uninvested.times(investable))} USD) stays in cash, on top of the cash buffers.`,
     });
-  const shortfall = buffers.reservedUsd.minus(cash);
+  const shortfall = reserved.minus(cash);
   if (shortfall.gt(0))
     warnings.push({
       code: "cash_below_buffer",
       themeAssetId: null,
-      message: `Cash after the trades (${usd(cash)} USD) stays ${usd(shortfall)} USD below the buffers (${usd(buffers.reservedUsd)} USD): the sells the targets ask for do not raise enough cash.`,
+      message: `Cash after the trades (${usd(cash)} USD) stays ${usd(shortfall)} USD below the buffers${withdrawal.isZero() ? "" : " and the withdrawal"} (${usd(reserved)} USD): the sells the targets ask for do not raise enough cash.`,
     });
 
   orders.sort(orderComparator);
@@ -356,7 +370,7 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     cashUsd: p.cashUsd,
     cashBufferUsdAmount: buffers.usd,
     cashBufferCadAmount: buffers.cad,
-    reservedCashUsd: buffers.reservedUsd,
+    reservedCashUsd: reserved,
     investableUsd: investable,
     orders,
     dropped,

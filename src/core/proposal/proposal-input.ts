@@ -181,4 +181,9 @@ export interface ProposalInput {
    * @default {}
    */
   lotChoices?: Readonly<Record<string, readonly SpecificLotRequest[]>>;
+  /**
+   * USD set aside for a withdrawal (a cash request, docs/cash-requests.md), >= 0: reserved like a cash buffer, so
+   * weights are fractions of NAV - buffers - withdrawal and buys never spend it. @default 0
+   */
+  withdrawalUsd?: Decimal.Value;
 }

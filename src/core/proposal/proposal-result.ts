@@ -179,7 +179,7 @@ export interface ProposalResult {
   cashBufferUsdAmount: Decimal | null;
   /** CAD buffer in CAD (rounded up to the cent); null when neither CAD buffer field is set. */
   cashBufferCadAmount: Decimal | null;
-  /** Cash kept out of the trades: USD buffer + CAD buffer converted at the CAD rate. */
+  /** Cash kept out of the trades: USD buffer + CAD buffer converted at the CAD rate (+ the withdrawal, when one). */
   reservedCashUsd: Decimal;
   /** NAV - reserved cash: the base of the target weights. */
   investableUsd: Decimal;

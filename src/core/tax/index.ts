@@ -47,6 +47,14 @@ export {
   type UnrealizedGainOptions,
   unrealizedGain,
 } from "./lot-values.js";
+export {
+  type RaiseCashAsset,
+  type RaiseCashInput,
+  type RaiseCashOrder,
+  type RaiseCashPick,
+  type RaiseCashResult,
+  raiseCash,
+} from "./raise-cash.js";
 export { isLossSale, type RealizedGain, type WashSaleMatch } from "./realized-gain.js";
 export { settleTaxYear, type TaxYearInput, type TaxYearSettlement } from "./settle-tax-year.js";
 export { applySplit, type SplitRatio } from "./split.js";
