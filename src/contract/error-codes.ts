@@ -36,7 +36,10 @@ export const ERROR_CODES = {
     when: "a filter expression that does not parse; the message gives the position",
   },
   invalid_methodology: { status: 400, when: "a theme methodology that cannot be used" },
-  invalid_cron: { status: 400, when: "the cron of a dynamic rule does not parse" },
+  invalid_cron: {
+    status: 400,
+    when: "the cron of a dynamic rule of the configuration does not parse (found when the rules are applied at a date)",
+  },
   invalid_window: { status: 400, when: "the theme backtest window is empty or reversed (endpoint 8)" },
   unknown_benchmark: {
     status: 400,
@@ -83,7 +86,7 @@ export const ERROR_CODES = {
   },
   conflict: {
     status: 409,
-    when: "the request conflicts with the stored state (e.g. composite asset classes nested too deep, a name in use)",
+    when: "the request conflicts with the stored state (e.g. composite asset classes nested too deep)",
   },
   backtest_finished: { status: 409, when: "cancelling a backtest job that already ended" },
   payload_too_large: {

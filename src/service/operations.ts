@@ -190,7 +190,7 @@ export const OPERATIONS = {
       "Endpoint 6. Absent fields keep their values; provided lists (holdings.tax_lots, asset_class_settings) replace the stored ones. Account-level fields apply to `account_uuid` (extension) or to the client's first account. An archived asset class cannot be newly assigned, but an existing assignment survives. All or nothing.",
     body: { schema: clientUpdateSchema },
     response: { status: 200, schema: clientSchema, description: "The updated client." },
-    errors: ["client_not_found", "account_not_found", "invalid_tickers", "conflict"],
+    errors: ["client_not_found", "account_not_found", "conflict"],
     run: ({ ctx, org, params, body }) => updateClient(ctx, org, params.uuid, body),
   }),
   deleteClient: defineOperation({
@@ -212,7 +212,7 @@ export const OPERATIONS = {
       "Extension. Creates an account of the client, optionally with cash, tax lots and a configuration.",
     body: { schema: accountCreateSchema },
     response: { status: 201, schema: accountSchema, description: "The new account." },
-    errors: ["client_not_found", "invalid_tickers"],
+    errors: ["client_not_found"],
     run: ({ ctx, org, params, body }) => createAccount(ctx, org, params.client_uuid, body),
   }),
   listAccounts: defineOperation({
@@ -293,7 +293,7 @@ export const OPERATIONS = {
     description: "Extension. The write shape with `name` required; status defaults to draft.",
     body: { schema: portfolioConfigCreateSchema },
     response: { status: 201, schema: portfolioConfigReadSchema, description: "The new configuration." },
-    errors: ["invalid_cron", "conflict"],
+    errors: ["conflict"],
     run: ({ ctx, org, body }) => createPortfolioConfig(ctx, org, body),
   }),
   getPortfolioConfig: defineOperation({
@@ -317,7 +317,7 @@ export const OPERATIONS = {
       "Endpoint 4. Absent fields keep their values, null resets a scalar, provided lists (no_hold_tickers, no_trade_tickers, target_ticker_weights, asset_allocations, dynamic_rules, ...) replace the stored lists, tax_preferences merge field by field. Every theme_asset_id must be in the security master; unknown ones are named in the error details.",
     body: { schema: portfolioConfigWriteSchema },
     response: { status: 200, schema: portfolioConfigReadSchema, description: "The updated configuration." },
-    errors: ["portfolio_config_not_found", "invalid_cron", "conflict"],
+    errors: ["portfolio_config_not_found", "conflict"],
     run: ({ ctx, org, params, body }) => updatePortfolioConfig(ctx, org, params.config_uuid, body),
   }),
 
@@ -380,6 +380,7 @@ export const OPERATIONS = {
       "missing_fx_rate",
       "insufficient_lots",
       "tax_lot_error",
+      "invalid_cron",
     ],
     run: ({ ctx, org, params, body }) => {
       const { response, json } = createProposalJson(ctx, org, params.client_uuid, params.account_uuid, body);
@@ -419,6 +420,7 @@ export const OPERATIONS = {
       "insufficient_history",
       "risk_model_inputs_missing",
       "solver_error",
+      "invalid_cron",
     ],
     run: ({ ctx, org, params, body }) =>
       optimizeAccount(ctx, org, params.account_uuid, {
@@ -443,6 +445,7 @@ export const OPERATIONS = {
       "missing_fx",
       "no_target",
       "empty_account",
+      "invalid_cron",
     ],
     run: ({ ctx, org, params, query }) =>
       accountDrift(ctx, org, params.account_uuid, {
@@ -460,7 +463,7 @@ export const OPERATIONS = {
     query: harvestQuerySchema,
     cache: true,
     response: { status: 200, schema: harvestScanSchema, description: "The harvest scan." },
-    errors: ["client_not_found", "account_not_found", "missing_price", "missing_fx"],
+    errors: ["client_not_found", "account_not_found", "missing_price", "missing_fx", "invalid_cron"],
     run: ({ ctx, org, params, query }) =>
       harvestScan(ctx, org, params.account_uuid, {
         clientUuid: params.client_uuid,
@@ -494,6 +497,7 @@ export const OPERATIONS = {
       "risk_model_inputs_missing",
       "solver_error",
       "insufficient_lots",
+      "invalid_cron",
     ],
     run: ({ ctx, org, params, body }) =>
       rebalanceAccount(ctx, org, params.account_uuid, {
