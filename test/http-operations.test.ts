@@ -8,12 +8,18 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { RemoteBackend } from "../src/client/index.js";
 import { ERROR_CODES } from "../src/contract/index.js";
 import { renderHttpDocs } from "../src/server/http-docs.js";
 import { API_ROUTES, createApp, type LotwiseApp, routeErrorCodes } from "../src/server/index.js";
-import { LocalBackend, OPERATION_LIST, OPERATIONS } from "../src/service/index.js";
+import {
+  type Backend,
+  LocalBackend,
+  OPERATION_LIST,
+  OPERATIONS,
+  type OperationErrorCode,
+} from "../src/service/index.js";
 import { createTestStore, type TestStore } from "./helpers/fixture.js";
 import { send } from "./helpers/http.js";
 
@@ -88,5 +94,17 @@ describe("the operation table", () => {
     await expect(local.getBacktest(missing)).rejects.toMatchObject({ code: "backtest_not_found" });
     expect(OPERATIONS.getClient.errors).toContain("client_not_found");
     expect(OPERATIONS.getBacktest.errors).toContain("backtest_not_found");
+  });
+
+  it("types each operation's errors as the union of its declared codes and derives the Backend signatures", () => {
+    expectTypeOf<OperationErrorCode<"getClient">>().toEqualTypeOf<"client_not_found">();
+    expectTypeOf<OperationErrorCode<"cancelBacktest">>().toEqualTypeOf<
+      "backtest_not_found" | "backtest_finished"
+    >();
+    expectTypeOf<Parameters<Backend["getAccount"]>>().toEqualTypeOf<[string, string]>();
+    expectTypeOf<Backend>().not.toHaveProperty("getAccountBacktest");
+    expectTypeOf<Parameters<Backend["resolveTickers"]>>().toEqualTypeOf<[queries: readonly string[]]>();
+    expect(OPERATIONS.getClient.errors).toEqual(["client_not_found"]);
+    expect(OPERATIONS.cancelBacktest.errors).toEqual(["backtest_not_found", "backtest_finished"]);
   });
 });

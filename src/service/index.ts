@@ -84,6 +84,7 @@ export {
   LOTS_UPLOAD_TIMEOUT_MS,
   OPERATION_LIST,
   OPERATIONS,
+  type OperationErrorCode,
   type OperationName,
   ORG_PREFIX,
   RISK_MODEL_MAX_BODY_BYTES,

@@ -215,7 +215,13 @@ export interface AnyOperation {
 declare const METHOD: unique symbol;
 
 /** An operation as stored in the table: its spec, typed by its Backend method. */
-export type Operation<A extends unknown[] | null, R> = Omit<AnyOperation, "name" | "operationId"> & {
+export type Operation<
+  A extends unknown[] | null,
+  R,
+  E extends readonly ErrorCode[] = readonly ErrorCode[],
+> = Omit<AnyOperation, "name" | "operationId" | "errors"> & {
+  /** The codes of the operation's own errors, as the literal tuple of the table. */
+  readonly errors: E;
   readonly [METHOD]?: A extends unknown[] ? (...args: A) => Promise<R> : null;
 };
 
@@ -229,17 +235,22 @@ export function defineOperation<
   QS extends z.ZodType | undefined = undefined,
   RS extends z.ZodType | undefined = undefined,
   US extends OperationUpload | undefined = undefined,
+  const E extends readonly ErrorCode[] = readonly [],
   A extends unknown[] | null = DefaultArgs<P, BS, QS, US>,
 >(
-  spec: OperationSpec<P, BS, QS, RS, US, A> & { backend?: { args: (...args: NonNullable<A>) => unknown } },
-): Operation<A, RS extends z.ZodType ? z.output<RS> : void>;
+  spec: OperationSpec<P, BS, QS, RS, US, A> & {
+    errors: E;
+    backend?: { args: (...args: NonNullable<A>) => unknown };
+  },
+): Operation<A, RS extends z.ZodType ? z.output<RS> : void, E>;
 export function defineOperation<
   const P extends string,
   BS extends z.ZodType | undefined = undefined,
   QS extends z.ZodType | undefined = undefined,
   RS extends z.ZodType | undefined = undefined,
   US extends OperationUpload | undefined = undefined,
->(spec: OperationSpec<P, BS, QS, RS, US, null> & { backend: false }): Operation<null, never>;
+  const E extends readonly ErrorCode[] = readonly [],
+>(spec: OperationSpec<P, BS, QS, RS, US, null> & { errors: E; backend: false }): Operation<null, never, E>;
 export function defineOperation(spec: unknown): unknown {
   return spec;
 }

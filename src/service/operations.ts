@@ -764,6 +764,12 @@ export const OPERATIONS = {
 /** The name of an operation of the table. */
 export type OperationName = keyof typeof OPERATIONS;
 
+/**
+ * The union of the error codes an operation declares as its own, e.g. `OperationErrorCode<"getClient">` is
+ * `"client_not_found"` (routeErrorCodes in src/server adds those every route of its shape answers).
+ */
+export type OperationErrorCode<N extends OperationName> = (typeof OPERATIONS)[N]["errors"][number];
+
 /** The table as a list with names and operationIds, in documentation order. */
 export const OPERATION_LIST: readonly AnyOperation[] = Object.entries(OPERATIONS).map(([name, op]) => {
   const o = op as unknown as Omit<AnyOperation, "name" | "operationId"> & { operationId?: string };
