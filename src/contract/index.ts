@@ -143,6 +143,7 @@ export {
   type DriftStatus,
   driftQuerySchema,
 } from "./drift.js";
+export { ERROR_CODES, type ErrorCode, type ErrorCodeInfo, errorCodeStatus } from "./error-codes.js";
 export {
   type ErrorDetail,
   type ErrorEnvelope,

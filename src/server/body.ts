@@ -6,11 +6,12 @@
  */
 import { formatIssuePath } from "../contract/index.js";
 import { type FieldIssue, ValidationError } from "../core/errors.js";
+import type { BodyEncoding, UploadSpec } from "../service/index.js";
 import { formFieldsToObject, malformedBody } from "./form-fields.js";
 import { HttpError } from "./http-error.js";
 
-/** A body encoding a route may accept. */
-export type BodyEncoding = "json" | "form" | "multipart";
+/** A body encoding a route may accept; a raw upload a route streams itself (a CSV file): media types and limits. */
+export type { BodyEncoding, UploadSpec };
 
 /** Media type of each encoding. */
 export const MEDIA_TYPES: Readonly<Record<BodyEncoding, string>> = {
@@ -289,16 +290,6 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
   const value = parseUrlEncodedText(text);
   refuseLoneSurrogates(value);
   return { value, encoding };
-}
-
-/** A raw upload a route streams itself (a CSV file): media types and limits. */
-export interface UploadSpec {
-  /** Largest streamed `text/csv` body, in bytes (checked as the bytes arrive). */
-  maxBytes: number;
-  /** Largest `multipart/form-data` body, in bytes: it is buffered to be parsed. */
-  multipartMaxBytes: number;
-  /** What the file is, for the OpenAPI document. */
-  description: string;
 }
 
 /** Media types of an upload: the file as the body, or as the file part of a form. */

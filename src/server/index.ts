@@ -52,6 +52,13 @@ export {
   malformedBody,
   parseFormKey,
 } from "./form-fields.js";
+export {
+  errorCodesTableMarkdown,
+  generatedHttpDocs,
+  renderHttpDocs,
+  routeErrorCodes,
+  routesTableMarkdown,
+} from "./http-docs.js";
 export { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from "./http-error.js";
 export { DEFAULT_HOST, DEFAULT_PORT, type ServeOptions, type ServerHandle, serve } from "./node.js";
 export {
@@ -86,5 +93,5 @@ export {
   type RouteSpec,
   templateRegExp,
 } from "./route.js";
-export { API_ROUTES, ORG_PREFIX } from "./routes.js";
+export { API_ROUTES, ORG_PREFIX, routeOf } from "./routes.js";
 export { DEFAULT_STORE_BUSY_WAIT_MS, retryWhileBusy } from "./store-busy.js";

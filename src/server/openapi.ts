@@ -12,6 +12,7 @@ import {
   contractJsonSchema,
   contractJsonSchemaComponents,
   contractRegistry,
+  errorCodeStatus,
 } from "../contract/index.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_MAX_BODY_BYTES, MEDIA_TYPES } from "./body.js";
@@ -201,7 +202,7 @@ function queryParameters(schema: z.ZodType): unknown[] {
   });
 }
 
-/** Error statuses an operation documents. */
+/** Error statuses an operation documents: those of every route of its shape, and those of its own error codes. */
 function errorStatuses(route: AnyRoute): number[] {
   const s = new Set<number>([500]);
   // Every route that reads the store can meet a store locked by another writer (503 store_busy).
@@ -222,6 +223,7 @@ function errorStatuses(route: AnyRoute): number[] {
   if (route.query) s.add(400);
   if (route.rateLimited) s.add(429);
   for (const e of route.errors ?? []) s.add(e);
+  for (const code of route.errorCodes ?? []) s.add(errorCodeStatus(code));
   return [...s].sort((a, b) => a - b);
 }
 

@@ -1,15 +1,17 @@
 /**
  * @module server/route
  * A route of the HTTP service as one table entry: method, path template, request/query/response schemas, status,
- * documentation and handler. The Hono app and the OpenAPI document are both generated from the same table, so
- * adding an endpoint is adding one entry.
+ * documentation and handler. The Hono app and the OpenAPI document are both generated from the same table. The
+ * operation routes (API_ROUTES) are derived from the operation table (service/operations.ts); the documentation
+ * routes and tests declare routes of their own with `defineRoute`.
  */
 import type * as z from "zod";
-import type { ServiceContext } from "../service/index.js";
-import type { BodyEncoding, UploadSpec } from "./body.js";
+import type { ErrorCode } from "../contract/index.js";
+import type { BodyEncoding, HttpMethod, ServiceContext, UploadSpec } from "../service/index.js";
+import { pathParameters } from "../service/index.js";
 
-/** Methods the service uses. */
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type { HttpMethod };
+export { pathParameters };
 
 /** What a handler receives. `org` is the organization of the presented key (equal to the path's on org paths). */
 export interface RouteInput<TBody, TQuery> {
@@ -101,7 +103,12 @@ export interface RouteSpec<TBody = unknown, TQuery = unknown> {
    * creation, rebalance), so the pool runs such requests one at a time (others run beside them). @default false
    */
   heavy?: boolean | "write";
-  /** Error statuses beyond the ones every route of its kind documents (e.g. 409, 422). */
+  /**
+   * Codes of the errors the operation itself answers (from the operation table); the OpenAPI document lists their
+   * statuses, and docs/http.md the codes.
+   */
+  errorCodes?: readonly ErrorCode[];
+  /** Error statuses beyond the ones every route of its kind documents and those of `errorCodes` (e.g. 409, 422). */
   errors?: readonly number[];
   /** Does the work. A returned `Response` is sent as is; anything else is the JSON body. */
   handler(input: RouteInput<TBody, TQuery>): unknown;
@@ -118,11 +125,6 @@ export function defineRoute<TBody = undefined, TQuery = Record<string, never>>(
   spec: RouteSpec<TBody, TQuery>,
 ): AnyRoute {
   return spec as unknown as AnyRoute;
-}
-
-/** Names of the `{parameters}` of a path template, in order. */
-export function pathParameters(template: string): string[] {
-  return [...template.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
 }
 
 /** The Hono form of a template: `{name}` becomes `:name`. */

@@ -5,7 +5,7 @@
  */
 export { accountRead, holdingsRiskPercent, loadValuation, valuePositions } from "./accounts.js";
 export { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
-export type { Backend } from "./backend.js";
+export type { Backend, BackendMethods } from "./backend.js";
 export {
   type BacktestServiceContext,
   backtestJobRead,
@@ -64,6 +64,37 @@ export {
   type MarketWriteOptions,
   PLAN_PRICE_EXAMPLES,
 } from "./market-data.js";
+export {
+  type AnyOperation,
+  type BodyEncoding,
+  type CallInput,
+  callInput,
+  defineOperation,
+  type HttpMethod,
+  installOperationMethods,
+  JsonText,
+  type Operation,
+  type OperationBody,
+  type OperationInput,
+  type OperationMethods,
+  type OperationResponse,
+  type OperationSpec,
+  type OperationUpload,
+  pathParameters,
+  queryStrings,
+  type UploadSpec,
+} from "./operation.js";
+export {
+  LOTS_CSV_MAX_BODY_BYTES,
+  LOTS_CSV_MULTIPART_MAX_BODY_BYTES,
+  LOTS_UPLOAD_TIMEOUT_MS,
+  OPERATION_LIST,
+  OPERATIONS,
+  type OperationErrorCode,
+  type OperationName,
+  ORG_PREFIX,
+  RISK_MODEL_MAX_BODY_BYTES,
+} from "./operations.js";
 export {
   type OptimizeAccountOptions,
   optimizeAccount,
