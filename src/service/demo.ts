@@ -248,6 +248,16 @@ function demoConfig(lots: readonly PlannedLot[]): PortfolioConfigCreate {
     drift_warning_threshold: "0.02",
     drift_breach_threshold: "0.05",
     asset_drift_breach_threshold: "0.01",
+    // When the account needs attention (docs/evaluation-rules.md): shown by `accounts evaluate` and `scan`.
+    evaluation_rules: [
+      {
+        enabled: true,
+        rules: [
+          { value: "rebalance", condition: "drift_status = 'breach'", priority: 10 },
+          { value: "harvest", condition: "harvest_value_usd > 1000", cron: "0 9 * * 1-5", priority: 5 },
+        ],
+      },
+    ],
     tcost_bps: "5",
     tax_preferences: {
       short_term_rate: "0.37",
