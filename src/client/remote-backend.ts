@@ -50,9 +50,15 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  type RebalanceRun,
+  type RebalanceRunListQuery,
+  type RebalanceRunRequest,
+  type RebalanceRunSummary,
   type RiskModel,
   type RiskModelImport,
   type RiskModelSummary,
+  rebalanceRunListSchema,
+  rebalanceRunSchema,
   riskModelListSchema,
   riskModelSchema,
   type Theme,
@@ -74,12 +80,19 @@ import {
   whoAmISchema,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
-import type { Backend } from "../service/backend.js";
+import type { Backend, RebalanceRunCallOptions } from "../service/backend.js";
 import type { LotCsvSource } from "../service/lots-import.js";
 import { HttpClient, type HttpClientOptions } from "./http-client.js";
 
 /** Time limit of a lots upload: a file of a million lots is tens of MB. */
 export const LOTS_UPLOAD_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * Accounts one `POST .../rebalance_runs/` call of {@link RemoteBackend.runRebalance} asks the service to process
+ * (the service caps a call at its own limit): the client calls again until the run is completed, reporting progress
+ * in between.
+ */
+export const REBALANCE_RUN_CHUNK = 50;
 
 /** Options of {@link RemoteBackend.connect}. */
 export interface RemoteBackendOptions extends HttpClientOptions {
@@ -312,6 +325,47 @@ export class RemoteBackend implements Backend {
       operation: "resolveTickers",
       body: { tickers: [...queries] },
       schema: tickerResolveResponseSchema,
+    });
+  }
+
+  /**
+   * Calls `POST .../rebalance_runs/` in chunks of {@link REBALANCE_RUN_CHUNK} accounts until the run is completed
+   * (the first call carries `force`; later ones continue the newest run of the key). With `max_accounts` in the body,
+   * one call.
+   */
+  async runRebalance(
+    body: RebalanceRunRequest,
+    options: RebalanceRunCallOptions = {},
+  ): Promise<RebalanceRun> {
+    const post = (b: RebalanceRunRequest) =>
+      this.http.request("POST", this.org("rebalance_runs/"), {
+        operation: "runRebalance",
+        body: b,
+        schema: rebalanceRunSchema,
+      });
+    if (body.max_accounts !== undefined) return post(body);
+    let run = await post({ ...body, max_accounts: REBALANCE_RUN_CHUNK });
+    const { force: _force, ...rest } = body;
+    for (;;) {
+      options.onProgress?.(run.totals.accounts - run.totals.pending, run.totals.accounts);
+      if (run.status === "completed") return run;
+      const pending = run.totals.pending;
+      run = await post({ ...rest, max_accounts: REBALANCE_RUN_CHUNK });
+      // A call that leaves as many accounts pending made no progress: answer the run as it is rather than loop.
+      if (run.status !== "completed" && run.totals.pending >= pending) return run;
+    }
+  }
+  getRebalanceRun(runUuid: string): Promise<RebalanceRun> {
+    return this.http.request("GET", this.org(`rebalance_runs/${seg(runUuid)}/`), {
+      operation: "getRebalanceRun",
+      schema: rebalanceRunSchema,
+    });
+  }
+  listRebalanceRuns(query: RebalanceRunListQuery = {}): Promise<RebalanceRunSummary[]> {
+    return this.http.request("GET", this.org("rebalance_runs/"), {
+      operation: "listRebalanceRuns",
+      query: { as_of_date: query.as_of_date },
+      schema: rebalanceRunListSchema,
     });
   }
 

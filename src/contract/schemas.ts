@@ -73,6 +73,15 @@ import {
   proposalTaxLotSchema,
 } from "./proposal.js";
 import {
+  rebalanceRunAccountSchema,
+  rebalanceRunListQuerySchema,
+  rebalanceRunListSchema,
+  rebalanceRunRequestSchema,
+  rebalanceRunSchema,
+  rebalanceRunSelectionSchema,
+  rebalanceRunSummarySchema,
+} from "./rebalance-run.js";
+import {
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
@@ -144,6 +153,13 @@ export const CONTRACT_SCHEMAS = {
   HarvestAssetSubstitutes: harvestAssetSubstitutesSchema,
   HarvestQuery: harvestQuerySchema,
   AccountRebalance: accountRebalanceSchema,
+  RebalanceRunRequest: rebalanceRunRequestSchema,
+  RebalanceRunListQuery: rebalanceRunListQuerySchema,
+  RebalanceRunSelection: rebalanceRunSelectionSchema,
+  RebalanceRunAccount: rebalanceRunAccountSchema,
+  RebalanceRun: rebalanceRunSchema,
+  RebalanceRunSummary: rebalanceRunSummarySchema,
+  RebalanceRunList: rebalanceRunListSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,
   RiskModelSummary: riskModelSummarySchema,

@@ -51,7 +51,13 @@ import {
   portfolioConfigWriteSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  type RebalanceRunListQuery,
+  type RebalanceRunRequest,
   type RiskModelImport,
+  rebalanceRunListQuerySchema,
+  rebalanceRunListSchema,
+  rebalanceRunRequestSchema,
+  rebalanceRunSchema,
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
@@ -93,6 +99,7 @@ import {
   getClient,
   getPortfolioConfig,
   getProposal,
+  getRebalanceRun,
   getRiskModel,
   getTheme,
   getThemeConstituents,
@@ -104,6 +111,7 @@ import {
   listBacktests,
   listClients,
   listPortfolioConfigs,
+  listRebalanceRuns,
   listRiskModels,
   listThemes,
   listUniversePresets,
@@ -113,6 +121,7 @@ import {
   rebalanceAccount,
   resolveTickerQueries,
   reviseTheme,
+  runRebalance,
   searchIndustries,
   startBacktest,
   updateClient,
@@ -133,6 +142,13 @@ export const RISK_MODEL_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const LOTS_CSV_MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** Limit of a lots CSV sent as a multipart form: the form is buffered to be parsed. */
 export const LOTS_CSV_MULTIPART_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Accounts one `POST .../rebalance_runs/` request processes at most (a request runs synchronously on a request
+ * worker; at ~50 accounts/s that is a few seconds): a larger run answers `running` and the same request continues it
+ * (the remote CLI loops). `max_accounts` in the body can lower it.
+ */
+export const REBALANCE_RUN_ACCOUNTS_PER_REQUEST = 200;
 
 /** Prefix of the organization-scoped path family. */
 export const ORG_PREFIX = "/api/v1/custom/org/{organization_uuid}";
@@ -498,6 +514,45 @@ export const API_ROUTES: readonly AnyRoute[] = [
         clientUuid: params.client_uuid!,
         asOf: body.as_of_date,
       }),
+  }),
+
+  // Rebalance runs over many accounts (extensions; service/rebalance-runs.ts, docs/rebalance-runs.md)
+  defineRoute<RebalanceRunRequest>({
+    method: "POST",
+    path: `${ORG_PREFIX}/rebalance_runs/`,
+    operationId: "runRebalance",
+    rateLimited: true,
+    heavy: "write",
+    tag: TAGS.proposals,
+    summary: "Run, resume or report a rebalance run over many accounts",
+    description: `Extension. Selects accounts (every account of the organization, or client_uuid, portfolio_config_uuid or account_uuids) and, for each that needs it (when: breached = drift status breach, harvest = at least one harvestable lot, always), optimizes it and stores the proposal as the rebalance extension does. Each account gets an outcome: created (proposal_uuid), skipped (reason, e.g. "drift ok (total drift 1.20%)", "no harvestable loss", "already in run X (proposal Y)") or failed (error code and message); one failing account never stops the run. The run key is as_of_date|when|selection: the same request again answers the newest run of that key and creates nothing for accounts that already have an outcome (it resumes an interrupted run); force starts a new run. One request processes at most ${REBALANCE_RUN_ACCOUNTS_PER_REQUEST} accounts (or max_accounts): a larger run answers status running with pending accounts, and the same request continues it. docs/rebalance-runs.md. Errors: validation_error (400), client_not_found / portfolio_config_not_found (404).`,
+    body: { schema: rebalanceRunRequestSchema },
+    response: { status: 200, schema: rebalanceRunSchema, description: "The run with its outcomes." },
+    handler: ({ ctx, org, body }) =>
+      runRebalance(ctx, org, body, { maxAccounts: REBALANCE_RUN_ACCOUNTS_PER_REQUEST }),
+  }),
+  defineRoute<undefined, RebalanceRunListQuery>({
+    method: "GET",
+    path: `${ORG_PREFIX}/rebalance_runs/`,
+    operationId: "listRebalanceRuns",
+    tag: TAGS.proposals,
+    summary: "List rebalance runs",
+    description:
+      "Extension. The organization's rebalance runs, newest first, with their totals (no per-account outcomes).",
+    query: rebalanceRunListQuerySchema,
+    response: { status: 200, schema: rebalanceRunListSchema, description: "The runs." },
+    handler: ({ ctx, org, query }) => listRebalanceRuns(ctx, org, query),
+  }),
+  defineRoute({
+    method: "GET",
+    path: `${ORG_PREFIX}/rebalance_runs/{run_uuid}/`,
+    operationId: "getRebalanceRun",
+    tag: TAGS.proposals,
+    summary: "Get a rebalance run",
+    description:
+      "Extension. The run with the outcome of every account (pending: not processed yet). rebalance_run_not_found (404).",
+    response: { status: 200, schema: rebalanceRunSchema, description: "The run." },
+    handler: ({ ctx, org, params }) => getRebalanceRun(ctx, org, params.run_uuid!),
   }),
 
   // Uploaded risk models (extensions; service/risk-models.ts, docs/optimize-service.md)

@@ -31,6 +31,10 @@ import type {
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  RebalanceRun,
+  RebalanceRunListQuery,
+  RebalanceRunRequest,
+  RebalanceRunSummary,
   RiskModel,
   RiskModelImport,
   RiskModelSummary,
@@ -46,6 +50,12 @@ import type {
   WhoAmI,
 } from "../contract/index.js";
 import type { LotCsvSource } from "./lots-import.js";
+
+/** Options of {@link Backend.runRebalance}. */
+export interface RebalanceRunCallOptions {
+  /** Called as accounts get their outcomes: `completed` of `total` accounts of the run. */
+  onProgress?: ((completed: number, total: number) => void) | undefined;
+}
 
 /** Every operation of one organization. All methods are async so that local and remote look the same. */
 export interface Backend {
@@ -102,6 +112,17 @@ export interface Backend {
     accountUuid: string,
     body?: OptimizeRequest,
   ): Promise<AccountRebalance>;
+
+  /**
+   * Run (or resume, or report) a rebalance run over many accounts (extension): proposals for the selected accounts
+   * that need one, with an outcome per account; resolves when the run is completed (or, with `max_accounts`, after
+   * that many accounts).
+   */
+  runRebalance(body: RebalanceRunRequest, options?: RebalanceRunCallOptions): Promise<RebalanceRun>;
+  /** A stored rebalance run with its per-account outcomes (extension). */
+  getRebalanceRun(runUuid: string): Promise<RebalanceRun>;
+  /** The organization's rebalance runs, newest first (extension). */
+  listRebalanceRuns(query?: RebalanceRunListQuery): Promise<RebalanceRunSummary[]>;
 
   /** Upload a custom or vendor risk model (extension): validated, annualized, stored with its as-of date. */
   importRiskModel(body: RiskModelImport): Promise<RiskModel>;

@@ -59,11 +59,15 @@ export {
   PLAN_PRICE_EXAMPLES,
 } from "./market-data.js";
 export {
+  createOptimizationMemo,
+  type NoProposalReason,
+  type OptimizationMemo,
   type OptimizeAccountOptions,
   optimizeAccount,
   optimizedWeightsOf,
   type PreparedOptimization,
   prepareAccountOptimization,
+  proposalOfOptimization,
   rebalanceAccount,
 } from "./optimize.js";
 export { type ConfigResolution, optimizerConfigFromPortfolioConfig } from "./optimizer-inputs.js";
@@ -83,6 +87,16 @@ export {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 export { type CreateProposalOptions, createProposal, createProposalJson, getProposal } from "./proposals.js";
+export {
+  getRebalanceRun,
+  listRebalanceRuns,
+  type RebalanceRunProgress,
+  type RunRebalanceOptions,
+  rebalanceRunKey,
+  runRebalance,
+  UNEXPECTED_ACCOUNT_ERROR,
+} from "./rebalance-runs.js";
+export { type RunSelectionInput, runSelectionOf, selectRunAccounts } from "./rebalance-selection.js";
 export {
   deleteRiskModel,
   getRiskModel,

@@ -33,6 +33,10 @@ import type {
   PortfolioConfigWrite,
   ProposalRequest,
   ProposalResponse,
+  RebalanceRun,
+  RebalanceRunListQuery,
+  RebalanceRunRequest,
+  RebalanceRunSummary,
   RiskModel,
   RiskModelImport,
   RiskModelSummary,
@@ -81,6 +85,10 @@ import {
   portfolioConfigWriteSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  rebalanceRunListQuerySchema,
+  rebalanceRunListSchema,
+  rebalanceRunRequestSchema,
+  rebalanceRunSchema,
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
@@ -97,7 +105,7 @@ import {
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
-import type { Backend } from "./backend.js";
+import type { Backend, RebalanceRunCallOptions } from "./backend.js";
 import { cancelBacktest, getBacktest, listBacktests, startBacktest } from "./backtest-jobs.js";
 import { listUniversePresets, searchIndustries } from "./catalog.js";
 import {
@@ -123,6 +131,7 @@ import {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 import { createProposal, getProposal } from "./proposals.js";
+import { getRebalanceRun, listRebalanceRuns, runRebalance } from "./rebalance-runs.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
 import {
   backtestTheme,
@@ -333,6 +342,31 @@ export class LocalBackend implements Backend {
         asOf: b.as_of_date,
       });
     });
+  }
+
+  runRebalance(body: RebalanceRunRequest, options: RebalanceRunCallOptions = {}): Promise<RebalanceRun> {
+    return this.reply(rebalanceRunSchema, () =>
+      runRebalance(
+        this.ctx,
+        this.organizationUuid,
+        parseOrThrow(rebalanceRunRequestSchema, body, "request body"),
+        {
+          onProgress: options.onProgress && ((p) => options.onProgress!(p.completed, p.total)),
+        },
+      ),
+    );
+  }
+  getRebalanceRun(runUuid: string): Promise<RebalanceRun> {
+    return this.reply(rebalanceRunSchema, () => getRebalanceRun(this.ctx, this.organizationUuid, runUuid));
+  }
+  listRebalanceRuns(query: RebalanceRunListQuery = {}): Promise<RebalanceRunSummary[]> {
+    return this.reply(rebalanceRunListSchema, () =>
+      listRebalanceRuns(
+        this.ctx,
+        this.organizationUuid,
+        parseOrThrow(rebalanceRunListQuerySchema, query, "query"),
+      ),
+    );
   }
 
   importRiskModel(body: RiskModelImport): Promise<RiskModel> {

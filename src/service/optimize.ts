@@ -12,6 +12,7 @@ import {
   type AccountRebalance,
   accountOptimizationSchema,
   accountRebalanceSchema,
+  type ProposalResponse,
   parseOrThrow,
   proposalRequestSchema,
 } from "../contract/index.js";
@@ -52,6 +53,23 @@ export interface OptimizeAccountOptions {
   asOf?: string | undefined;
   /** The account's client, when the caller has it (HTTP path): the account must belong to it. */
   clientUuid?: string | undefined;
+  /**
+   * Inputs shared by the optimizations of many accounts on one date (a rebalance run): the price history and the
+   * estimated risk model of a universe are computed once per (date, risk model, universe). Reuse one memo only
+   * while the market data does not change.
+   */
+  memo?: OptimizationMemo | undefined;
+}
+
+/** See {@link OptimizeAccountOptions.memo}; {@link createOptimizationMemo} makes one. */
+export interface OptimizationMemo {
+  readonly history: Map<string, PriceHistory>;
+  readonly riskModels: Map<string, { model: FactorModel; warnings: readonly string[] }>;
+}
+
+/** An empty {@link OptimizationMemo}. */
+export function createOptimizationMemo(): OptimizationMemo {
+  return { history: new Map(), riskModels: new Map() };
 }
 
 /** Everything prepared for one optimization, with what the answer reports besides the result. */
@@ -172,9 +190,15 @@ export function prepareAccountOptimization(
   // Index weights are stored as fractions summing to 1 up to rounding; holdings weights are normalized here.
   if (total > 1 || targetWeights.size === 0) for (let i = 0; i < n; i++) benchmark[i]! /= total;
 
-  // Market data for the risk model and the cost terms.
-  const history = priceHistory(ctx, assets, currencies, asOf);
+  // Market data for the risk model and the cost terms (shared through the memo by accounts of the same universe).
   const riskModelName = read.risk_model_name ?? DEFAULT_RISK_MODEL;
+  const memo = options.memo;
+  const universeKey = memo === undefined ? "" : `${asOf}|${assets.join(",")}`;
+  let history = memo?.history.get(universeKey);
+  if (history === undefined) {
+    history = priceHistory(ctx, assets, currencies, asOf);
+    memo?.history.set(universeKey, history);
+  }
   let uploaded: PreparedOptimization["uploaded"] = null;
   let riskModel: FactorModel;
   if (isUploadedKind(riskModelName)) {
@@ -182,17 +206,29 @@ export function prepareAccountOptimization(
     riskModel = u.model;
     uploaded = u.used;
     if (u.warning !== null) warnings.push(u.warning);
-  } else
-    riskModel = buildAccountRiskModel(
-      ctx,
-      riskModelName,
-      assets,
-      securities,
-      pricesUsd,
-      history,
-      asOf,
-      warnings,
-    );
+  } else {
+    const modelKey = `${riskModelName}|${universeKey}`;
+    let built = memo?.riskModels.get(modelKey);
+    if (built === undefined) {
+      const modelWarnings: string[] = [];
+      built = {
+        model: buildAccountRiskModel(
+          ctx,
+          riskModelName,
+          assets,
+          securities,
+          pricesUsd,
+          history,
+          asOf,
+          modelWarnings,
+        ),
+        warnings: modelWarnings,
+      };
+      memo?.riskModels.set(modelKey, built);
+    }
+    riskModel = built.model;
+    warnings.push(...built.warnings);
+  }
   const cad = read.cash_buffer_cad_amount !== null || Number(read.cash_buffer_cad ?? 0) > 0;
   const cadPerUsd = cad ? fxOn(ctx, ["CAD"], asOf).get("CAD") : undefined;
   const household = householdWashSaleEvents(ctx, account, asOf, config.tax.washSaleThresholdDays);
@@ -578,19 +614,41 @@ export function rebalanceAccount(
 ): AccountRebalance {
   const clientUuid = options.clientUuid ?? findAccount(ctx, org, accountUuid).clientUuid;
   const optimization = optimizeAccount(ctx, org, accountUuid, { ...options, clientUuid });
+  const { proposal, message } = proposalOfOptimization(ctx, org, clientUuid, accountUuid, optimization);
+  return accountRebalanceSchema.parse({ optimization, proposal, message });
+}
+
+/** Why an optimization gives no proposal: `infeasible`, or `all_cash` (the optimized portfolio holds no asset). */
+export type NoProposalReason = "infeasible" | "all_cash";
+
+/**
+ * Build and store the proposal of an optimization's weights through endpoint 1's service, priced at its as-of date
+ * and selling exactly the lots the optimizer chose; `proposal: null` with the reason and a message when the
+ * optimization is infeasible or all cash.
+ * @throws as endpoint 1.
+ */
+export function proposalOfOptimization(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  optimization: AccountOptimization,
+):
+  | { proposal: ProposalResponse; message: null; reason: null }
+  | { proposal: null; message: string; reason: NoProposalReason } {
   if (optimization.status === "infeasible")
-    return accountRebalanceSchema.parse({
-      optimization,
+    return {
       proposal: null,
+      reason: "infeasible",
       message: `The optimization is infeasible, so no proposal was stored: ${optimization.diagnosis.join(" ")}`,
-    });
+    };
   const weights = optimizedWeightsOf(optimization);
   if (weights.length === 0)
-    return accountRebalanceSchema.parse({
-      optimization,
+    return {
       proposal: null,
+      reason: "all_cash",
       message: "The optimized portfolio holds no asset (all cash), so no proposal was stored.",
-    });
+    };
   const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
   // The proposal sells exactly the lots the optimizer chose (its tax decisions), not the default policy's.
   const lotChoices: Record<string, { lotId: string; quantity: string }[]> = {};
@@ -603,5 +661,5 @@ export function rebalanceAccount(
     asOf: optimization.as_of_date,
     lotChoices,
   });
-  return accountRebalanceSchema.parse({ optimization, proposal, message: null });
+  return { proposal, message: null, reason: null };
 }
