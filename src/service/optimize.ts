@@ -20,12 +20,14 @@ import type { Currency, Security } from "../core/data/types.js";
 import { addDays } from "../core/dates.js";
 import { DataError, ValidationError } from "../core/errors.js";
 import {
+  createOptimizer,
   type OptimizationInput,
   type OptimizationResult,
+  type Optimizer,
   optimizePortfolio,
 } from "../core/optimizer/index.js";
 import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/index.js";
-import type { AccountRecord, RiskModelKind } from "../store/index.js";
+import type { AccountRecord, MarketRepository, RiskModelKind } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
@@ -61,15 +63,46 @@ export interface OptimizeAccountOptions {
   memo?: OptimizationMemo | undefined;
 }
 
-/** See {@link OptimizeAccountOptions.memo}; {@link createOptimizationMemo} makes one. */
+/**
+ * See {@link OptimizeAccountOptions.memo}; {@link createOptimizationMemo} makes one. Keys hold the date and the
+ * asset list; the values are read-only once stored.
+ */
 export interface OptimizationMemo {
   readonly history: Map<string, PriceHistory>;
   readonly riskModels: Map<string, { model: FactorModel; warnings: readonly string[] }>;
+  /** Benchmark weights by source and date. */
+  readonly targets: Map<string, ReturnType<typeof benchmarkWeightsAsOf>>;
+  /** Security master rows and last closes of a candidate list on a date. */
+  readonly quotes: Map<
+    string,
+    { securities: Map<string, Security>; closes: ReturnType<MarketRepository["latestPrices"]> }
+  >;
+  /**
+   * One optimizer workspace for every account: accounts of the same universe share the risk model object, so the
+   * workspace's model factorizations and warm-started solver are reused (the answer is the same optimum).
+   */
+  readonly optimizer: Optimizer;
 }
 
 /** An empty {@link OptimizationMemo}. */
 export function createOptimizationMemo(): OptimizationMemo {
-  return { history: new Map(), riskModels: new Map() };
+  return {
+    history: new Map(),
+    riskModels: new Map(),
+    targets: new Map(),
+    quotes: new Map(),
+    optimizer: createOptimizer(),
+  };
+}
+
+/** `compute()` through `map` under `key` (no memo: computed each time). */
+function memoized<K, V>(map: Map<K, V> | undefined, key: K, compute: () => V): V {
+  let v = map?.get(key);
+  if (v === undefined) {
+    v = compute();
+    map?.set(key, v);
+  }
+  return v;
 }
 
 /** Everything prepared for one optimization, with what the answer reports besides the result. */
@@ -131,7 +164,13 @@ export function prepareAccountOptimization(
   const source = benchmarkSource(ctx, account, read);
   let benchmarkName: string;
   let targetWeights: Map<string, number>;
-  const fromSource = source === null ? null : benchmarkWeightsAsOf(ctx, source, asOf);
+  const memo = options.memo;
+  const fromSource =
+    source === null
+      ? null
+      : memoized(memo?.targets, `${asOf}|${JSON.stringify(source)}`, () =>
+          benchmarkWeightsAsOf(ctx, source, asOf),
+        );
   if (source !== null && fromSource !== null && fromSource.weights.size > 0) {
     benchmarkName = source.name;
     targetWeights = fromSource.weights;
@@ -151,9 +190,10 @@ export function prepareAccountOptimization(
   // Universe: benchmark constituents, holdings, and what the configuration names.
   const named = new Set<string>(configuredTickers(config));
   const candidates = [...new Set([...targetWeights.keys(), ...heldIds, ...named])].sort();
-  const securityList = market.securities({ themeAssetIds: candidates });
-  const securities = new Map(securityList.map((s) => [s.themeAssetId, s]));
-  const closes = market.latestPrices(candidates, asOf);
+  const { securities, closes } = memoized(memo?.quotes, `${asOf}|${candidates.join(",")}`, () => ({
+    securities: new Map(market.securities({ themeAssetIds: candidates }).map((s) => [s.themeAssetId, s])),
+    closes: market.latestPrices(candidates, asOf),
+  }));
   const assets: string[] = [];
   const dropped: string[] = [];
   for (const id of candidates) {
@@ -192,13 +232,8 @@ export function prepareAccountOptimization(
 
   // Market data for the risk model and the cost terms (shared through the memo by accounts of the same universe).
   const riskModelName = read.risk_model_name ?? DEFAULT_RISK_MODEL;
-  const memo = options.memo;
   const universeKey = memo === undefined ? "" : `${asOf}|${assets.join(",")}`;
-  let history = memo?.history.get(universeKey);
-  if (history === undefined) {
-    history = priceHistory(ctx, assets, currencies, asOf);
-    memo?.history.set(universeKey, history);
-  }
+  const history = memoized(memo?.history, universeKey, () => priceHistory(ctx, assets, currencies, asOf));
   let uploaded: PreparedOptimization["uploaded"] = null;
   let riskModel: FactorModel;
   if (isUploadedKind(riskModelName)) {
@@ -207,25 +242,20 @@ export function prepareAccountOptimization(
     uploaded = u.used;
     if (u.warning !== null) warnings.push(u.warning);
   } else {
-    const modelKey = `${riskModelName}|${universeKey}`;
-    let built = memo?.riskModels.get(modelKey);
-    if (built === undefined) {
+    const built = memoized(memo?.riskModels, `${riskModelName}|${universeKey}`, () => {
       const modelWarnings: string[] = [];
-      built = {
-        model: buildAccountRiskModel(
-          ctx,
-          riskModelName,
-          assets,
-          securities,
-          pricesUsd,
-          history,
-          asOf,
-          modelWarnings,
-        ),
-        warnings: modelWarnings,
-      };
-      memo?.riskModels.set(modelKey, built);
-    }
+      const model = buildAccountRiskModel(
+        ctx,
+        riskModelName,
+        assets,
+        securities,
+        pricesUsd,
+        history,
+        asOf,
+        modelWarnings,
+      );
+      return { model, warnings: modelWarnings };
+    });
     riskModel = built.model;
     warnings.push(...built.warnings);
   }
@@ -586,7 +616,11 @@ export function optimizeAccount(
   options: OptimizeAccountOptions = {},
 ): AccountOptimization {
   const prepared = prepareAccountOptimization(ctx, org, accountUuid, options);
-  return toWire(prepared, optimizePortfolio(prepared.input));
+  const optimizer = options.memo?.optimizer;
+  return toWire(
+    prepared,
+    optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input),
+  );
 }
 
 /** The optimized weights as endpoint 1's `optimized_weights` (decimal(1,10), truncated toward zero so they never add above 1). */
