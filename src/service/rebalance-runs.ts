@@ -22,7 +22,12 @@ import {
   type RebalanceRunSummary,
 } from "../contract/index.js";
 import { NotFoundError, PortfolioError } from "../core/errors.js";
-import type { AccountRecord, RebalanceOutcomeRecord, RebalanceRunRecord } from "../store/index.js";
+import {
+  type AccountRecord,
+  isStoreBusyError,
+  type RebalanceOutcomeRecord,
+  type RebalanceRunRecord,
+} from "../store/index.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
 import { accountDrift } from "./drift.js";
 import { harvestScan } from "./harvest.js";
@@ -36,6 +41,9 @@ import { runSelectionOf, selectionKeyOf, selectRunAccounts } from "./rebalance-s
 
 /** Message of an account's failure that is not one of lotwise's own errors (its details go nowhere public). */
 export const UNEXPECTED_ACCOUNT_ERROR = "An unexpected error stopped this account's rebalance.";
+
+/** Times an account is tried again when the store stays locked past its busy timeout (then it stays pending). */
+const BUSY_RETRIES = 2;
 
 /** Progress of a run, after each account. */
 export interface RebalanceRunProgress {
@@ -155,8 +163,8 @@ function skipReason(
 }
 
 /**
- * Process one account of a run and record its outcome; returns it, or null when the run already had one (another
- * worker got there first).
+ * Process one account of a run and record its outcome; returns it, null when the run already had one (another
+ * worker got there first), `busy` when the store stayed locked (nothing recorded: the account stays pending).
  */
 function processAccount(
   ctx: ServiceContext,
@@ -165,7 +173,7 @@ function processAccount(
   accountUuid: string,
   position: number,
   memo: OptimizationMemo,
-): "created" | "skipped" | "failed" | null {
+): "created" | "skipped" | "failed" | "busy" | null {
   const repo = ctx.store.rebalanceRuns;
   const none = { proposalUuid: null, reason: null, errorCode: null, errorMessage: null };
   const record = (o: Partial<RebalanceOutcomeRecord> & { outcome: "skipped" | "failed" }) =>
@@ -202,6 +210,9 @@ function processAccount(
     });
   } catch (error) {
     if (error instanceof OutcomeAlreadyRecorded) return null;
+    // Another connection held the store past the busy timeout: no outcome, so the account stays pending and the
+    // same request retries it.
+    if (isStoreBusyError(error)) return "busy";
     if (error instanceof PortfolioError)
       return record({ outcome: "failed", errorCode: error.code, errorMessage: error.message });
     return record({ outcome: "failed", errorCode: "internal_error", errorMessage: UNEXPECTED_ACCOUNT_ERROR });
@@ -253,9 +264,11 @@ export function runRebalance(
     const accountUuid = run.accountUuids[position]!;
     if (done.has(accountUuid)) continue;
     if (options.shard !== undefined && position % options.shard.count !== options.shard.index) continue;
-    const outcome = processAccount(ctx, org, run, accountUuid, position, memo);
+    let outcome = processAccount(ctx, org, run, accountUuid, position, memo);
+    for (let retry = 0; outcome === "busy" && retry < BUSY_RETRIES; retry++)
+      outcome = processAccount(ctx, org, run, accountUuid, position, memo);
     processed++;
-    if (outcome === null) continue;
+    if (outcome === null || outcome === "busy") continue;
     completed++;
     options.onProgress?.({ run_uuid: run.uuid, completed, total, account_uuid: accountUuid, outcome });
   }
