@@ -38,7 +38,7 @@ import {
   MIN_RETURN_OBSERVATIONS,
   RISK_LOOKBACK_DAYS,
 } from "./optimizer-inputs.js";
-import { accountLots, createProposal } from "./proposals.js";
+import { accountLots, createProposal, type ProposalQuotes } from "./proposals.js";
 import { isUploadedKind, latestUploadedModel, listForMessage, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
@@ -114,6 +114,8 @@ export interface PreparedOptimization {
   riskModelName: string;
   uploaded: AccountOptimization["uploaded_risk_model"];
   warnings: string[];
+  /** Last closes on the as-of date of the candidates (the universe and what was left out of it). */
+  closes: ProposalQuotes["closes"];
 }
 
 function resolveAccount(ctx: ServiceContext, org: string, accountUuid: string, clientUuid?: string) {
@@ -266,6 +268,7 @@ export function prepareAccountOptimization(
   return {
     account,
     securities,
+    closes,
     benchmarkName,
     riskModelName,
     uploaded,
@@ -615,12 +618,27 @@ export function optimizeAccount(
   accountUuid: string,
   options: OptimizeAccountOptions = {},
 ): AccountOptimization {
+  return optimizeAccountWithQuotes(ctx, org, accountUuid, options).optimization;
+}
+
+/**
+ * {@link optimizeAccount}, with the security rows and closes it priced the universe at, for a proposal of the same
+ * date ({@link proposalOfOptimization}) to reuse.
+ */
+export function optimizeAccountWithQuotes(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: OptimizeAccountOptions = {},
+): { optimization: AccountOptimization; quotes: ProposalQuotes } {
   const prepared = prepareAccountOptimization(ctx, org, accountUuid, options);
   const optimizer = options.memo?.optimizer;
-  return toWire(
-    prepared,
-    optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input),
-  );
+  const result =
+    optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input);
+  return {
+    optimization: toWire(prepared, result),
+    quotes: { securities: prepared.securities, closes: prepared.closes },
+  };
 }
 
 /** The optimized weights as endpoint 1's `optimized_weights` (decimal(1,10), truncated toward zero so they never add above 1). */
@@ -647,8 +665,18 @@ export function rebalanceAccount(
   options: OptimizeAccountOptions = {},
 ): AccountRebalance {
   const clientUuid = options.clientUuid ?? findAccount(ctx, org, accountUuid).clientUuid;
-  const optimization = optimizeAccount(ctx, org, accountUuid, { ...options, clientUuid });
-  const { proposal, message } = proposalOfOptimization(ctx, org, clientUuid, accountUuid, optimization);
+  const { optimization, quotes } = optimizeAccountWithQuotes(ctx, org, accountUuid, {
+    ...options,
+    clientUuid,
+  });
+  const { proposal, message } = proposalOfOptimization(
+    ctx,
+    org,
+    clientUuid,
+    accountUuid,
+    optimization,
+    quotes,
+  );
   return accountRebalanceSchema.parse({ optimization, proposal, message });
 }
 
@@ -658,7 +686,7 @@ export type NoProposalReason = "infeasible" | "all_cash";
 /**
  * Build and store the proposal of an optimization's weights through endpoint 1's service, priced at its as-of date
  * and selling exactly the lots the optimizer chose; `proposal: null` with the reason and a message when the
- * optimization is infeasible or all cash.
+ * optimization is infeasible or all cash. `quotes`: the optimization's (optimizeAccountWithQuotes), not read again.
  * @throws as endpoint 1.
  */
 export function proposalOfOptimization(
@@ -667,6 +695,7 @@ export function proposalOfOptimization(
   clientUuid: string,
   accountUuid: string,
   optimization: AccountOptimization,
+  quotes?: ProposalQuotes,
 ):
   | { proposal: ProposalResponse; message: null; reason: null }
   | { proposal: null; message: string; reason: NoProposalReason } {
@@ -694,6 +723,7 @@ export function proposalOfOptimization(
   const proposal = createProposal(ctx, org, clientUuid, accountUuid, body, {
     asOf: optimization.as_of_date,
     lotChoices,
+    quotes,
   });
   return { proposal, message: null, reason: null };
 }

@@ -34,7 +34,7 @@ import { harvestScan } from "./harvest.js";
 import {
   createOptimizationMemo,
   type OptimizationMemo,
-  optimizeAccount,
+  optimizeAccountWithQuotes,
   proposalOfOptimization,
 } from "./optimize.js";
 import { runSelectionOf, selectionKeyOf, selectRunAccounts } from "./rebalance-selection.js";
@@ -192,9 +192,13 @@ function processAccount(
     const skip = skipReason(ctx, org, run, account);
     if (skip !== null) return record({ outcome: "skipped", reason: skip });
     const clientUuid = account.clientUuid;
-    const optimization = optimizeAccount(ctx, org, accountUuid, { asOf: run.asOfDate, clientUuid, memo });
+    const { optimization, quotes } = optimizeAccountWithQuotes(ctx, org, accountUuid, {
+      asOf: run.asOfDate,
+      clientUuid,
+      memo,
+    });
     return ctx.store.transaction(() => {
-      const r = proposalOfOptimization(ctx, org, clientUuid, accountUuid, optimization);
+      const r = proposalOfOptimization(ctx, org, clientUuid, accountUuid, optimization, quotes);
       if (r.proposal === null)
         return r.reason === "infeasible"
           ? record({ outcome: "failed", errorCode: "infeasible", errorMessage: r.message })
