@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Statement } from "better-sqlite3";
 import type { Db } from "../database.js";
+import { statementCache } from "./util.js";
 
 /** `when` of a run: which accounts get a proposal. */
 export type RebalanceRunWhen = "breached" | "harvest" | "always";
@@ -91,12 +92,14 @@ const toOutcome = (r: OutcomeRow): RebalanceOutcomeRecord => ({
 });
 
 export class RebalanceRunRepository {
-  private insertOutcome: Statement | undefined;
+  private readonly cached: (sql: string) => Statement;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly now: () => string,
-  ) {}
+  ) {
+    this.cached = statementCache(db);
+  }
 
   /** Start a run (status `running`). */
   create(
@@ -123,59 +126,52 @@ export class RebalanceRunRepository {
       created: this.now(),
       finished: null,
     };
-    this.db
-      .prepare(
-        `INSERT INTO rebalance_runs (uuid, organization_uuid, run_key, as_of_date, run_when, selection, account_uuids,
+    this.cached(
+      `INSERT INTO rebalance_runs (uuid, organization_uuid, run_key, as_of_date, run_when, selection, account_uuids,
            forced, status, created, finished)
          VALUES (@uuid, @organization_uuid, @run_key, @as_of_date, @run_when, @selection, @account_uuids, @forced,
            @status, @created, @finished)`,
-      )
-      .run(row);
+    ).run(row);
     return toRun(row);
   }
 
   get(organizationUuid: string, uuid: string): RebalanceRunRecord | undefined {
-    const r = this.db
-      .prepare("SELECT * FROM rebalance_runs WHERE uuid = ? AND organization_uuid = ?")
-      .get(uuid, organizationUuid) as RunRow | undefined;
+    const r = this.cached("SELECT * FROM rebalance_runs WHERE uuid = ? AND organization_uuid = ?").get(
+      uuid,
+      organizationUuid,
+    ) as RunRow | undefined;
     return r && toRun(r);
   }
 
   /** The newest run with this key (runs share a key when forced), or undefined. */
   latestByKey(organizationUuid: string, runKey: string): RebalanceRunRecord | undefined {
-    const r = this.db
-      .prepare(
-        "SELECT * FROM rebalance_runs WHERE organization_uuid = ? AND run_key = ? ORDER BY created DESC, rowid DESC LIMIT 1",
-      )
-      .get(organizationUuid, runKey) as RunRow | undefined;
+    const r = this.cached(
+      "SELECT * FROM rebalance_runs WHERE organization_uuid = ? AND run_key = ? ORDER BY created DESC, rowid DESC LIMIT 1",
+    ).get(organizationUuid, runKey) as RunRow | undefined;
     return r && toRun(r);
   }
 
   /** The organization's runs, newest first, optionally of one as-of date. */
   list(organizationUuid: string, options: { asOfDate?: string; limit?: number } = {}): RebalanceRunRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM rebalance_runs WHERE organization_uuid = @org AND (@date IS NULL OR as_of_date = @date)
+    const rows = this.cached(
+      `SELECT * FROM rebalance_runs WHERE organization_uuid = @org AND (@date IS NULL OR as_of_date = @date)
          ORDER BY created DESC, rowid DESC LIMIT @limit`,
-      )
-      .all({ org: organizationUuid, date: options.asOfDate ?? null, limit: options.limit ?? -1 }) as RunRow[];
+    ).all({ org: organizationUuid, date: options.asOfDate ?? null, limit: options.limit ?? -1 }) as RunRow[];
     return rows.map(toRun);
   }
 
   /** Mark a run completed now. */
   finish(organizationUuid: string, uuid: string): void {
-    this.db
-      .prepare(
-        "UPDATE rebalance_runs SET status = 'completed', finished = ? WHERE uuid = ? AND organization_uuid = ?",
-      )
-      .run(this.now(), uuid, organizationUuid);
+    this.cached(
+      "UPDATE rebalance_runs SET status = 'completed', finished = ? WHERE uuid = ? AND organization_uuid = ?",
+    ).run(this.now(), uuid, organizationUuid);
   }
 
   /** The outcomes recorded so far, keyed by account. */
   outcomes(runUuid: string): Map<string, RebalanceOutcomeRecord> {
-    const rows = this.db
-      .prepare("SELECT * FROM rebalance_run_accounts WHERE run_uuid = ? ORDER BY position")
-      .all(runUuid) as OutcomeRow[];
+    const rows = this.cached("SELECT * FROM rebalance_run_accounts WHERE run_uuid = ? ORDER BY position").all(
+      runUuid,
+    ) as OutcomeRow[];
     return new Map(rows.map((r) => [r.account_uuid, toOutcome(r)]));
   }
 
@@ -183,12 +179,10 @@ export class RebalanceRunRepository {
   outcomeCounts(runUuids: readonly string[]): Map<string, Record<RebalanceOutcomeKind, number>> {
     const out = new Map<string, Record<RebalanceOutcomeKind, number>>();
     if (runUuids.length === 0) return out;
-    const rows = this.db
-      .prepare(
-        `SELECT run_uuid, outcome, count(*) AS n FROM rebalance_run_accounts
+    const rows = this.cached(
+      `SELECT run_uuid, outcome, count(*) AS n FROM rebalance_run_accounts
          WHERE run_uuid IN (SELECT value FROM json_each(?)) GROUP BY run_uuid, outcome`,
-      )
-      .all(JSON.stringify(runUuids)) as { run_uuid: string; outcome: RebalanceOutcomeKind; n: number }[];
+    ).all(JSON.stringify(runUuids)) as { run_uuid: string; outcome: RebalanceOutcomeKind; n: number }[];
     for (const r of rows) {
       const c = out.get(r.run_uuid) ?? { created: 0, skipped: 0, failed: 0 };
       c[r.outcome] = r.n;
@@ -202,13 +196,13 @@ export class RebalanceRunRepository {
    * Call it in the transaction that stores the account's proposal, so that a refused record rolls the proposal back.
    */
   recordOutcome(runUuid: string, position: number, o: Omit<RebalanceOutcomeRecord, "recorded">): boolean {
-    this.insertOutcome ??= this.db.prepare(
+    const insert = this.cached(
       `INSERT OR IGNORE INTO rebalance_run_accounts
          (run_uuid, account_uuid, position, outcome, proposal_uuid, reason, error_code, error_message, recorded)
        VALUES (@run, @account, @position, @outcome, @proposal, @reason, @code, @message, @recorded)`,
     );
     return (
-      this.insertOutcome.run({
+      insert.run({
         run: runUuid,
         account: o.accountUuid,
         position,
@@ -232,15 +226,13 @@ export class RebalanceRunRepository {
     accountUuid: string,
     exceptRunUuid: string,
   ): { runUuid: string; proposalUuid: string } | undefined {
-    const r = this.db
-      .prepare(
-        `SELECT o.run_uuid, o.proposal_uuid FROM rebalance_run_accounts o
+    const r = this.cached(
+      `SELECT o.run_uuid, o.proposal_uuid FROM rebalance_run_accounts o
          JOIN rebalance_runs r ON r.uuid = o.run_uuid
          WHERE o.account_uuid = ? AND o.outcome = 'created' AND o.run_uuid <> ?
            AND r.organization_uuid = ? AND r.as_of_date = ?
          ORDER BY o.recorded DESC LIMIT 1`,
-      )
-      .get(accountUuid, exceptRunUuid, organizationUuid, asOfDate) as
+    ).get(accountUuid, exceptRunUuid, organizationUuid, asOfDate) as
       | { run_uuid: string; proposal_uuid: string }
       | undefined;
     return r && { runUuid: r.run_uuid, proposalUuid: r.proposal_uuid };
