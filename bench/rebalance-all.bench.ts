@@ -1,8 +1,8 @@
 /**
  * `lotwise rebalance --all` over 1,000 accounts (issue 14): accounts per second of a rebalance run with the
  * tax-aware optimizer (`when: always`, so every account is optimized and gets a stored proposal), at concurrency 1
- * (one thread) and 2 (two worker threads, each on its own store connection, working on disjoint shards of the same
- * run). Goal: >= 50 accounts/s.
+ * (one thread) and 2 (`runRebalanceInWorkers`, what `--concurrency 2` runs: two worker threads, each on its own
+ * store connection, working on disjoint shards of the same run). Goal: >= 50 accounts/s.
  *
  * Setup (not timed in the figures): the demo's synthetic market (seeded, 200 securities, 3 years, SYNTH500 as the
  * benchmark), its configuration (characteristics risk model, tax_gamma 1, 3% active-risk cap, 10% max weight) and
@@ -15,11 +15,10 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createRandom } from "../src/core/random.js";
 import type { ServiceContext } from "../src/service/context.js";
 import { buildDemo } from "../src/service/demo.js";
-import { spawnModuleWorker } from "../src/service/jobs/spawn-worker.js";
+import { runRebalanceInWorkers } from "../src/service/rebalance-run-workers.js";
 import { runRebalance } from "../src/service/rebalance-runs.js";
 import { openStore } from "../src/store/index.js";
 import { line, writeResult } from "./lib/harness.js";
@@ -27,28 +26,8 @@ import { line, writeResult } from "./lib/harness.js";
 const CLOCK = () => new Date("2026-01-15T15:00:00Z");
 const GOAL = 50;
 
-interface WorkerInput {
-  file: string;
-  org: string;
-  index: number;
-  count: number;
-}
-
 function contextOf(file: string): ServiceContext {
   return { store: openStore(file, { create: false, now: () => CLOCK().toISOString() }), clock: CLOCK };
-}
-
-/** Worker thread: process one shard of the run. */
-function workerMain(input: WorkerInput): void {
-  const ctx = contextOf(input.file);
-  const run = runRebalance(
-    ctx,
-    input.org,
-    { when: "always" },
-    { shard: { index: input.index, count: input.count } },
-  );
-  ctx.store.close();
-  parentPort!.postMessage({ created: run.totals.created });
 }
 
 function setup(dir: string, accounts: number): { file: string; org: string } {
@@ -98,26 +77,10 @@ async function measure(base: string, org: string, dir: string, concurrency: numb
     runRebalance(ctx, org, { when: "always" });
     ctx.store.close();
   } else {
-    // The run is created first (no account processed), then each worker takes its shard.
+    // What `lotwise rebalance --all --concurrency 2` runs: worker threads on the shards of one run.
     const ctx = contextOf(file);
-    runRebalance(ctx, org, { when: "always", max_accounts: 0 });
+    await runRebalanceInWorkers(ctx, org, { when: "always" }, { workers: concurrency });
     ctx.store.close();
-    await Promise.all(
-      Array.from(
-        { length: concurrency },
-        (_, index) =>
-          new Promise<void>((resolve, reject) => {
-            const w = spawnModuleWorker(new URL(import.meta.url), {
-              file,
-              org,
-              index,
-              count: concurrency,
-            } satisfies WorkerInput);
-            w.once("message", () => resolve());
-            w.once("error", reject);
-          }),
-      ),
-    );
   }
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -166,5 +129,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (isMainThread) await main();
-else workerMain(workerData as WorkerInput);
+await main();

@@ -55,6 +55,11 @@ import type { LotCsvSource } from "./lots-import.js";
 export interface RebalanceRunCallOptions {
   /** Called as accounts get their outcomes: `completed` of `total` accounts of the run. */
   onProgress?: ((completed: number, total: number) => void) | undefined;
+  /**
+   * Worker threads that process the run (local store files only; a remote service paces its own runs).
+   * @default 1
+   */
+  concurrency?: number | undefined;
 }
 
 /** Every operation of one organization. All methods are async so that local and remote look the same. */

@@ -87,6 +87,7 @@ export {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 export { type CreateProposalOptions, createProposal, createProposalJson, getProposal } from "./proposals.js";
+export { runRebalanceInWorkers } from "./rebalance-run-workers.js";
 export {
   getRebalanceRun,
   listRebalanceRuns,

@@ -131,6 +131,7 @@ import {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 import { createProposal, getProposal } from "./proposals.js";
+import { runRebalanceInWorkers } from "./rebalance-run-workers.js";
 import { getRebalanceRun, listRebalanceRuns, runRebalance } from "./rebalance-runs.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
 import {
@@ -344,7 +345,19 @@ export class LocalBackend implements Backend {
     });
   }
 
-  runRebalance(body: RebalanceRunRequest, options: RebalanceRunCallOptions = {}): Promise<RebalanceRun> {
+  async runRebalance(
+    body: RebalanceRunRequest,
+    options: RebalanceRunCallOptions = {},
+  ): Promise<RebalanceRun> {
+    if ((options.concurrency ?? 1) > 1) {
+      const request = parseOrThrow(rebalanceRunRequestSchema, body, "request body");
+      return rebalanceRunSchema.parse(
+        await runRebalanceInWorkers(this.ctx, this.organizationUuid, request, {
+          workers: options.concurrency!,
+          onProgress: options.onProgress,
+        }),
+      );
+    }
     return this.reply(rebalanceRunSchema, () =>
       runRebalance(
         this.ctx,

@@ -302,6 +302,31 @@ describe("rebalance runs over HTTP and the CLI", () => {
     expect(text).toContain("2: 2 created, 0 skipped, 0 failed");
     expect(text).toContain(run.accounts[0]!.proposal_uuid!);
 
+    // --concurrency 2: two worker threads on the shards of one run, the same outcomes, one proposal per account.
+    const counts = [a, b, c].map(proposals);
+    const threaded = memoryOutput(true);
+    const threadedCode = await main(
+      [
+        ...runAlways,
+        `${a},${f},${b},${c}`,
+        "--force",
+        "--concurrency",
+        "2",
+        "--store",
+        file,
+        "--org",
+        org,
+        "--json",
+      ],
+      { output: () => threaded },
+    );
+    expect(threadedCode).toBe(1); // F failed
+    const parallel = rebalanceRunSchema.parse(JSON.parse(threaded.stdout.join("\n")));
+    expect(parallel.status).toBe("completed");
+    expect(parallel.accounts.map((x) => x.outcome)).toEqual(["created", "failed", "created", "created"]);
+    expect(parallel.accounts[1]!.error?.code).toBe("risk_model_inputs_missing");
+    expect([a, b, c].map(proposals)).toEqual(counts.map((n) => n + 1));
+
     // A run with a failed account exits 1, after printing the summary.
     const failing = memoryOutput(false);
     const failCode = await main(

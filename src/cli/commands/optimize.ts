@@ -170,6 +170,10 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
         "--force",
         "with --all: a new run even when this run exists; rebalance accounts already done on the date",
       )
+      .option(
+        "--concurrency <n>",
+        "with --all on a local store: worker threads that process the run (default 1)",
+      )
       .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)")
       .action(
         actionWithCode(hooks, async (ctx, opts: RunOptions & { account?: string }) => {
@@ -177,7 +181,7 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
             if (opts.account !== undefined) throw usageError("Give --account or --all, not both.", "--all");
             return rebalanceAll(ctx, opts);
           }
-          for (const flag of ["client", "config", "accounts", "force"] as const)
+          for (const flag of ["client", "config", "accounts", "force", "concurrency"] as const)
             if (opts[flag] !== undefined)
               throw usageError(`--${flag} applies to a run over many accounts: add --all.`, `--${flag}`);
           const account = opts.account;

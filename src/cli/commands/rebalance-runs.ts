@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import {
+  MAX_REBALANCE_RUN_WORKERS,
   REBALANCE_RUN_WHEN,
   type RebalanceRun,
   type RebalanceRunRequest,
@@ -26,6 +27,7 @@ export interface RunOptions {
   accounts?: string;
   force?: boolean;
   asOf?: string;
+  concurrency?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -120,12 +122,22 @@ export function renderRun(run: RebalanceRun): string {
 /** `lotwise rebalance --all ...`: exit 1 when an account failed (or accounts are still pending). */
 export async function rebalanceAll(ctx: CommandContext, opts: RunOptions): Promise<number> {
   const request = runRequestOf(opts);
+  let concurrency = 1;
+  if (opts.concurrency !== undefined) {
+    concurrency = Number(opts.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_REBALANCE_RUN_WORKERS)
+      throw usageError(
+        `--concurrency must be an integer from 1 to ${MAX_REBALANCE_RUN_WORKERS}, got "${opts.concurrency}".`,
+        "--concurrency",
+      );
+  }
   const backend = await ctx.backend();
   const bar = createProgressBar("rebalance run");
   let run: RebalanceRun;
   try {
     run = await backend.runRebalance(request, {
       onProgress: (completed, total) => bar.update(completed, total, "accounts"),
+      concurrency,
     });
   } finally {
     bar.done();
