@@ -548,7 +548,7 @@ export class MarketRepository implements MarketDataWriter {
   /** Latest trading date (a date with any price) on or before `date`, or null when there is none. */
   latestTradingDate(date: string): string | null {
     return (
-      (this.db.prepare("SELECT max(date) FROM trading_dates WHERE date <= ?").pluck().get(date) as
+      (this.cached("SELECT max(date) FROM trading_dates WHERE date <= ?").pluck().get(date) as
         | string
         | null) ?? null
     );
