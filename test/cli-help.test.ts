@@ -3,9 +3,14 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../src/cli/main.js";
 
+/** Commands that run something: the leaves, and commands with an action of their own besides sub-commands. */
 function leaves(cmd: Command, path: string[] = []): { path: string; cmd: Command }[] {
   if (cmd.commands.length === 0) return [{ path: path.join(" "), cmd }];
-  return cmd.commands.flatMap((c) => leaves(c, [...path, c.name()]));
+  const runs = path.length > 0 && (cmd as unknown as { _actionHandler: unknown })._actionHandler !== null;
+  return [
+    ...(runs ? [{ path: path.join(" "), cmd }] : []),
+    ...cmd.commands.flatMap((c) => leaves(c, [...path, c.name()])),
+  ];
 }
 
 function helpOf(cmd: Command): string {
@@ -47,6 +52,8 @@ describe("CLI help", () => {
       "proposal create",
       "optimize",
       "rebalance",
+      "rebalance runs list",
+      "rebalance runs show",
       "themes create",
       "themes update",
       "themes list",

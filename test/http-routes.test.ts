@@ -27,6 +27,8 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  rebalanceRunListSchema,
+  rebalanceRunSchema,
   riskModelListSchema,
   riskModelSchema,
   themeBacktestResultSchema,
@@ -325,6 +327,41 @@ describe("success shapes of every route", () => {
     const sides = new Map(o.trades.map((x) => [x.ticker, x.side]));
     for (const order of stored.orders)
       expect(order.amount.startsWith("-") ? "sell" : "buy").toBe(sides.get(order.ticker));
+  });
+
+  it("rebalance runs (extension): run, read and list; a repeated request reports the same run", async () => {
+    const body = { when: "always", account_uuids: [seeded.accountUuid], as_of_date: "2025-06-30" };
+    const run = shape(
+      await send(app, "POST", `${org}/rebalance_runs/`, { key, json: body }),
+      200,
+      rebalanceRunSchema,
+    );
+    expect(run.status).toBe("completed");
+    expect(run.accounts.map((a) => [a.account_uuid, a.outcome])).toEqual([[seeded.accountUuid, "created"]]);
+    const again = shape(
+      await send(app, "POST", `${org}/rebalance_runs/`, { key, json: body }),
+      200,
+      rebalanceRunSchema,
+    );
+    expect(again).toEqual(run);
+    expect(
+      shape(
+        await send(app, "GET", `${org}/rebalance_runs/${run.run_uuid}/`, { key }),
+        200,
+        rebalanceRunSchema,
+      ),
+    ).toEqual(run);
+    const list = shape(
+      await send(app, "GET", `${org}/rebalance_runs/`, { key }),
+      200,
+      rebalanceRunListSchema,
+    );
+    expect(list.map((r) => r.run_uuid)).toContain(run.run_uuid);
+    const missing = await send(app, "GET", `${org}/rebalance_runs/00000000-0000-4000-8000-000000000000/`, {
+      key,
+    });
+    expect(missing.status).toBe(404);
+    expect(envelope(missing).code).toBe("rebalance_run_not_found");
   });
 
   it("risk models: import 201 (bodies past the default limit), list, read, delete 204; optimize uses the upload", async () => {
@@ -659,6 +696,9 @@ describe("success shapes of every route", () => {
         "evaluateAccount",
         "harvestScan",
         "rebalanceAccount",
+        "runRebalance",
+        "listRebalanceRuns",
+        "getRebalanceRun",
         "importRiskModel",
         "listRiskModels",
         "getRiskModel",

@@ -208,6 +208,10 @@ describe("as-of dates after the last market date are refused naming that date", 
     expectLate(await send(app, "POST", `${account()}/rebalance/`, { key, json: { as_of_date: late } }));
   });
 
+  it("rebalance run", async () => {
+    expectLate(await send(app, "POST", `${org}/rebalance_runs/`, { key, json: { as_of_date: late } }));
+  });
+
   it("harvest scan", async () => {
     expectLate(await send(app, "GET", `${account()}/harvest/?as_of_date=${late}`, { key }));
   });

@@ -111,7 +111,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       ),
       cmd(
         "rebalance",
-        "Optimize an account, then build and store the rebalance proposal of the optimized weights (as `lotwise proposal create` does). An infeasible configuration stores nothing and exits 1 with the diagnosis.",
+        "Optimize an account, then build and store the rebalance proposal of the optimized weights (as `lotwise proposal create` does); an infeasible configuration stores nothing and exits 1 with the diagnosis. With --all, a rebalance run over many accounts (--when breached|harvest|always, --client / --config / --accounts) with one outcome per account, stored (`lotwise rebalance runs list|show`); exits 1 when an account failed.",
         true,
       ),
     ],

@@ -5,13 +5,21 @@
  * come from the operation table (service/operations.ts), as the server's routes do. Errors arrive as the same
  * {@link PortfolioError} subclasses, codes and messages as with the local backend.
  */
+import type { RebalanceRun, RebalanceRunRequest } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
-import type { Backend, BackendMethods } from "../service/backend.js";
+import type { Backend, BackendMethods, RebalanceRunCallOptions } from "../service/backend.js";
 import { type AnyOperation, callInput, installOperationMethods, queryStrings } from "../service/operation.js";
 import { LOTS_UPLOAD_TIMEOUT_MS, OPERATION_LIST } from "../service/operations.js";
 import { HttpClient, type HttpClientOptions } from "./http-client.js";
 
 export { LOTS_UPLOAD_TIMEOUT_MS };
+
+/**
+ * Accounts one `POST .../rebalance_runs/` call of {@link RemoteBackend.rebalanceAll} asks the service to process
+ * (the service caps a call at its own limit): the client calls again until the run is completed, reporting progress
+ * in between.
+ */
+export const REBALANCE_RUN_CHUNK = 50;
 
 /** Options of {@link RemoteBackend.connect}. */
 export interface RemoteBackendOptions extends HttpClientOptions {
@@ -64,6 +72,28 @@ export class RemoteBackend implements Backend {
     return op.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) =>
       encodeURIComponent(name === "organization_uuid" ? this.organizationUuid : (args[i++] ?? "")),
     );
+  }
+
+  /**
+   * Calls `POST .../rebalance_runs/` in chunks of {@link REBALANCE_RUN_CHUNK} accounts until the run is completed
+   * (the first call carries `force`; later ones continue the newest run of the key). With `max_accounts` in the body,
+   * one call.
+   */
+  async rebalanceAll(
+    body: RebalanceRunRequest,
+    options: RebalanceRunCallOptions = {},
+  ): Promise<RebalanceRun> {
+    if (body.max_accounts !== undefined) return this.runRebalance(body);
+    let run = await this.runRebalance({ ...body, max_accounts: REBALANCE_RUN_CHUNK });
+    const { force: _force, ...rest } = body;
+    for (;;) {
+      options.onProgress?.(run.totals.accounts - run.totals.pending, run.totals.accounts);
+      if (run.status === "completed") return run;
+      const pending = run.totals.pending;
+      run = await this.runRebalance({ ...rest, max_accounts: REBALANCE_RUN_CHUNK });
+      // A call that leaves as many accounts pending made no progress: answer the run as it is rather than loop.
+      if (run.status !== "completed" && run.totals.pending >= pending) return run;
+    }
   }
 
   /**

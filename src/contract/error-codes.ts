@@ -69,6 +69,7 @@ export const ERROR_CODES = {
     when: "the portfolio configuration does not exist in the key's organization",
   },
   asset_class_not_found: { status: 404, when: "the asset class does not exist in the key's organization" },
+  rebalance_run_not_found: { status: 404, when: "a rebalance run that is not the organization's" },
   proposal_not_found: { status: 404, when: "a stored proposal that does not exist (under that account)" },
   risk_model_not_found: { status: 404, when: "an uploaded risk model that is not the organization's" },
   theme_not_found: { status: 404, when: "the theme does not exist in the key's organization" },

@@ -257,6 +257,27 @@ export {
   proposalTaxLotSchema,
 } from "./proposal.js";
 export {
+  DEFAULT_REBALANCE_RUN_WHEN,
+  MAX_REBALANCE_RUN_ACCOUNTS,
+  MAX_REBALANCE_RUN_LISTED_ACCOUNTS,
+  MAX_REBALANCE_RUN_WORKERS,
+  REBALANCE_OUTCOMES,
+  REBALANCE_RUN_WHEN,
+  type RebalanceRun,
+  type RebalanceRunListQuery,
+  type RebalanceRunRequest,
+  type RebalanceRunSelection,
+  type RebalanceRunSummary,
+  type RebalanceRunWhenValue,
+  rebalanceRunAccountSchema,
+  rebalanceRunListQuerySchema,
+  rebalanceRunListSchema,
+  rebalanceRunRequestSchema,
+  rebalanceRunSchema,
+  rebalanceRunSelectionSchema,
+  rebalanceRunSummarySchema,
+} from "./rebalance-run.js";
+export {
   type ContractJsonSchemaOptions,
   type ContractMeta,
   contractJsonSchema,

@@ -86,6 +86,15 @@ import {
   proposalTaxLotSchema,
 } from "./proposal.js";
 import {
+  rebalanceRunAccountSchema,
+  rebalanceRunListQuerySchema,
+  rebalanceRunListSchema,
+  rebalanceRunRequestSchema,
+  rebalanceRunSchema,
+  rebalanceRunSelectionSchema,
+  rebalanceRunSummarySchema,
+} from "./rebalance-run.js";
+import {
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
@@ -164,6 +173,13 @@ export const CONTRACT_SCHEMAS = {
   RebalanceRequest: rebalanceRequestSchema,
   CashRequest: cashRequestSchema,
   CashRequestReport: cashRequestReportSchema,
+  RebalanceRunRequest: rebalanceRunRequestSchema,
+  RebalanceRunListQuery: rebalanceRunListQuerySchema,
+  RebalanceRunSelection: rebalanceRunSelectionSchema,
+  RebalanceRunAccount: rebalanceRunAccountSchema,
+  RebalanceRun: rebalanceRunSchema,
+  RebalanceRunSummary: rebalanceRunSummarySchema,
+  RebalanceRunList: rebalanceRunListSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,
   RiskModelSummary: riskModelSummarySchema,

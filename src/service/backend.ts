@@ -10,6 +10,7 @@
  * operation's response schema (void for 204). E.g. `getAccount(clientUuid, accountUuid)`,
  * `optimizeAccount(clientUuid, accountUuid, body?)`, `importLots(accountUuid, csv, query?)`.
  */
+import type { RebalanceRun, RebalanceRunRequest } from "../contract/index.js";
 import type { OperationMethods } from "./operation.js";
 import type { OPERATIONS } from "./operations.js";
 
@@ -19,4 +20,21 @@ export type BackendMethods = OperationMethods<typeof OPERATIONS>;
 /** Every operation of one organization. All methods are async so that local and remote look the same. */
 export interface Backend extends BackendMethods {
   readonly kind: "local" | "remote";
+  /**
+   * A whole rebalance run (docs/rebalance-runs.md), with progress: locally one call of the service (or worker
+   * threads with `concurrency` > 1); remotely `runRebalance` in chunks of accounts until the run is completed.
+   * Built on the table's `runRebalance`, which processes at most one chunk per call.
+   */
+  rebalanceAll(body: RebalanceRunRequest, options?: RebalanceRunCallOptions): Promise<RebalanceRun>;
+}
+
+/** Options of {@link Backend.rebalanceAll}. */
+export interface RebalanceRunCallOptions {
+  /** Called as accounts get their outcomes: `completed` of `total` accounts of the run. */
+  onProgress?: ((completed: number, total: number) => void) | undefined;
+  /**
+   * Worker threads that process the run (local store files only; a remote service paces its own runs).
+   * @default 1
+   */
+  concurrency?: number | undefined;
 }

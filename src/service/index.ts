@@ -96,11 +96,15 @@ export {
   RISK_MODEL_MAX_BODY_BYTES,
 } from "./operations.js";
 export {
+  createOptimizationMemo,
+  type NoProposalReason,
+  type OptimizationMemo,
   type OptimizeAccountOptions,
   optimizeAccount,
   optimizedWeightsOf,
   type PreparedOptimization,
   prepareAccountOptimization,
+  proposalOfOptimization,
   rebalanceAccount,
 } from "./optimize.js";
 export { type ConfigResolution, optimizerConfigFromPortfolioConfig } from "./optimizer-inputs.js";
@@ -120,6 +124,17 @@ export {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 export { type CreateProposalOptions, createProposal, createProposalJson, getProposal } from "./proposals.js";
+export { runRebalanceInWorkers } from "./rebalance-run-workers.js";
+export {
+  getRebalanceRun,
+  listRebalanceRuns,
+  type RebalanceRunProgress,
+  type RunRebalanceOptions,
+  rebalanceRunKey,
+  runRebalance,
+  UNEXPECTED_ACCOUNT_ERROR,
+} from "./rebalance-runs.js";
+export { type RunSelectionInput, runSelectionOf, selectRunAccounts } from "./rebalance-selection.js";
 export {
   deleteRiskModel,
   getRiskModel,

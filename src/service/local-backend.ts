@@ -6,9 +6,15 @@
  * same contract schemas as at the HTTP boundary, and answers pass through the response schema as the HTTP client
  * does with the server's (same validation, same key order).
  */
-import { parseOrThrow } from "../contract/index.js";
+import {
+  parseOrThrow,
+  type RebalanceRun,
+  type RebalanceRunRequest,
+  rebalanceRunRequestSchema,
+  rebalanceRunSchema,
+} from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
-import type { Backend, BackendMethods } from "./backend.js";
+import type { Backend, BackendMethods, RebalanceRunCallOptions } from "./backend.js";
 import type { ServiceContext } from "./context.js";
 import {
   type AnyOperation,
@@ -19,6 +25,8 @@ import {
   queryStrings,
 } from "./operation.js";
 import { OPERATION_LIST } from "./operations.js";
+import { runRebalanceInWorkers } from "./rebalance-run-workers.js";
+import { runRebalance } from "./rebalance-runs.js";
 
 // The methods of BackendMethods are installed on the prototype from the operation table (below).
 export interface LocalBackend extends BackendMethods {}
@@ -36,6 +44,24 @@ export class LocalBackend implements Backend {
         `Organization ${organizationUuid} not found in ${ctx.store.path}.`,
         "organization_not_found",
       );
+  }
+
+  async rebalanceAll(
+    body: RebalanceRunRequest,
+    options: RebalanceRunCallOptions = {},
+  ): Promise<RebalanceRun> {
+    const request = parseOrThrow(rebalanceRunRequestSchema, body, "request body");
+    const onProgress = options.onProgress;
+    const run =
+      (options.concurrency ?? 1) > 1
+        ? await runRebalanceInWorkers(this.ctx, this.organizationUuid, request, {
+            workers: options.concurrency!,
+            onProgress,
+          })
+        : runRebalance(this.ctx, this.organizationUuid, request, {
+            ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.completed, p.total) }),
+          });
+    return rebalanceRunSchema.parse(run);
   }
 
   /**

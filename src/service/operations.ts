@@ -43,6 +43,10 @@ import {
   proposalRequestSchema,
   proposalResponseSchema,
   rebalanceRequestSchema,
+  rebalanceRunListQuerySchema,
+  rebalanceRunListSchema,
+  rebalanceRunRequestSchema,
+  rebalanceRunSchema,
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
@@ -87,6 +91,7 @@ import {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 import { createProposalJson, getProposal } from "./proposals.js";
+import { getRebalanceRun, listRebalanceRuns, runRebalance } from "./rebalance-runs.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
 import {
   backtestTheme,
@@ -112,6 +117,13 @@ export const RISK_MODEL_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const LOTS_CSV_MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** Limit of a lots CSV sent as a multipart form: the form is buffered to be parsed. */
 export const LOTS_CSV_MULTIPART_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Accounts one `POST .../rebalance_runs/` request processes at most (a request runs synchronously on a request
+ * worker; at ~50 accounts/s that is a few seconds): a larger run answers `running` and the same request continues it
+ * (the remote CLI loops). `max_accounts` in the body can lower it.
+ */
+export const REBALANCE_RUN_ACCOUNTS_PER_REQUEST = 200;
 /** Time limit of a lots upload by the client: a file of a million lots is tens of MB. */
 export const LOTS_UPLOAD_TIMEOUT_MS = 15 * 60_000;
 
@@ -535,6 +547,44 @@ export const OPERATIONS = {
         asOf: body.as_of_date,
         cashRequest: body.cash_request,
       }),
+  }),
+
+  // Rebalance runs over many accounts (extensions; service/rebalance-runs.ts, docs/rebalance-runs.md)
+  runRebalance: defineOperation({
+    method: "POST",
+    path: `${ORG_PREFIX}/rebalance_runs/`,
+    rateLimited: true,
+    heavy: "write",
+    tag: TAGS.proposals,
+    summary: "Run, resume or report a rebalance run over many accounts",
+    description: `Extension. Selects accounts (every account of the organization, or client_uuid, portfolio_config_uuid or account_uuids) and, for each that needs it (when: breached = drift status breach, harvest = at least one harvestable lot, always), optimizes it and stores the proposal as the rebalance extension does. Each account gets an outcome: created (proposal_uuid), skipped (reason, e.g. "drift ok (total drift 1.20%)", "no harvestable loss", "already in run X (proposal Y)") or failed (error code and message); one failing account never stops the run. The run key is as_of_date|when|selection: the same request again answers the newest run of that key and creates nothing for accounts that already have an outcome (it resumes an interrupted run); force starts a new run. One request processes at most ${REBALANCE_RUN_ACCOUNTS_PER_REQUEST} accounts (or max_accounts): a larger run answers status running with pending accounts, and the same request continues it. docs/rebalance-runs.md.`,
+    body: { schema: rebalanceRunRequestSchema },
+    response: { status: 200, schema: rebalanceRunSchema, description: "The run with its outcomes." },
+    errors: ["client_not_found", "portfolio_config_not_found"],
+    run: ({ ctx, org, body }) =>
+      runRebalance(ctx, org, body, { maxAccounts: REBALANCE_RUN_ACCOUNTS_PER_REQUEST }),
+  }),
+  listRebalanceRuns: defineOperation({
+    method: "GET",
+    path: `${ORG_PREFIX}/rebalance_runs/`,
+    tag: TAGS.proposals,
+    summary: "List rebalance runs",
+    description:
+      "Extension. The organization's rebalance runs, newest first, with their totals (no per-account outcomes).",
+    query: rebalanceRunListQuerySchema,
+    response: { status: 200, schema: rebalanceRunListSchema, description: "The runs." },
+    errors: [],
+    run: ({ ctx, org, query }) => listRebalanceRuns(ctx, org, query),
+  }),
+  getRebalanceRun: defineOperation({
+    method: "GET",
+    path: `${ORG_PREFIX}/rebalance_runs/{run_uuid}/`,
+    tag: TAGS.proposals,
+    summary: "Get a rebalance run",
+    description: "Extension. The run with the outcome of every account (pending: not processed yet).",
+    response: { status: 200, schema: rebalanceRunSchema, description: "The run." },
+    errors: ["rebalance_run_not_found"],
+    run: ({ ctx, org, params }) => getRebalanceRun(ctx, org, params.run_uuid),
   }),
 
   // Uploaded risk models (extensions; service/risk-models.ts, docs/optimize-service.md)

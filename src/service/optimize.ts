@@ -21,12 +21,14 @@ import type { Currency, Security } from "../core/data/types.js";
 import { addDays } from "../core/dates.js";
 import { DataError, ValidationError } from "../core/errors.js";
 import {
+  createOptimizer,
   type OptimizationInput,
   type OptimizationResult,
+  type Optimizer,
   optimizePortfolio,
 } from "../core/optimizer/index.js";
 import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/index.js";
-import type { AccountRecord, RiskModelKind } from "../store/index.js";
+import type { AccountRecord, MarketRepository, RiskModelKind } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import {
   type AccountValue,
@@ -46,7 +48,7 @@ import {
   MIN_RETURN_OBSERVATIONS,
   RISK_LOOKBACK_DAYS,
 } from "./optimizer-inputs.js";
-import { accountLots, createProposalJson } from "./proposals.js";
+import { accountLots, createProposalJson, type ProposalQuotes } from "./proposals.js";
 import { isUploadedKind, latestUploadedModel, listForMessage, uploadedModelOver } from "./risk-models.js";
 import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
@@ -63,6 +65,54 @@ export interface OptimizeAccountOptions {
   asOf?: string | undefined;
   /** The account's client, when the caller has it (HTTP path): the account must belong to it. */
   clientUuid?: string | undefined;
+  /**
+   * Inputs shared by the optimizations of many accounts on one date (a rebalance run): the price history and the
+   * estimated risk model of a universe are computed once per (date, risk model, universe). Reuse one memo only
+   * while the market data does not change.
+   */
+  memo?: OptimizationMemo | undefined;
+}
+
+/**
+ * See {@link OptimizeAccountOptions.memo}; {@link createOptimizationMemo} makes one. Keys hold the date and the
+ * asset list; the values are read-only once stored.
+ */
+export interface OptimizationMemo {
+  readonly history: Map<string, PriceHistory>;
+  readonly riskModels: Map<string, { model: FactorModel; warnings: readonly string[] }>;
+  /** Benchmark weights by source and date. */
+  readonly targets: Map<string, ReturnType<typeof benchmarkWeightsAsOf>>;
+  /** Security master rows and last closes of a candidate list on a date. */
+  readonly quotes: Map<
+    string,
+    { securities: Map<string, Security>; closes: ReturnType<MarketRepository["latestPrices"]> }
+  >;
+  /**
+   * One optimizer workspace for every account: accounts of the same universe share the risk model object, so the
+   * workspace's model factorizations and warm-started solver are reused (the answer is the same optimum).
+   */
+  readonly optimizer: Optimizer;
+}
+
+/** An empty {@link OptimizationMemo}. */
+export function createOptimizationMemo(): OptimizationMemo {
+  return {
+    history: new Map(),
+    riskModels: new Map(),
+    targets: new Map(),
+    quotes: new Map(),
+    optimizer: createOptimizer(),
+  };
+}
+
+/** `compute()` through `map` under `key` (no memo: computed each time). */
+function memoized<K, V>(map: Map<K, V> | undefined, key: K, compute: () => V): V {
+  let v = map?.get(key);
+  if (v === undefined) {
+    v = compute();
+    map?.set(key, v);
+  }
+  return v;
 }
 
 /** Everything prepared for one optimization, with what the answer reports besides the result. */
@@ -74,6 +124,8 @@ export interface PreparedOptimization {
   riskModelName: string;
   uploaded: AccountOptimization["uploaded_risk_model"];
   warnings: string[];
+  /** Last closes on the as-of date of the candidates (the universe and what was left out of it). */
+  closes: ProposalQuotes["closes"];
 }
 
 function resolveAccount(ctx: ServiceContext, org: string, accountUuid: string, clientUuid?: string) {
@@ -124,7 +176,13 @@ export function prepareAccountOptimization(
   const source = benchmarkSource(ctx, account, read);
   let benchmarkName: string;
   let targetWeights: Map<string, number>;
-  const fromSource = source === null ? null : benchmarkWeightsAsOf(ctx, source, asOf);
+  const memo = options.memo;
+  const fromSource =
+    source === null
+      ? null
+      : memoized(memo?.targets, `${asOf}|${JSON.stringify(source)}`, () =>
+          benchmarkWeightsAsOf(ctx, source, asOf),
+        );
   if (source !== null && fromSource !== null && fromSource.weights.size > 0) {
     benchmarkName = source.name;
     targetWeights = fromSource.weights;
@@ -144,9 +202,10 @@ export function prepareAccountOptimization(
   // Universe: benchmark constituents, holdings, and what the configuration names.
   const named = new Set<string>(configuredTickers(config));
   const candidates = [...new Set([...targetWeights.keys(), ...heldIds, ...named])].sort();
-  const securityList = market.securities({ themeAssetIds: candidates });
-  const securities = new Map(securityList.map((s) => [s.themeAssetId, s]));
-  const closes = market.latestPrices(candidates, asOf);
+  const { securities, closes } = memoized(memo?.quotes, `${asOf}|${candidates.join(",")}`, () => ({
+    securities: new Map(market.securities({ themeAssetIds: candidates }).map((s) => [s.themeAssetId, s])),
+    closes: market.latestPrices(candidates, asOf),
+  }));
   const assets: string[] = [];
   const dropped: string[] = [];
   for (const id of candidates) {
@@ -183,9 +242,10 @@ export function prepareAccountOptimization(
   // Index weights are stored as fractions summing to 1 up to rounding; holdings weights are normalized here.
   if (total > 1 || targetWeights.size === 0) for (let i = 0; i < n; i++) benchmark[i]! /= total;
 
-  // Market data for the risk model and the cost terms.
-  const history = priceHistory(ctx, assets, currencies, asOf);
+  // Market data for the risk model and the cost terms (shared through the memo by accounts of the same universe).
   const riskModelName = read.risk_model_name ?? DEFAULT_RISK_MODEL;
+  const universeKey = memo === undefined ? "" : `${asOf}|${assets.join(",")}`;
+  const history = memoized(memo?.history, universeKey, () => priceHistory(ctx, assets, currencies, asOf));
   let uploaded: PreparedOptimization["uploaded"] = null;
   let riskModel: FactorModel;
   if (isUploadedKind(riskModelName)) {
@@ -193,17 +253,24 @@ export function prepareAccountOptimization(
     riskModel = u.model;
     uploaded = u.used;
     if (u.warning !== null) warnings.push(u.warning);
-  } else
-    riskModel = buildAccountRiskModel(
-      ctx,
-      riskModelName,
-      assets,
-      securities,
-      pricesUsd,
-      history,
-      asOf,
-      warnings,
-    );
+  } else {
+    const built = memoized(memo?.riskModels, `${riskModelName}|${universeKey}`, () => {
+      const modelWarnings: string[] = [];
+      const model = buildAccountRiskModel(
+        ctx,
+        riskModelName,
+        assets,
+        securities,
+        pricesUsd,
+        history,
+        asOf,
+        modelWarnings,
+      );
+      return { model, warnings: modelWarnings };
+    });
+    riskModel = built.model;
+    warnings.push(...built.warnings);
+  }
   const cad = read.cash_buffer_cad_amount !== null || Number(read.cash_buffer_cad ?? 0) > 0;
   const cadPerUsd = cad ? fxOn(ctx, ["CAD"], asOf).get("CAD") : undefined;
   const household = householdWashSaleEvents(ctx, account, asOf, config.tax.washSaleThresholdDays);
@@ -211,6 +278,7 @@ export function prepareAccountOptimization(
   return {
     account,
     securities,
+    closes,
     benchmarkName,
     riskModelName,
     uploaded,
@@ -560,8 +628,27 @@ export function optimizeAccount(
   accountUuid: string,
   options: OptimizeAccountOptions = {},
 ): AccountOptimization {
+  return optimizeAccountWithQuotes(ctx, org, accountUuid, options).optimization;
+}
+
+/**
+ * {@link optimizeAccount}, with the security rows and closes it priced the universe at, for a proposal of the same
+ * date ({@link proposalOfOptimization}) to reuse.
+ */
+export function optimizeAccountWithQuotes(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: OptimizeAccountOptions = {},
+): { optimization: AccountOptimization; quotes: ProposalQuotes } {
   const prepared = prepareAccountOptimization(ctx, org, accountUuid, options);
-  return toWire(prepared, optimizePortfolio(prepared.input));
+  const optimizer = options.memo?.optimizer;
+  const result =
+    optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input);
+  return {
+    optimization: toWire(prepared, result),
+    quotes: { securities: prepared.securities, closes: prepared.closes },
+  };
 }
 
 /** The optimized weights as endpoint 1's `optimized_weights` (decimal(1,10), truncated toward zero so they never add above 1). */
@@ -636,52 +723,39 @@ export function rebalanceAccount(
       );
     prepared = withCashRequest(prepared, cash);
   }
-  const optimization = toWire(prepared, optimizePortfolio(prepared.input));
-  const report = (proposal: ProposalResponse | null, cashAfter: Decimal) =>
-    cash === null || value === null
-      ? null
-      : cashRequestReport(
-          value,
-          cash,
-          "optimizer",
-          `The tax-aware optimizer with the ${cash.kind === "withdrawal" ? "withdrawal reserved as cash" : "deposit added to the cash"} (target: ${optimization.benchmark}).`,
-          proposal,
-          cashAfter,
-        );
-  if (optimization.status === "infeasible")
-    return accountRebalanceSchema.parse({
-      optimization,
-      proposal: null,
-      message: `The optimization is infeasible, so no proposal was stored: ${optimization.diagnosis.join(" ")}`,
-      cash_request: null,
-    });
-  const weights = optimizedWeightsOf(optimization);
-  if (weights.length === 0)
-    return accountRebalanceSchema.parse({
-      optimization,
-      proposal: null,
-      message: "The optimized portfolio holds no asset (all cash), so no proposal was stored.",
-      cash_request: null,
-    });
-  const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
-  // The proposal sells exactly the lots the optimizer chose (its tax decisions), not the default policy's.
-  const lotChoices: Record<string, { lotId: string; quantity: string }[]> = {};
-  for (const l of optimization.lots_to_sell) {
-    const list = lotChoices[l.ticker] ?? [];
-    list.push({ lotId: l.lot_uuid, quantity: l.quantity });
-    lotChoices[l.ticker] = list;
-  }
-  const made = createProposalJson(ctx, org, clientUuid, accountUuid, body, {
-    asOf: optimization.as_of_date,
-    lotChoices,
-    ...(cash?.kind === "deposit" ? { depositUsd: cash.amountUsd.toFixed() } : {}),
-    ...(cash?.kind === "withdrawal" ? { withdrawalUsd: cash.amountUsd.toFixed() } : {}),
-  });
+  const optimizer = options.memo?.optimizer;
+  const optimization = toWire(
+    prepared,
+    optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input),
+  );
+  const made = proposalOfOptimization(
+    ctx,
+    org,
+    clientUuid,
+    accountUuid,
+    optimization,
+    { securities: prepared.securities, closes: prepared.closes },
+    cash === null
+      ? {}
+      : cash.kind === "deposit"
+        ? { depositUsd: cash.amountUsd }
+        : { withdrawalUsd: cash.amountUsd },
+  );
   return accountRebalanceSchema.parse({
     optimization,
-    proposal: made.response,
-    message: null,
-    cash_request: report(made.response, made.cashAfterUsd),
+    proposal: made.proposal,
+    message: made.message,
+    cash_request:
+      cash === null || value === null || made.proposal === null
+        ? null
+        : cashRequestReport(
+            value,
+            cash,
+            "optimizer",
+            `The tax-aware optimizer with the ${cash.kind === "withdrawal" ? "withdrawal reserved as cash" : "deposit added to the cash"} (target: ${optimization.benchmark}).`,
+            made.proposal,
+            made.cashAfterUsd,
+          ),
   });
 }
 
@@ -704,4 +778,58 @@ function withCashRequest(p: PreparedOptimization, cash: CashAmount): PreparedOpt
     ...p,
     input: { ...input, config: { ...c, cashBufferUsdAmount: usdBuffer + cash.amountUsd.toNumber() } },
   };
+}
+
+/** Why an optimization gives no proposal: `infeasible`, or `all_cash` (the optimized portfolio holds no asset). */
+export type NoProposalReason = "infeasible" | "all_cash";
+
+/**
+ * Build and store the proposal of an optimization's weights through endpoint 1's service, priced at its as-of date
+ * and selling exactly the lots the optimizer chose; `proposal: null` with the reason and a message when the
+ * optimization is infeasible or all cash. `quotes`: the optimization's (optimizeAccountWithQuotes), not read again;
+ * `cash`: a cash request's deposit (assumed added to the cash) or withdrawal (reserved like a cash buffer).
+ * @throws as endpoint 1.
+ */
+export function proposalOfOptimization(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  optimization: AccountOptimization,
+  quotes?: ProposalQuotes,
+  cash: { depositUsd?: Decimal; withdrawalUsd?: Decimal } = {},
+):
+  | { proposal: ProposalResponse; message: null; reason: null; cashAfterUsd: Decimal }
+  | { proposal: null; message: string; reason: NoProposalReason; cashAfterUsd: null } {
+  if (optimization.status === "infeasible")
+    return {
+      proposal: null,
+      reason: "infeasible",
+      message: `The optimization is infeasible, so no proposal was stored: ${optimization.diagnosis.join(" ")}`,
+      cashAfterUsd: null,
+    };
+  const weights = optimizedWeightsOf(optimization);
+  if (weights.length === 0)
+    return {
+      proposal: null,
+      reason: "all_cash",
+      message: "The optimized portfolio holds no asset (all cash), so no proposal was stored.",
+      cashAfterUsd: null,
+    };
+  const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
+  // The proposal sells exactly the lots the optimizer chose (its tax decisions), not the default policy's.
+  const lotChoices: Record<string, { lotId: string; quantity: string }[]> = {};
+  for (const l of optimization.lots_to_sell) {
+    const list = lotChoices[l.ticker] ?? [];
+    list.push({ lotId: l.lot_uuid, quantity: l.quantity });
+    lotChoices[l.ticker] = list;
+  }
+  const made = createProposalJson(ctx, org, clientUuid, accountUuid, body, {
+    asOf: optimization.as_of_date,
+    lotChoices,
+    quotes,
+    ...(cash.depositUsd === undefined ? {} : { depositUsd: cash.depositUsd.toFixed() }),
+    ...(cash.withdrawalUsd === undefined ? {} : { withdrawalUsd: cash.withdrawalUsd.toFixed() }),
+  });
+  return { proposal: made.response, message: null, reason: null, cashAfterUsd: made.cashAfterUsd };
 }

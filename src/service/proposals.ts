@@ -103,6 +103,17 @@ export interface CreateProposalOptions {
   depositUsd?: string;
   /** A cash request's withdrawal (USD decimal): reserved like a cash buffer (see ProposalInput.withdrawalUsd). */
   withdrawalUsd?: string;
+  /**
+   * Security rows and last closes on `asOf` the caller already read (the optimizer's, for the same date): used when
+   * they cover every asset of the proposal, instead of reading them again.
+   */
+  quotes?: ProposalQuotes | undefined;
+}
+
+/** See {@link CreateProposalOptions.quotes}. */
+export interface ProposalQuotes {
+  readonly securities: ReadonlyMap<string, Security>;
+  readonly closes: ReadonlyMap<string, { close: number }>;
 }
 
 /**
@@ -180,7 +191,11 @@ export function createProposalJson(
     const eff = effectiveConfig(ctx, account, asOf, { at: created });
     const c = eff.read;
     const ids = [...new Set([...lots.map((l) => l.themeAssetId), ...targets.map((t) => t.themeAssetId)])];
-    const prices = ctx.store.market.latestPrices(ids, asOf);
+    const q = options.quotes;
+    const known = q !== undefined && ids.every((id) => q.closes.has(id) && q.securities.has(id));
+    const prices: ReadonlyMap<string, { close: number }> = known
+      ? q.closes
+      : ctx.store.market.latestPrices(ids, asOf);
     const wholeAll =
       c.require_whole_shares && (c.whole_share_assets === null || c.whole_share_assets.length === 0);
     const wholeSet = new Set(c.require_whole_shares ? (c.whole_share_assets ?? []) : []);
@@ -188,7 +203,9 @@ export function createProposalJson(
     const priceMap: Record<string, string> = {};
     const fx: Partial<Record<Currency, string>> = {};
     // The targeted listings were resolved above (same transaction); only held-but-untargeted ones are read.
-    const master = ctx.store.market.securitiesByIds(ids.filter((id) => !listings.has(id)));
+    const master = known
+      ? new Map(ids.map((id) => [id, q.securities.get(id)!]))
+      : ctx.store.market.securitiesByIds(ids.filter((id) => !listings.has(id)));
     for (const [id, s] of listings) master.set(id, s);
     for (const id of ids) {
       const s = master.get(id);

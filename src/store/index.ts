@@ -51,6 +51,13 @@ export type {
 export type { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 export type { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
 export type { ProposalRepository } from "./repositories/proposals.js";
+export type {
+  RebalanceOutcomeKind,
+  RebalanceOutcomeRecord,
+  RebalanceRunRecord,
+  RebalanceRunRepository,
+  RebalanceRunWhen,
+} from "./repositories/rebalance-runs.js";
 export type { RiskModelRepository } from "./repositories/risk-models.js";
 export type { ThemeRepository } from "./repositories/themes.js";
 export { openStore, Store, type StoreOptions } from "./store.js";

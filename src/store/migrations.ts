@@ -322,6 +322,46 @@ CREATE TABLE risk_models (
 CREATE INDEX risk_models_org_kind_date ON risk_models(organization_uuid, kind, as_of_date);
 `,
   },
+  {
+    version: 4,
+    description:
+      "rebalance_runs and rebalance_run_accounts: batch rebalances over many accounts, one outcome row per account",
+    // A run is keyed by (organization, as-of date, when, selection) in run_key; several runs may share a key (a
+    // forced re-run), readers take the newest. The primary key of rebalance_run_accounts makes "one outcome per
+    // account and run" a constraint, so a resumed or concurrent run cannot record (or store a proposal for) an
+    // account twice: the outcome row is written in the proposal's transaction.
+    sql: `
+CREATE TABLE rebalance_runs (
+  uuid TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  run_key TEXT NOT NULL,
+  as_of_date TEXT NOT NULL,
+  run_when TEXT NOT NULL CHECK (run_when IN ('breached', 'harvest', 'always')),
+  selection TEXT NOT NULL,
+  account_uuids TEXT NOT NULL,
+  forced INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'completed')),
+  created TEXT NOT NULL,
+  finished TEXT
+);
+CREATE INDEX rebalance_runs_key ON rebalance_runs(organization_uuid, run_key, created);
+CREATE INDEX rebalance_runs_org_date ON rebalance_runs(organization_uuid, as_of_date);
+
+CREATE TABLE rebalance_run_accounts (
+  run_uuid TEXT NOT NULL REFERENCES rebalance_runs(uuid) ON DELETE CASCADE,
+  account_uuid TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('created', 'skipped', 'failed')),
+  proposal_uuid TEXT,
+  reason TEXT,
+  error_code TEXT,
+  error_message TEXT,
+  recorded TEXT NOT NULL,
+  PRIMARY KEY (run_uuid, account_uuid)
+) WITHOUT ROWID;
+CREATE INDEX rebalance_run_accounts_created ON rebalance_run_accounts(account_uuid, outcome);
+`,
+  },
 ];
 
 /** The schema version this build of lotwise writes. */

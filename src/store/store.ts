@@ -13,6 +13,7 @@ import { MarketRepository } from "./repositories/market.js";
 import { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
 import { AssetClassRepository, PortfolioConfigRepository } from "./repositories/portfolio-configs.js";
 import { ProposalRepository } from "./repositories/proposals.js";
+import { RebalanceRunRepository } from "./repositories/rebalance-runs.js";
 import { RiskModelRepository } from "./repositories/risk-models.js";
 import { ThemeRepository } from "./repositories/themes.js";
 
@@ -35,6 +36,7 @@ export class Store {
   readonly assetClasses: AssetClassRepository;
   readonly themes: ThemeRepository;
   readonly proposals: ProposalRepository;
+  readonly rebalanceRuns: RebalanceRunRepository;
   readonly riskModels: RiskModelRepository;
   readonly backtestJobs: BacktestJobRepository;
   readonly market: MarketRepository;
@@ -58,6 +60,7 @@ export class Store {
     this.assetClasses = new AssetClassRepository(this.db, this.now);
     this.themes = new ThemeRepository(this.db, this.now);
     this.proposals = new ProposalRepository(this.db, this.now);
+    this.rebalanceRuns = new RebalanceRunRepository(this.db, this.now);
     this.riskModels = new RiskModelRepository(this.db, this.now);
     this.backtestJobs = new BacktestJobRepository(this.db, this.now);
     this.market = new MarketRepository(this.db, this.now);

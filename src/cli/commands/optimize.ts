@@ -16,6 +16,7 @@ import { renderKeyValues, renderTable } from "../output.js";
 import { actionWithCode, examples, type ProgramHooks } from "../program.js";
 import { money, percent, quantity } from "../render.js";
 import { renderProposal } from "./proposal.js";
+import { type RunOptions, rebalanceAll, registerRebalanceRuns } from "./rebalance-runs.js";
 
 /** The request body of the options (`--as-of`). */
 function requestOf(opts: { asOf?: string }): OptimizeRequest {
@@ -182,13 +183,33 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
     "lotwise optimize --account 91aad834-...",
     "lotwise optimize --account 91aad834-... --as-of 2025-11-28 --json",
   );
+  const rebalance = program.command("rebalance");
   examples(
-    program
-      .command("rebalance")
+    rebalance
       .description(
-        "Optimize an account, then build and store the rebalance proposal of the optimized weights (as `lotwise proposal create` does). An infeasible configuration stores nothing and exits 1 with the diagnosis.",
+        "Optimize an account, then build and store the rebalance proposal of the optimized weights (as `lotwise proposal create` does); an infeasible configuration stores nothing and exits 1 with the diagnosis. With --all, a rebalance run over many accounts (--when breached|harvest|always, --client / --config / --accounts) with one outcome per account, stored (`lotwise rebalance runs list|show`); exits 1 when an account failed.",
       )
-      .requiredOption("--account <uuid>", "the account")
+      .option("--account <uuid>", "the account (one account)")
+      .option(
+        "--all",
+        "a rebalance run over many accounts (every account of the organization unless selected)",
+      )
+      .option(
+        "--when <when>",
+        "with --all: breached (drift status breach), harvest (a harvestable loss), always",
+        "breached",
+      )
+      .option("--client <uuid>", "with --all: the accounts of this client")
+      .option("--config <uuid>", "with --all: the accounts of this portfolio configuration")
+      .option("--accounts <uuids>", "with --all: these accounts (comma-separated)")
+      .option(
+        "--force",
+        "with --all: a new run even when this run exists; rebalance accounts already done on the date",
+      )
+      .option(
+        "--concurrency <n>",
+        "with --all on a local store: worker threads that process the run (default 1)",
+      )
       .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)")
       .option(
         "--withdraw <usd>",
@@ -201,12 +222,25 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
       .action(
         actionWithCode(
           hooks,
-          async (ctx, opts: { account: string; asOf?: string; withdraw?: string; deposit?: string }) => {
+          async (ctx, opts: RunOptions & { account?: string; withdraw?: string; deposit?: string }) => {
+            if (opts.all) {
+              if (opts.account !== undefined) throw usageError("Give --account or --all, not both.", "--all");
+              for (const flag of ["withdraw", "deposit"] as const)
+                if (opts[flag] !== undefined)
+                  throw usageError(`--${flag} applies to one account: use --account.`, `--${flag}`);
+              return rebalanceAll(ctx, opts);
+            }
+            for (const flag of ["client", "config", "accounts", "force", "concurrency"] as const)
+              if (opts[flag] !== undefined)
+                throw usageError(`--${flag} applies to a run over many accounts: add --all.`, `--${flag}`);
+            const account = opts.account;
+            if (account === undefined)
+              throw usageError("Give --account UUID (one account) or --all (a rebalance run).", "--account");
             const body = rebalanceRequestOf(opts);
             const backend = await ctx.backend();
-            const found = await backend.findAccount(opts.account);
+            const found = await backend.findAccount(account);
             const r = await ctx.out.spin("Optimizing and building the proposal", () =>
-              backend.rebalanceAccount(found.client_uuid, opts.account, body),
+              backend.rebalanceAccount(found.client_uuid, account, body),
             );
             if (ctx.out.json) ctx.out.printJson(r);
             else {
@@ -228,5 +262,9 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
     "lotwise rebalance --account 91aad834-... --withdraw 50000",
     "lotwise rebalance --account 91aad834-... --deposit 25000 --json",
     "lotwise rebalance --account 91aad834-... --url http://127.0.0.1:8000 --api-key lw_... --json",
+    "lotwise rebalance --all --when breached",
+    "lotwise rebalance --all --when harvest --client 3b2f...  --as-of 2025-12-31 --json",
+    "lotwise rebalance runs list",
   );
+  registerRebalanceRuns(rebalance, hooks);
 }

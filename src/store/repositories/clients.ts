@@ -12,7 +12,7 @@ import type {
   TaxLotRecord,
   TaxLotRow,
 } from "../records.js";
-import { fromJson, toJson } from "./util.js";
+import { fromJson, statementCache, toJson } from "./util.js";
 
 interface ClientRow {
   uuid: string;
@@ -108,10 +108,14 @@ export interface ClientPatch {
 }
 
 export class ClientRepository {
+  private readonly cached: (sql: string) => Statement;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => string,
-  ) {}
+  ) {
+    this.cached = statementCache(db);
+  }
 
   create(organizationUuid: string, input: ClientCreate = {}): ClientRecord {
     const t = this.now();
@@ -133,9 +137,10 @@ export class ClientRepository {
 
   /** The client, or undefined when it does not exist in this organization. */
   get(organizationUuid: string, uuid: string): ClientRecord | undefined {
-    const r = this.db
-      .prepare("SELECT * FROM clients WHERE uuid = ? AND organization_uuid = ?")
-      .get(uuid, organizationUuid) as ClientRow | undefined;
+    const r = this.cached("SELECT * FROM clients WHERE uuid = ? AND organization_uuid = ?").get(
+      uuid,
+      organizationUuid,
+    ) as ClientRow | undefined;
     return r && toClient(r);
   }
 
@@ -197,11 +202,14 @@ export class AccountRepository {
   private lotRowsJoined: Statement | undefined;
   /** The lots token read of {@link AccountRepository.lotsToken}, prepared once. */
   private lotsTokenRead: Statement | undefined;
+  private readonly cached: (sql: string) => Statement;
 
   constructor(
     private readonly db: Db,
     private readonly now: () => string,
-  ) {}
+  ) {
+    this.cached = statementCache(db);
+  }
 
   create(organizationUuid: string, clientUuid: string, input: AccountCreate = {}): AccountRecord {
     const t = this.now();
@@ -234,17 +242,18 @@ export class AccountRepository {
 
   /** The account when it belongs to this client of this organization. */
   get(organizationUuid: string, clientUuid: string, uuid: string): AccountRecord | undefined {
-    const r = this.db
-      .prepare("SELECT * FROM accounts WHERE uuid = ? AND client_uuid = ? AND organization_uuid = ?")
-      .get(uuid, clientUuid, organizationUuid) as AccountRow | undefined;
+    const r = this.cached(
+      "SELECT * FROM accounts WHERE uuid = ? AND client_uuid = ? AND organization_uuid = ?",
+    ).get(uuid, clientUuid, organizationUuid) as AccountRow | undefined;
     return r && toAccount(r);
   }
 
   /** The account by uuid within an organization (any client). */
   getInOrganization(organizationUuid: string, uuid: string): AccountRecord | undefined {
-    const r = this.db
-      .prepare("SELECT * FROM accounts WHERE uuid = ? AND organization_uuid = ?")
-      .get(uuid, organizationUuid) as AccountRow | undefined;
+    const r = this.cached("SELECT * FROM accounts WHERE uuid = ? AND organization_uuid = ?").get(
+      uuid,
+      organizationUuid,
+    ) as AccountRow | undefined;
     return r && toAccount(r);
   }
 
@@ -257,11 +266,9 @@ export class AccountRepository {
   }
 
   listByClient(organizationUuid: string, clientUuid: string): AccountRecord[] {
-    const rows = this.db
-      .prepare(
-        "SELECT * FROM accounts WHERE client_uuid = ? AND organization_uuid = ? ORDER BY created, uuid",
-      )
-      .all(clientUuid, organizationUuid) as AccountRow[];
+    const rows = this.cached(
+      "SELECT * FROM accounts WHERE client_uuid = ? AND organization_uuid = ? ORDER BY created, uuid",
+    ).all(clientUuid, organizationUuid) as AccountRow[];
     return rows.map(toAccount);
   }
 
@@ -451,9 +458,9 @@ export class AccountRepository {
   }
 
   assetClassSettings(accountUuid: string): AssetClassSettingRecord[] {
-    const rows = this.db
-      .prepare("SELECT * FROM account_asset_class_settings WHERE account_uuid = ? ORDER BY position")
-      .all(accountUuid) as {
+    const rows = this.cached(
+      "SELECT * FROM account_asset_class_settings WHERE account_uuid = ? ORDER BY position",
+    ).all(accountUuid) as {
       asset_class_uuid: string;
       direct_indexing_enabled: number;
       implementation_sleeve_uuid: string | null;

@@ -548,7 +548,7 @@ export class MarketRepository implements MarketDataWriter {
   /** Latest trading date (a date with any price) on or before `date`, or null when there is none. */
   latestTradingDate(date: string): string | null {
     return (
-      (this.db.prepare("SELECT max(date) FROM trading_dates WHERE date <= ?").pluck().get(date) as
+      (this.cached("SELECT max(date) FROM trading_dates WHERE date <= ?").pluck().get(date) as
         | string
         | null) ?? null
     );
@@ -649,19 +649,15 @@ export class MarketRepository implements MarketDataWriter {
   }
 
   splits(from: string, to: string): Split[] {
-    return this.db
-      .prepare(
-        "SELECT theme_asset_id AS themeAssetId, date, ratio FROM splits WHERE date >= ? AND date <= ? ORDER BY date, theme_asset_id",
-      )
-      .all(from, to) as Split[];
+    return this.cached(
+      "SELECT theme_asset_id AS themeAssetId, date, ratio FROM splits WHERE date >= ? AND date <= ? ORDER BY date, theme_asset_id",
+    ).all(from, to) as Split[];
   }
 
   dividends(from: string, to: string): Dividend[] {
-    return this.db
-      .prepare(
-        "SELECT theme_asset_id AS themeAssetId, ex_date AS exDate, amount FROM dividends WHERE ex_date >= ? AND ex_date <= ? ORDER BY ex_date, theme_asset_id",
-      )
-      .all(from, to) as Dividend[];
+    return this.cached(
+      "SELECT theme_asset_id AS themeAssetId, ex_date AS exDate, amount FROM dividends WHERE ex_date >= ? AND ex_date <= ? ORDER BY ex_date, theme_asset_id",
+    ).all(from, to) as Dividend[];
   }
 
   /** Units of `currency` per USD on the last date on or before `asOf` (1 for USD); undefined when unknown. */

@@ -3,6 +3,7 @@ import type { Statement } from "better-sqlite3";
 import { NotFoundError } from "../../core/errors.js";
 import type { Db } from "../database.js";
 import type { ProposalRecord } from "../records.js";
+import { statementCache } from "./util.js";
 
 interface ProposalRow {
   uuid: string;
@@ -26,10 +27,14 @@ export class ProposalRepository {
   /** The insert of {@link ProposalRepository.create}, prepared once (one proposal per request). */
   private insertStatement: Statement | undefined;
 
+  private readonly cached: (sql: string) => Statement;
+
   constructor(
     private readonly db: Db,
     private readonly now: () => string,
-  ) {}
+  ) {
+    this.cached = statementCache(db);
+  }
 
   /** Store a proposal under the uuid it already carries in its response; returns the stored record. */
   create(
@@ -105,29 +110,25 @@ export class ProposalRepository {
     let deleted = 0;
     if (policy.maxAgeDays !== undefined) {
       const cutoff = new Date(Date.parse(this.now()) - policy.maxAgeDays * 86_400_000).toISOString();
-      deleted += this.db
-        .prepare(
-          "DELETE FROM proposals WHERE account_uuid = ? AND organization_uuid = ? AND created < ? AND uuid <> ?",
-        )
-        .run(accountUuid, organizationUuid, cutoff, policy.spare ?? "").changes;
+      deleted += this.cached(
+        "DELETE FROM proposals WHERE account_uuid = ? AND organization_uuid = ? AND created < ? AND uuid <> ?",
+      ).run(accountUuid, organizationUuid, cutoff, policy.spare ?? "").changes;
     }
     if (policy.keep !== undefined) {
       // All but the newest `keep` by (created, rowid). The inner scan filters on account_uuid alone (a primary key,
       // so one organization's) to stay inside the index on (account_uuid, created): reading the rows to check the
       // organization would load every large response it skips. The outer filter keeps the scoping.
-      deleted += this.db
-        .prepare(
-          `DELETE FROM proposals WHERE rowid IN (
+      deleted += this.cached(
+        `DELETE FROM proposals WHERE rowid IN (
              SELECT rowid FROM proposals WHERE account_uuid = @account
              ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET @keep)
            AND organization_uuid = @org AND uuid <> @spare`,
-        )
-        .run({
-          account: accountUuid,
-          org: organizationUuid,
-          keep: policy.keep,
-          spare: policy.spare ?? "",
-        }).changes;
+      ).run({
+        account: accountUuid,
+        org: organizationUuid,
+        keep: policy.keep,
+        spare: policy.spare ?? "",
+      }).changes;
     }
     return deleted;
   }
