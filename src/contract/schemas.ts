@@ -84,6 +84,14 @@ import {
   evaluationRuleWriteSchema,
   ruleSchema,
 } from "./rules.js";
+import {
+  accountSelectionSchema,
+  scanErrorSchema,
+  scanRequestSchema,
+  scanResultSchema,
+  scanRowSchema,
+  scanSummarySchema,
+} from "./scan.js";
 import { taxLotReadSchema, taxLotWriteSchema } from "./tax-lot.js";
 import { taxPreferencesReadSchema, taxPreferencesWriteSchema } from "./tax-preferences.js";
 import {
@@ -143,6 +151,12 @@ export const CONTRACT_SCHEMAS = {
   HarvestSubstitute: harvestSubstituteSchema,
   HarvestAssetSubstitutes: harvestAssetSubstitutesSchema,
   HarvestQuery: harvestQuerySchema,
+  AccountSelection: accountSelectionSchema,
+  ScanRequest: scanRequestSchema,
+  ScanError: scanErrorSchema,
+  ScanRow: scanRowSchema,
+  ScanSummary: scanSummarySchema,
+  ScanResult: scanResultSchema,
   AccountRebalance: accountRebalanceSchema,
   // Uploaded risk models (extensions)
   RiskModelImport: riskModelImportSchema,
