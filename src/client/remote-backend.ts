@@ -55,6 +55,11 @@ import {
   type RiskModelSummary,
   riskModelListSchema,
   riskModelSchema,
+  SCAN_PAGE_MAX,
+  type ScanRequest,
+  type ScanResult,
+  scanResultSchema,
+  summarizeScan,
   type Theme,
   type ThemeBacktestQuery,
   type ThemeBacktestResult,
@@ -74,7 +79,7 @@ import {
   whoAmISchema,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
-import type { Backend } from "../service/backend.js";
+import type { Backend, ScanProgressOptions } from "../service/backend.js";
 import type { LotCsvSource } from "../service/lots-import.js";
 import { HttpClient, type HttpClientOptions } from "./http-client.js";
 
@@ -269,6 +274,46 @@ export class RemoteBackend implements Backend {
       this.org(`clients/${seg(clientUuid)}/accounts/${seg(accountUuid)}/drift/`),
       { operation: "accountDrift", query: { as_of_date: query.as_of_date }, schema: accountDriftSchema },
     );
+  }
+  async scanAccounts(request: ScanRequest = {}, options: ScanProgressOptions = {}): Promise<ScanResult> {
+    const page = (body: ScanRequest) =>
+      this.http.request("POST", this.org("scans/"), {
+        operation: "scanAccounts",
+        body,
+        schema: scanResultSchema,
+      });
+    // A page asked for is one request; a whole selection is read page by page (SCAN_PAGE_MAX accounts each).
+    if (request.limit !== undefined) {
+      const one = await page(request);
+      options.onProgress?.(one.rows.length, one.rows.length);
+      return one;
+    }
+    const start = request.offset ?? 0;
+    let next: number | null = start;
+    const rows: ScanResult["rows"] = [];
+    let first: ScanResult | undefined;
+    while (next !== null) {
+      // Every page at the first page's date (the default date could move between requests).
+      const asOf = first?.as_of_date ?? request.as_of_date;
+      const p: ScanResult = await page({
+        ...request,
+        ...(asOf !== undefined ? { as_of_date: asOf } : {}),
+        offset: next,
+        limit: SCAN_PAGE_MAX,
+      });
+      first ??= p;
+      rows.push(...p.rows);
+      next = p.next_offset;
+      options.onProgress?.((next ?? p.selected_accounts) - start, p.selected_accounts - start);
+    }
+    return {
+      as_of_date: first!.as_of_date,
+      selected_accounts: first!.selected_accounts,
+      offset: start,
+      next_offset: null,
+      rows,
+      summary: summarizeScan(rows),
+    };
   }
   harvestScan(clientUuid: string, accountUuid: string, query: HarvestQuery = {}): Promise<HarvestScan> {
     return this.http.request(

@@ -288,6 +288,7 @@ export {
   scanResultSchema,
   scanRowSchema,
   scanSummarySchema,
+  summarizeScan,
 } from "./scan.js";
 export { CONTRACT_SCHEMAS, type ContractSchemaId } from "./schemas.js";
 export {

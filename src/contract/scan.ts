@@ -5,10 +5,12 @@
  * its drift status, harvestable losses, cash to invest and NAV — or why that part could not be computed
  * (docs/scan.md). Money in USD as decimal strings rounded to cents, fractions rounded to 10 places.
  */
+import { Decimal } from "decimal.js";
 import * as z from "zod";
+import { formatDecimal } from "./decimal.js";
 import { DRIFT_STATUSES } from "./drift.js";
 import { harvestQuerySchema } from "./harvest.js";
-import { boundedInt, isoDate, numericString, uuid } from "./primitives.js";
+import { boundedInt, isoDate, NUMERIC_STRING_WIDTH, numericString, uuid } from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** Most accounts one scan request computes (one page); larger selections are read page by page (`next_offset`). */
@@ -157,3 +159,45 @@ export const scanResultSchema = named(
 );
 /** A scan (one page of it over HTTP). */
 export type ScanResult = z.infer<typeof scanResultSchema>;
+
+const usdString = (v: Decimal, field: string) =>
+  formatDecimal(
+    v.toDecimalPlaces(2),
+    NUMERIC_STRING_WIDTH.integerDigits,
+    NUMERIC_STRING_WIDTH.fractionDigits,
+    field,
+  );
+
+/**
+ * Counts by drift status and sums of scan rows (the summary of a scan, or of the pages of one put together).
+ * @example summarizeScan(rows).breach // accounts in breach
+ */
+export function summarizeScan(rows: readonly ScanRow[]): ScanSummary {
+  const zero = new Decimal(0);
+  const sums = { nav: zero, loss: zero, tax: zero, cash: zero };
+  const counts = { ok: 0, warning: 0, breach: 0 };
+  let withErrors = 0;
+  let withHarvest = 0;
+  let withCash = 0;
+  for (const r of rows) {
+    if (r.drift_status !== null) counts[r.drift_status]++;
+    if (r.errors.length > 0) withErrors++;
+    if ((r.harvestable_lots ?? 0) > 0) withHarvest++;
+    if (r.cash_to_invest_usd !== null && new Decimal(r.cash_to_invest_usd).gt(0)) withCash++;
+    if (r.nav_usd !== null) sums.nav = sums.nav.plus(r.nav_usd);
+    if (r.harvestable_loss_usd !== null) sums.loss = sums.loss.plus(r.harvestable_loss_usd);
+    if (r.estimated_tax_value_usd !== null) sums.tax = sums.tax.plus(r.estimated_tax_value_usd);
+    if (r.cash_to_invest_usd !== null) sums.cash = sums.cash.plus(r.cash_to_invest_usd);
+  }
+  return {
+    accounts: rows.length,
+    ...counts,
+    with_errors: withErrors,
+    with_harvest: withHarvest,
+    with_cash_to_invest: withCash,
+    nav_usd: usdString(sums.nav, "summary.nav_usd"),
+    harvestable_loss_usd: usdString(sums.loss, "summary.harvestable_loss_usd"),
+    estimated_tax_value_usd: usdString(sums.tax, "summary.estimated_tax_value_usd"),
+    cash_to_invest_usd: usdString(sums.cash, "summary.cash_to_invest_usd"),
+  };
+}

@@ -55,6 +55,10 @@ import {
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
+  SCAN_PAGE_MAX,
+  type ScanRequest,
+  scanRequestSchema,
+  scanResultSchema,
   type ThemeBacktestQuery,
   type ThemeEvaluateRequest,
   type ThemeMethodologyInput,
@@ -113,6 +117,7 @@ import {
   rebalanceAccount,
   resolveTickerQueries,
   reviseTheme,
+  scanAccounts,
   searchIndustries,
   startBacktest,
   updateClient,
@@ -475,6 +480,32 @@ export const API_ROUTES: readonly AnyRoute[] = [
         minLossUsd: query.min_loss_usd,
         minLossFraction: query.min_loss_fraction,
       }),
+  }),
+  defineRoute<ScanRequest>({
+    method: "POST",
+    path: `${ORG_PREFIX}/scans/`,
+    operationId: "scanAccounts",
+    rateLimited: true,
+    heavy: true,
+    tag: TAGS.proposals,
+    summary: "Scan many accounts: drift, harvestable losses, cash to invest",
+    description: `Extension (the morning scan, docs/scan.md). One row per selected account (all accounts of the organization, narrowed by \`accounts\`, \`client_uuid\`, \`portfolio_config_uuid\`; \`status\` keeps the rows whose drift status is listed, and rows whose status could not be computed), oldest first: drift status and total drift (as the drift extension), harvestable lots, loss and tax value (the totals of the harvest extension, same thresholds), cash to invest (cash above the configuration's cash buffers) and NAV. A part that fails for one account leaves its fields null and is listed in the row's \`errors\` with the code the single-account extension answers; the scan goes on. One request scans at most ${SCAN_PAGE_MAX} selected accounts (\`limit\`, default ${SCAN_PAGE_MAX}): larger selections are read page by page with \`offset\` = the previous page's \`next_offset\` (null on the last page). Nothing is stored. Errors: validation_error (400), client_not_found / portfolio_config_not_found / account_not_found (404: a selection naming something that is not the organization's).`,
+    body: { schema: scanRequestSchema },
+    response: {
+      status: 200,
+      schema: scanResultSchema,
+      description: "The rows of this page and their summary.",
+    },
+    handler: ({ ctx, org, body }) => {
+      const { as_of_date, min_loss_usd, min_loss_fraction, offset, limit, ...selection } = body;
+      return scanAccounts(ctx, org, selection, {
+        asOf: as_of_date,
+        minLossUsd: min_loss_usd,
+        minLossFraction: min_loss_fraction,
+        offset,
+        limit: limit ?? SCAN_PAGE_MAX,
+      });
+    },
   }),
   defineRoute<OptimizeRequest>({
     method: "POST",

@@ -34,6 +34,8 @@ import type {
   RiskModel,
   RiskModelImport,
   RiskModelSummary,
+  ScanRequest,
+  ScanResult,
   Theme,
   ThemeBacktestQuery,
   ThemeBacktestResult,
@@ -96,6 +98,12 @@ export interface Backend {
   accountDrift(clientUuid: string, accountUuid: string, query?: DriftQuery): Promise<AccountDrift>;
   /** Lots worth harvesting now, their estimated tax value and replacements (extension). */
   harvestScan(clientUuid: string, accountUuid: string, query?: HarvestQuery): Promise<HarvestScan>;
+  /**
+   * The morning scan of the selected accounts (extension): one row per account with drift, harvest, cash and NAV.
+   * Without `limit` the whole selection (remotely: page after page); `onProgress` after each account (locally) or
+   * each page (remotely).
+   */
+  scanAccounts(request?: ScanRequest, options?: ScanProgressOptions): Promise<ScanResult>;
   /** Optimize, then build and store the proposal of the optimized weights through endpoint 1 (extension). */
   rebalanceAccount(
     clientUuid: string,
@@ -141,4 +149,9 @@ export interface Backend {
   getBacktest(jobId: string): Promise<BacktestJob>;
   /** Cancel a PENDING or RUNNING backtest job (extension). */
   cancelBacktest(jobId: string): Promise<BacktestJob>;
+}
+
+/** Progress of a scan through a Backend: accounts done of the accounts selected. */
+export interface ScanProgressOptions {
+  onProgress?: (done: number, total: number) => void;
 }

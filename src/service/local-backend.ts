@@ -84,6 +84,10 @@ import {
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
+  type ScanRequest,
+  type ScanResult,
+  scanRequestSchema,
+  scanResultSchema,
   themeBacktestQuerySchema,
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
@@ -97,7 +101,7 @@ import {
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
 import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
-import type { Backend } from "./backend.js";
+import type { Backend, ScanProgressOptions } from "./backend.js";
 import { cancelBacktest, getBacktest, listBacktests, startBacktest } from "./backtest-jobs.js";
 import { listUniversePresets, searchIndustries } from "./catalog.js";
 import {
@@ -124,6 +128,7 @@ import {
 } from "./portfolio-configs.js";
 import { createProposal, getProposal } from "./proposals.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
+import { scanAccounts } from "./scan.js";
 import {
   backtestTheme,
   createTheme,
@@ -308,6 +313,23 @@ export class LocalBackend implements Backend {
     return this.reply(accountDriftSchema, () => {
       const q = parseOrThrow(driftQuerySchema, query, "query");
       return accountDrift(this.ctx, this.organizationUuid, accountUuid, { clientUuid, asOf: q.as_of_date });
+    });
+  }
+  scanAccounts(request: ScanRequest = {}, options: ScanProgressOptions = {}): Promise<ScanResult> {
+    return this.reply(scanResultSchema, () => {
+      const { as_of_date, min_loss_usd, min_loss_fraction, offset, limit, ...selection } = parseOrThrow(
+        scanRequestSchema,
+        request,
+        "body",
+      );
+      return scanAccounts(this.ctx, this.organizationUuid, selection, {
+        asOf: as_of_date,
+        minLossUsd: min_loss_usd,
+        minLossFraction: min_loss_fraction,
+        offset,
+        limit,
+        onProgress: options.onProgress,
+      });
     });
   }
   harvestScan(clientUuid: string, accountUuid: string, query: HarvestQuery = {}): Promise<HarvestScan> {

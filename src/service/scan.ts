@@ -25,7 +25,7 @@ import {
   SCAN_PAGE_MAX,
   type ScanResult,
   type ScanRow,
-  type ScanSummary,
+  summarizeScan,
 } from "../contract/index.js";
 import { DataError, PortfolioError } from "../core/errors.js";
 import { cashBuffers } from "../core/proposal/cash-buffers.js";
@@ -239,40 +239,6 @@ function scanRow(
     row.errors.push(rowError("cash", err));
   }
   return row;
-}
-
-/**
- * Counts by drift status and sums of scan rows (the summary of a scan, or of the pages of one put together).
- * @example summarizeScan(rows).breach // accounts in breach
- */
-export function summarizeScan(rows: readonly ScanRow[]): ScanSummary {
-  const zero = new Decimal(0);
-  const sums = { nav: zero, loss: zero, tax: zero, cash: zero };
-  const counts = { ok: 0, warning: 0, breach: 0 };
-  let withErrors = 0;
-  let withHarvest = 0;
-  let withCash = 0;
-  for (const r of rows) {
-    if (r.drift_status !== null) counts[r.drift_status]++;
-    if (r.errors.length > 0) withErrors++;
-    if ((r.harvestable_lots ?? 0) > 0) withHarvest++;
-    if (r.cash_to_invest_usd !== null && new Decimal(r.cash_to_invest_usd).gt(0)) withCash++;
-    if (r.nav_usd !== null) sums.nav = sums.nav.plus(r.nav_usd);
-    if (r.harvestable_loss_usd !== null) sums.loss = sums.loss.plus(r.harvestable_loss_usd);
-    if (r.estimated_tax_value_usd !== null) sums.tax = sums.tax.plus(r.estimated_tax_value_usd);
-    if (r.cash_to_invest_usd !== null) sums.cash = sums.cash.plus(r.cash_to_invest_usd);
-  }
-  return {
-    accounts: rows.length,
-    ...counts,
-    with_errors: withErrors,
-    with_harvest: withHarvest,
-    with_cash_to_invest: withCash,
-    nav_usd: money(sums.nav, "summary.nav_usd"),
-    harvestable_loss_usd: money(sums.loss, "summary.harvestable_loss_usd"),
-    estimated_tax_value_usd: money(sums.tax, "summary.estimated_tax_value_usd"),
-    cash_to_invest_usd: money(sums.cash, "summary.cash_to_invest_usd"),
-  };
 }
 
 /**
