@@ -181,7 +181,8 @@ export function measureHarvest(
     basis: Decimal;
     value: Decimal;
     loss: Decimal;
-    lossFraction: Decimal;
+    /** loss / basis; computed when the threshold check needed it, else by the caller that reports it. */
+    lossFraction: Decimal | null;
     term: "short_term" | "long_term";
     taxValue: Decimal;
     reasons: HarvestBlockReason[];
@@ -195,11 +196,20 @@ export function measureHarvest(
     const basis = totalCostBasisUsd(lot);
     if (!value.lt(basis)) return;
     const loss = basis.minus(value);
-    const lossFraction = loss.dividedBy(basis);
+    let lossFraction: Decimal | null = null;
+    const fractionBelow = () => {
+      // The float ratio decides unless it is within 1e-9 (relative) of the threshold; then the exact quotient does.
+      const approx = loss.toNumber() / basis.toNumber();
+      const min = minFraction.toNumber();
+      if (approx < min * (1 - 1e-9)) return true;
+      if (approx > min * (1 + 1e-9)) return false;
+      lossFraction = loss.dividedBy(basis);
+      return lossFraction.lt(minFraction);
+    };
     const term = holdingTerm(lot.holdingPeriodStart, asOf, { longTermThresholdDays: longTermDays });
     const reasons: HarvestBlockReason[] = [];
     let windowEnds: string | null = null;
-    if (loss.lt(minUsd) || lossFraction.lt(minFraction)) reasons.push("below_threshold");
+    if (loss.lt(minUsd) || fractionBelow()) reasons.push("below_threshold");
     const exposing = (entries: typeof views.washSaleLots) =>
       entries.filter(
         (e) =>
@@ -339,7 +349,7 @@ export function harvestScan(
       cost_basis_usd: money(r.basis, "cost_basis_usd"),
       value_usd: money(r.value, "value_usd"),
       loss_usd: money(r.loss, "loss_usd"),
-      loss_fraction: fraction(r.lossFraction, "loss_fraction"),
+      loss_fraction: fraction(r.lossFraction ?? r.loss.dividedBy(r.basis), "loss_fraction"),
       term: r.term,
       estimated_tax_value_usd: money(r.taxValue, "estimated_tax_value_usd"),
       harvestable: r.reasons.length === 0,

@@ -65,7 +65,8 @@ type Market = Store["market"];
  * objects to every caller; the operations only read them.
  */
 function memoizedMarket(market: Market): Market {
-  const prices = new Map<string, { date: string; close: number; volume: number | null } | null>();
+  // By date, then by listing (null: no price on or before the date).
+  const prices = new Map<string, Map<string, { date: string; close: number; volume: number | null } | null>>();
   const securities = new Map<string, ReturnType<Market["security"]>>();
   const fx = new Map<string, ReturnType<Market["fxRateAsOf"]>>();
   const splits = new Map<string, ReturnType<Market["splits"]>>();
@@ -78,14 +79,19 @@ function memoizedMarket(market: Market): Market {
   };
   const memo: Partial<Market> = {
     latestPrices(ids, asOf) {
-      const out = new Map<string, { date: string; close: number; volume: number | null }>();
-      const missing = ids.filter((id) => !prices.has(`${id}|${asOf}`));
+      let known = prices.get(asOf);
+      if (known === undefined) {
+        known = new Map();
+        prices.set(asOf, known);
+      }
+      const missing = ids.filter((id) => !known.has(id));
       if (missing.length > 0) {
         const read = market.latestPrices(missing, asOf);
-        for (const id of missing) prices.set(`${id}|${asOf}`, read.get(id) ?? null);
+        for (const id of missing) known.set(id, read.get(id) ?? null);
       }
+      const out = new Map<string, { date: string; close: number; volume: number | null }>();
       for (const id of ids) {
-        const p = prices.get(`${id}|${asOf}`);
+        const p = known.get(id);
         if (p) out.set(id, p);
       }
       return out;
