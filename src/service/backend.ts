@@ -151,7 +151,9 @@ export interface Backend {
   cancelBacktest(jobId: string): Promise<BacktestJob>;
 }
 
-/** Progress of a scan through a Backend: accounts done of the accounts selected. */
+/** Progress of a scan through a Backend (accounts done of the accounts selected), and its threads. */
 export interface ScanProgressOptions {
   onProgress?: (done: number, total: number) => void;
+  /** Worker threads of a local scan over a store file (a server scans each page on its request pool). @default 1 */
+  concurrency?: number;
 }

@@ -108,6 +108,8 @@ export interface PreparedTarget {
   of: Map<string, Decimal>;
   /** 0 - target weight of each asset (the drift of an asset not held). */
   negated: Map<string, Decimal>;
+  /** |0 - target weight| of each asset. */
+  absNegated: Map<string, Decimal>;
   /** 0 / scale: the target of an asset outside the target. */
   zero: Decimal;
 }
@@ -118,12 +120,14 @@ function prepareTarget(target: PreparedTarget["target"]): PreparedTarget {
   const scale = targetSum.gt(1) ? targetSum : new Decimal(1);
   const of = new Map<string, Decimal>();
   const negated = new Map<string, Decimal>();
+  const absNegated = new Map<string, Decimal>();
   for (const [id, w] of target.weights) {
     const t = new Decimal(w).dividedBy(scale);
     of.set(id, t);
     negated.set(id, ZERO.minus(t));
+    absNegated.set(id, ZERO.minus(t).abs());
   }
-  return { target, targetSum, scale, of, negated, zero: ZERO.dividedBy(scale) };
+  return { target, targetSum, scale, of, negated, absNegated, zero: ZERO.dividedBy(scale) };
 }
 
 /**
@@ -183,7 +187,7 @@ export function measureDrift(
       // 0 / NAV - target: the same values, computed once per target.
       current = ZERO;
       drift = prepared.negated.get(id) ?? prepared.zero;
-      abs = drift.abs();
+      abs = prepared.absNegated.get(id) ?? prepared.zero.abs();
     } else {
       current = value.dividedBy(nav);
       drift = current.minus(t);

@@ -128,7 +128,7 @@ import {
 } from "./portfolio-configs.js";
 import { createProposal, getProposal } from "./proposals.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
-import { scanAccounts } from "./scan.js";
+import { scanAccountsParallel } from "./scan-parallel.js";
 import {
   backtestTheme,
   createTheme,
@@ -315,22 +315,22 @@ export class LocalBackend implements Backend {
       return accountDrift(this.ctx, this.organizationUuid, accountUuid, { clientUuid, asOf: q.as_of_date });
     });
   }
-  scanAccounts(request: ScanRequest = {}, options: ScanProgressOptions = {}): Promise<ScanResult> {
-    return this.reply(scanResultSchema, () => {
-      const { as_of_date, min_loss_usd, min_loss_fraction, offset, limit, ...selection } = parseOrThrow(
-        scanRequestSchema,
-        request,
-        "body",
-      );
-      return scanAccounts(this.ctx, this.organizationUuid, selection, {
-        asOf: as_of_date,
-        minLossUsd: min_loss_usd,
-        minLossFraction: min_loss_fraction,
-        offset,
-        limit,
-        onProgress: options.onProgress,
-      });
+  async scanAccounts(request: ScanRequest = {}, options: ScanProgressOptions = {}): Promise<ScanResult> {
+    const { as_of_date, min_loss_usd, min_loss_fraction, offset, limit, ...selection } = parseOrThrow(
+      scanRequestSchema,
+      request,
+      "body",
+    );
+    const result = await scanAccountsParallel(this.ctx, this.organizationUuid, selection, {
+      asOf: as_of_date,
+      minLossUsd: min_loss_usd,
+      minLossFraction: min_loss_fraction,
+      offset,
+      limit,
+      onProgress: options.onProgress,
+      concurrency: options.concurrency,
     });
+    return scanResultSchema.parse(result);
   }
   harvestScan(clientUuid: string, accountUuid: string, query: HarvestQuery = {}): Promise<HarvestScan> {
     return this.reply(harvestScanSchema, () => {

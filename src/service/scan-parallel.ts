@@ -36,7 +36,8 @@ export type ScanWorkerMessage =
 const EXTENSION = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 /**
- * {@link scanAccounts} on `concurrency` worker threads (at most one per 100 accounts). Same arguments and result.
+ * {@link scanAccounts} on `concurrency` worker threads (at most one per `minAccountsPerThread` accounts). Same
+ * arguments and result.
  * @throws what scanAccounts throws for the selection or the date; an Error when a worker fails.
  * @example await scanAccountsParallel(ctx, org, {}, { concurrency: 2 })
  */
@@ -44,7 +45,11 @@ export async function scanAccountsParallel(
   ctx: ServiceContext,
   org: string,
   selection: AccountSelection = {},
-  options: ScanOptions & { concurrency?: number | undefined } = {},
+  options: ScanOptions & {
+    concurrency?: number | undefined;
+    /** Fewest accounts worth a thread of their own (a thread costs its start-up). @default 100 */
+    minAccountsPerThread?: number;
+  } = {},
 ): Promise<ScanResult> {
   const asOf = checkedAsOf(ctx, options.asOf);
   const selected = selectAccounts(ctx, org, selection);
@@ -52,7 +57,10 @@ export async function scanAccountsParallel(
   const end =
     options.limit === undefined ? selected.length : Math.min(selected.length, offset + options.limit);
   const count = Math.max(0, end - offset);
-  const threads = Math.min(options.concurrency ?? 1, Math.ceil(count / 100));
+  const threads = Math.min(
+    options.concurrency ?? 1,
+    Math.ceil(count / (options.minAccountsPerThread ?? 100)),
+  );
   if (threads <= 1 || ctx.store.path === ":memory:" || ctx.store.path === "")
     return scanAccounts(ctx, org, selection, { ...options, asOf });
   const slices = Array.from({ length: threads }, (_, i) => {

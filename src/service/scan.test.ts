@@ -20,6 +20,7 @@ import {
   type ServiceContext,
 } from "./index.js";
 import { scanAccounts } from "./scan.js";
+import { scanAccountsParallel } from "./scan-parallel.js";
 
 /**
  * Five accounts on the hand market (closes of 2025-06-30: AAA 110, BBB 40, CCC 25, DDD 24 USD), in creation order:
@@ -115,14 +116,26 @@ afterAll(() => {
 });
 
 const names = (rows: readonly ScanRow[]) => rows.map((r) => r.account_name);
+/** The named accounts in the scan's order: creation time, then uuid (accounts made in the same millisecond). */
+const inOrder = (...wanted: (keyof typeof ids)[]) =>
+  wanted
+    .map((name) => ({ name, record: store.accounts.getInOrganization(org, ids[name])! }))
+    .sort(
+      (a, b) =>
+        // SQLite's ORDER BY created, uuid: binary string order.
+        Number(a.record.created > b.record.created) - Number(a.record.created < b.record.created) ||
+        Number(a.record.uuid > b.record.uuid) - Number(a.record.uuid < b.record.uuid),
+    )
+    .map((a) => a.name);
+const row = (rows: readonly ScanRow[], name: string) => rows.find((r) => r.account_name === name)!;
 
 describe("the morning scan", () => {
   it("gives each account the drift, harvest totals and NAV of the single-account operations, and cash to invest", () => {
     const scan = scanAccounts(ctx, org);
     expect(scanResultSchema.parse(scan)).toEqual(scan);
     expect(scan.as_of_date).toBe("2025-06-30");
-    expect(names(scan.rows)).toEqual(["A1", "A2", "B1", "B2", "B3"]);
-    const a1 = scan.rows[0]!;
+    expect(names(scan.rows)).toEqual(inOrder("A1", "A2", "B1", "B2", "B3"));
+    const a1 = row(scan.rows, "A1");
     // Hand figures (see the file doc): cash to invest = 1,000 - the 400 buffer.
     expect(a1).toEqual({
       account_uuid: ids.A1,
@@ -154,9 +167,13 @@ describe("the morning scan", () => {
       expect(row.harvestable_loss_usd).toBe(harvest.totals.harvestable_loss_usd);
       expect(row.estimated_tax_value_usd).toBe(harvest.totals.estimated_tax_value_usd);
     }
-    expect(scan.rows[4]!.drift_status).toBe("ok");
+    expect(row(scan.rows, "B3").drift_status).toBe("ok");
     // B3: 4,400 + 2,800 + 1,750 + 40 x 30 / 1.25 = 9,910, no cash: nothing to invest (below the buffer).
-    expect(scan.rows[4]).toMatchObject({ nav_usd: "9910", cash_to_invest_usd: "0", harvestable_lots: 0 });
+    expect(row(scan.rows, "B3")).toMatchObject({
+      nav_usd: "9910",
+      cash_to_invest_usd: "0",
+      harvestable_lots: 0,
+    });
     expect(scan.summary).toEqual({
       accounts: 5,
       ok: 1,
@@ -174,7 +191,7 @@ describe("the morning scan", () => {
 
   it("keeps going past accounts that fail, each row saying which part failed and why", () => {
     const rows = scanAccounts(ctx, org).rows;
-    const [a2, b1, b2] = [rows[1]!, rows[2]!, rows[3]!];
+    const [a2, b1, b2] = [row(rows, "A2"), row(rows, "B1"), row(rows, "B2")];
     // A2: no configuration, no index stored under a fallback name: no target. The rest is computed.
     expect(a2.errors.map((e) => [e.part, e.code])).toEqual([["drift", "no_target"]]);
     expect(a2.errors[0]!.message).toMatch(/has no target on 2025-06-30/);
@@ -207,16 +224,14 @@ describe("the morning scan", () => {
       "B3",
     ]);
     // Oldest first whatever the order of the list.
-    expect(names(scanAccounts(ctx, org, { accounts: [ids.B3, ids.A1] }).rows)).toEqual(["A1", "B3"]);
+    expect(names(scanAccounts(ctx, org, { accounts: [ids.B3, ids.A1] }).rows)).toEqual(inOrder("A1", "B3"));
     // The status filter keeps the rows whose status could not be computed.
     const warned = scanAccounts(ctx, org, { status: ["warning", "breach"] });
-    expect(names(warned.rows)).toEqual(["A1", "A2", "B1", "B2"]);
+    expect(names(warned.rows)).toEqual(inOrder("A1", "A2", "B1", "B2"));
     expect(warned.selected_accounts).toBe(5);
-    expect(names(scanAccounts(ctx, org, { client_uuid: clientB, status: ["ok"] }).rows)).toEqual([
-      "B1",
-      "B2",
-      "B3",
-    ]);
+    expect(names(scanAccounts(ctx, org, { client_uuid: clientB, status: ["ok"] }).rows)).toEqual(
+      inOrder("B1", "B2", "B3"),
+    );
     const unknown = "00000000-0000-4000-8000-000000000001";
     expect(() => scanAccounts(ctx, org, { accounts: [ids.A1, unknown] })).toThrow(
       `Account not found: ${unknown}.`,
@@ -228,10 +243,11 @@ describe("the morning scan", () => {
 
   it("scans a page of the selection with offset and limit", () => {
     const first = scanAccounts(ctx, org, {}, { limit: 2 });
-    expect(names(first.rows)).toEqual(["A1", "A2"]);
+    const all = inOrder("A1", "A2", "B1", "B2", "B3");
+    expect(names(first.rows)).toEqual(all.slice(0, 2));
     expect(first).toMatchObject({ selected_accounts: 5, offset: 0, next_offset: 2 });
     const last = scanAccounts(ctx, org, {}, { offset: 4, limit: 2 });
-    expect(names(last.rows)).toEqual(["B3"]);
+    expect(names(last.rows)).toEqual(all.slice(4));
     expect(last).toMatchObject({ offset: 4, next_offset: null });
     const progress: [number, number][] = [];
     scanAccounts(ctx, org, {}, { offset: 1, limit: 3, onProgress: (d, t) => progress.push([d, t]) });
@@ -240,6 +256,18 @@ describe("the morning scan", () => {
       [2, 3],
       [3, 3],
     ]);
+  });
+
+  it("gives the same rows on worker threads as on one thread", async () => {
+    const progress: number[] = [];
+    const parallel = await scanAccountsParallel(
+      ctx,
+      org,
+      { status: ["warning", "ok"] },
+      { concurrency: 2, minAccountsPerThread: 1, onProgress: (done) => progress.push(done) },
+    );
+    expect(parallel).toEqual(scanAccounts(ctx, org, { status: ["warning", "ok"] }));
+    expect(progress.at(-1)).toBe(5);
   });
 
   it("answers the library's rows over HTTP, one page per request", async () => {
@@ -292,10 +320,12 @@ describe("the morning scan", () => {
       "account_uuid,client_uuid,account_name,portfolio_config_uuid,nav_usd,cash_usd,cash_to_invest_usd,drift_status,total_drift,max_asset_drift,target,harvestable_lots,harvestable_loss_usd,estimated_tax_value_usd,errors",
     );
     expect(lines).toHaveLength(6);
-    expect(lines[1]).toBe(
+    expect(lines.find((l) => l.startsWith(ids.A1))).toBe(
       `${ids.A1},${clientA},A1,${configUuid},9000,1000,600,warning,0.1833333333,0.18,"blend of HAND3, DDD:XTSE",1,900,333,`,
     );
-    expect(lines[4]).toBe(`${ids.B2},${clientB},B2,,,,,,,,,,,,account: missing_price`);
+    expect(lines.find((l) => l.startsWith(ids.B2))).toBe(
+      `${ids.B2},${clientB},B2,,,,,,,,,,,,account: missing_price`,
+    );
 
     const gate = async (...args: string[]) =>
       (await run(["--store", file, "--org", org, ...args], false)).code;

@@ -66,7 +66,10 @@ type Market = Store["market"];
  */
 function memoizedMarket(market: Market): Market {
   // By date, then by listing (null: no price on or before the date).
-  const prices = new Map<string, Map<string, { date: string; close: number; volume: number | null } | null>>();
+  const prices = new Map<
+    string,
+    Map<string, { date: string; close: number; volume: number | null } | null>
+  >();
   const securities = new Map<string, ReturnType<Market["security"]>>();
   const fx = new Map<string, ReturnType<Market["fxRateAsOf"]>>();
   const splits = new Map<string, ReturnType<Market["splits"]>>();

@@ -68,6 +68,7 @@ interface ScanOptions {
   out?: string;
   top: string;
   failOn?: string;
+  concurrency: string;
 }
 
 export function registerScan(program: Command, hooks: ProgramHooks): void {
@@ -94,6 +95,11 @@ export function registerScan(program: Command, hooks: ProgramHooks): void {
         "--out <file>",
         "write the rows to FILE: CSV when FILE ends in .csv, else JSON (what --json prints)",
       )
+      .option(
+        "--concurrency <n>",
+        "worker threads of a local scan (each with its own store connection; same rows); remotely the server decides",
+        "1",
+      )
       .option("--top <n>", "rows shown in the table, worst first (--json and --out give all)", "30")
       .option(
         "--fail-on <level>",
@@ -105,6 +111,9 @@ export function registerScan(program: Command, hooks: ProgramHooks): void {
             throw usageError(`--fail-on must be warning, breach or error, not "${opts.failOn}"`, "fail-on");
           const top = Number(opts.top);
           if (!Number.isInteger(top) || top < 0) throw usageError("--top must be a whole number", "top");
+          const concurrency = Number(opts.concurrency);
+          if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+            throw usageError("--concurrency must be a whole number from 1 to 64", "concurrency");
           const statuses = opts.status === undefined ? undefined : list(opts.status);
           for (const s of statuses ?? [])
             if (!(DRIFT_STATUSES as readonly string[]).includes(s))
@@ -127,6 +136,7 @@ export function registerScan(program: Command, hooks: ProgramHooks): void {
           try {
             result = await backend.scanAccounts(request, {
               onProgress: (done, total) => bar.update(done, total, "accounts"),
+              concurrency,
             });
           } finally {
             bar.done();
@@ -143,6 +153,7 @@ export function registerScan(program: Command, hooks: ProgramHooks): void {
     "lotwise scan --client 4071d28c-... --status warning,breach",
     "lotwise scan --out scan.csv --fail-on breach   # CSV for the desk; exit 1 when any account is in breach",
     "lotwise scan --as-of 2025-06-30 --json",
+    "lotwise scan --concurrency 2                   # two worker threads on a large local store",
   );
 }
 
