@@ -28,6 +28,7 @@ import {
   proposalResponseSchema,
   riskModelListSchema,
   riskModelSchema,
+  scanResultSchema,
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
   themeListSchema,
@@ -47,6 +48,7 @@ import {
   optimizeAccount,
   prepareAccountOptimization,
   readAssetClass,
+  scanAccounts,
 } from "../src/service/index.js";
 import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
 import {
@@ -242,6 +244,23 @@ describe("success shapes of every route", () => {
     const late = await send(app, "GET", `${account}/drift/?as_of_date=2099-01-01`, { key });
     expect(late.status).toBe(400);
     expect(envelope(late).message).toMatch(/after the last market date/);
+  });
+
+  it("scan (extension) answers the service's rows for the organization's accounts", async () => {
+    const scan = shape(
+      await send(app, "POST", `${org}/scans/`, { key, json: { client_uuid: seeded.clientUuid } }),
+      200,
+      scanResultSchema,
+    );
+    expect(scan).toEqual(
+      JSON.parse(
+        JSON.stringify(scanAccounts(t.ctx, t.orgA.uuid, { client_uuid: seeded.clientUuid }, { limit: 2000 })),
+      ),
+    );
+    expect(scan.rows.map((r) => r.account_uuid)).toContain(seeded.accountUuid);
+    const bad = await send(app, "POST", `${org}/scans/`, { key, json: { limit: 0 } });
+    expect(bad.status).toBe(400);
+    expect(envelope(bad).message).toMatch(/limit/);
   });
 
   it("harvest scan (extension) agrees with the service, and refuses a negative threshold", async () => {
@@ -631,6 +650,7 @@ describe("success shapes of every route", () => {
         "optimizeAccount",
         "accountDrift",
         "harvestScan",
+        "scanAccounts",
         "rebalanceAccount",
         "importRiskModel",
         "listRiskModels",

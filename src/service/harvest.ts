@@ -127,6 +127,20 @@ function correlation(
   return Math.max(-1, Math.min(1, cov / Math.sqrt(vx * vy)));
 }
 
+/** One lot at an unrealized loss in a harvest measure. */
+export interface HarvestLotRow {
+  lot: TaxLot;
+  basis: Decimal;
+  value: Decimal;
+  loss: Decimal;
+  /** loss / basis; computed when the threshold check needed it, else by the caller that reports it. */
+  lossFraction: Decimal | null;
+  term: "short_term" | "long_term";
+  taxValue: Decimal;
+  reasons: HarvestBlockReason[];
+  windowEnds: string | null;
+}
+
 /** The loss lots of an account and the totals of the harvestable ones, before formatting ({@link harvestScan}). */
 export type HarvestMeasure = ReturnType<typeof measureHarvest>;
 
@@ -176,19 +190,7 @@ export function measureHarvest(
     return securities.get(id);
   };
 
-  interface Row {
-    lot: TaxLot;
-    basis: Decimal;
-    value: Decimal;
-    loss: Decimal;
-    /** loss / basis; computed when the threshold check needed it, else by the caller that reports it. */
-    lossFraction: Decimal | null;
-    term: "short_term" | "long_term";
-    taxValue: Decimal;
-    reasons: HarvestBlockReason[];
-    windowEnds: string | null;
-  }
-  const rows: Row[] = [];
+  const rows: HarvestLotRow[] = [];
   held.lots.forEach((lot, i) => {
     // Value at the listing's close and FX of the date (holdingsAt valued it); basis at the lot's purchase FX
     // rate, as the account view and the tax engine do (docs/tax.md section 2).

@@ -116,17 +116,12 @@ afterAll(() => {
 });
 
 const names = (rows: readonly ScanRow[]) => rows.map((r) => r.account_name);
-/** The named accounts in the scan's order: creation time, then uuid (accounts made in the same millisecond). */
+/** The named accounts in the order the store lists the organization's accounts (created, then uuid). */
 const inOrder = (...wanted: (keyof typeof ids)[]) =>
-  wanted
-    .map((name) => ({ name, record: store.accounts.getInOrganization(org, ids[name])! }))
-    .sort(
-      (a, b) =>
-        // SQLite's ORDER BY created, uuid: binary string order.
-        Number(a.record.created > b.record.created) - Number(a.record.created < b.record.created) ||
-        Number(a.record.uuid > b.record.uuid) - Number(a.record.uuid < b.record.uuid),
-    )
-    .map((a) => a.name);
+  store.accounts
+    .listByOrganization(org)
+    .map((a) => a.name as keyof typeof ids)
+    .filter((name) => wanted.includes(name));
 const row = (rows: readonly ScanRow[], name: string) => rows.find((r) => r.account_name === name)!;
 
 describe("the morning scan", () => {
