@@ -121,6 +121,7 @@ export function holdingsAt(
 } {
   const lots: TaxLot[] = [];
   const lotValues: Decimal[] = [];
+  const closes = new Map<string, Decimal>();
   let value = new TaxDecimal(account.cashValueUsd);
   const quotes = new Map<string, HeldQuote>();
   const stored =
@@ -155,7 +156,13 @@ export function holdingsAt(
       quotes.set(lot.themeAssetId, quote);
     }
     // Dividing by 1 (a USD listing) would return the same value: skipped.
-    const lotValue = adjusted.quantity.times(quote.close);
+    let close = closes.get(lot.themeAssetId);
+    if (close === undefined) {
+      // times(number) converts the number the same way; converted once per asset.
+      close = new TaxDecimal(quote.close);
+      closes.set(lot.themeAssetId, close);
+    }
+    const lotValue = adjusted.quantity.times(close);
     const usd = quote.perUsd === 1 ? lotValue : lotValue.dividedBy(quote.perUsd);
     lotValues.push(usd);
     value = value.plus(usd);

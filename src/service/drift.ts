@@ -93,7 +93,8 @@ export interface DriftMeasure {
   cashWeight: Decimal;
   cashTarget: Decimal;
   cashDrift: Decimal;
-  rows: { id: string; current: Decimal; target: Decimal; drift: Decimal }[];
+  /** Every asset held or targeted; `abs` = |drift|. */
+  rows: { id: string; current: Decimal; target: Decimal; drift: Decimal; abs: Decimal }[];
 }
 
 const ZERO = new Decimal(0);
@@ -174,10 +175,12 @@ export function measureDrift(
     asset: eff.read.asset_drift_breach_threshold,
   };
   const assetBreach = thresholds.asset === null ? null : new Decimal(thresholds.asset);
-  const ids = new Set([...values.keys(), ...target.weights.keys()]);
+  // Assets held, then the target's other assets (in the order of a Set of both).
+  const ids = [...values.keys()];
+  for (const id of target.weights.keys()) if (!values.has(id)) ids.push(id);
   let sumAbs = ZERO;
   let maxAbs = ZERO;
-  const rows = [...ids].map((id) => {
+  const rows = ids.map((id) => {
     const value = values.get(id);
     const t = prepared.of.get(id) ?? prepared.zero;
     let drift: Decimal;
@@ -195,7 +198,7 @@ export function measureDrift(
     }
     sumAbs = sumAbs.plus(abs);
     if (abs.gt(maxAbs)) maxAbs = abs;
-    return { id, current, target: t, drift };
+    return { id, current, target: t, drift, abs };
   });
   const cashWeight = cash.dividedBy(nav);
   const cashTarget = Decimal.max(0, new Decimal(1).minus(targetSum.dividedBy(scale)));
@@ -213,10 +216,10 @@ export function measureDrift(
       `total drift ${pct(total)} >= drift_breach_threshold ${pct(new Decimal(thresholds.breach))}`,
     );
   }
-  const breached = assetBreach === null ? [] : rows.filter((r) => r.drift.abs().gte(assetBreach));
+  const breached = assetBreach === null ? [] : rows.filter((r) => r.abs.gte(assetBreach));
   if (breached.length > 0) {
     status = "breach";
-    const worst = breached.reduce((a, b) => (b.drift.abs().gt(a.drift.abs()) ? b : a));
+    const worst = breached.reduce((a, b) => (b.abs.gt(a.abs) ? b : a));
     reasons.push(
       `${breached.length} asset${breached.length === 1 ? "" : "s"} with |drift| >= asset_drift_breach_threshold ${pct(assetBreach!)} (largest: ${worst.id} ${pct(worst.drift)})`,
     );

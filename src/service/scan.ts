@@ -111,14 +111,28 @@ function memoizedMarket(market: Market): Market {
 }
 
 /**
- * The context of one scan: the caller's, with the market reads memoized (see {@link memoizedMarket}) and the
- * accounts of each client (the households of the harvest part) read once.
+ * The context of one scan: the caller's, with the market reads memoized (see {@link memoizedMarket}), and the
+ * accounts of each client (the households of the harvest part) and each portfolio configuration read once (nothing
+ * is written during a scan).
  */
 function scanContext(ctx: ServiceContext): ServiceContext {
   const households = new Map<string, ReturnType<Store["accounts"]["listByClient"]>>();
   const accounts = ctx.store.accounts;
+  const configs = ctx.store.portfolioConfigs;
+  const configMemo = new Map<string, ReturnType<Store["portfolioConfigs"]["get"]>>();
   const store = Object.create(ctx.store, {
     market: { value: memoizedMarket(ctx.store.market) },
+    portfolioConfigs: {
+      value: Object.create(configs, {
+        get: {
+          value: (org: string, uuid: string) => {
+            const key = `${org}|${uuid}`;
+            if (!configMemo.has(key)) configMemo.set(key, configs.get(org, uuid));
+            return configMemo.get(key);
+          },
+        },
+      }),
+    },
     accounts: {
       value: Object.create(accounts, {
         listByClient: {
