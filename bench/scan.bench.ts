@@ -9,17 +9,32 @@
  * 0.05 / 0.10 and a 1% cash buffer; target SYNTH500.
  * Timed on one thread, then on two worker threads (scanAccountsParallel; same rows).
  * Env: BENCH_ACCOUNTS (default 10000), BENCH_LOTS (default 100), BENCH_CONCURRENCY (default "1,2"). Writes bench/results/scan.json.
- * Run: npm run bench:scan   (profile: node --import tsx --cpu-prof bench/scan.bench.ts)
+ * Runs the compiled code (dist/, as the CLI does; worker threads load plain JavaScript).
+ * Run: npm run bench:scan (builds first)   profile: node --import tsx --cpu-prof bench/scan.bench.ts
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import { createRandom } from "../src/core/random.js";
-import { generateMarket, writeSyntheticMarket } from "../src/market/synthetic/index.js";
-import { createClient, createOrganization, createPortfolioConfig } from "../src/service/index.js";
-import { scanAccountsParallel } from "../src/service/scan-parallel.js";
-import { openStore, type TaxLotInput } from "../src/store/index.js";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type * as Random from "../src/core/random.js";
+import type * as Synthetic from "../src/market/synthetic/index.js";
+import type * as Service from "../src/service/index.js";
+import type * as Parallel from "../src/service/scan-parallel.js";
+import type * as StoreModule from "../src/store/index.js";
+import type { TaxLotInput } from "../src/store/index.js";
 import { line, writeResult } from "./lib/harness.js";
+
+// The compiled code the CLI runs (dist/): worker threads then load plain JavaScript, as in production.
+const ROOT = resolve(import.meta.dirname, "..");
+if (!existsSync(join(ROOT, "dist", "service", "scan-parallel.js")))
+  throw new Error("scan.bench: run `npm run build` first (npm run bench:scan does)");
+const load = async <T>(path: string) => (await import(pathToFileURL(join(ROOT, "dist", path)).href)) as T;
+const { generateMarket, writeSyntheticMarket } = await load<typeof Synthetic>("market/synthetic/index.js");
+const { createRandom } = await load<typeof Random>("core/random.js");
+const { createClient, createOrganization, createPortfolioConfig } =
+  await load<typeof Service>("service/index.js");
+const { scanAccountsParallel } = await load<typeof Parallel>("service/scan-parallel.js");
+const { openStore } = await load<typeof StoreModule>("store/index.js");
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 10_000);
 const LOTS = Number(process.env.BENCH_LOTS ?? 100);
