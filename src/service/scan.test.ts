@@ -212,12 +212,10 @@ describe("the morning scan", () => {
   });
 
   it("scans the selected accounts only: a client, a configuration, a list, a status", () => {
-    expect(names(scanAccounts(ctx, org, { client_uuid: clientB }).rows)).toEqual(["B1", "B2", "B3"]);
-    expect(names(scanAccounts(ctx, org, { portfolio_config_uuid: configUuid }).rows)).toEqual([
-      "A1",
-      "B1",
-      "B3",
-    ]);
+    expect(names(scanAccounts(ctx, org, { client_uuid: clientB }).rows)).toEqual(inOrder("B1", "B2", "B3"));
+    expect(names(scanAccounts(ctx, org, { portfolio_config_uuid: configUuid }).rows)).toEqual(
+      inOrder("A1", "B1", "B3"),
+    );
     // Oldest first whatever the order of the list.
     expect(names(scanAccounts(ctx, org, { accounts: [ids.B3, ids.A1] }).rows)).toEqual(inOrder("A1", "B3"));
     // The status filter keeps the rows whose status could not be computed.
