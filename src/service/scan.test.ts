@@ -6,7 +6,8 @@ import { writeHandMarket } from "../../test/helpers/hand-market.js";
 import { listing } from "../../test/helpers/listing.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
-import { type ScanRow, scanResultSchema } from "../contract/index.js";
+import { RemoteBackend } from "../client/index.js";
+import { SCAN_PAGE_MAX, type ScanRow, scanResultSchema } from "../contract/index.js";
 import { createApp, serve } from "../server/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { accountDrift } from "./drift.js";
@@ -284,6 +285,32 @@ describe("the morning scan", () => {
     expect(JSON.stringify(await bad.json())).toMatch(/status/);
     const otherKey = createOrganization(ctx, "Third scan org").apiKey.key;
     expect((await post({ client_uuid: clientA }, otherKey)).status).toBe(404);
+  });
+
+  it("reads a selection larger than one page remotely page by page, with the local rows", async () => {
+    const big = createOrganization(ctx, "Many accounts");
+    const bigOrg = big.organization.uuid;
+    const client = createClient(ctx, bigOrg, {}).uuid;
+    store.transaction(() => {
+      for (let i = 0; i <= SCAN_PAGE_MAX; i++) store.accounts.create(bigOrg, client, { cashValueUsd: "10" });
+    });
+    const handle = await serve({ ctx, port: 0, log: () => {}, requestWorkers: 0 });
+    try {
+      const remote = await RemoteBackend.connect({ url: handle.url, apiKey: big.apiKey.key });
+      const progress: [number, number][] = [];
+      const result = await remote.scanAccounts({}, { onProgress: (d, t) => progress.push([d, t]) });
+      // Two requests: 2,000 accounts, then the last one.
+      expect(progress).toEqual([
+        [SCAN_PAGE_MAX, SCAN_PAGE_MAX + 1],
+        [SCAN_PAGE_MAX + 1, SCAN_PAGE_MAX + 1],
+      ]);
+      expect(result).toEqual(scanAccounts(ctx, bigOrg));
+      expect(result.rows).toHaveLength(SCAN_PAGE_MAX + 1);
+      expect(result.summary).toMatchObject({ accounts: SCAN_PAGE_MAX + 1, with_errors: SCAN_PAGE_MAX + 1 });
+      expect(result.summary.cash_to_invest_usd).toBe("20010"); // 2,001 x 10 USD, no configuration
+    } finally {
+      await handle.close();
+    }
   });
 
   it("prints the same rows from the CLI locally and remotely, writes CSV, and gates CI with exit codes", async () => {
