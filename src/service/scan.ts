@@ -19,7 +19,6 @@
 import { Decimal } from "decimal.js";
 import {
   type AccountSelection,
-  type DRIFT_STATUSES,
   formatDecimal,
   NUMERIC_STRING_WIDTH,
   SCAN_PAGE_MAX,
@@ -305,10 +304,3 @@ export function scanAccounts(
     summary: summarizeScan(rows),
   };
 }
-
-/** Statuses from best to worst (the order of `--fail-on`). */
-export const SCAN_STATUS_RANK: Readonly<Record<(typeof DRIFT_STATUSES)[number], number>> = {
-  ok: 0,
-  warning: 1,
-  breach: 2,
-};
