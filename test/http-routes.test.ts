@@ -31,6 +31,7 @@ import {
   rebalanceRunSchema,
   riskModelListSchema,
   riskModelSchema,
+  scanResultSchema,
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
   themeListSchema,
@@ -51,6 +52,7 @@ import {
   optimizeAccount,
   prepareAccountOptimization,
   readAssetClass,
+  scanAccounts,
 } from "../src/service/index.js";
 import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
 import {
@@ -270,6 +272,23 @@ describe("success shapes of every route", () => {
     );
     expect(tuesday.fired).toEqual([]);
     expect(tuesday.not_fired[0]!.reason).toBe('cron "0 9 * * 1" does not fire on 2025-04-01 (Tuesday)');
+  });
+
+  it("scan (extension) answers the service's rows for the organization's accounts", async () => {
+    const scan = shape(
+      await send(app, "POST", `${org}/scans/`, { key, json: { client_uuid: seeded.clientUuid } }),
+      200,
+      scanResultSchema,
+    );
+    expect(scan).toEqual(
+      JSON.parse(
+        JSON.stringify(scanAccounts(t.ctx, t.orgA.uuid, { client_uuid: seeded.clientUuid }, { limit: 2000 })),
+      ),
+    );
+    expect(scan.rows.map((r) => r.account_uuid)).toContain(seeded.accountUuid);
+    const bad = await send(app, "POST", `${org}/scans/`, { key, json: { limit: 0 } });
+    expect(bad.status).toBe(400);
+    expect(envelope(bad).message).toMatch(/limit/);
   });
 
   it("harvest scan (extension) agrees with the service, and refuses a negative threshold", async () => {
@@ -695,6 +714,7 @@ describe("success shapes of every route", () => {
         "accountDrift",
         "evaluateAccount",
         "harvestScan",
+        "scanAccounts",
         "rebalanceAccount",
         "runRebalance",
         "listRebalanceRuns",

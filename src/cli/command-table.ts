@@ -120,6 +120,16 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   {
     commands: [
       cmd(
+        "scan",
+        "The morning scan: one row per account of the organization (or of a client, a configuration, a list) with its drift status and total drift, harvestable losses and their tax value, cash to invest (cash above the configuration's buffers) and NAV. An account that fails shows why in its row; the scan goes on. See docs/scan.md.",
+        true,
+      ),
+    ],
+    load: async () => (await import("./commands/scan.js")).registerScan,
+  },
+  {
+    commands: [
+      cmd(
         "risk-models",
         "Uploaded risk models: a vendor model (Barra, Axioma...) or your own, used by configurations whose risk_model_name is vendor or custom.",
       ),

@@ -5,9 +5,21 @@
  * come from the operation table (service/operations.ts), as the server's routes do. Errors arrive as the same
  * {@link PortfolioError} subclasses, codes and messages as with the local backend.
  */
-import type { RebalanceRun, RebalanceRunRequest } from "../contract/index.js";
+import {
+  type RebalanceRun,
+  type RebalanceRunRequest,
+  SCAN_PAGE_MAX,
+  type ScanRequest,
+  type ScanResult,
+  summarizeScan,
+} from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
-import type { Backend, BackendMethods, RebalanceRunCallOptions } from "../service/backend.js";
+import type {
+  Backend,
+  BackendMethods,
+  RebalanceRunCallOptions,
+  ScanProgressOptions,
+} from "../service/backend.js";
 import { type AnyOperation, callInput, installOperationMethods, queryStrings } from "../service/operation.js";
 import { LOTS_UPLOAD_TIMEOUT_MS, OPERATION_LIST } from "../service/operations.js";
 import { HttpClient, type HttpClientOptions } from "./http-client.js";
@@ -94,6 +106,41 @@ export class RemoteBackend implements Backend {
       // A call that leaves as many accounts pending made no progress: answer the run as it is rather than loop.
       if (run.status !== "completed" && run.totals.pending >= pending) return run;
     }
+  }
+
+  /** The whole selection page by page ({@link SCAN_PAGE_MAX} accounts each), or the one page asked for. */
+  async scan(request: ScanRequest = {}, options: ScanProgressOptions = {}): Promise<ScanResult> {
+    if (request.limit !== undefined) {
+      const one = await this.scanAccounts(request);
+      options.onProgress?.(one.rows.length, one.rows.length);
+      return one;
+    }
+    const start = request.offset ?? 0;
+    let next: number | null = start;
+    const rows: ScanResult["rows"] = [];
+    let first: ScanResult | undefined;
+    while (next !== null) {
+      // Every page at the first page's date (the default date could move between requests).
+      const asOf = first?.as_of_date ?? request.as_of_date;
+      const p: ScanResult = await this.scanAccounts({
+        ...request,
+        ...(asOf !== undefined ? { as_of_date: asOf } : {}),
+        offset: next,
+        limit: SCAN_PAGE_MAX,
+      });
+      first ??= p;
+      rows.push(...p.rows);
+      next = p.next_offset;
+      options.onProgress?.((next ?? p.selected_accounts) - start, p.selected_accounts - start);
+    }
+    return {
+      as_of_date: first!.as_of_date,
+      selected_accounts: first!.selected_accounts,
+      offset: start,
+      next_offset: null,
+      rows,
+      summary: summarizeScan(rows),
+    };
   }
 
   /**

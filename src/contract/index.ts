@@ -313,6 +313,23 @@ export {
   type Rule,
   ruleSchema,
 } from "./rules.js";
+export {
+  type AccountSelection,
+  accountSelectionSchema,
+  SCAN_PAGE_MAX,
+  SCAN_PARTS,
+  type ScanRequest,
+  type ScanResult,
+  type ScanRow,
+  type ScanSummary,
+  SELECTION_ACCOUNTS_MAX,
+  scanErrorSchema,
+  scanRequestSchema,
+  scanResultSchema,
+  scanRowSchema,
+  scanSummarySchema,
+  summarizeScan,
+} from "./scan.js";
 export { CONTRACT_SCHEMAS, type ContractSchemaId } from "./schemas.js";
 export {
   COST_BASIS_UNITS,

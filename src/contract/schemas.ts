@@ -106,6 +106,14 @@ import {
   evaluationRuleWriteSchema,
   ruleSchema,
 } from "./rules.js";
+import {
+  accountSelectionSchema,
+  scanErrorSchema,
+  scanRequestSchema,
+  scanResultSchema,
+  scanRowSchema,
+  scanSummarySchema,
+} from "./scan.js";
 import { taxLotReadSchema, taxLotWriteSchema } from "./tax-lot.js";
 import { taxPreferencesReadSchema, taxPreferencesWriteSchema } from "./tax-preferences.js";
 import {
@@ -169,6 +177,12 @@ export const CONTRACT_SCHEMAS = {
   EvaluationFacts: evaluationFactsSchema,
   RuleOutcome: ruleOutcomeSchema,
   EvaluationQuery: evaluationQuerySchema,
+  AccountSelection: accountSelectionSchema,
+  ScanRequest: scanRequestSchema,
+  ScanError: scanErrorSchema,
+  ScanRow: scanRowSchema,
+  ScanSummary: scanSummarySchema,
+  ScanResult: scanResultSchema,
   AccountRebalance: accountRebalanceSchema,
   RebalanceRequest: rebalanceRequestSchema,
   CashRequest: cashRequestSchema,

@@ -10,7 +10,7 @@
  * operation's response schema (void for 204). E.g. `getAccount(clientUuid, accountUuid)`,
  * `optimizeAccount(clientUuid, accountUuid, body?)`, `importLots(accountUuid, csv, query?)`.
  */
-import type { RebalanceRun, RebalanceRunRequest } from "../contract/index.js";
+import type { RebalanceRun, RebalanceRunRequest, ScanRequest, ScanResult } from "../contract/index.js";
 import type { OperationMethods } from "./operation.js";
 import type { OPERATIONS } from "./operations.js";
 
@@ -26,6 +26,20 @@ export interface Backend extends BackendMethods {
    * Built on the table's `runRebalance`, which processes at most one chunk per call.
    */
   rebalanceAll(body: RebalanceRunRequest, options?: RebalanceRunCallOptions): Promise<RebalanceRun>;
+  /**
+   * The morning scan of the selected accounts (docs/scan.md): one row per account with drift, harvest, cash, NAV
+   * and rules fired. Without `limit` the whole selection (locally in one call, on worker threads with
+   * `concurrency` > 1; remotely the table's `scanAccounts` page after page); `onProgress` after each account
+   * (locally) or each page (remotely).
+   */
+  scan(request?: ScanRequest, options?: ScanProgressOptions): Promise<ScanResult>;
+}
+
+/** Progress of a scan through a Backend (accounts done of the accounts selected), and its threads. */
+export interface ScanProgressOptions {
+  onProgress?: ((done: number, total: number) => void) | undefined;
+  /** Worker threads of a local scan over a store file (a server scans each page on its request pool). @default 1 */
+  concurrency?: number | undefined;
 }
 
 /** Options of {@link Backend.rebalanceAll}. */

@@ -106,19 +106,34 @@ function splitFactorAfter(ctx: ServiceContext, themeAssetId: string, date: strin
  * today's split-adjusted quantities; quantities are divided back by the splits after `date`, total basis
  * unchanged), its USD cash, and their value at that close. `quotes` holds, per asset held, the close and the
  * listing currency's units per USD used for that value (each looked up once), so callers value positions the
- * same way without reading the market again.
+ * same way without reading the market again; `lotValues[i]` is the USD value of `lots[i]` at that close. `options.lots`: the account's stored lots already converted (e.g. by
+ * the memoized read `accountLots` of service/proposals.ts), in stored order; default: read and converted here.
  */
 export function holdingsAt(
   ctx: ServiceContext,
   account: AccountRecord,
   date: string,
-): { lots: TaxLot[]; cashUsd: Decimal; valueUsd: Decimal; quotes: Map<string, HeldQuote> } {
+  options: { lots?: readonly TaxLot[] } = {},
+): {
+  lots: TaxLot[];
+  lotValues: Decimal[];
+  cashUsd: Decimal;
+  valueUsd: Decimal;
+  quotes: Map<string, HeldQuote>;
+} {
   const lots: TaxLot[] = [];
+  const lotValues: Decimal[] = [];
+  const closes = new Map<string, Decimal>();
   let value = new TaxDecimal(account.cashValueUsd);
   const quotes = new Map<string, HeldQuote>();
-  for (const record of ctx.store.accounts.lots(account.uuid)) {
-    if (record.tradeDate > date) continue;
-    const lot = lotRecordToTaxLot(record);
+  const stored =
+    options.lots ??
+    ctx.store.accounts
+      .lots(account.uuid)
+      .filter((r) => r.tradeDate <= date)
+      .map(lotRecordToTaxLot);
+  for (const lot of stored) {
+    if (lot.tradeDate > date) continue;
     const factor = splitFactorAfter(ctx, lot.themeAssetId, date);
     const adjusted = factor.eq(1) ? lot : { ...lot, quantity: lot.quantity.dividedBy(factor) };
     lots.push(adjusted);
@@ -142,9 +157,19 @@ export function holdingsAt(
       quote = { close: p.close, perUsd };
       quotes.set(lot.themeAssetId, quote);
     }
-    value = value.plus(adjusted.quantity.times(quote.close).dividedBy(quote.perUsd));
+    // Dividing by 1 (a USD listing) would return the same value: skipped.
+    let close = closes.get(lot.themeAssetId);
+    if (close === undefined) {
+      // times(number) converts the number the same way; converted once per asset.
+      close = new TaxDecimal(quote.close);
+      closes.set(lot.themeAssetId, close);
+    }
+    const lotValue = adjusted.quantity.times(close);
+    const usd = quote.perUsd === 1 ? lotValue : lotValue.dividedBy(quote.perUsd);
+    lotValues.push(usd);
+    value = value.plus(usd);
   }
-  return { lots, cashUsd: new TaxDecimal(account.cashValueUsd), valueUsd: value, quotes };
+  return { lots, lotValues, cashUsd: new TaxDecimal(account.cashValueUsd), valueUsd: value, quotes };
 }
 
 /** The close of an asset held on a date and its listing currency's units per USD (1 for USD listings). */

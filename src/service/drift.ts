@@ -17,13 +17,13 @@ import {
   formatDecimal,
   NUMERIC_STRING_WIDTH,
 } from "../contract/index.js";
-import { DataError, ValidationError } from "../core/errors.js";
+import { DataError, type ValidationError } from "../core/errors.js";
 import type { AccountRecord } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import { findAccount } from "./clients.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
-import { effectiveConfig } from "./effective-config.js";
-import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
+import { type EffectiveConfig, effectiveConfig } from "./effective-config.js";
+import { type BenchmarkSource, benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
 /** Options of {@link accountDrift}. */
 export interface AccountDriftOptions {
@@ -41,18 +41,234 @@ const fmt = (v: Decimal, field: string) =>
     field,
   );
 
+/** What the account holds on the date, as {@link holdingsAt} returns it. */
+export type Holdings = ReturnType<typeof holdingsAt>;
+
 /** USD value of each asset the account holds on `asOf` (split-adjusted lots at the last closes). */
-function valuesOn(ctx: ServiceContext, account: AccountRecord, asOf: string) {
-  const held = holdingsAt(ctx, account, asOf);
+function valuesOn(held: Holdings) {
   const quantities = new Map<string, Decimal>();
   for (const lot of held.lots)
     quantities.set(lot.themeAssetId, (quantities.get(lot.themeAssetId) ?? new Decimal(0)).plus(lot.quantity));
   const values = new Map<string, Decimal>();
   for (const [id, qty] of quantities) {
     const quote = held.quotes.get(id)!;
-    values.set(id, qty.times(quote.close).dividedBy(quote.perUsd));
+    const local = qty.times(quote.close);
+    // Dividing by 1 (a USD listing) would return the same value: skipped.
+    values.set(id, quote.perUsd === 1 ? local : local.dividedBy(quote.perUsd));
   }
   return { values, cash: new Decimal(held.cashUsd.toString()), nav: new Decimal(held.valueUsd.toString()) };
+}
+
+/**
+ * The effective configuration the drift and the harvest scan of an account use on a date: resolved with the account
+ * facts of its holdings (NAV, cash, number of assets held) for the conditions of dynamic rules.
+ */
+export function holdingsConfig(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  asOf: string,
+  held: Holdings,
+): EffectiveConfig {
+  return effectiveConfig(ctx, account, asOf, {
+    account: {
+      nav: held.valueUsd.toNumber(),
+      cash_usd: held.cashUsd.toNumber(),
+      positions: new Set(held.lots.map((l) => l.themeAssetId)).size,
+    },
+  });
+}
+
+/** The drift of an account in numbers (before formatting): {@link accountDrift} formats it, scans summarize it. */
+export interface DriftMeasure {
+  source: BenchmarkSource;
+  target: { weights: Map<string, number>; date: string };
+  nav: Decimal;
+  total: Decimal;
+  maxAbs: Decimal;
+  status: DriftStatus;
+  reasons: string[];
+  warnings: string[];
+  thresholds: { warning: string | null; breach: string | null; asset: string | null };
+  assetBreach: Decimal | null;
+  cashWeight: Decimal;
+  cashTarget: Decimal;
+  cashDrift: Decimal;
+  /** Every asset held or targeted; `abs` = |drift|. */
+  rows: { id: string; current: Decimal; target: Decimal; drift: Decimal; abs: Decimal }[];
+}
+
+const ZERO = new Decimal(0);
+
+/** Target weights in force on a date, with the per-asset figures every account measured against them shares. */
+export interface PreparedTarget {
+  target: { weights: Map<string, number>; date: string };
+  targetSum: Decimal;
+  /** Weights that add to slightly more than 1 (rounding in a vendor file) are divided by their sum. */
+  scale: Decimal;
+  /** Target weight of each asset (weight / scale). */
+  of: Map<string, Decimal>;
+  /** 0 - target weight of each asset (the drift of an asset not held). */
+  negated: Map<string, Decimal>;
+  /** |0 - target weight| of each asset. */
+  absNegated: Map<string, Decimal>;
+  /** 0 / scale: the target of an asset outside the target. */
+  zero: Decimal;
+}
+
+function prepareTarget(target: PreparedTarget["target"]): PreparedTarget {
+  let targetSum = new Decimal(0);
+  for (const w of target.weights.values()) targetSum = targetSum.plus(w);
+  const scale = targetSum.gt(1) ? targetSum : new Decimal(1);
+  const of = new Map<string, Decimal>();
+  const negated = new Map<string, Decimal>();
+  const absNegated = new Map<string, Decimal>();
+  for (const [id, w] of target.weights) {
+    const t = new Decimal(w).dividedBy(scale);
+    of.set(id, t);
+    negated.set(id, ZERO.minus(t));
+    absNegated.set(id, ZERO.minus(t).abs());
+  }
+  return { target, targetSum, scale, of, negated, absNegated, zero: ZERO.dividedBy(scale) };
+}
+
+/**
+ * The drift of an account whose holdings on `asOf` are `held`; `config` gives its effective configuration (called
+ * once, after the empty-account check). `targets`: a cache of prepared targets shared by the accounts of a scan
+ * (keyed by the target's sources and the date).
+ * @throws {DataError} (`no_target`) when no target applies, (`empty_account`) when the account is worth nothing.
+ */
+export function measureDrift(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  asOf: string,
+  held: Holdings,
+  config: () => EffectiveConfig,
+  targets?: Map<string, PreparedTarget>,
+): DriftMeasure {
+  const { values, cash, nav } = valuesOn(held);
+  if (!nav.gt(0))
+    throw new DataError(`Account ${account.uuid} is worth nothing on ${asOf}: drift is not defined.`, {
+      code: "empty_account",
+    });
+  const eff = config();
+  const warnings = [...eff.warnings];
+  const source = benchmarkSource(ctx, account, eff.read);
+  const key = source === null ? "" : JSON.stringify([source.indexes, source.singles, asOf]);
+  let prepared = source === null ? undefined : targets?.get(key);
+  if (source !== null && prepared === undefined) {
+    const weights = benchmarkWeightsAsOf(ctx, source, asOf);
+    if (weights.weights.size > 0) {
+      prepared = prepareTarget(weights);
+      targets?.set(key, prepared);
+    }
+  }
+  if (source === null || prepared === undefined)
+    throw new DataError(
+      `Account ${account.uuid} has no target on ${asOf}: its configuration has no asset allocations with stored index weights by then, its asset classes name no such benchmark, and neither SYNTH500 nor SP500 is stored.`,
+      { code: "no_target" },
+    );
+  const { target, targetSum, scale } = prepared;
+
+  const thresholds = {
+    warning: eff.read.drift_warning_threshold,
+    breach: eff.read.drift_breach_threshold,
+    asset: eff.read.asset_drift_breach_threshold,
+  };
+  const assetBreach = thresholds.asset === null ? null : new Decimal(thresholds.asset);
+  // Assets held, then the target's other assets (in the order of a Set of both).
+  const ids = [...values.keys()];
+  for (const id of target.weights.keys()) if (!values.has(id)) ids.push(id);
+  let sumAbs = ZERO;
+  let maxAbs = ZERO;
+  const rows = ids.map((id) => {
+    const value = values.get(id);
+    const t = prepared.of.get(id) ?? prepared.zero;
+    let drift: Decimal;
+    let abs: Decimal;
+    let current: Decimal;
+    if (value === undefined) {
+      // 0 / NAV - target: the same values, computed once per target.
+      current = ZERO;
+      drift = prepared.negated.get(id) ?? prepared.zero;
+      abs = prepared.absNegated.get(id) ?? prepared.zero.abs();
+    } else {
+      current = value.dividedBy(nav);
+      drift = current.minus(t);
+      abs = drift.abs();
+    }
+    sumAbs = sumAbs.plus(abs);
+    if (abs.gt(maxAbs)) maxAbs = abs;
+    return { id, current, target: t, drift, abs };
+  });
+  const cashWeight = cash.dividedBy(nav);
+  const cashTarget = Decimal.max(0, new Decimal(1).minus(targetSum.dividedBy(scale)));
+
+  const cashDrift = cashWeight.minus(cashTarget);
+  sumAbs = sumAbs.plus(cashDrift.abs());
+  const total = sumAbs.dividedBy(2);
+
+  const reasons: string[] = [];
+  const pct = (d: Decimal) => `${d.times(100).toDecimalPlaces(2).toFixed(2)}%`;
+  let status: DriftStatus = "ok";
+  if (thresholds.breach !== null && total.gte(thresholds.breach)) {
+    status = "breach";
+    reasons.push(
+      `total drift ${pct(total)} >= drift_breach_threshold ${pct(new Decimal(thresholds.breach))}`,
+    );
+  }
+  const breached = assetBreach === null ? [] : rows.filter((r) => r.abs.gte(assetBreach));
+  if (breached.length > 0) {
+    status = "breach";
+    const worst = breached.reduce((a, b) => (b.abs.gt(a.abs) ? b : a));
+    reasons.push(
+      `${breached.length} asset${breached.length === 1 ? "" : "s"} with |drift| >= asset_drift_breach_threshold ${pct(assetBreach!)} (largest: ${worst.id} ${pct(worst.drift)})`,
+    );
+  }
+  if (thresholds.warning !== null && total.gte(thresholds.warning)) {
+    if (status === "ok") status = "warning";
+    reasons.push(
+      `total drift ${pct(total)} >= drift_warning_threshold ${pct(new Decimal(thresholds.warning))}`,
+    );
+  }
+  if (thresholds.warning === null && thresholds.breach === null && thresholds.asset === null)
+    warnings.push(
+      "The configuration sets no drift threshold (drift_warning_threshold, drift_breach_threshold, asset_drift_breach_threshold): the status is ok whatever the drift.",
+    );
+  return {
+    source,
+    target,
+    nav,
+    total,
+    maxAbs,
+    status,
+    reasons,
+    warnings,
+    thresholds,
+    assetBreach,
+    cashWeight,
+    cashTarget,
+    cashDrift,
+    rows,
+  };
+}
+
+/**
+ * The account (of the client when `clientUuid` is given), the checked as-of date and the account's holdings then:
+ * what the single-account drift and harvest operations start from.
+ * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data.
+ */
+export function accountHoldings(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: { clientUuid?: string | undefined; asOf?: string | undefined },
+): { account: AccountRecord; asOf: string; held: Holdings } {
+  const account =
+    options.clientUuid !== undefined
+      ? ctx.store.accounts.require(org, options.clientUuid, accountUuid)
+      : findAccount(ctx, org, accountUuid).account;
+  const asOf = checkedAsOf(ctx, options.asOf);
+  return { account, asOf, held: holdingsAt(ctx, account, asOf) };
 }
 
 /**
@@ -68,83 +284,10 @@ export function accountDrift(
   accountUuid: string,
   options: AccountDriftOptions = {},
 ): AccountDrift {
-  const account =
-    options.clientUuid !== undefined
-      ? ctx.store.accounts.require(org, options.clientUuid, accountUuid)
-      : findAccount(ctx, org, accountUuid).account;
-  const asOf = checkedAsOf(ctx, options.asOf);
-  const { values, cash, nav } = valuesOn(ctx, account, asOf);
-  if (!nav.gt(0))
-    throw new DataError(`Account ${account.uuid} is worth nothing on ${asOf}: drift is not defined.`, {
-      code: "empty_account",
-    });
-  const eff = effectiveConfig(ctx, account, asOf, {
-    account: { nav: nav.toNumber(), cash_usd: cash.toNumber(), positions: values.size },
-  });
-  const warnings = [...eff.warnings];
-  const source = benchmarkSource(ctx, account, eff.read);
-  const target = source === null ? null : benchmarkWeightsAsOf(ctx, source, asOf);
-  if (source === null || target === null || target.weights.size === 0)
-    throw new DataError(
-      `Account ${account.uuid} has no target on ${asOf}: its configuration has no asset allocations with stored index weights by then, its asset classes name no such benchmark, and neither SYNTH500 nor SP500 is stored.`,
-      { code: "no_target" },
-    );
-  let targetSum = new Decimal(0);
-  for (const w of target.weights.values()) targetSum = targetSum.plus(w);
-  // Index weights that add to slightly more than 1 (rounding in a vendor file) are scaled to 1.
-  const scale = targetSum.gt(1) ? targetSum : new Decimal(1);
-  const targetOf = (id: string) => new Decimal(target.weights.get(id) ?? 0).dividedBy(scale);
-
-  const thresholds = {
-    warning: eff.read.drift_warning_threshold,
-    breach: eff.read.drift_breach_threshold,
-    asset: eff.read.asset_drift_breach_threshold,
-  };
-  const assetBreach = thresholds.asset === null ? null : new Decimal(thresholds.asset);
-  const ids = new Set([...values.keys(), ...target.weights.keys()]);
-  let sumAbs = new Decimal(0);
-  let maxAbs = new Decimal(0);
-  const rows = [...ids].map((id) => {
-    const current = (values.get(id) ?? new Decimal(0)).dividedBy(nav);
-    const t = targetOf(id);
-    const drift = current.minus(t);
-    sumAbs = sumAbs.plus(drift.abs());
-    if (drift.abs().gt(maxAbs)) maxAbs = drift.abs();
-    return { id, current, target: t, drift };
-  });
-  const cashWeight = cash.dividedBy(nav);
-  const cashTarget = Decimal.max(0, new Decimal(1).minus(targetSum.dividedBy(scale)));
-  const cashDrift = cashWeight.minus(cashTarget);
-  sumAbs = sumAbs.plus(cashDrift.abs());
-  const total = sumAbs.dividedBy(2);
-
-  const reasons: string[] = [];
-  const pct = (d: Decimal) => `${d.times(100).toDecimalPlaces(2).toFixed(2)}%`;
-  let status: DriftStatus = "ok";
-  if (thresholds.breach !== null && total.gte(thresholds.breach)) {
-    status = "breach";
-    reasons.push(
-      `total drift ${pct(total)} >= drift_breach_threshold ${pct(new Decimal(thresholds.breach))}`,
-    );
-  }
-  const breached = assetBreach === null ? [] : rows.filter((r) => r.drift.abs().gte(assetBreach));
-  if (breached.length > 0) {
-    status = "breach";
-    const worst = breached.reduce((a, b) => (b.drift.abs().gt(a.drift.abs()) ? b : a));
-    reasons.push(
-      `${breached.length} asset${breached.length === 1 ? "" : "s"} with |drift| >= asset_drift_breach_threshold ${pct(assetBreach!)} (largest: ${worst.id} ${pct(worst.drift)})`,
-    );
-  }
-  if (thresholds.warning !== null && total.gte(thresholds.warning)) {
-    if (status === "ok") status = "warning";
-    reasons.push(
-      `total drift ${pct(total)} >= drift_warning_threshold ${pct(new Decimal(thresholds.warning))}`,
-    );
-  }
-  if (thresholds.warning === null && thresholds.breach === null && thresholds.asset === null)
-    warnings.push(
-      "The configuration sets no drift threshold (drift_warning_threshold, drift_breach_threshold, asset_drift_breach_threshold): the status is ok whatever the drift.",
-    );
+  const { account, asOf, held } = accountHoldings(ctx, org, accountUuid, options);
+  const m = measureDrift(ctx, account, asOf, held, () => holdingsConfig(ctx, account, asOf, held));
+  const { rows, source, target, nav, total, maxAbs, status, reasons, thresholds, assetBreach, warnings } = m;
+  const { cashWeight, cashTarget, cashDrift } = m;
 
   rows.sort((a, b) => b.drift.abs().comparedTo(a.drift.abs()) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {

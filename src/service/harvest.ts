@@ -37,13 +37,13 @@ import type { Security } from "../core/data/types.js";
 import { DEFAULT_TAX_PREFERENCES } from "../core/optimizer/optimizer-config.js";
 import { holdingTerm, type TaxLot, totalCostBasisUsd, washSaleViews } from "../core/tax/index.js";
 import { LONG_TERM_THRESHOLD_DAYS, WASH_SALE_THRESHOLD_DAYS } from "../core/tax/tax-rules.js";
-import { holdingsAt } from "./backtest-run.js";
-import { findAccount } from "./clients.js";
-import { checkedAsOf, type ServiceContext } from "./context.js";
-import { effectiveConfig } from "./effective-config.js";
-import { lotRecordToTaxLot } from "./lots.js";
+import type { AccountRecord } from "../store/index.js";
+import type { ServiceContext } from "./context.js";
+import { accountHoldings, type Holdings, holdingsConfig } from "./drift.js";
+import type { EffectiveConfig } from "./effective-config.js";
 import { priceHistory } from "./optimize.js";
 import { MIN_RETURN_OBSERVATIONS } from "./optimizer-inputs.js";
+import { accountLots } from "./proposals.js";
 
 /** Candidate replacements listed per harvestable asset. */
 export const MAX_SUBSTITUTES = 3;
@@ -127,36 +127,37 @@ function correlation(
   return Math.max(-1, Math.min(1, cov / Math.sqrt(vx * vy)));
 }
 
+/** One lot at an unrealized loss in a harvest measure. */
+export interface HarvestLotRow {
+  lot: TaxLot;
+  basis: Decimal;
+  value: Decimal;
+  loss: Decimal;
+  /** loss / basis; computed when the threshold check needed it, else by the caller that reports it. */
+  lossFraction: Decimal | null;
+  term: "short_term" | "long_term";
+  taxValue: Decimal;
+  reasons: HarvestBlockReason[];
+  windowEnds: string | null;
+}
+
+/** The loss lots of an account and the totals of the harvestable ones, before formatting ({@link harvestScan}). */
+export type HarvestMeasure = ReturnType<typeof measureHarvest>;
+
 /**
- * The harvest scan of an account on a date: each lot at an unrealized loss with its term, estimated tax value and
- * whether it can be harvested now (and why not), the totals of the harvestable lots, and up to three replacements
- * per harvestable asset. See the module doc for the rules.
- * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data;
- *   {@link DataError} a held asset without a price or FX rate on the date.
- * @example harvestScan(ctx, org, accountUuid, { minLossUsd: "500" }).totals.estimated_tax_value_usd
+ * The harvest analysis of an account whose holdings on `asOf` are `held` and effective configuration `eff`: every
+ * lot at a loss with its blocking reasons, and the harvestable totals (no substitutes: {@link harvestScan} adds them).
  */
-export function harvestScan(
+export function measureHarvest(
   ctx: ServiceContext,
   org: string,
-  accountUuid: string,
-  options: HarvestScanOptions = {},
-): HarvestScan {
-  const found =
-    options.clientUuid !== undefined
-      ? { account: ctx.store.accounts.require(org, options.clientUuid, accountUuid) }
-      : findAccount(ctx, org, accountUuid);
-  const account = found.account;
-  const asOf = checkedAsOf(ctx, options.asOf);
+  account: AccountRecord,
+  asOf: string,
+  held: Holdings,
+  eff: EffectiveConfig,
+  options: Pick<HarvestScanOptions, "minLossUsd" | "minLossFraction"> = {},
+) {
   const market = ctx.store.market;
-  const held = holdingsAt(ctx, account, asOf);
-  const eff = effectiveConfig(ctx, account, asOf, {
-    account: {
-      nav: held.valueUsd.toNumber(),
-      cash_usd: held.cashUsd.toNumber(),
-      positions: new Set(held.lots.map((l) => l.themeAssetId)).size,
-    },
-  });
-  const warnings = [...eff.warnings];
   const tp = eff.read.tax_preferences;
   const shortRate = new Decimal(tp.short_term_rate ?? DEFAULT_TAX_PREFERENCES.shortTermRate);
   const longRate = new Decimal(tp.long_term_rate ?? DEFAULT_TAX_PREFERENCES.longTermRate);
@@ -171,10 +172,7 @@ export function harvestScan(
     .filter((a) => a.uuid !== account.uuid)
     .map((a) => ({
       accountId: a.uuid,
-      lots: ctx.store.accounts
-        .lots(a.uuid)
-        .filter((r) => r.tradeDate <= asOf)
-        .map(lotRecordToTaxLot),
+      lots: accountLots(ctx, a.uuid).filter((l) => l.tradeDate <= asOf),
     }));
   const views = washSaleViews(
     [{ accountId: account.uuid, lots: held.lots }, ...household],
@@ -185,7 +183,6 @@ export function harvestScan(
     },
   );
   const noTrade = new Set(eff.noTrade);
-  const noHold = new Set(eff.noHold);
 
   const securities = new Map<string, Security | undefined>();
   const securityOf = (id: string) => {
@@ -193,31 +190,28 @@ export function harvestScan(
     return securities.get(id);
   };
 
-  interface Row {
-    lot: TaxLot;
-    basis: Decimal;
-    value: Decimal;
-    loss: Decimal;
-    lossFraction: Decimal;
-    term: "short_term" | "long_term";
-    taxValue: Decimal;
-    reasons: HarvestBlockReason[];
-    windowEnds: string | null;
-  }
-  const rows: Row[] = [];
-  for (const lot of held.lots) {
-    // Value at the listing's close and FX of the date (as holdingsAt valued it); basis at the lot's purchase FX
+  const rows: HarvestLotRow[] = [];
+  held.lots.forEach((lot, i) => {
+    // Value at the listing's close and FX of the date (holdingsAt valued it); basis at the lot's purchase FX
     // rate, as the account view and the tax engine do (docs/tax.md section 2).
-    const quote = held.quotes.get(lot.themeAssetId)!;
-    const value = lot.quantity.times(quote.close).dividedBy(quote.perUsd);
+    const value = held.lotValues[i]!;
     const basis = totalCostBasisUsd(lot);
-    if (!value.lt(basis)) continue;
+    if (!value.lt(basis)) return;
     const loss = basis.minus(value);
-    const lossFraction = loss.dividedBy(basis);
+    let lossFraction: Decimal | null = null;
+    const fractionBelow = () => {
+      // The float ratio decides unless it is within 1e-9 (relative) of the threshold; then the exact quotient does.
+      const approx = loss.toNumber() / basis.toNumber();
+      const min = minFraction.toNumber();
+      if (approx < min * (1 - 1e-9)) return true;
+      if (approx > min * (1 + 1e-9)) return false;
+      lossFraction = loss.dividedBy(basis);
+      return lossFraction.lt(minFraction);
+    };
     const term = holdingTerm(lot.holdingPeriodStart, asOf, { longTermThresholdDays: longTermDays });
     const reasons: HarvestBlockReason[] = [];
     let windowEnds: string | null = null;
-    if (loss.lt(minUsd) || lossFraction.lt(minFraction)) reasons.push("below_threshold");
+    if (loss.lt(minUsd) || fractionBelow()) reasons.push("below_threshold");
     const exposing = (entries: typeof views.washSaleLots) =>
       entries.filter(
         (e) =>
@@ -247,7 +241,7 @@ export function harvestScan(
       reasons,
       windowEnds,
     });
-  }
+  });
   rows.sort(
     (a, b) =>
       Number(a.reasons.length > 0) - Number(b.reasons.length > 0) ||
@@ -269,6 +263,45 @@ export function harvestScan(
     taxValue = taxValue.plus(r.taxValue);
     harvestLoss.set(r.lot.themeAssetId, (harvestLoss.get(r.lot.themeAssetId) ?? zero).plus(r.loss));
   }
+  return {
+    rows,
+    st,
+    lt,
+    taxValue,
+    harvestLoss,
+    views,
+    securityOf,
+    shortRate,
+    longRate,
+    washDays,
+    longTermDays,
+    minUsd,
+    minFraction,
+  };
+}
+
+/**
+ * The harvest scan of an account on a date: each lot at an unrealized loss with its term, estimated tax value and
+ * whether it can be harvested now (and why not), the totals of the harvestable lots, and up to three replacements
+ * per harvestable asset. See the module doc for the rules.
+ * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data;
+ *   {@link DataError} a held asset without a price or FX rate on the date.
+ * @example harvestScan(ctx, org, accountUuid, { minLossUsd: "500" }).totals.estimated_tax_value_usd
+ */
+export function harvestScan(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  options: HarvestScanOptions = {},
+): HarvestScan {
+  const { account, asOf, held } = accountHoldings(ctx, org, accountUuid, options);
+  const eff = holdingsConfig(ctx, account, asOf, held);
+  const m = measureHarvest(ctx, org, account, asOf, held, eff, options);
+  const { rows, st, lt, taxValue, harvestLoss, views, securityOf, shortRate, longRate } = m;
+  const { washDays, longTermDays, minUsd, minFraction } = m;
+  const warnings = [...eff.warnings];
+  const noTrade = new Set(eff.noTrade);
+  const noHold = new Set(eff.noHold);
   const harvested = [...harvestLoss.entries()]
     .sort((a, b) => b[1].comparedTo(a[1]) || a[0].localeCompare(b[0]))
     .map(([id]) => id);
@@ -318,7 +351,7 @@ export function harvestScan(
       cost_basis_usd: money(r.basis, "cost_basis_usd"),
       value_usd: money(r.value, "value_usd"),
       loss_usd: money(r.loss, "loss_usd"),
-      loss_fraction: fraction(r.lossFraction, "loss_fraction"),
+      loss_fraction: fraction(r.lossFraction ?? r.loss.dividedBy(r.basis), "loss_fraction"),
       term: r.term,
       estimated_tax_value_usd: money(r.taxValue, "estimated_tax_value_usd"),
       harvestable: r.reasons.length === 0,

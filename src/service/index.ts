@@ -3,6 +3,8 @@
  * The operations of lotwise over a store (one function per operation) and the Backend interface shared by the
  * CLI's local and remote modes.
  */
+
+export { selectAccounts, statusSelected } from "./account-selection.js";
 export { accountRead, holdingsRiskPercent, loadValuation, valuePositions } from "./accounts.js";
 export { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
 export type { Backend, BackendMethods } from "./backend.js";
@@ -143,6 +145,7 @@ export {
   type RiskModelDocument,
   type RiskModelSource,
 } from "./risk-models.js";
+export { type ScanOptions, scanAccounts } from "./scan.js";
 export {
   BUSY_BACKOFF_BASE_MS,
   BUSY_BACKOFF_MAX_MS,

@@ -12,9 +12,13 @@ import {
   type RebalanceRunRequest,
   rebalanceRunRequestSchema,
   rebalanceRunSchema,
+  type ScanRequest,
+  type ScanResult,
+  scanRequestSchema,
+  scanResultSchema,
 } from "../contract/index.js";
 import { NotFoundError } from "../core/errors.js";
-import type { Backend, BackendMethods, RebalanceRunCallOptions } from "./backend.js";
+import type { Backend, BackendMethods, RebalanceRunCallOptions, ScanProgressOptions } from "./backend.js";
 import type { ServiceContext } from "./context.js";
 import {
   type AnyOperation,
@@ -27,6 +31,7 @@ import {
 import { OPERATION_LIST } from "./operations.js";
 import { runRebalanceInWorkers } from "./rebalance-run-workers.js";
 import { runRebalance } from "./rebalance-runs.js";
+import { scanAccountsParallel } from "./scan-parallel.js";
 
 // The methods of BackendMethods are installed on the prototype from the operation table (below).
 export interface LocalBackend extends BackendMethods {}
@@ -62,6 +67,24 @@ export class LocalBackend implements Backend {
             ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.completed, p.total) }),
           });
     return rebalanceRunSchema.parse(run);
+  }
+
+  async scan(request: ScanRequest = {}, options: ScanProgressOptions = {}): Promise<ScanResult> {
+    const { as_of_date, min_loss_usd, min_loss_fraction, offset, limit, ...selection } = parseOrThrow(
+      scanRequestSchema,
+      request,
+      "request body",
+    );
+    const result = await scanAccountsParallel(this.ctx, this.organizationUuid, selection, {
+      asOf: as_of_date,
+      minLossUsd: min_loss_usd,
+      minLossFraction: min_loss_fraction,
+      offset,
+      limit,
+      onProgress: options.onProgress,
+      concurrency: options.concurrency,
+    });
+    return scanResultSchema.parse(result);
   }
 
   /**

@@ -50,6 +50,9 @@ import {
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
+  SCAN_PAGE_MAX,
+  scanRequestSchema,
+  scanResultSchema,
   themeBacktestQuerySchema,
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
@@ -93,6 +96,7 @@ import {
 import { createProposalJson, getProposal } from "./proposals.js";
 import { getRebalanceRun, listRebalanceRuns, runRebalance } from "./rebalance-runs.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
+import { scanAccounts } from "./scan.js";
 import {
   backtestTheme,
   createTheme,
@@ -547,6 +551,34 @@ export const OPERATIONS = {
         asOf: body.as_of_date,
         cashRequest: body.cash_request,
       }),
+  }),
+
+  // The morning scan (extension; service/scan.ts, docs/scan.md)
+  scanAccounts: defineOperation({
+    method: "POST",
+    path: `${ORG_PREFIX}/scans/`,
+    rateLimited: true,
+    heavy: true,
+    tag: TAGS.proposals,
+    summary: "Scan many accounts: drift, harvestable losses, cash to invest",
+    description: `Extension (the morning scan, docs/scan.md). One row per selected account (all accounts of the organization, narrowed by \`accounts\`, \`client_uuid\`, \`portfolio_config_uuid\`; \`status\` keeps the rows whose drift status is listed, and rows whose status could not be computed), oldest first: drift status and total drift (as the drift extension), harvestable lots, loss and tax value (the totals of the harvest extension, same thresholds), cash to invest (cash above the configuration's cash buffers), NAV and the evaluation rules that fire. A part that fails for one account leaves its fields null and is listed in the row's \`errors\` with the code the single-account extension answers; the scan goes on. One request scans at most ${SCAN_PAGE_MAX} selected accounts (\`limit\`, default ${SCAN_PAGE_MAX}): larger selections are read page by page with \`offset\` = the previous page's \`next_offset\` (null on the last page). Nothing is stored.`,
+    body: { schema: scanRequestSchema },
+    response: {
+      status: 200,
+      schema: scanResultSchema,
+      description: "The rows of this page and their summary.",
+    },
+    errors: ["client_not_found", "portfolio_config_not_found", "account_not_found"],
+    run: ({ ctx, org, body }) => {
+      const { as_of_date, min_loss_usd, min_loss_fraction, offset, limit, ...selection } = body;
+      return scanAccounts(ctx, org, selection, {
+        asOf: as_of_date,
+        minLossUsd: min_loss_usd,
+        minLossFraction: min_loss_fraction,
+        offset,
+        limit: limit ?? SCAN_PAGE_MAX,
+      });
+    },
   }),
 
   // Rebalance runs over many accounts (extensions; service/rebalance-runs.ts, docs/rebalance-runs.md)

@@ -22,7 +22,8 @@ export function costBasisPerShare(lot: TaxLot): Decimal {
 /** Total cost basis in USD: `totalCostBasis / fxRate`. */
 export function totalCostBasisUsd(lot: TaxLot): Decimal {
   const l = normalizeLot(lot);
-  return l.totalCostBasis.dividedBy(l.fxRate);
+  // Dividing the (at most 60-digit) basis by 1 would give the same value: skipped for USD lots.
+  return l.fxRate.eq(1) ? l.totalCostBasis : l.totalCostBasis.dividedBy(l.fxRate);
 }
 
 /** Cost basis per share in USD: `totalCostBasis / fxRate / quantity`. */

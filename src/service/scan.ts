@@ -1,0 +1,306 @@
+/**
+ * @module service/scan
+ * The morning scan (issue 14, item 6; docs/scan.md): one row per selected account of an organization with its drift
+ * status and total drift (as {@link accountDrift} computes them), its harvestable losses and their tax value (the
+ * totals of {@link harvestScan}), its cash to invest and its NAV. One failing account never stops the scan: each
+ * part of a row (account, drift, harvest, cash) that cannot be computed leaves its fields null and says why in
+ * `errors`, with the code the single-account operation answers.
+ *
+ * Cash to invest = max(0, cash - buffers), rounded down to the cent, where the buffers are those of a proposal
+ * (docs/proposals.md section 3): `cash_buffer_usd_amount`, else `cash_buffer_usd` x NAV, plus the CAD buffer
+ * (`cash_buffer_cad_amount`, else `cash_buffer_cad` x NAV x fx_CAD) in USD. It is the cash a rebalance could put to
+ * work without going under the configured reserve.
+ *
+ * Bulk loading: the market data of the date (closes, FX rates, splits, securities, index weights) are read once per
+ * scan through a read-through memo of the market repository (the data do not change during a scan), every account
+ * is valued once for drift, harvest and cash, and its effective configuration is resolved once. Substitutes are not
+ * searched (`lotwise accounts harvest` gives them for one account).
+ */
+import { Decimal } from "decimal.js";
+import {
+  type AccountSelection,
+  formatDecimal,
+  NUMERIC_STRING_WIDTH,
+  SCAN_PAGE_MAX,
+  type ScanResult,
+  type ScanRow,
+  summarizeScan,
+} from "../contract/index.js";
+import { DataError, PortfolioError } from "../core/errors.js";
+import { cashBuffers } from "../core/proposal/cash-buffers.js";
+import { TaxDecimal } from "../core/tax/index.js";
+import type { AccountRecord, Store } from "../store/index.js";
+import { selectAccounts, statusSelected } from "./account-selection.js";
+import { holdingsAt } from "./backtest-run.js";
+import { checkedAsOf, type ServiceContext } from "./context.js";
+import { type Holdings, holdingsConfig, measureDrift, type PreparedTarget } from "./drift.js";
+import type { EffectiveConfig } from "./effective-config.js";
+import { measureHarvest } from "./harvest.js";
+import { accountLots } from "./proposals.js";
+
+/** Options of {@link scanAccounts}. */
+export interface ScanOptions {
+  /** Date of the scan (default: the market's latest date on or before today). */
+  asOf?: string | undefined;
+  /** Harvest threshold in USD (decimal string), as in the harvest scan. */
+  minLossUsd?: string | undefined;
+  /** Harvest threshold as a fraction of basis (decimal string), as in the harvest scan. */
+  minLossFraction?: string | undefined;
+  /** Selected accounts to skip (oldest first). @default 0 */
+  offset?: number | undefined;
+  /** Most selected accounts to scan after the offset. @default all of them */
+  limit?: number | undefined;
+  /** Called after each account with the accounts done and the accounts this call scans. */
+  onProgress?: ((done: number, total: number) => void) | undefined;
+  /** Called with each row kept by the status filter, as soon as it is computed. */
+  onRow?: ((row: ScanRow) => void) | undefined;
+}
+
+type Market = Store["market"];
+
+/**
+ * A read-through memo of the market repository's point reads for one scan: the closes, FX rates, securities,
+ * splits and index weights the per-account operations read are read once. The memo returns the same arrays and
+ * objects to every caller; the operations only read them.
+ */
+function memoizedMarket(market: Market): Market {
+  // By date, then by listing (null: no price on or before the date).
+  const prices = new Map<
+    string,
+    Map<string, { date: string; close: number; volume: number | null } | null>
+  >();
+  const securities = new Map<string, ReturnType<Market["security"]>>();
+  const fx = new Map<string, ReturnType<Market["fxRateAsOf"]>>();
+  const splits = new Map<string, ReturnType<Market["splits"]>>();
+  const weights = new Map<string, ReturnType<Market["indexWeightsAsOf"]>>();
+  const once = <K, V>(map: Map<K, V>, key: K, read: () => V): V => {
+    if (map.has(key)) return map.get(key) as V;
+    const value = read();
+    map.set(key, value);
+    return value;
+  };
+  const memo: Partial<Market> = {
+    latestPrices(ids, asOf) {
+      let known = prices.get(asOf);
+      if (known === undefined) {
+        known = new Map();
+        prices.set(asOf, known);
+      }
+      const missing = ids.filter((id) => !known.has(id));
+      if (missing.length > 0) {
+        const read = market.latestPrices(missing, asOf);
+        for (const id of missing) known.set(id, read.get(id) ?? null);
+      }
+      const out = new Map<string, { date: string; close: number; volume: number | null }>();
+      for (const id of ids) {
+        const p = known.get(id);
+        if (p) out.set(id, p);
+      }
+      return out;
+    },
+    security: (id) => once(securities, id, () => market.security(id)),
+    fxRateAsOf: (currency, asOf) => once(fx, `${currency}|${asOf}`, () => market.fxRateAsOf(currency, asOf)),
+    splits: (from, to) => once(splits, `${from}|${to}`, () => market.splits(from, to)),
+    indexWeightsAsOf: (identifier, asOf) =>
+      once(weights, `${identifier}|${asOf}`, () => market.indexWeightsAsOf(identifier, asOf)),
+  };
+  const props: PropertyDescriptorMap = {};
+  for (const [name, value] of Object.entries(memo)) props[name] = { value };
+  return Object.create(market, props) as Market;
+}
+
+/**
+ * The context of one scan: the caller's, with the market reads memoized (see {@link memoizedMarket}), and the
+ * accounts of each client (the households of the harvest part) and each portfolio configuration read once (nothing
+ * is written during a scan).
+ */
+function scanContext(ctx: ServiceContext): ServiceContext {
+  const households = new Map<string, ReturnType<Store["accounts"]["listByClient"]>>();
+  const accounts = ctx.store.accounts;
+  const configs = ctx.store.portfolioConfigs;
+  const configMemo = new Map<string, ReturnType<Store["portfolioConfigs"]["get"]>>();
+  const store = Object.create(ctx.store, {
+    market: { value: memoizedMarket(ctx.store.market) },
+    portfolioConfigs: {
+      value: Object.create(configs, {
+        get: {
+          value: (org: string, uuid: string) => {
+            const key = `${org}|${uuid}`;
+            if (!configMemo.has(key)) configMemo.set(key, configs.get(org, uuid));
+            return configMemo.get(key);
+          },
+        },
+      }),
+    },
+    accounts: {
+      value: Object.create(accounts, {
+        listByClient: {
+          value: (org: string, client: string) => {
+            const key = `${org}|${client}`;
+            let list = households.get(key);
+            if (list === undefined) {
+              list = accounts.listByClient(org, client);
+              households.set(key, list);
+            }
+            return list;
+          },
+        },
+      }),
+    },
+  }) as Store;
+  return { ...ctx, store };
+}
+
+const decimal = (v: Decimal, places: number, field: string) =>
+  formatDecimal(
+    v.toDecimalPlaces(places),
+    NUMERIC_STRING_WIDTH.integerDigits,
+    NUMERIC_STRING_WIDTH.fractionDigits,
+    field,
+  );
+const money = (v: Decimal, field: string) => decimal(v, 2, field);
+
+/** The code and message of an error for a row: the operation's own for expected errors, a generic one otherwise. */
+function rowError(part: ScanRow["errors"][number]["part"], err: unknown): ScanRow["errors"][number] {
+  if (err instanceof PortfolioError) return { part, code: err.code, message: err.message };
+  return {
+    part,
+    code: "internal_error",
+    message: `Unexpected error while computing the ${part} of this account; please report it with the account uuid.`,
+  };
+}
+
+/** Cash above the configuration's buffers, rounded down to the cent (see the module doc). */
+function cashToInvest(ctx: ServiceContext, eff: EffectiveConfig, held: Holdings, asOf: string): Decimal {
+  const read = eff.read;
+  const dec = (v: string | null) => (v === null ? null : new TaxDecimal(v));
+  const cadFraction = dec(read.cash_buffer_cad);
+  const cadAmount = dec(read.cash_buffer_cad_amount);
+  let cadPerUsd: Decimal | null = null;
+  if (cadAmount !== null || (cadFraction !== null && !cadFraction.isZero())) {
+    const rate = ctx.store.market.fxRateAsOf("CAD", asOf);
+    if (!rate)
+      throw new DataError(
+        `The configuration sets a CAD cash buffer but the store has no CAD rate on or before ${asOf}.`,
+        {
+          code: "missing_fx",
+        },
+      );
+    cadPerUsd = new TaxDecimal(rate.perUsd);
+  }
+  const buffers = cashBuffers(
+    {
+      usdFraction: dec(read.cash_buffer_usd),
+      usdAmount: dec(read.cash_buffer_usd_amount),
+      cadFraction,
+      cadAmount,
+    },
+    held.valueUsd,
+    cadPerUsd,
+  );
+  return Decimal.max(0, held.cashUsd.minus(buffers.reservedUsd)).toDecimalPlaces(2, Decimal.ROUND_DOWN);
+}
+
+/** One row of the scan (never throws: every failure is an entry of `errors`). */
+function scanRow(
+  ctx: ServiceContext,
+  org: string,
+  account: AccountRecord,
+  asOf: string,
+  options: ScanOptions,
+  targets: Map<string, PreparedTarget>,
+): ScanRow {
+  const row: ScanRow = {
+    account_uuid: account.uuid,
+    client_uuid: account.clientUuid,
+    account_name: account.name,
+    portfolio_config_uuid: account.portfolioConfigUuid,
+    nav_usd: null,
+    cash_usd: null,
+    cash_to_invest_usd: null,
+    drift_status: null,
+    total_drift: null,
+    max_asset_drift: null,
+    target: null,
+    harvestable_lots: null,
+    harvestable_loss_usd: null,
+    estimated_tax_value_usd: null,
+    errors: [],
+  };
+  let held: Holdings;
+  let eff: EffectiveConfig;
+  try {
+    held = holdingsAt(ctx, account, asOf, { lots: accountLots(ctx, account.uuid) });
+    row.nav_usd = money(new Decimal(held.valueUsd.toString()), "nav_usd");
+    row.cash_usd = money(new Decimal(held.cashUsd.toString()), "cash_usd");
+    eff = holdingsConfig(ctx, account, asOf, held);
+  } catch (err) {
+    row.errors.push(rowError("account", err));
+    return row;
+  }
+  try {
+    const d = measureDrift(ctx, account, asOf, held, () => eff, targets);
+    row.drift_status = d.status;
+    row.total_drift = decimal(d.total, 10, "total_drift");
+    row.max_asset_drift = decimal(d.maxAbs, 10, "max_asset_drift");
+    row.target = d.source.name;
+  } catch (err) {
+    row.errors.push(rowError("drift", err));
+  }
+  try {
+    const h = measureHarvest(ctx, org, account, asOf, held, eff, options);
+    row.harvestable_lots = h.rows.filter((r) => r.reasons.length === 0).length;
+    row.harvestable_loss_usd = money(h.st.plus(h.lt), "harvestable_loss_usd");
+    row.estimated_tax_value_usd = money(h.taxValue, "estimated_tax_value_usd");
+  } catch (err) {
+    row.errors.push(rowError("harvest", err));
+  }
+  try {
+    row.cash_to_invest_usd = money(cashToInvest(ctx, eff, held, asOf), "cash_to_invest_usd");
+  } catch (err) {
+    row.errors.push(rowError("cash", err));
+  }
+  return row;
+}
+
+/**
+ * The morning scan of the selected accounts of an organization on a date: one row per account (oldest first) with
+ * drift status, total drift, harvestable losses and their tax value, cash to invest and NAV, and the summary of the
+ * rows. `offset` / `limit` scan a page of the selection (the HTTP extension scans at most {@link SCAN_PAGE_MAX}
+ * accounts per request); the status filter applies after the page is taken.
+ * @throws {NotFoundError} for a selection naming a client, configuration or account that is not the organization's;
+ *   {@link ValidationError} a date outside the market data. Errors of one account are in its row.
+ * @example scanAccounts(ctx, org, { status: ["breach"] }).rows.map((r) => r.account_uuid)
+ */
+export function scanAccounts(
+  ctx: ServiceContext,
+  org: string,
+  selection: AccountSelection = {},
+  options: ScanOptions = {},
+): ScanResult {
+  const asOf = checkedAsOf(ctx, options.asOf);
+  const selected = selectAccounts(ctx, org, selection);
+  const offset = options.offset ?? 0;
+  const end =
+    options.limit === undefined ? selected.length : Math.min(selected.length, offset + options.limit);
+  const page = selected.slice(offset, end);
+  const scan = scanContext(ctx);
+  const rows: ScanRow[] = [];
+  const targets = new Map<string, PreparedTarget>();
+  page.forEach((account, i) => {
+    const row = scanRow(scan, org, account, asOf, options, targets);
+    if (statusSelected(selection, row.drift_status)) {
+      rows.push(row);
+      options.onRow?.(row);
+    }
+    options.onProgress?.(i + 1, page.length);
+  });
+  return {
+    as_of_date: asOf,
+    selected_accounts: selected.length,
+    offset,
+    next_offset: end < selected.length ? end : null,
+    rows,
+    summary: summarizeScan(rows),
+  };
+}
