@@ -10,7 +10,14 @@ import * as z from "zod";
 import { formatDecimal } from "./decimal.js";
 import { DRIFT_STATUSES } from "./drift.js";
 import { harvestQuerySchema } from "./harvest.js";
-import { boundedInt, isoDate, NUMERIC_STRING_WIDTH, numericString, uuid } from "./primitives.js";
+import {
+  boundedInt,
+  isoDate,
+  jsonValueSchema,
+  NUMERIC_STRING_WIDTH,
+  numericString,
+  uuid,
+} from "./primitives.js";
 import { describe, named } from "./registry.js";
 
 /** Most accounts one scan request computes (one page); larger selections are read page by page (`next_offset`). */
@@ -69,7 +76,7 @@ export const scanRequestSchema = named(
 export type ScanRequest = z.infer<typeof scanRequestSchema>;
 
 /** Parts of a scan row that can fail on their own. */
-export const SCAN_PARTS = ["account", "drift", "harvest", "cash"] as const;
+export const SCAN_PARTS = ["account", "drift", "harvest", "cash", "rules"] as const;
 
 const usd = (what: string) => describe(numericString().nullable(), what);
 
@@ -107,6 +114,18 @@ export const scanRowSchema = named(
     harvestable_loss_usd: usd("their loss, USD (the harvest scan's totals)"),
     estimated_tax_value_usd: usd("the tax value of that loss at the configuration's rates, USD"),
     errors: describe(z.array(scanErrorSchema), "the parts that could not be computed (empty when none)"),
+    rules_fired: describe(
+      z
+        .array(
+          z.strictObject({
+            rule: describe(z.string(), "path of the rule, e.g. evaluation_rules[0].rules[1]"),
+            value: jsonValueSchema,
+            priority: z.number().int(),
+          }),
+        )
+        .nullable(),
+      "the evaluation rules that fire on the date, highest priority first (docs/evaluation-rules.md); null when they could not be evaluated",
+    ).optional(),
   }),
   "ScanRow",
   "One account of a scan: drift, harvest, cash and NAV, with the errors of the parts that failed.",

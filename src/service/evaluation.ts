@@ -196,8 +196,21 @@ export function evaluateAccountRulesWith(
   asOf: string,
   sources: RuleFactSources,
 ): AccountEvaluation {
-  const warnings = [...(sources.warnings ?? [])];
-  const facts = factsOf(ctx, account, asOf, sources);
+  return evaluateRulesOnFacts(ctx, account, asOf, factsOf(ctx, account, asOf, sources), sources.warnings);
+}
+
+/**
+ * Evaluate an account's evaluation rules on `asOf` over facts the caller computed (the batch scan measures drift,
+ * harvest and NAV once per account and builds the facts from them).
+ */
+export function evaluateRulesOnFacts(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  asOf: string,
+  facts: EvaluationFacts,
+  callerWarnings: readonly string[] = [],
+): AccountEvaluation {
+  const warnings = [...callerWarnings];
   const table = factTable(facts);
   const policies = (mergedConfigWrite(ctx, account).write.evaluation_rules ?? []) as NonNullable<
     PortfolioConfigWrite["evaluation_rules"]

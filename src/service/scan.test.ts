@@ -11,6 +11,7 @@ import { SCAN_PAGE_MAX, type ScanRow, scanResultSchema } from "../contract/index
 import { createApp, serve } from "../server/index.js";
 import { openStore, type Store } from "../store/index.js";
 import { accountDrift } from "./drift.js";
+import { evaluateAccountRules } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
 import {
   createAccount,
@@ -20,6 +21,7 @@ import {
   createPortfolioConfig,
   type ServiceContext,
 } from "./index.js";
+import { updatePortfolioConfig } from "./portfolio-configs.js";
 import { scanAccounts } from "./scan.js";
 import { scanAccountsParallel } from "./scan-parallel.js";
 
@@ -149,6 +151,7 @@ describe("the morning scan", () => {
       harvestable_loss_usd: "900",
       estimated_tax_value_usd: "333",
       errors: [],
+      rules_fired: [],
     });
     // Every row without errors equals what accountDrift and harvestScan answer for that account alone.
     for (const row of scan.rows.filter((r) => r.errors.length === 0)) {
@@ -183,6 +186,39 @@ describe("the morning scan", () => {
       estimated_tax_value_usd: "333",
       cash_to_invest_usd: "5600",
     });
+  });
+
+  it("lists the evaluation rules that fire for each account, as the evaluation extension does", () => {
+    const rules = [
+      { value: "rebalance", condition: "drift_status = 'warning'", priority: 3 },
+      { value: "harvest", condition: "harvest_value_usd > 100", priority: 1 },
+      { value: "invest cash", condition: "cash_weight > 0.5", priority: 2 },
+    ];
+    updatePortfolioConfig(ctx, org, configUuid, { evaluation_rules: [{ enabled: true, rules }] });
+    try {
+      const rows = scanAccounts(ctx, org).rows;
+      // A1: warning, tax value 333, cash 1,000 of 9,000: rebalance (3) then harvest (1).
+      expect(row(rows, "A1").rules_fired).toEqual([
+        { rule: "evaluation_rules[0].rules[0]", value: "rebalance", priority: 3 },
+        { rule: "evaluation_rules[0].rules[1]", value: "harvest", priority: 1 },
+      ]);
+      // B3: ok, nothing harvestable, no cash: nothing fires.
+      expect(row(rows, "B3").rules_fired).toEqual([]);
+      // B2 cannot be valued: no facts, no rules.
+      expect(row(rows, "B2").rules_fired).toBeNull();
+      for (const r of rows.filter((x) => x.account_name !== "B2" && x.portfolio_config_uuid === configUuid)) {
+        const e = evaluateAccountRules(ctx, org, r.account_uuid);
+        expect(r.rules_fired, r.account_name ?? "").toEqual(
+          e.fired.map((f) => ({
+            rule: `evaluation_rules[${f.index}].rules[${f.rule_index}]`,
+            value: f.value,
+            priority: f.priority,
+          })),
+        );
+      }
+    } finally {
+      updatePortfolioConfig(ctx, org, configUuid, { evaluation_rules: [] });
+    }
   });
 
   it("keeps going past accounts that fail, each row saying which part failed and why", () => {
@@ -290,9 +326,12 @@ describe("the morning scan", () => {
   it("reads a selection larger than one page remotely page by page, with the local rows", async () => {
     const big = createOrganization(ctx, "Many accounts");
     const bigOrg = big.organization.uuid;
-    const client = createClient(ctx, bigOrg, {}).uuid;
+    // Ten accounts per client, as households are: one client of 2,001 accounts would make every account's
+    // household wash-sale check read 2,000 others.
+    const clients = Array.from({ length: 201 }, () => createClient(ctx, bigOrg, {}).uuid);
     store.transaction(() => {
-      for (let i = 0; i <= SCAN_PAGE_MAX; i++) store.accounts.create(bigOrg, client, { cashValueUsd: "10" });
+      for (let i = 0; i <= SCAN_PAGE_MAX; i++)
+        store.accounts.create(bigOrg, clients[i % clients.length]!, { cashValueUsd: "10" });
     });
     const handle = await serve({ ctx, port: 0, log: () => {}, requestWorkers: 0 });
     try {
@@ -337,14 +376,14 @@ describe("the morning scan", () => {
     expect(written.code).toBe(0);
     const lines = readFileSync(csv, "utf8").trim().split("\r\n");
     expect(lines[0]).toBe(
-      "account_uuid,client_uuid,account_name,portfolio_config_uuid,nav_usd,cash_usd,cash_to_invest_usd,drift_status,total_drift,max_asset_drift,target,harvestable_lots,harvestable_loss_usd,estimated_tax_value_usd,errors",
+      "account_uuid,client_uuid,account_name,portfolio_config_uuid,nav_usd,cash_usd,cash_to_invest_usd,drift_status,total_drift,max_asset_drift,target,harvestable_lots,harvestable_loss_usd,estimated_tax_value_usd,errors,rules_fired",
     );
     expect(lines).toHaveLength(6);
     expect(lines.find((l) => l.startsWith(ids.A1))).toBe(
-      `${ids.A1},${clientA},A1,${configUuid},9000,1000,600,warning,0.1833333333,0.18,"blend of HAND3, DDD:XTSE",1,900,333,`,
+      `${ids.A1},${clientA},A1,${configUuid},9000,1000,600,warning,0.1833333333,0.18,"blend of HAND3, DDD:XTSE",1,900,333,,`,
     );
     expect(lines.find((l) => l.startsWith(ids.B2))).toBe(
-      `${ids.B2},${clientB},B2,,,,,,,,,,,,account: missing_price`,
+      `${ids.B2},${clientB},B2,,,,,,,,,,,,account: missing_price,`,
     );
 
     const gate = async (...args: string[]) =>

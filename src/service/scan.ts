@@ -35,6 +35,7 @@ import { holdingsAt } from "./backtest-run.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
 import { type Holdings, holdingsConfig, measureDrift, type PreparedTarget } from "./drift.js";
 import type { EffectiveConfig } from "./effective-config.js";
+import { evaluateRulesOnFacts } from "./evaluation.js";
 import { measureHarvest } from "./harvest.js";
 import { accountLots } from "./proposals.js";
 
@@ -201,6 +202,53 @@ function cashToInvest(ctx: ServiceContext, eff: EffectiveConfig, held: Holdings,
   return Decimal.max(0, held.cashUsd.minus(buffers.reservedUsd)).toDecimalPlaces(2, Decimal.ROUND_DOWN);
 }
 
+/**
+ * The evaluation rules that fire for the row's account, over the facts the row measured (the same facts as the
+ * evaluation extension); null with an error entry when the harvest facts are missing or the rules fail.
+ */
+function rulesFired(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  asOf: string,
+  held: Holdings,
+  row: ScanRow,
+): ScanRow["rules_fired"] {
+  if (row.harvestable_loss_usd === null || row.estimated_tax_value_usd === null) {
+    row.errors.push({
+      part: "rules",
+      code: "harvest_unavailable",
+      message: "The evaluation rules were not evaluated: they need the harvest facts, which failed.",
+    });
+    return null;
+  }
+  try {
+    const nav = new Decimal(held.valueUsd.toString());
+    const cash = new Decimal(account.cashValueUsd);
+    const e = evaluateRulesOnFacts(ctx, account, asOf, {
+      total_drift: row.total_drift,
+      max_asset_drift: row.max_asset_drift,
+      drift_status: row.drift_status,
+      harvestable_loss_usd: row.harvestable_loss_usd,
+      harvest_value_usd: row.estimated_tax_value_usd,
+      cash_usd: decimal(cash, 2, "cash_usd"),
+      cash_weight: nav.gt(0) ? decimal(cash.dividedBy(nav), 10, "cash_weight") : null,
+      nav: decimal(nav, 2, "nav"),
+      positions: new Set(held.lots.filter((l) => !l.quantity.isZero()).map((l) => l.themeAssetId)).size,
+      year: Number(asOf.slice(0, 4)),
+      month: Number(asOf.slice(5, 7)),
+      day: Number(asOf.slice(8, 10)),
+    });
+    return e.fired.map((f) => ({
+      rule: `evaluation_rules[${f.index}].rules[${f.rule_index}]`,
+      value: f.value,
+      priority: f.priority,
+    }));
+  } catch (err) {
+    row.errors.push(rowError("rules", err));
+    return null;
+  }
+}
+
 /** One row of the scan (never throws: every failure is an entry of `errors`). */
 function scanRow(
   ctx: ServiceContext,
@@ -226,6 +274,7 @@ function scanRow(
     harvestable_loss_usd: null,
     estimated_tax_value_usd: null,
     errors: [],
+    rules_fired: null,
   };
   let held: Holdings;
   let eff: EffectiveConfig;
@@ -260,6 +309,7 @@ function scanRow(
   } catch (err) {
     row.errors.push(rowError("cash", err));
   }
+  row.rules_fired = rulesFired(ctx, account, asOf, held, row);
   return row;
 }
 

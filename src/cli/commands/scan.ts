@@ -39,6 +39,13 @@ export const SCAN_CSV_COLUMNS: readonly CsvColumn<ScanRow>[] = [
   { header: "harvestable_loss_usd", value: (r) => r.harvestable_loss_usd },
   { header: "estimated_tax_value_usd", value: (r) => r.estimated_tax_value_usd },
   { header: "errors", value: (r) => r.errors.map((e) => `${e.part}: ${e.code}`).join("; ") },
+  {
+    header: "rules_fired",
+    value: (r) =>
+      (r.rules_fired ?? [])
+        .map((f) => (typeof f.value === "string" ? f.value : JSON.stringify(f.value)))
+        .join("; "),
+  },
 ];
 
 /** `--fail-on` levels: a drift status at or above, or any row with an error. */
@@ -180,6 +187,15 @@ export function renderScan(
       { header: "Tax value", value: (r) => r.estimated_tax_value_usd ?? "-", align: "right" },
       { header: "Cash to invest", value: (r) => r.cash_to_invest_usd ?? "-", align: "right" },
       { header: "NAV", value: (r) => r.nav_usd ?? "-", align: "right" },
+      {
+        header: "Rules fired",
+        value: (r) =>
+          r.rules_fired == null
+            ? "-"
+            : r.rules_fired
+                .map((f) => (typeof f.value === "string" ? f.value : JSON.stringify(f.value)))
+                .join(", "),
+      },
       {
         header: "Errors",
         value: (r) => r.errors.map((e) => `${e.part}: ${e.code}`).join("; "),
