@@ -12,6 +12,7 @@ import {
   listClients,
   listPortfolioConfigs,
   listRiskModels,
+  runRebalance,
 } from "../src/service/index.js";
 import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
 import {
@@ -31,6 +32,8 @@ let b: SeededOrganization;
 const backtests = new Map<string, string>();
 /** One uploaded risk model per organization (keyed by organization uuid). */
 const riskModels = new Map<string, string>();
+/** One rebalance run per organization (keyed by organization uuid). */
+const rebalanceRuns = new Map<string, string>();
 
 beforeAll(() => {
   t = createTestStore();
@@ -44,6 +47,11 @@ beforeAll(() => {
     riskModels.set(
       org,
       importRiskModel(t.ctx, org, vendorModelBody(t.usTickers, "2025-01-31", "model")).uuid,
+    );
+    // A run over the seeded account (it only rebalances on a drift breach).
+    rebalanceRuns.set(
+      org,
+      runRebalance(t.ctx, org, { when: "breached", account_uuids: [s.accountUuid] }).run_uuid,
     );
   }
   app = createApp({ ctx: { ...t.ctx, backtestExecutor: fastExecutor } as BacktestServiceContext });
@@ -70,6 +78,7 @@ function valuesOf(orgUuid: string, s: SeededOrganization): Record<string, string
     theme_uuid: s.themeUuid,
     backtest_uuid: backtests.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
     risk_model_uuid: riskModels.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
+    run_uuid: rebalanceRuns.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
   };
 }
 
@@ -111,6 +120,10 @@ function validBody(route: AnyRoute): unknown {
       return {};
     case "importRiskModel":
       return vendorModelBody(t.usTickers.slice(0, 3), "2025-02-28", "intruder");
+    case "scanAccounts":
+      return { limit: 5 };
+    case "runRebalance":
+      return { when: "breached", max_accounts: 1 };
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -302,7 +315,7 @@ describe("isolation between organizations on every route", () => {
   it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
     const before = snapshotB();
     const withResource = protectedRoutes().filter((r) =>
-      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid|risk_model_uuid)\}/.test(
+      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid|risk_model_uuid|run_uuid)\}/.test(
         r.path,
       ),
     );
@@ -338,6 +351,7 @@ describe("isolation between organizations on every route", () => {
         "cancelBacktest",
         "getRiskModel",
         "deleteRiskModel",
+        "getRebalanceRun",
       ].sort(),
     );
     for (const route of withResource) {
@@ -360,6 +374,7 @@ describe("isolation between organizations on every route", () => {
         "theme_uuid",
         "backtest_uuid",
         "risk_model_uuid",
+        "run_uuid",
       ])
         ghosts[name] = crypto.randomUUID();
       const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);
