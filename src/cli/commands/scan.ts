@@ -18,6 +18,7 @@ import { writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
 import { actionWithCode, examples, type ProgramHooks } from "../program.js";
 import { createProgressBar } from "../progress-bar.js";
+import { money } from "../render.js";
 
 /**
  * The columns of `--out scan.csv`, in order: every field of a row, errors as `part: code` joined by "; ". A new
@@ -183,10 +184,22 @@ export function renderScan(
       { header: "Account", value: (r) => r.account_name ?? r.account_uuid },
       { header: "Status", value: (r) => r.drift_status ?? "-" },
       { header: "Drift", value: (r) => pct(r.total_drift), align: "right" },
-      { header: "Harvestable loss", value: (r) => r.harvestable_loss_usd ?? "-", align: "right" },
-      { header: "Tax value", value: (r) => r.estimated_tax_value_usd ?? "-", align: "right" },
-      { header: "Cash to invest", value: (r) => r.cash_to_invest_usd ?? "-", align: "right" },
-      { header: "NAV", value: (r) => r.nav_usd ?? "-", align: "right" },
+      {
+        header: "Harvestable loss",
+        value: (r) => (r.harvestable_loss_usd === null ? "-" : money(r.harvestable_loss_usd)),
+        align: "right",
+      },
+      {
+        header: "Tax value",
+        value: (r) => (r.estimated_tax_value_usd === null ? "-" : money(r.estimated_tax_value_usd)),
+        align: "right",
+      },
+      {
+        header: "Cash to invest",
+        value: (r) => (r.cash_to_invest_usd === null ? "-" : money(r.cash_to_invest_usd)),
+        align: "right",
+      },
+      { header: "NAV", value: (r) => (r.nav_usd === null ? "-" : money(r.nav_usd)), align: "right" },
       {
         header: "Rules fired",
         value: (r) =>
@@ -208,8 +221,8 @@ export function renderScan(
     table,
     "",
     `Status: ${s.breach} breach, ${s.warning} warning, ${s.ok} ok; ${s.with_errors} with errors.`,
-    `Harvest: ${s.with_harvest} account${s.with_harvest === 1 ? "" : "s"}, loss ${s.harvestable_loss_usd} USD, tax value ${s.estimated_tax_value_usd} USD.`,
-    `Cash to invest: ${s.cash_to_invest_usd} USD in ${s.with_cash_to_invest} account${s.with_cash_to_invest === 1 ? "" : "s"}. NAV ${s.nav_usd} USD.`,
+    `Harvest: ${s.with_harvest} account${s.with_harvest === 1 ? "" : "s"}, loss ${money(s.harvestable_loss_usd)} USD, tax value ${money(s.estimated_tax_value_usd)} USD.`,
+    `Cash to invest: ${money(s.cash_to_invest_usd)} USD in ${s.with_cash_to_invest} account${s.with_cash_to_invest === 1 ? "" : "s"}. NAV ${money(s.nav_usd)} USD.`,
   ].join("\n");
 }
 
