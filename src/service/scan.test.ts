@@ -398,6 +398,6 @@ describe("the morning scan", () => {
     const text = human.out.stdout.join("\n");
     expect(text).toContain("Scan of 5 accounts on 2025-06-30");
     expect(text).toContain("Status: 0 breach, 1 warning, 1 ok; 3 with errors.");
-    expect(text).toContain("Cash to invest: 5600 USD in 2 accounts. NAV 26410 USD.");
+    expect(text).toContain("Cash to invest: 5,600.00 USD in 2 accounts. NAV 26,410.00 USD.");
   });
 });
