@@ -328,7 +328,7 @@ export class BacktestJobRepository {
         } else {
           this.fail(
             r.id,
-            `The worker running this job stopped unexpectedly ${r.attempts} time(s) (last heartbeat ${r.heartbeat_at ?? "never"}); giving up. Start the backtest again.`,
+            `The worker running this job stopped unexpectedly ${r.attempts} time(s) (last heartbeat ${r.heartbeat_at ?? "never"}); giving up. Start the ${r.kind === "scan" ? "scan" : "backtest"} again.`,
           );
           failed.push(r.id);
         }
