@@ -31,6 +31,7 @@ import {
   rebalanceRunSchema,
   riskModelListSchema,
   riskModelSchema,
+  scanJobSchema,
   scanResultSchema,
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
@@ -289,6 +290,30 @@ describe("success shapes of every route", () => {
     const bad = await send(app, "POST", `${org}/scans/`, { key, json: { limit: 0 } });
     expect(bad.status).toBe(400);
     expect(envelope(bad).message).toMatch(/limit/);
+  });
+
+  it("scan jobs (extension) scan a small selection at once, read it back by id, and refuse to cancel a finished one", async () => {
+    const started = shape(
+      await send(app, "POST", `${org}/scan_jobs/`, { key, json: { client_uuid: seeded.clientUuid } }),
+      202,
+      scanJobSchema,
+    );
+    expect(started).toMatchObject({ status: "SUCCESS", error_message: null });
+    expect(started.result).toEqual(
+      JSON.parse(JSON.stringify(scanAccounts(t.ctx, t.orgA.uuid, { client_uuid: seeded.clientUuid }))),
+    );
+    const read = shape(
+      await send(app, "GET", `${org}/scan_jobs/${started.id}/`, { key }),
+      200,
+      scanJobSchema,
+    );
+    expect(read).toEqual(started);
+    const cancel = await send(app, "POST", `${org}/scan_jobs/${started.id}/cancel/`, { key });
+    expect(cancel.status).toBe(409);
+    expect(envelope(cancel).code).toBe("scan_job_finished");
+    const missing = await send(app, "GET", `${org}/scan_jobs/${seeded.accountUuid}/`, { key });
+    expect(missing.status).toBe(404);
+    expect(envelope(missing).code).toBe("scan_job_not_found");
   });
 
   it("harvest scan (extension) agrees with the service, and refuses a negative threshold", async () => {
@@ -715,6 +740,9 @@ describe("success shapes of every route", () => {
         "evaluateAccount",
         "harvestScan",
         "scanAccounts",
+        "startScanJob",
+        "getScanJob",
+        "cancelScanJob",
         "rebalanceAccount",
         "runRebalance",
         "listRebalanceRuns",

@@ -1,6 +1,6 @@
 /**
  * @module cli/limits
- * The service limits (queued jobs per organization, proposal retention) from the environment, so that local
+ * The service limits (queued jobs per organization, proposal retention, the scan job threshold) from the environment, so that local
  * commands and `lotwise serve` apply the same ones; `serve` flags override them. Unset variables leave the
  * service defaults (DEFAULT_SERVICE_LIMITS). A value that is not a non-negative integer is a usage error naming it.
  */
@@ -12,6 +12,7 @@ export const LIMIT_ENV = {
   maxQueuedJobsPerOrganization: "LOTWISE_MAX_QUEUED_JOBS",
   proposalsKeptPerAccount: "LOTWISE_KEEP_PROPOSALS",
   proposalMaxAgeDays: "LOTWISE_PROPOSAL_MAX_AGE_DAYS",
+  scanJobThreshold: "LOTWISE_SCAN_JOB_THRESHOLD",
 } as const satisfies Record<keyof ServiceLimits, string>;
 
 /**

@@ -9,11 +9,12 @@ import {
   type RebalanceRun,
   type RebalanceRunRequest,
   SCAN_PAGE_MAX,
+  type ScanJob,
   type ScanRequest,
   type ScanResult,
   summarizeScan,
 } from "../contract/index.js";
-import { NotFoundError } from "../core/errors.js";
+import { NotFoundError, PortfolioError } from "../core/errors.js";
 import type {
   Backend,
   BackendMethods,
@@ -32,6 +33,9 @@ export { LOTS_UPLOAD_TIMEOUT_MS };
  * in between.
  */
 export const REBALANCE_RUN_CHUNK = 50;
+
+/** Waits of {@link RemoteBackend.scan} between two reads of a scan job: from the first to the last, then the last. */
+export const SCAN_JOB_POLL_MS = [100, 250, 500, 1000] as const;
 
 /** Options of {@link RemoteBackend.connect}. */
 export interface RemoteBackendOptions extends HttpClientOptions {
@@ -108,13 +112,20 @@ export class RemoteBackend implements Backend {
     }
   }
 
-  /** The whole selection page by page ({@link SCAN_PAGE_MAX} accounts each), or the one page asked for. */
+  /**
+   * The whole selection as a scan job (`POST .../scan_jobs/`): the service scans a selection up to its threshold
+   * in the request and answers the job finished, and runs a larger one on its job workers, which this method polls
+   * (progress from the job's progress record) until it ends. With `limit`, the one page asked for; with `offset`
+   * alone, the pages from there ({@link SCAN_PAGE_MAX} accounts each).
+   * @throws {PortfolioError} `scan_job_failed` with the job's error_message when the job fails
+   */
   async scan(request: ScanRequest = {}, options: ScanProgressOptions = {}): Promise<ScanResult> {
     if (request.limit !== undefined) {
       const one = await this.scanAccounts(request);
       options.onProgress?.(one.rows.length, one.rows.length);
       return one;
     }
+    if (request.offset === undefined) return this.scanAsJob(request, options);
     const start = request.offset ?? 0;
     let next: number | null = start;
     const rows: ScanResult["rows"] = [];
@@ -141,6 +152,23 @@ export class RemoteBackend implements Backend {
       rows,
       summary: summarizeScan(rows),
     };
+  }
+
+  /** Starts a scan job and polls it to its end. */
+  private async scanAsJob(request: ScanRequest, options: ScanProgressOptions): Promise<ScanResult> {
+    const { offset: _offset, limit: _limit, ...body } = request;
+    let job: ScanJob = await this.startScanJob(body);
+    for (let poll = 0; ; poll++) {
+      options.onProgress?.(job.progress.completed_accounts, job.progress.total_accounts);
+      if (job.status === "SUCCESS" && job.result !== null) return job.result;
+      if (job.status === "FAILURE")
+        throw new PortfolioError(`Scan job ${job.id} failed: ${job.error_message ?? "no message"}`, {
+          code: "scan_job_failed",
+        });
+      const wait = SCAN_JOB_POLL_MS[Math.min(poll, SCAN_JOB_POLL_MS.length - 1)]!;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      job = await this.getScanJob(job.id);
+    }
   }
 
   /**

@@ -323,6 +323,21 @@ export const backtestCaseResultSchema = named(
 export type BacktestCaseResult = z.infer<typeof backtestCaseResultSchema>;
 
 /** A backtest job. `result` is set on SUCCESS, `error_message` on FAILURE. */
+/** The rule of every job of the job table (backtests, scans): SUCCESS carries a result, FAILURE an error_message. */
+export function refineJobOutcome(
+  job: { status: (typeof BACKTEST_STATUSES)[number]; result: unknown; error_message: string | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (job.status === "SUCCESS" && job.result === null)
+    ctx.addIssue({ code: "custom", path: ["result"], message: "a SUCCESS job carries a result" });
+  if (job.status === "FAILURE" && job.error_message === null)
+    ctx.addIssue({
+      code: "custom",
+      path: ["error_message"],
+      message: "a FAILURE job carries an error_message",
+    });
+}
+
 export const backtestJobSchema = named(
   z
     .strictObject({
@@ -341,16 +356,7 @@ export const backtestJobSchema = named(
       started_at: isoDatetime().nullable(),
       finished_at: isoDatetime().nullable(),
     })
-    .superRefine((job, ctx) => {
-      if (job.status === "SUCCESS" && job.result === null)
-        ctx.addIssue({ code: "custom", path: ["result"], message: "a SUCCESS job carries a result" });
-      if (job.status === "FAILURE" && job.error_message === null)
-        ctx.addIssue({
-          code: "custom",
-          path: ["error_message"],
-          message: "a FAILURE job carries an error_message",
-        });
-    }),
+    .superRefine(refineJobOutcome),
   "BacktestJob",
   "An account backtest job with status, progress and, when done, results or an error message.",
 );

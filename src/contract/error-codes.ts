@@ -81,6 +81,7 @@ export const ERROR_CODES = {
     status: 404,
     when: "the backtest job does not exist in the key's organization (or under that account)",
   },
+  scan_job_not_found: { status: 404, when: "the scan job does not exist in the key's organization" },
   method_not_allowed: {
     status: 405,
     when: "the path exists with other methods; `Allow` lists them (GET implies HEAD)",
@@ -90,6 +91,7 @@ export const ERROR_CODES = {
     when: "the request conflicts with the stored state (e.g. composite asset classes nested too deep)",
   },
   backtest_finished: { status: 409, when: "cancelling a backtest job that already ended" },
+  scan_job_finished: { status: 409, when: "cancelling a scan job that already ended" },
   payload_too_large: {
     status: 413,
     when: "the body is over the limit (1 MiB by default; 16 MiB for a risk-model upload, 256 MiB for a streamed lots CSV)",

@@ -7,12 +7,15 @@
  */
 import { Decimal } from "decimal.js";
 import * as z from "zod";
+import { BACKTEST_STATUSES, refineJobOutcome } from "./backtest.js";
 import { formatDecimal } from "./decimal.js";
 import { DRIFT_STATUSES } from "./drift.js";
 import { harvestQuerySchema } from "./harvest.js";
 import {
+  bool,
   boundedInt,
   isoDate,
+  isoDatetime,
   jsonValueSchema,
   NUMERIC_STRING_WIDTH,
   numericString,
@@ -22,6 +25,11 @@ import { describe, named } from "./registry.js";
 
 /** Most accounts one scan request computes (one page); larger selections are read page by page (`next_offset`). */
 export const SCAN_PAGE_MAX = 2000;
+/**
+ * Default of the `scanJobThreshold` service limit: `POST .../scan_jobs/` scans a selection of at most this many
+ * accounts at once (the job is answered finished) and runs a larger one as a job on the job runner's workers.
+ */
+export const SCAN_JOB_THRESHOLD = SCAN_PAGE_MAX;
 /** Most account uuids a selection may list. */
 export const SELECTION_ACCOUNTS_MAX = 100_000;
 
@@ -220,3 +228,54 @@ export function summarizeScan(rows: readonly ScanRow[]): ScanSummary {
     cash_to_invest_usd: usdString(sums.cash, "summary.cash_to_invest_usd"),
   };
 }
+
+/** Body of the scan-job extension: the scan request without the page (a job scans the whole selection). */
+export const scanJobRequestSchema = named(
+  z.strictObject({
+    ...selectionShape,
+    ...harvestQuerySchema.shape,
+    async: describe(
+      bool(),
+      "run as a job on the workers even when the selection is at most the server's scan job threshold",
+    ).optional(),
+  }),
+  "ScanJobRequest",
+  "Body of the scan-job extension: the account selection, the date and harvest thresholds, and async.",
+);
+/** Body of the scan-job extension. */
+export type ScanJobRequest = z.infer<typeof scanJobRequestSchema>;
+
+/** Progress of a scan job: accounts scanned of the accounts selected. */
+export const scanJobProgressSchema = named(
+  z.strictObject({
+    total_accounts: describe(z.int().min(0), "accounts the job scans (the selection)"),
+    completed_accounts: describe(z.int().min(0), "accounts scanned so far"),
+    last_progress_at: describe(isoDatetime().nullable(), "when progress was last recorded (the heartbeat)"),
+  }),
+  "ScanJobProgress",
+  "Accounts scanned so far of the accounts a scan job scans.",
+);
+/** Progress of a scan job. */
+export type ScanJobProgress = z.infer<typeof scanJobProgressSchema>;
+
+/** A scan job (extension, docs/scan.md). */
+export const scanJobSchema = named(
+  z
+    .strictObject({
+      id: uuid(),
+      status: z.enum(BACKTEST_STATUSES),
+      params: scanJobRequestSchema,
+      as_of_date: describe(isoDate(), "the date of the scan, fixed when the job was created"),
+      progress: scanJobProgressSchema,
+      result: describe(scanResultSchema.nullable(), "the whole scan (SUCCESS only)"),
+      error_message: z.string().nullable(),
+      created_at: isoDatetime(),
+      started_at: isoDatetime().nullable(),
+      finished_at: isoDatetime().nullable(),
+    })
+    .superRefine(refineJobOutcome),
+  "ScanJob",
+  "A scan of many accounts run as a job: status, progress in accounts and, when done, the scan or an error message.",
+);
+/** A scan job. */
+export type ScanJob = z.infer<typeof scanJobSchema>;

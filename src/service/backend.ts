@@ -28,9 +28,10 @@ export interface Backend extends BackendMethods {
   rebalanceAll(body: RebalanceRunRequest, options?: RebalanceRunCallOptions): Promise<RebalanceRun>;
   /**
    * The morning scan of the selected accounts (docs/scan.md): one row per account with drift, harvest, cash, NAV
-   * and rules fired. Without `limit` the whole selection (locally in one call, on worker threads with
-   * `concurrency` > 1; remotely the table's `scanAccounts` page after page); `onProgress` after each account
-   * (locally) or each page (remotely).
+   * and rules fired. Without `limit` the whole selection: locally in one call (on worker threads with
+   * `concurrency` > 1); remotely as a scan job (the table's `startScanJob`, then `getScanJob` until it ends: the
+   * service scans up to its threshold in the request and runs larger selections on its job workers), or page after
+   * page from an explicit `offset`. `onProgress` after each account (locally) or each poll of the job (remotely).
    */
   scan(request?: ScanRequest, options?: ScanProgressOptions): Promise<ScanResult>;
 }

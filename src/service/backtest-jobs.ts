@@ -54,7 +54,7 @@ const NOT_STARTED: BacktestProgress = {
 export function backtestJobRead(job: BacktestJobRecord): BacktestJob {
   return {
     id: job.id,
-    account_uuid: job.accountUuid,
+    account_uuid: job.accountUuid ?? undefined,
     status: job.status,
     params: job.params as BacktestRequest,
     resolved_params: job.resolvedParams as BacktestJob["resolved_params"],

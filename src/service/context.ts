@@ -3,6 +3,7 @@
  * What every operation needs: the store and a clock. The service's "as-of" date is the latest trading date in the
  * store that is not after the clock's date, so valuations, holding periods and proposals agree with the prices used.
  */
+import { SCAN_JOB_THRESHOLD } from "../contract/index.js";
 import { ValidationError } from "../core/errors.js";
 import { openStore, type Store } from "../store/index.js";
 
@@ -25,13 +26,22 @@ export interface ServiceLimits {
   readonly proposalsKeptPerAccount?: number;
   /** Writing a proposal deletes the account's proposals older than this many days. */
   readonly proposalMaxAgeDays?: number;
+  /**
+   * Accounts a scan job (`POST .../scan_jobs/`) scans at once, in the request; a larger selection (or a request
+   * with `async`) runs as a job on the job runner's workers. 0: every scan job runs on the workers.
+   */
+  readonly scanJobThreshold?: number;
 }
 
-/** The limits when the context sets none: 100 queued jobs per organization, 1000 proposals per account, no age limit. */
+/**
+ * The limits when the context sets none: 100 queued jobs per organization, 1000 proposals per account, no age limit,
+ * scans of more than {@link SCAN_JOB_THRESHOLD} (2,000) accounts as jobs.
+ */
 export const DEFAULT_SERVICE_LIMITS: Required<ServiceLimits> = {
   maxQueuedJobsPerOrganization: 100,
   proposalsKeptPerAccount: 1000,
   proposalMaxAgeDays: 0,
+  scanJobThreshold: SCAN_JOB_THRESHOLD,
 };
 
 /** One limit of the context, its default when unset. */

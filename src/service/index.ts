@@ -146,6 +146,7 @@ export {
   type RiskModelSource,
 } from "./risk-models.js";
 export { type ScanOptions, scanAccounts } from "./scan.js";
+export { cancelScanJob, getScanJob, scanJobRead, startScanJob } from "./scan-jobs.js";
 export {
   BUSY_BACKOFF_BASE_MS,
   BUSY_BACKOFF_MAX_MS,

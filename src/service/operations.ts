@@ -51,6 +51,8 @@ import {
   riskModelListSchema,
   riskModelSchema,
   SCAN_PAGE_MAX,
+  scanJobRequestSchema,
+  scanJobSchema,
   scanRequestSchema,
   scanResultSchema,
   themeBacktestQuerySchema,
@@ -97,6 +99,7 @@ import { createProposalJson, getProposal } from "./proposals.js";
 import { getRebalanceRun, listRebalanceRuns, runRebalance } from "./rebalance-runs.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
 import { scanAccounts } from "./scan.js";
+import { cancelScanJob, getScanJob, SCAN_JOB_THRESHOLD, startScanJob } from "./scan-jobs.js";
 import {
   backtestTheme,
   createTheme,
@@ -561,7 +564,7 @@ export const OPERATIONS = {
     heavy: true,
     tag: TAGS.proposals,
     summary: "Scan many accounts: drift, harvestable losses, cash to invest",
-    description: `Extension (the morning scan, docs/scan.md). One row per selected account (all accounts of the organization, narrowed by \`accounts\`, \`client_uuid\`, \`portfolio_config_uuid\`; \`status\` keeps the rows whose drift status is listed, and rows whose status could not be computed), oldest first: drift status and total drift (as the drift extension), harvestable lots, loss and tax value (the totals of the harvest extension, same thresholds), cash to invest (cash above the configuration's cash buffers), NAV and the evaluation rules that fire. A part that fails for one account leaves its fields null and is listed in the row's \`errors\` with the code the single-account extension answers; the scan goes on. One request scans at most ${SCAN_PAGE_MAX} selected accounts (\`limit\`, default ${SCAN_PAGE_MAX}): larger selections are read page by page with \`offset\` = the previous page's \`next_offset\` (null on the last page). Nothing is stored.`,
+    description: `Extension (the morning scan, docs/scan.md). One row per selected account (all accounts of the organization, narrowed by \`accounts\`, \`client_uuid\`, \`portfolio_config_uuid\`; \`status\` keeps the rows whose drift status is listed, and rows whose status could not be computed), oldest first: drift status and total drift (as the drift extension), harvestable lots, loss and tax value (the totals of the harvest extension, same thresholds), cash to invest (cash above the configuration's cash buffers), NAV and the evaluation rules that fire. A part that fails for one account leaves its fields null and is listed in the row's \`errors\` with the code the single-account extension answers; the scan goes on. One request scans at most ${SCAN_PAGE_MAX} selected accounts (\`limit\`, default ${SCAN_PAGE_MAX}): larger selections are read page by page with \`offset\` = the previous page's \`next_offset\` (null on the last page), or scanned whole as a job (\`POST .../scan_jobs/\`). Nothing is stored.`,
     body: { schema: scanRequestSchema },
     response: {
       status: 200,
@@ -579,6 +582,46 @@ export const OPERATIONS = {
         limit: limit ?? SCAN_PAGE_MAX,
       });
     },
+  }),
+
+  startScanJob: defineOperation({
+    method: "POST",
+    path: `${ORG_PREFIX}/scan_jobs/`,
+    rateLimited: true,
+    heavy: "write",
+    tag: TAGS.proposals,
+    summary: "Scan many accounts as a job",
+    description: `Extension (docs/scan.md). The scan of \`POST .../scans/\` over the whole selection (no page), as a job of the job table. A selection of at most the server's scan job threshold (default ${SCAN_JOB_THRESHOLD} accounts; \`LOTWISE_SCAN_JOB_THRESHOLD\`) is scanned in this request and the job answered SUCCESS with the scan in \`result\`; a larger one, or a request with \`async\`: true, answers a PENDING job that the server's job workers run like a backtest (progress in accounts, recovery, cancel). The selection and the date are checked, and the date fixed, when the job is created. Poll \`GET .../scan_jobs/{job_uuid}/\`.`,
+    body: { schema: scanJobRequestSchema },
+    response: {
+      status: 202,
+      schema: scanJobSchema,
+      description: "The job: SUCCESS with the scan, or PENDING.",
+    },
+    errors: ["client_not_found", "portfolio_config_not_found", "account_not_found"],
+    run: ({ ctx, org, body }) => startScanJob(ctx, org, body),
+  }),
+  getScanJob: defineOperation({
+    method: "GET",
+    path: `${ORG_PREFIX}/scan_jobs/{job_uuid}/`,
+    tag: TAGS.proposals,
+    summary: "Get a scan job",
+    description:
+      "Extension. The scan job with status, progress (accounts scanned of the accounts selected) and, when done, the whole scan in `result` or `error_message`.",
+    response: { status: 200, schema: scanJobSchema, description: "The job." },
+    errors: ["scan_job_not_found"],
+    run: ({ ctx, org, params }) => getScanJob(ctx, org, params.job_uuid),
+  }),
+  cancelScanJob: defineOperation({
+    method: "POST",
+    path: `${ORG_PREFIX}/scan_jobs/{job_uuid}/cancel/`,
+    tag: TAGS.proposals,
+    summary: "Cancel a scan job",
+    description:
+      "Extension. A PENDING job becomes FAILURE at once (error_message `Cancelled before it started.`); a RUNNING job stops before its next account and becomes FAILURE (202 returns it while it still runs). scan_job_finished (409) when the job already ended.",
+    response: { status: 202, schema: scanJobSchema, description: "The job after the request." },
+    errors: ["scan_job_not_found", "scan_job_finished"],
+    run: ({ ctx, org, params }) => cancelScanJob(ctx, org, params.job_uuid),
   }),
 
   // Rebalance runs over many accounts (extensions; service/rebalance-runs.ts, docs/rebalance-runs.md)

@@ -7,9 +7,16 @@ import { listing } from "../../test/helpers/listing.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { RemoteBackend } from "../client/index.js";
-import { SCAN_PAGE_MAX, type ScanRow, scanResultSchema } from "../contract/index.js";
+import {
+  SCAN_PAGE_MAX,
+  type ScanJob,
+  type ScanRow,
+  scanJobSchema,
+  scanResultSchema,
+} from "../contract/index.js";
 import { createApp, serve } from "../server/index.js";
 import { openStore, type Store } from "../store/index.js";
+import type { BacktestServiceContext } from "./backtest-jobs.js";
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
@@ -21,8 +28,10 @@ import {
   createPortfolioConfig,
   type ServiceContext,
 } from "./index.js";
+import { BacktestJobRunner, defaultBacktestExecutor, runClaimedJob } from "./jobs/index.js";
 import { updatePortfolioConfig } from "./portfolio-configs.js";
 import { scanAccounts } from "./scan.js";
+import { cancelScanJob, getScanJob, startScanJob } from "./scan-jobs.js";
 import { scanAccountsParallel } from "./scan-parallel.js";
 
 /**
@@ -323,7 +332,7 @@ describe("the morning scan", () => {
     expect((await post({ client_uuid: clientA }, otherKey)).status).toBe(404);
   });
 
-  it("reads a selection larger than one page remotely page by page, with the local rows", async () => {
+  it("reads a selection larger than one page remotely as a job run by the server's runner, with the local rows", async () => {
     const big = createOrganization(ctx, "Many accounts");
     const bigOrg = big.organization.uuid;
     // Ten accounts per client, as households are: one client of 2,001 accounts would make every account's
@@ -333,22 +342,26 @@ describe("the morning scan", () => {
       for (let i = 0; i <= SCAN_PAGE_MAX; i++)
         store.accounts.create(bigOrg, clients[i % clients.length]!, { cashValueUsd: "10" });
     });
-    const handle = await serve({ ctx, port: 0, log: () => {}, requestWorkers: 0 });
+    const runner = new BacktestJobRunner({ store, mode: "in-process", pollIntervalMs: 10, log: () => {} });
+    await runner.start();
+    const served: BacktestServiceContext = { ...ctx, backtestRunner: runner };
+    const handle = await serve({ ctx: served, port: 0, log: () => {}, requestWorkers: 0 });
     try {
       const remote = await RemoteBackend.connect({ url: handle.url, apiKey: big.apiKey.key });
       const progress: [number, number][] = [];
       const result = await remote.scan({}, { onProgress: (d, t) => progress.push([d, t]) });
-      // Two requests: 2,000 accounts, then the last one.
-      expect(progress).toEqual([
-        [SCAN_PAGE_MAX, SCAN_PAGE_MAX + 1],
-        [SCAN_PAGE_MAX + 1, SCAN_PAGE_MAX + 1],
-      ]);
+      // 2,001 accounts are above the default threshold (2,000): a job, read back until SUCCESS.
+      expect(progress[0]).toEqual([0, SCAN_PAGE_MAX + 1]);
+      expect(progress.at(-1)).toEqual([SCAN_PAGE_MAX + 1, SCAN_PAGE_MAX + 1]);
+      const jobs = store.backtestJobs.list(bigOrg, { kind: "scan" });
+      expect(jobs.map((j) => [j.status, j.result])).toEqual([["SUCCESS", result]]);
       expect(result).toEqual(scanAccounts(ctx, bigOrg));
       expect(result.rows).toHaveLength(SCAN_PAGE_MAX + 1);
       expect(result.summary).toMatchObject({ accounts: SCAN_PAGE_MAX + 1, with_errors: SCAN_PAGE_MAX + 1 });
       expect(result.summary.cash_to_invest_usd).toBe("20010"); // 2,001 x 10 USD, no configuration
     } finally {
       await handle.close();
+      await runner.stop();
     }
   });
 
@@ -399,5 +412,140 @@ describe("the morning scan", () => {
     expect(text).toContain("Scan of 5 accounts on 2025-06-30");
     expect(text).toContain("Status: 0 breach, 1 warning, 1 ok; 3 with errors.");
     expect(text).toContain("Cash to invest: 5,600.00 USD in 2 accounts. NAV 26,410.00 USD.");
+  });
+});
+
+describe("the scan as a job", () => {
+  /** The test's organization with a scan job threshold of 2 accounts. */
+  const small = () => ({ ...ctx, limits: { scanJobThreshold: 2 } });
+  const owner = "test-host/1/scan-test/w0";
+
+  it("runs a selection above the threshold as a job: PENDING, RUNNING with progress in accounts, SUCCESS with the scan", async () => {
+    const c = small();
+    const started = startScanJob(c, org, { min_loss_fraction: "0.3" });
+    expect(scanJobSchema.parse(started)).toEqual(started);
+    expect(started).toMatchObject({
+      status: "PENDING",
+      params: { min_loss_fraction: "0.3" },
+      as_of_date: "2025-06-30",
+      progress: { total_accounts: 5, completed_accounts: 0, last_progress_at: null },
+      result: null,
+      error_message: null,
+      started_at: null,
+    });
+
+    const job = store.backtestJobs.claim(started.id, owner)!;
+    expect(getScanJob(c, org, started.id).status).toBe("RUNNING");
+    const seen: number[] = [];
+    const outcome = runClaimedJob({
+      ctx: c,
+      job,
+      owner,
+      executor: defaultBacktestExecutor(),
+      onProgress: (p) => seen.push(p.completed_periods),
+    });
+    expect(outcome.status).toBe("SUCCESS");
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+
+    const done = getScanJob(c, org, started.id);
+    expect(done.status).toBe("SUCCESS");
+    expect(done.progress).toMatchObject({ total_accounts: 5, completed_accounts: 5 });
+    expect(done.progress.last_progress_at).not.toBeNull();
+    expect(done.result).toEqual(scanAccounts(ctx, org, {}, { minLossFraction: "0.3" }));
+
+    // The same job over HTTP.
+    const app = createApp({ ctx: c, requestWorkers: 0 });
+    const res = await app.request(`/api/v1/custom/org/${org}/scan_jobs/${started.id}/`, {
+      headers: { "X-Api-Key": key },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(done);
+  });
+
+  it("scans a selection up to the threshold in the request (answered SUCCESS) and queues it with async", async () => {
+    const app = createApp({ ctx: small(), requestWorkers: 0 });
+    const post = async (body: unknown): Promise<{ status: number; body: ScanJob }> => {
+      const res = await app.request(`/api/v1/custom/org/${org}/scan_jobs/`, {
+        method: "POST",
+        headers: { "X-Api-Key": key, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as ScanJob };
+    };
+    const now = await post({ client_uuid: clientA });
+    expect(now.status).toBe(202);
+    expect(now.body).toMatchObject({
+      status: "SUCCESS",
+      progress: { total_accounts: 2, completed_accounts: 2 },
+      result: scanAccounts(ctx, org, { client_uuid: clientA }),
+    });
+    const queued = await post({ client_uuid: clientA, async: true });
+    expect(queued.body).toMatchObject({ status: "PENDING", result: null });
+    expect(cancelScanJob(ctx, org, queued.body.id).status).toBe("FAILURE");
+  });
+
+  it("cancels a queued job at once and a running one before its next account; refuses a finished one", () => {
+    const c = small();
+    const queued = startScanJob(c, org, {});
+    expect(cancelScanJob(c, org, queued.id)).toMatchObject({
+      status: "FAILURE",
+      error_message: "Cancelled before it started.",
+    });
+    expect(() => cancelScanJob(c, org, queued.id)).toThrow(
+      expect.objectContaining({ code: "scan_job_finished" }),
+    );
+
+    const running = startScanJob(c, org, {});
+    const job = store.backtestJobs.claim(running.id, owner)!;
+    expect(cancelScanJob(c, org, running.id).status).toBe("RUNNING");
+    const outcome = runClaimedJob({ ctx: c, job, owner, executor: defaultBacktestExecutor() });
+    expect(outcome).toMatchObject({
+      status: "FAILURE",
+      errorMessage: "Cancelled on request after 1 of 5 accounts.",
+    });
+    expect(getScanJob(c, org, running.id)).toMatchObject({ status: "FAILURE", result: null });
+  });
+
+  it("checks the selection when the job is created and keeps scan jobs apart from backtest jobs", () => {
+    const other = createOrganization(ctx, "Scan job stranger");
+    expect(() => startScanJob(small(), other.organization.uuid, { client_uuid: clientA })).toThrow(
+      expect.objectContaining({ code: "client_not_found" }),
+    );
+    const job = startScanJob(small(), org, { async: true });
+    expect(() => getScanJob(ctx, other.organization.uuid, job.id)).toThrow(
+      expect.objectContaining({ code: "scan_job_not_found" }),
+    );
+    expect(() => store.backtestJobs.require(org, job.id)).toThrow(
+      expect.objectContaining({ code: "backtest_not_found" }),
+    );
+    cancelScanJob(ctx, org, job.id);
+  });
+
+  it("makes the remote CLI run a scan above the server's threshold as a job and print the local JSON", async () => {
+    const run = async (args: string[]) => {
+      const out = memoryOutput(true);
+      const code = await main(["node", "lotwise", "scan", ...args, "--json"], { output: () => out });
+      return { code, out };
+    };
+    const local = await run(["--store", file, "--org", org]);
+    expect(local.code, local.out.stderr.join("\n")).toBe(0);
+    const runner = new BacktestJobRunner({ store, mode: "in-process", pollIntervalMs: 10, log: () => {} });
+    await runner.start();
+    const served: BacktestServiceContext = { ...small(), backtestRunner: runner };
+    const handle = await serve({ ctx: served, port: 0, log: () => {}, requestWorkers: 0 });
+    const before = new Set(store.backtestJobs.list(org, { kind: "scan" }).map((j) => j.id));
+    try {
+      const remote = await run(["--url", handle.url, "--api-key", key]);
+      expect(remote.code, remote.out.stderr.join("\n")).toBe(0);
+      expect(remote.out.stdout).toEqual(local.out.stdout);
+    } finally {
+      await handle.close();
+      await runner.stop();
+    }
+    const made = store.backtestJobs.list(org, { kind: "scan" }).filter((j) => !before.has(j.id));
+    expect(made.map((j) => [j.status, j.progress?.completed_periods, j.attempts])).toEqual([
+      ["SUCCESS", 5, 1],
+    ]);
+    expect(made[0]!.result).toEqual(JSON.parse(local.out.stdout.join("\n")));
   });
 });

@@ -362,6 +362,47 @@ CREATE TABLE rebalance_run_accounts (
 CREATE INDEX rebalance_run_accounts_created ON rebalance_run_accounts(account_uuid, outcome);
 `,
   },
+  {
+    version: 5,
+    description:
+      "backtest_jobs.kind: the job table holds scan jobs too ('backtest' default, 'scan' with no account)",
+    // SQLite cannot drop NOT NULL from a column, so the table is rebuilt (create, copy, drop, rename, indexes);
+    // every existing row becomes a 'backtest' job with its account. Nothing references backtest_jobs, so dropping
+    // it under foreign_keys = ON is safe. A backtest job must name its account; a scan job names none (its
+    // selection is in params).
+    sql: `
+CREATE TABLE backtest_jobs_v5 (
+  id TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  kind TEXT NOT NULL DEFAULT 'backtest' CHECK (kind IN ('backtest', 'scan')),
+  account_uuid TEXT REFERENCES accounts(uuid) ON DELETE CASCADE,
+  status TEXT NOT NULL CHECK (status IN ('PENDING', 'RUNNING', 'SUCCESS', 'FAILURE')),
+  params TEXT NOT NULL,
+  resolved_params TEXT NOT NULL,
+  progress TEXT,
+  result TEXT,
+  error_message TEXT,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT,
+  heartbeat_at TEXT,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT,
+  CHECK (kind = 'scan' OR account_uuid IS NOT NULL)
+);
+INSERT INTO backtest_jobs_v5 (id, organization_uuid, kind, account_uuid, status, params, resolved_params, progress,
+  result, error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at)
+SELECT id, organization_uuid, 'backtest', account_uuid, status, params, resolved_params, progress,
+  result, error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at
+FROM backtest_jobs;
+DROP TABLE backtest_jobs;
+ALTER TABLE backtest_jobs_v5 RENAME TO backtest_jobs;
+CREATE INDEX backtest_jobs_account ON backtest_jobs(account_uuid, created_at);
+CREATE INDEX backtest_jobs_status ON backtest_jobs(status, created_at);
+CREATE INDEX backtest_jobs_org_kind ON backtest_jobs(organization_uuid, kind, created_at);
+`,
+  },
 ];
 
 /** The schema version this build of lotwise writes. */

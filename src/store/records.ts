@@ -185,10 +185,15 @@ export interface BacktestProgress {
   last_progress_at: string | null;
 }
 
+/** What a job of the job table runs: an account backtest, or a scan of many accounts (docs/backtest-jobs.md). */
+export type JobKind = "backtest" | "scan";
+
 export interface BacktestJobRecord {
   id: string;
   organizationUuid: string;
-  accountUuid: string;
+  kind: JobKind;
+  /** The account of a backtest job; null for a scan job (its selection is in `params`). */
+  accountUuid: string | null;
   status: BacktestStatus;
   params: Record<string, unknown>;
   resolvedParams: Record<string, unknown>;

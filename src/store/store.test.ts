@@ -591,6 +591,52 @@ describe("store files", () => {
     store.close();
   });
 
+  it("migrates a version-4 store: its backtest jobs keep every field as kind backtest, and scan jobs need no account", () => {
+    const path = join(dir, "v4.db");
+    const raw = new Database(path);
+    for (const m of MIGRATIONS.filter((x) => x.version <= 4)) raw.exec(m.sql);
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.pragma("user_version = 4");
+    raw.exec(`INSERT INTO organizations VALUES ('o', 'Org', 't', 't');
+      INSERT INTO clients (uuid, organization_uuid, created, modified) VALUES ('c', 'o', 't', 't');
+      INSERT INTO accounts (uuid, organization_uuid, client_uuid, created, modified) VALUES ('a', 'o', 'c', 't', 't');
+      INSERT INTO backtest_jobs (id, organization_uuid, account_uuid, status, params, resolved_params, progress,
+        cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at)
+        VALUES ('j', 'o', 'a', 'RUNNING', '{"tax_gamma":1}', '{}', NULL, 1, 2, 'h/1/r/w0', 'hb', 'c1', 's1');`);
+    raw.close();
+    const store = openStore(path);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(store.backtestJobs.require("o", "j", "a")).toMatchObject({
+      kind: "backtest",
+      accountUuid: "a",
+      status: "RUNNING",
+      params: { tax_gamma: 1 },
+      cancelRequested: true,
+      attempts: 2,
+      leaseOwner: "h/1/r/w0",
+      heartbeatAt: "hb",
+      createdAt: "c1",
+      startedAt: "s1",
+    });
+    const progress = {
+      planned_periods: 3,
+      completed_periods: 0,
+      last_completed_period: null,
+      last_progress_at: null,
+    };
+    const scan = store.backtestJobs.create("o", null, {}, {}, progress, { kind: "scan" });
+    expect(store.backtestJobs.list("o").map((j) => j.id)).toEqual(["j"]);
+    expect(store.backtestJobs.list("o", { kind: "scan" }).map((j) => [j.id, j.accountUuid])).toEqual([
+      [scan.id, null],
+    ]);
+    expect(() => store.backtestJobs.create("o", null, {}, {}, progress)).toThrow(TypeError);
+    // Deleting the client (and its account) still deletes the backtest jobs (the rebuilt table kept its key).
+    store.clients.delete("o", "c");
+    expect(store.backtestJobs.getById("j")).toBeUndefined();
+    expect(store.backtestJobs.getById(scan.id)?.kind).toBe("scan");
+    store.close();
+  });
+
   it("restores an account's lots token with its lots when a transaction rolls back", () => {
     const store = openStore(join(dir, "rollback.db"));
     const org = store.organizations.create("Rollback").uuid;

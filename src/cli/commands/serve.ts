@@ -61,6 +61,10 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
       `delete an account's proposals older than this when it gets a new one (0: no age limit, the default; env ${LIMIT_ENV.proposalMaxAgeDays})`,
     )
     .option(
+      "--scan-job-threshold <n>",
+      `accounts a scan job (POST .../scan_jobs/) scans in its request; larger scans run on the job workers (0: all on the workers; default ${DEFAULT_SERVICE_LIMITS.scanJobThreshold}; env ${LIMIT_ENV.scanJobThreshold})`,
+    )
+    .option(
       "--request-workers <n>",
       `worker threads for CPU-heavy requests (optimize, rebalance, proposal, theme evaluate/backtest), so they do not block other requests (0: run them on the event loop; default min(2, cores) = ${defaultRequestWorkers()})`,
     )
@@ -200,6 +204,7 @@ interface ServeFlags {
   rateBurst?: string;
   keepProposals?: string;
   proposalMaxAgeDays?: string;
+  scanJobThreshold?: string;
   sweepInterval?: string;
 }
 
@@ -228,6 +233,8 @@ function serveSettings(
   if (keep !== undefined) limits.proposalsKeptPerAccount = keep;
   const age = pick(opts.proposalMaxAgeDays, "--proposal-max-age-days");
   if (age !== undefined) limits.proposalMaxAgeDays = age;
+  const scanThreshold = pick(opts.scanJobThreshold, "--scan-job-threshold");
+  if (scanThreshold !== undefined) limits.scanJobThreshold = scanThreshold;
   const perMinute =
     pick(opts.rateLimit, "--rate-limit", "LOTWISE_RATE_LIMIT") ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const burst = pick(opts.rateBurst, "--rate-burst", "LOTWISE_RATE_BURST") ?? DEFAULT_RATE_LIMIT_BURST;

@@ -16,6 +16,7 @@ import {
   backtestProgressSchema,
   backtestResolvedParamsSchema,
   LS_TLH_FACTORS,
+  scanResultSchema,
   summarizeIssues,
   toFieldIssues,
 } from "../../contract/index.js";
@@ -24,6 +25,7 @@ import type { BacktestJobRecord } from "../../store/index.js";
 import { nowIso, type ServiceContext } from "../context.js";
 import { busyBackoffMs, isStoreBusyError } from "../store-busy.js";
 import type { BacktestExecutor, BacktestPeriodProgress, BacktestRunParams } from "./executor.js";
+import { runScanJob } from "./scan-executor.js";
 
 /** Longest error_message stored (a runaway message would bloat every read of the job). */
 export const MAX_ERROR_MESSAGE_LENGTH = 4000;
@@ -85,14 +87,14 @@ const resultSchema = z.record(z.string().min(1), backtestCaseResultSchema);
 /** Thrown inside the executor's hooks to abort a run whose lease is gone; never stored. */
 class LeaseLostSignal extends Error {}
 
-/** The message stored for an error thrown by the executor. */
-export function failureMessage(err: unknown): string {
+/** The message stored for an error thrown by the executor (`engine`: what ran, "backtest" or "scan"). */
+export function failureMessage(err: unknown, engine = "backtest"): string {
   let text: string;
   if (err instanceof PortfolioError) text = err.message;
   else if (err instanceof Error)
-    text = `Internal error in the backtest engine (${err.name}: ${err.message}). Please report it with the job id.`;
+    text = `Internal error in the ${engine} engine (${err.name}: ${err.message}). Please report it with the job id.`;
   else
-    text = `Internal error in the backtest engine: it threw ${String(err)}. Please report it with the job id.`;
+    text = `Internal error in the ${engine} engine: it threw ${String(err)}. Please report it with the job id.`;
   return text.length > MAX_ERROR_MESSAGE_LENGTH ? `${text.slice(0, MAX_ERROR_MESSAGE_LENGTH - 3)}...` : text;
 }
 
@@ -105,9 +107,29 @@ function runParams(job: BacktestJobRecord): BacktestRunParams {
     : resolved;
 }
 
+/** The result of a finished run of `job`, checked against the contract of its kind (or why it does not match). */
+function checkedResult(
+  job: BacktestJobRecord,
+  result: unknown,
+): { data: Record<string, unknown> } | { error: string } {
+  if (job.kind === "scan") {
+    const scan = scanResultSchema.safeParse(result);
+    return scan.success
+      ? { data: scan.data }
+      : { error: `the scan does not match the contract: ${summarizeIssues(toFieldIssues(scan.error))}` };
+  }
+  const parsed = resultSchema.safeParse(result);
+  if (!parsed.success)
+    return {
+      error: `the result does not match the contract: ${summarizeIssues(toFieldIssues(parsed.error))}`,
+    };
+  return Object.keys(parsed.data).length === 0 ? { error: "the result has no case" } : { data: parsed.data };
+}
+
 /**
- * Runs a claimed job and records how it ended (unless the lease was lost). Never throws for a failing backtest:
- * every error becomes the job's FAILURE.
+ * Runs a claimed job and records how it ended (unless the lease was lost). Never throws for a failing backtest or
+ * scan: every error becomes the job's FAILURE. A job of kind "scan" runs {@link runScanJob} (progress in accounts);
+ * a backtest runs on `executor`.
  * @example const outcome = runClaimedJob({ ctx, job: store.backtestJobs.claimNext(owner)!, owner, executor });
  */
 export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
@@ -169,8 +191,10 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
   let error: unknown;
   let failed = false;
   try {
-    const params = runParams(job);
-    result = executor.run(ctx, job.organizationUuid, job.accountUuid, params, { onProgress, shouldCancel });
+    const hooks = { onProgress, shouldCancel };
+    if (job.kind === "scan") result = runScanJob(ctx, job, hooks);
+    else if (job.accountUuid === null) throw new TypeError("a backtest job without an account");
+    else result = executor.run(ctx, job.organizationUuid, job.accountUuid, runParams(job), hooks);
   } catch (err) {
     failed = true;
     error = err;
@@ -181,23 +205,15 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
     writeWhenFree(() => jobs.fail(job.id, message, owner), finishWait, monotonic)
       ? { status: "FAILURE", errorMessage: message, progress }
       : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
+  const unit = job.kind === "scan" ? "accounts" : "periods";
   if (cancelled)
     return fail(
-      `Cancelled on request after ${progress.completed_periods} of ${progress.planned_periods} periods${progress.last_completed_period ? ` (last completed period ${progress.last_completed_period})` : ""}.`,
+      `Cancelled on request after ${progress.completed_periods} of ${progress.planned_periods} ${unit}${progress.last_completed_period ? ` (last completed period ${progress.last_completed_period})` : ""}.`,
     );
-  if (failed) return fail(failureMessage(error));
-  const parsed = resultSchema.safeParse(result);
-  if (!parsed.success || Object.keys(parsed.data).length === 0)
-    return fail(
-      failureMessage(
-        new Error(
-          parsed.success
-            ? "the result has no case"
-            : `the result does not match the contract: ${summarizeIssues(toFieldIssues(parsed.error))}`,
-        ),
-      ),
-    );
-  return writeWhenFree(() => jobs.succeed(job.id, owner, parsed.data, progress), finishWait, monotonic)
+  if (failed) return fail(failureMessage(error, job.kind));
+  const checked = checkedResult(job, result);
+  if ("error" in checked) return fail(failureMessage(new Error(checked.error), job.kind));
+  return writeWhenFree(() => jobs.succeed(job.id, owner, checked.data, progress), finishWait, monotonic)
     ? { status: "SUCCESS", progress }
     : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
 }

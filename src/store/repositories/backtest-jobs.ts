@@ -7,13 +7,14 @@
 import { randomUUID } from "node:crypto";
 import { NotFoundError, TooManyRequestsError } from "../../core/errors.js";
 import type { Db } from "../database.js";
-import type { BacktestJobRecord, BacktestProgress, BacktestStatus } from "../records.js";
+import type { BacktestJobRecord, BacktestProgress, BacktestStatus, JobKind } from "../records.js";
 import { fromJson } from "./util.js";
 
 interface JobRow {
   id: string;
   organization_uuid: string;
-  account_uuid: string;
+  kind: JobKind;
+  account_uuid: string | null;
   status: string;
   params: string;
   resolved_params: string;
@@ -32,6 +33,7 @@ interface JobRow {
 const toJob = (r: JobRow): BacktestJobRecord => ({
   id: r.id,
   organizationUuid: r.organization_uuid,
+  kind: r.kind,
   accountUuid: r.account_uuid,
   status: r.status as BacktestStatus,
   params: JSON.parse(r.params) as Record<string, unknown>,
@@ -55,20 +57,28 @@ export class BacktestJobRepository {
   ) {}
 
   /**
-   * Store a PENDING job. With `maxPending`, refuses when the organization already has that many PENDING jobs.
+   * Store a PENDING job: a backtest of `accountUuid`, or (`kind` "scan", `accountUuid` null) a scan. With
+   * `maxPending`, refuses when the organization already has that many PENDING jobs (of every kind: they share the
+   * queue and the workers).
    * @throws {TooManyRequestsError} `too_many_queued_jobs` when the organization's queue is full
    */
   create(
     organizationUuid: string,
-    accountUuid: string,
+    accountUuid: string | null,
     params: Record<string, unknown>,
     resolvedParams: Record<string, unknown>,
     progress: BacktestProgress,
-    options: { maxPending?: number } = {},
+    options: { maxPending?: number; kind?: JobKind } = {},
   ): BacktestJobRecord {
+    const kind = options.kind ?? "backtest";
+    if ((kind === "backtest") !== (accountUuid !== null))
+      throw new TypeError(
+        "BacktestJobRepository.create: a backtest job needs an account, a scan job has none",
+      );
     const row: JobRow = {
       id: randomUUID(),
       organization_uuid: organizationUuid,
+      kind,
       account_uuid: accountUuid,
       status: "PENDING",
       params: JSON.stringify(params),
@@ -95,9 +105,9 @@ export class BacktestJobRepository {
       }
       this.db
         .prepare(
-          `INSERT INTO backtest_jobs (id, organization_uuid, account_uuid, status, params, resolved_params, progress, result,
+          `INSERT INTO backtest_jobs (id, organization_uuid, kind, account_uuid, status, params, resolved_params, progress, result,
           error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at)
-         VALUES (@id, @organization_uuid, @account_uuid, @status, @params, @resolved_params, @progress, @result,
+         VALUES (@id, @organization_uuid, @kind, @account_uuid, @status, @params, @resolved_params, @progress, @result,
           @error_message, @cancel_requested, @attempts, @lease_owner, @heartbeat_at, @created_at, @started_at, @finished_at)`,
         )
         .run(row);
@@ -108,19 +118,32 @@ export class BacktestJobRepository {
     return toJob(row);
   }
 
-  /** A job by id, scoped to organization (and account when given). */
-  get(organizationUuid: string, id: string, accountUuid?: string): BacktestJobRecord | undefined {
+  /** A job of `kind` (default backtest) by id, scoped to organization (and account when given). */
+  get(
+    organizationUuid: string,
+    id: string,
+    accountUuid?: string,
+    kind: JobKind = "backtest",
+  ): BacktestJobRecord | undefined {
     const r = this.db
-      .prepare("SELECT * FROM backtest_jobs WHERE id = ? AND organization_uuid = ?")
-      .get(id, organizationUuid) as JobRow | undefined;
+      .prepare("SELECT * FROM backtest_jobs WHERE id = ? AND organization_uuid = ? AND kind = ?")
+      .get(id, organizationUuid, kind) as JobRow | undefined;
     if (!r || (accountUuid !== undefined && r.account_uuid !== accountUuid)) return undefined;
     return toJob(r);
   }
 
-  /** @throws {NotFoundError} */
-  require(organizationUuid: string, id: string, accountUuid?: string): BacktestJobRecord {
-    const j = this.get(organizationUuid, id, accountUuid);
-    if (!j) throw new NotFoundError(`Backtest job ${id} not found.`, "backtest_not_found");
+  /** @throws {NotFoundError} `backtest_not_found` (`scan_job_not_found` for kind scan) */
+  require(
+    organizationUuid: string,
+    id: string,
+    accountUuid?: string,
+    kind: JobKind = "backtest",
+  ): BacktestJobRecord {
+    const j = this.get(organizationUuid, id, accountUuid, kind);
+    if (!j)
+      throw kind === "scan"
+        ? new NotFoundError(`Scan job ${id} not found.`, "scan_job_not_found")
+        : new NotFoundError(`Backtest job ${id} not found.`, "backtest_not_found");
     return j;
   }
 
@@ -132,16 +155,17 @@ export class BacktestJobRepository {
 
   list(
     organizationUuid: string,
-    filter: { accountUuid?: string; status?: BacktestStatus } = {},
+    filter: { accountUuid?: string; status?: BacktestStatus; kind?: JobKind } = {},
   ): BacktestJobRecord[] {
     const rows = this.db
       .prepare(
-        `SELECT * FROM backtest_jobs WHERE organization_uuid = @org
+        `SELECT * FROM backtest_jobs WHERE organization_uuid = @org AND kind = @kind
            AND (@account IS NULL OR account_uuid = @account) AND (@status IS NULL OR status = @status)
          ORDER BY created_at, id`,
       )
       .all({
         org: organizationUuid,
+        kind: filter.kind ?? "backtest",
         account: filter.accountUuid ?? null,
         status: filter.status ?? null,
       }) as JobRow[];
@@ -257,13 +281,13 @@ export class BacktestJobRepository {
     return r.changes === 1;
   }
 
-  /** Ask a job to stop: a PENDING job fails at once, a RUNNING one at its next period. */
-  requestCancel(organizationUuid: string, id: string): BacktestJobRecord {
-    const job = this.require(organizationUuid, id);
+  /** Ask a job of `kind` to stop: a PENDING job fails at once, a RUNNING one at its next period (or account). */
+  requestCancel(organizationUuid: string, id: string, kind: JobKind = "backtest"): BacktestJobRecord {
+    const job = this.require(organizationUuid, id, undefined, kind);
     if (job.status === "PENDING") this.fail(id, "Cancelled before it started.");
     else if (job.status === "RUNNING")
       this.db.prepare("UPDATE backtest_jobs SET cancel_requested = 1 WHERE id = ?").run(id);
-    return this.require(organizationUuid, id);
+    return this.require(organizationUuid, id, undefined, kind);
   }
 
   /**
@@ -304,7 +328,7 @@ export class BacktestJobRepository {
         } else {
           this.fail(
             r.id,
-            `The worker running this job stopped unexpectedly ${r.attempts} time(s) (last heartbeat ${r.heartbeat_at ?? "never"}); giving up. Start the backtest again.`,
+            `The worker running this job stopped unexpectedly ${r.attempts} time(s) (last heartbeat ${r.heartbeat_at ?? "never"}); giving up. Start the ${r.kind === "scan" ? "scan" : "backtest"} again.`,
           );
           failed.push(r.id);
         }
