@@ -13,6 +13,7 @@ import {
   listPortfolioConfigs,
   listRiskModels,
   runRebalance,
+  startScanJob,
 } from "../src/service/index.js";
 import { FAKE_DEFAULTS, fastExecutor } from "./helpers/backtest-executors.js";
 import {
@@ -34,6 +35,8 @@ const backtests = new Map<string, string>();
 const riskModels = new Map<string, string>();
 /** One rebalance run per organization (keyed by organization uuid). */
 const rebalanceRuns = new Map<string, string>();
+/** One finished scan job per organization (keyed by organization uuid). */
+const scanJobs = new Map<string, string>();
 
 beforeAll(() => {
   t = createTestStore();
@@ -53,6 +56,8 @@ beforeAll(() => {
       org,
       runRebalance(t.ctx, org, { when: "breached", account_uuids: [s.accountUuid] }).run_uuid,
     );
+    // Under the threshold: scanned inside the call, SUCCESS at once.
+    scanJobs.set(org, startScanJob(t.ctx, org, { accounts: [s.accountUuid] }).id);
   }
   app = createApp({ ctx: { ...t.ctx, backtestExecutor: fastExecutor } as BacktestServiceContext });
 });
@@ -79,6 +84,7 @@ function valuesOf(orgUuid: string, s: SeededOrganization): Record<string, string
     backtest_uuid: backtests.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
     risk_model_uuid: riskModels.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
     run_uuid: rebalanceRuns.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
+    job_uuid: scanJobs.get(s === a ? t.orgA.uuid : t.orgB.uuid)!,
   };
 }
 
@@ -122,6 +128,8 @@ function validBody(route: AnyRoute): unknown {
       return vendorModelBody(t.usTickers.slice(0, 3), "2025-02-28", "intruder");
     case "scanAccounts":
       return { limit: 5 };
+    case "startScanJob":
+      return { status: ["breach"] };
     case "runRebalance":
       return { when: "breached", max_accounts: 1 };
     default:
@@ -315,7 +323,7 @@ describe("isolation between organizations on every route", () => {
   it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
     const before = snapshotB();
     const withResource = protectedRoutes().filter((r) =>
-      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid|risk_model_uuid|run_uuid)\}/.test(
+      /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid|risk_model_uuid|run_uuid|job_uuid)\}/.test(
         r.path,
       ),
     );
@@ -352,6 +360,8 @@ describe("isolation between organizations on every route", () => {
         "getRiskModel",
         "deleteRiskModel",
         "getRebalanceRun",
+        "getScanJob",
+        "cancelScanJob",
       ].sort(),
     );
     for (const route of withResource) {
@@ -375,6 +385,7 @@ describe("isolation between organizations on every route", () => {
         "backtest_uuid",
         "risk_model_uuid",
         "run_uuid",
+        "job_uuid",
       ])
         ghosts[name] = crypto.randomUUID();
       const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);

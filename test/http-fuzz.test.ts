@@ -80,6 +80,8 @@ function validBody(operationId: string): Json {
       return { start_date: "2025-01-02", end_date: "2025-06-30" };
     case "scanAccounts":
       return { client_uuid: seeded.clientUuid, limit: 5, min_loss_usd: "1" };
+    case "startScanJob":
+      return { client_uuid: seeded.clientUuid, min_loss_usd: "1" };
     case "runRebalance":
       return { when: "breached", client_uuid: seeded.clientUuid, max_accounts: 1 };
     default:
