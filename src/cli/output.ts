@@ -28,19 +28,86 @@ export interface TableColumn<Row> {
 /** Table borders without a line between rows (compact, still aligned). */
 const COMPACT = { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" };
 
-/** Render rows as a bordered table with right-aligned numbers. */
+/**
+ * The width tables fit: the terminal's columns when stdout is a terminal, else none (pipes, files and tests get
+ * the full table, as `ls` and `git` do). `LOTWISE_TABLE_WIDTH` overrides both (0: never fit).
+ */
+export function tableWidth(): number | undefined {
+  const forced = process.env.LOTWISE_TABLE_WIDTH;
+  if (forced !== undefined && /^\d+$/.test(forced)) return Number(forced) > 0 ? Number(forced) : undefined;
+  return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined;
+}
+
+/** Narrowest a wrapped column becomes (content width, without its two padding spaces). */
+const MIN_WRAPPED_WIDTH = 10;
+
+/**
+ * Content widths of the columns so that the table fits `max` characters: null when it fits as it is. The widest
+ * wrappable columns (left-aligned text; numbers never wrap) give up width first, down to {@link MIN_WRAPPED_WIDTH};
+ * when even that is too wide the table is left as it is (the terminal wraps it).
+ * Each column takes its content width + 2 padding + 1 border, plus one border at the end.
+ */
+export function fitColumnWidths(
+  natural: readonly number[],
+  wrappable: readonly boolean[],
+  max: number,
+): number[] | null {
+  const total = (w: readonly number[]) => w.reduce((s, x) => s + x + 3, 1);
+  if (total(natural) <= max) return null;
+  const widths = [...natural];
+  let excess = total(widths) - max;
+  while (excess > 0) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++)
+      if (wrappable[i] && widths[i]! > MIN_WRAPPED_WIDTH && (widest < 0 || widths[i]! > widths[widest]!))
+        widest = i;
+    if (widest < 0) return null;
+    // One character at a time from the widest: columns of equal width end up within one character.
+    widths[widest] = widths[widest]! - 1;
+    excess--;
+  }
+  return widths;
+}
+
+/** Longest line of a cell. */
+function cellWidth(text: string): number {
+  let w = 0;
+  for (const line of text.split("\n")) w = Math.max(w, line.length);
+  return w;
+}
+
+/**
+ * Render rows as a bordered table with right-aligned numbers. On a terminal narrower than the table, long text
+ * columns wrap so that the table fits ({@link tableWidth}, {@link fitColumnWidths}).
+ */
 export function renderTable<Row>(
   rows: readonly Row[],
   columns: readonly TableColumn<Row>[],
   title?: string,
+  width: number | undefined = tableWidth(),
 ): string {
+  const cells = rows.map((r) => columns.map((c) => format(c.value(r))));
+  let fitted: number[] | null = null;
+  if (width !== undefined) {
+    const natural = columns.map((c, j) =>
+      Math.max(cellWidth(c.header), ...cells.map((row) => cellWidth(row[j]!))),
+    );
+    fitted = fitColumnWidths(
+      natural,
+      columns.map((c) => (c.align ?? "left") === "left"),
+      width,
+    );
+  }
   const table = new Table({
     head: columns.map((c) => c.header),
     chars: COMPACT,
     style: { head: [], border: [] },
     colAligns: columns.map((c) => c.align ?? "left"),
+    ...(fitted === null
+      ? {}
+      : { colWidths: fitted.map((w) => w + 2), wordWrap: true, wrapOnWordBoundary: true }),
   });
-  for (const r of rows) table.push(columns.map((c) => format(c.value(r))));
+  for (const row of cells) table.push(row);
   return title ? `${title}\n${table.toString()}` : table.toString();
 }
 

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { fitColumnWidths, renderTable } from "./output.js";
+
+describe("tables that fit the terminal", () => {
+  it("leaves a table that fits as it is", () => {
+    // 1 + (10 + 3) + (5 + 3) = 22 characters.
+    expect(fitColumnWidths([10, 5], [true, false], 22)).toBeNull();
+  });
+
+  it("narrows the widest text column first, never a number column, down to the width", () => {
+    // Natural: 1 + (40 + 3) + (30 + 3) + (8 + 3) = 88; to fit 70 the text columns give up 18.
+    // The 40 comes down to 30 (10), then both share the last 8: 26 and 26 in some order.
+    const w = fitColumnWidths([40, 30, 8], [true, true, false], 70)!;
+    expect(w[2]).toBe(8);
+    expect(1 + w.reduce((s, x) => s + x + 3, 0)).toBe(70);
+    expect(Math.max(w[0]!, w[1]!) - Math.min(w[0]!, w[1]!)).toBeLessThanOrEqual(1);
+  });
+
+  it("gives up (null) when even the narrowest wrapped columns do not fit", () => {
+    expect(fitColumnWidths([40, 12], [true, false], 20)).toBeNull();
+  });
+
+  it("wraps long text so that every line fits and no word is lost", () => {
+    const rows = [
+      {
+        rule: "evaluation_rules[0].rules[1]",
+        why: 'cron "0 9 * * 1-5" fires on 2025-12-31 (Wednesday); condition "harvest_value_usd > 1000" holds (harvest_value_usd = 9200.71)',
+        priority: 5,
+      },
+    ];
+    const columns = [
+      { header: "Rule", value: (r: (typeof rows)[number]) => r.rule },
+      { header: "Why", value: (r: (typeof rows)[number]) => r.why },
+      { header: "Priority", value: (r: (typeof rows)[number]) => r.priority, align: "right" as const },
+    ];
+    const wide = renderTable(rows, columns, undefined, undefined);
+    expect(Math.max(...wide.split("\n").map((l) => l.length))).toBeGreaterThan(150);
+    const narrow = renderTable(rows, columns, undefined, 80);
+    const lines = narrow.split("\n");
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+    const words = (text: string) =>
+      text
+        .replace(/[│┌┐└┘┬┴─]/g, " ")
+        .split(/\s+/)
+        .filter(Boolean);
+    expect(words(narrow).sort()).toEqual(words(wide).sort());
+  });
+});
