@@ -365,6 +365,8 @@ describe("lotwise CLI", () => {
       "themes",
       "backtest",
       demo.theme_uuid,
+      "--start-date",
+      "2025-01-02",
       "--benchmark",
       "SYNTH500",
       "--html",
@@ -375,6 +377,22 @@ describe("lotwise CLI", () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     const result = themeBacktestResultSchema.parse(json(r));
+    // The same flag names as \`backtest start\`; the short names of earlier versions still work.
+    const first = Object.keys(result.theme.backtest_values).sort()[0]!;
+    expect(first >= "2025-01-02" && first <= "2025-01-08", first).toBe(true);
+    const old = await run([
+      "themes",
+      "backtest",
+      demo.theme_uuid,
+      "--start",
+      "2025-01-02",
+      "--benchmark",
+      "SYNTH500",
+      "--json",
+      "--store",
+      store,
+    ]);
+    expect(json(old)).toEqual(json(r));
     expect(r.stderr).toContain(`wrote the report to ${html}`);
     const page = readFileSync(html, "utf8");
     expect(page).toMatch(/^<!doctype html>/);

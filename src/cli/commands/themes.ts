@@ -3,7 +3,7 @@
  * `lotwise themes ...` (endpoints 7, 8 and the theme extensions) and `lotwise catalog ...` (endpoints 9, 10).
  */
 import { writeFile } from "node:fs/promises";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type {
   Theme,
   ThemeBacktestResult,
@@ -272,8 +272,11 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
       .description(
         "Backtest the theme over a window at its saved cadence (endpoint 8), optionally against a benchmark index or ticker.",
       )
-      .option("--start <date>", "first day (default: 365 days before --end)")
-      .option("--end <date>", "last day (default: the latest market date)")
+      .option("--start-date <date>", "first day (default: 365 days before --end-date)")
+      .option("--end-date <date>", "last day (default: the latest market date)")
+      // The names before they matched `backtest start`'s (and the wire's start_date / end_date).
+      .addOption(new Option("--start <date>").hideHelp())
+      .addOption(new Option("--end <date>").hideHelp())
       .option("--benchmark <id>", "index identifier (SP500, SYNTH500) or ticker")
       .option("--html <file>", "also write a self-contained HTML report with charts to FILE")
       .action(
@@ -282,12 +285,21 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
           async (
             ctx,
             uuid: string,
-            opts: { start?: string; end?: string; benchmark?: string; html?: string },
+            opts: {
+              startDate?: string;
+              endDate?: string;
+              start?: string;
+              end?: string;
+              benchmark?: string;
+              html?: string;
+            },
           ) => {
+            const start = opts.startDate ?? opts.start;
+            const end = opts.endDate ?? opts.end;
             const r = await ctx.out.spin("Backtesting the theme", async () =>
               (await ctx.backend()).backtestTheme(uuid, {
-                ...(opts.start ? { start_date: opts.start } : {}),
-                ...(opts.end ? { end_date: opts.end } : {}),
+                ...(start ? { start_date: start } : {}),
+                ...(end ? { end_date: end } : {}),
                 ...(opts.benchmark ? { benchmark: opts.benchmark } : {}),
               }),
             );
@@ -305,7 +317,7 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
           },
         ),
       ),
-    "lotwise themes backtest 0b6e... --start 2024-01-01 --benchmark SYNTH500 --html theme.html",
+    "lotwise themes backtest 0b6e... --start-date 2024-01-01 --benchmark SYNTH500 --html theme.html",
   );
 
   const catalog = program
