@@ -23,6 +23,7 @@ function baseProgram(): Command {
     .option("--api-key <key>", "API key for --url (env LOTWISE_API_KEY)")
     .option("--org <uuid>", "organization to act for in a store with several (env LOTWISE_ORG)")
     .option("--json", "print machine-readable JSON")
+    .option("--no-color", "no colours, even on a terminal (also NO_COLOR=1; FORCE_COLOR=1 forces them)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   program.addHelpText(

@@ -1,4 +1,7 @@
+import { stripVTControlCharacters } from "node:util";
+import { Chalk } from "chalk";
 import { describe, expect, it } from "vitest";
+import { colourLevel, paintStatus } from "./colour.js";
 import { fitColumnWidths, renderTable } from "./output.js";
 
 describe("tables that fit the terminal", () => {
@@ -44,5 +47,38 @@ describe("tables that fit the terminal", () => {
         .split(/\s+/)
         .filter(Boolean);
     expect(words(narrow).sort()).toEqual(words(wide).sort());
+  });
+});
+
+describe("colour", () => {
+  it("is on for a terminal only, off with NO_COLOR or --no-color, forced with FORCE_COLOR", () => {
+    expect(colourLevel({}, [], true)).toBe(1);
+    expect(colourLevel({}, [], false)).toBe(0);
+    expect(colourLevel({ NO_COLOR: "1" }, [], true)).toBe(0);
+    expect(colourLevel({ NO_COLOR: "" }, [], true)).toBe(1); // an empty NO_COLOR does not count (no-color.org)
+    expect(colourLevel({}, ["node", "lotwise", "scan", "--no-color"], true)).toBe(0);
+    expect(colourLevel({ FORCE_COLOR: "3" }, [], false)).toBe(3);
+    expect(colourLevel({ TERM: "dumb" }, [], true)).toBe(0);
+  });
+
+  it("paints statuses by severity and leaves other words alone", () => {
+    const on = new Chalk({ level: 1 });
+    expect(paintStatus("breach", on)).toBe("\u001b[31mbreach\u001b[39m");
+    expect(paintStatus("WARNING", on)).toBe("\u001b[33mWARNING\u001b[39m");
+    expect(paintStatus("ok", on)).toBe("\u001b[32mok\u001b[39m");
+    expect(paintStatus("pending", on)).toBe("pending");
+    expect(paintStatus("breach", new Chalk({ level: 0 }))).toBe("breach");
+  });
+
+  it("measures coloured cells without their escape codes when fitting a table", () => {
+    const on = new Chalk({ level: 1 });
+    const rows = [{ s: on.red("breach"), why: "word ".repeat(30).trim() }];
+    const cols = [
+      { header: "Status", value: (r: (typeof rows)[number]) => r.s },
+      { header: "Why", value: (r: (typeof rows)[number]) => r.why },
+    ];
+    const lines = renderTable(rows, cols, undefined, 60).split("\n");
+    expect(Math.max(...lines.map((l) => stripVTControlCharacters(l).length))).toBeLessThanOrEqual(60);
+    expect(lines.some((l) => l.includes("\u001b[31mbreach\u001b[39m"))).toBe(true);
   });
 });

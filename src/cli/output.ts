@@ -3,6 +3,7 @@
  * How commands print: tables (cli-table3) for people, `--json` for machines, spinners (ora) on slow work only
  * when stderr is a terminal. Everything goes through an {@link Output} so tests can capture it.
  */
+import { stripVTControlCharacters } from "node:util";
 import Table from "cli-table3";
 import ora from "ora";
 
@@ -72,7 +73,7 @@ export function fitColumnWidths(
 /** Longest line of a cell. */
 function cellWidth(text: string): number {
   let w = 0;
-  for (const line of text.split("\n")) w = Math.max(w, line.length);
+  for (const line of stripVTControlCharacters(text).split("\n")) w = Math.max(w, line.length);
   return w;
 }
 

@@ -13,6 +13,7 @@ import type {
   PortfolioConfigRead,
 } from "../contract/index.js";
 import { holdingDays, holdingTerm } from "../core/tax/holding-period.js";
+import { paintStatus, warningLine } from "./colour.js";
 import { renderKeyValues, renderTable } from "./output.js";
 
 /** `1234567.5` -> `1,234,567.50`; null/empty -> "". */
@@ -126,7 +127,7 @@ export function renderAccount(a: Account, clientUuid?: string): string {
         "Lots in a wash-sale window (a loss sale of these assets would be disallowed, or a purchase would wash a loss)",
       ),
     );
-  for (const w of a.warnings) parts.push(`warning: ${w}`);
+  for (const w of a.warnings) parts.push(warningLine(w));
   return parts.join("\n\n");
 }
 
@@ -249,13 +250,13 @@ export function renderDrift(d: AccountDrift, top = 20): string {
         "Thresholds: warning / breach / asset",
         `${threshold(d.thresholds.drift_warning_threshold)} / ${threshold(d.thresholds.drift_breach_threshold)} / ${threshold(d.thresholds.asset_drift_breach_threshold)}`,
       ],
-      ["Status", d.status.toUpperCase()],
+      ["Status", paintStatus(d.status.toUpperCase())],
     ],
     "Drift from target",
   );
   const parts = [summary];
   if (d.reasons.length > 0)
-    parts.push(`Why ${d.status.toUpperCase()}:\n${d.reasons.map((r) => `  - ${r}`).join("\n")}`);
+    parts.push(`Why ${paintStatus(d.status.toUpperCase())}:\n${d.reasons.map((r) => `  - ${r}`).join("\n")}`);
   const shown = d.assets.slice(0, top);
   if (shown.length > 0) {
     const rest = d.assets.length - shown.length;
@@ -273,7 +274,7 @@ export function renderDrift(d: AccountDrift, top = 20): string {
       ),
     );
   }
-  for (const w of d.warnings) parts.push(`warning: ${w}`);
+  for (const w of d.warnings) parts.push(warningLine(w));
   return parts.join("\n\n");
 }
 
@@ -292,7 +293,7 @@ export function renderEvaluation(e: AccountEvaluation): string {
         "Total / largest asset drift",
         `${orNull(f.total_drift, percent)} / ${orNull(f.max_asset_drift, percent)}`,
       ],
-      ["Drift status", f.drift_status === null ? "n/a" : f.drift_status.toUpperCase()],
+      ["Drift status", f.drift_status === null ? "n/a" : paintStatus(f.drift_status.toUpperCase())],
       [
         "Harvestable loss / tax value (USD)",
         `${money(f.harvestable_loss_usd)} / ${money(f.harvest_value_usd)}`,
@@ -316,7 +317,7 @@ export function renderEvaluation(e: AccountEvaluation): string {
   const parts = [summary];
   parts.push(e.fired.length > 0 ? table(e.fired, "Fired (highest priority first)") : "No rule fired.");
   if (e.not_fired.length > 0) parts.push(table(e.not_fired, "Not fired"));
-  for (const w of e.warnings) parts.push(`warning: ${w}`);
+  for (const w of e.warnings) parts.push(warningLine(w));
   return parts.join("\n\n");
 }
 
@@ -462,6 +463,6 @@ export function renderHarvest(h: HarvestScan, top = 20): string {
         `Substitutes (${subs.length} of ${h.substitutes.length} harvestable assets have one)`,
       ),
     );
-  for (const w of h.warnings) parts.push(`warning: ${w}`);
+  for (const w of h.warnings) parts.push(warningLine(w));
   return parts.join("\n\n");
 }

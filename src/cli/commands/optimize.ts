@@ -11,6 +11,7 @@ import type {
   OptimizeRequest,
   RebalanceRequest,
 } from "../../contract/index.js";
+import { paintStatus, warningLine } from "../colour.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { actionWithCode, examples, type ProgramHooks } from "../program.js";
@@ -75,7 +76,7 @@ export function renderOptimization(o: AccountOptimization): string {
       [
         ["Account", o.account_uuid],
         ["As of", o.as_of_date],
-        ["Status", o.status.toUpperCase()],
+        ["Status", paintStatus(o.status.toUpperCase())],
         ["Benchmark", o.benchmark],
         ["Risk model", riskModelLine(o)],
         ["NAV (USD)", money(o.nav_usd)],
@@ -154,7 +155,7 @@ export function renderOptimization(o: AccountOptimization): string {
         ),
       );
   }
-  for (const w of o.warnings) parts.push(`warning: ${w}`);
+  for (const w of o.warnings) parts.push(warningLine(w));
   return parts.join("\n\n");
 }
 

@@ -6,6 +6,7 @@ import { parse } from "csv-parse/sync";
 import { Decimal } from "decimal.js";
 import type { OptimizedWeight, ProposalResponse } from "../../contract/index.js";
 import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import { warningLine } from "../colour.js";
 import { usageError } from "../errors.js";
 import { ORDER_FILE_LAYOUTS, type OrderFileLayout, orderFile } from "../export-csv.js";
 import { writeCsvExport } from "../list-out.js";
@@ -166,7 +167,7 @@ export function renderProposal(p: ProposalResponse): string {
         "Orders not placed",
       ),
     );
-  for (const w of p.warnings ?? []) parts.push(`warning: ${w.message}`);
+  for (const w of p.warnings ?? []) parts.push(warningLine(w.message));
   return parts.join("\n\n");
 }
 

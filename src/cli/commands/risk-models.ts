@@ -12,6 +12,7 @@ import {
   type RiskModelImport,
   type RiskModelSummary,
 } from "../../contract/index.js";
+import { warningLine } from "../colour.js";
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
@@ -161,7 +162,7 @@ export function renderRiskModel(m: RiskModel): string {
       `Factors${m.factors.length > 50 ? ` (first 50 of ${m.factors.length}; --json lists all)` : ""}`,
     ),
   ];
-  for (const w of m.warnings) parts.push(`warning: ${w}`);
+  for (const w of m.warnings) parts.push(warningLine(w));
   return parts.join("\n\n");
 }
 

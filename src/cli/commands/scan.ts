@@ -12,6 +12,7 @@ import {
   type ScanRow,
   type ScanSummary,
 } from "../../contract/index.js";
+import { paintStatus } from "../colour.js";
 import type { CsvColumn } from "../csv-out.js";
 import { usageError } from "../errors.js";
 import { writeListOut } from "../list-out.js";
@@ -182,7 +183,7 @@ export function renderScan(
     shown,
     [
       { header: "Account", value: (r) => r.account_name ?? r.account_uuid },
-      { header: "Status", value: (r) => r.drift_status ?? "-" },
+      { header: "Status", value: (r) => (r.drift_status === null ? "-" : paintStatus(r.drift_status)) },
       { header: "Drift", value: (r) => pct(r.total_drift), align: "right" },
       {
         header: "Harvestable loss",
