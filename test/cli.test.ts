@@ -112,6 +112,18 @@ describe("lotwise CLI", () => {
     const workers = await run(["serve", "--store", store, "--port", "0", "--request-workers", "two"]);
     expect(workers.code).toBe(2);
     expect(workers.stderr).toMatch(/--request-workers must be an integer from 0 to 64, got two/);
+    // A malformed date flag is a usage error in every command, naming the flag, before anything runs.
+    for (const args of [
+      ["accounts", "drift", demo.account_uuid, "--as-of", "2025-13-45"],
+      ["optimize", "--account", demo.account_uuid, "--as-of", "2025-02-30"],
+      ["scan", "--as-of", "tomorrow"],
+      ["themes", "backtest", demo.theme_uuid, "--start-date", "2025-1-2"],
+      ["backtest", "start", "--account", demo.account_uuid, "--start-date", "2025-13-45", "--no-wait"],
+    ]) {
+      const bad = await run([...args, "--store", store]);
+      expect(bad.code, args.join(" ")).toBe(2);
+      expect(bad.stderr, args.join(" ")).toMatch(/--(as-of|start-date).*(YYYY-MM-DD|calendar date)/s);
+    }
   });
 
   it("shows the demo account with positions, lots, gains and NAV", async () => {

@@ -14,7 +14,7 @@ import { usageError } from "../errors.js";
 import { LOT_EXPORT_COLUMNS } from "../export-csv.js";
 import { OUT_OPTION_HELP, writeCsvExport, writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
-import { action, actionWithCode, examples, type ProgramHooks, readJsonInput } from "../program.js";
+import { action, actionWithCode, dateFlag, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import {
   renderAccount,
   renderClient,
@@ -205,7 +205,11 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
       .description(
         "How far an account is from its target (the optimizer's: the configuration's asset allocations, else the asset-class benchmarks): per-asset drift, total drift (half the sum of |current - target|, cash included) and the status (ok, warning, breach) from the configuration's drift thresholds. See docs/drift.md.",
       )
-      .option("--as-of <date>", "date of the weights and the target (default: the latest market date)")
+      .option(
+        "--as-of <date>",
+        "date of the weights and the target (default: the latest market date)",
+        dateFlag,
+      )
       .option("--top <n>", "assets shown in the table, largest |drift| first (--json gives all)", "20")
       .option(
         "--fail-on <status>",
@@ -245,7 +249,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
         "Which evaluation rules (model_drift policies of the account's configuration) fire on a date and why: a rule fires when its policy is enabled, the date is within starts_from..expires_at, its cron fires that day and its condition holds over the account's facts (total_drift, drift_status, harvestable_loss_usd, cash_weight...). Highest priority first. See docs/evaluation-rules.md.",
       )
       .option("--account <uuid>", "the account (or give it as the argument)")
-      .option("--as-of <date>", "date of the evaluation (default: the latest market date)")
+      .option("--as-of <date>", "date of the evaluation (default: the latest market date)", dateFlag)
       .option("--fail-on-fire", "exit 1 when a rule fires (for scripts)")
       .action(
         actionWithCode(
@@ -280,7 +284,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
       .description(
         "Which lots are worth harvesting now: every lot at an unrealized loss with its term and estimated tax value (loss x the configuration's short- or long-term rate), harvestable unless under the threshold, exposed to a wash sale (a purchase of the asset within the window in this account or another account of the client) or under a no-trade restriction; totals, and up to 3 replacements per harvested asset (same sector, most correlated returns). See docs/harvest.md.",
       )
-      .option("--as-of <date>", "date of the scan (default: the latest market date)")
+      .option("--as-of <date>", "date of the scan (default: the latest market date)", dateFlag)
       .option("--min-loss-usd <usd>", "smallest loss worth harvesting, USD (default 0)")
       .option("--min-loss-fraction <f>", "smallest loss as a fraction of the lot's basis (default 0.05)")
       .option("--top <n>", "lots shown in the table, harvestable first (--json gives all)", "20")

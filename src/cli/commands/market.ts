@@ -18,7 +18,7 @@ import type { CommandContext } from "../context.js";
 import { EXIT_OK, EXIT_USAGE, usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { action, actionWithCode, examples, type ProgramHooks } from "../program.js";
+import { action, actionWithCode, dateFlag, examples, type ProgramHooks } from "../program.js";
 
 interface ModeOptions {
   merge?: boolean;
@@ -194,7 +194,7 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
         .option("--seed <n>", "random seed (same seed, same market)", "1")
         .option("--securities <n>", "number of securities, 50 to 5000", "500")
         .option("--years <n>", "years of history, 1 to 30", "10")
-        .option("--end-date <date>", "last trading date", "2025-12-31")
+        .option("--end-date <date>", "last trading date", dateFlag, "2025-12-31")
         .option("--canadian-share <f>", "fraction of listings on the TSX in CAD", "0.12"),
     ).action(
       actionWithCode(

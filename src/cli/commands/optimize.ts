@@ -14,7 +14,7 @@ import type {
 import { paintStatus, warningLine } from "../colour.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { actionWithCode, examples, type ProgramHooks } from "../program.js";
+import { actionWithCode, dateFlag, examples, type ProgramHooks } from "../program.js";
 import { money, percent, quantity } from "../render.js";
 import { renderProposal } from "./proposal.js";
 import { type RunOptions, rebalanceAll, registerRebalanceRuns } from "./rebalance-runs.js";
@@ -167,7 +167,7 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
         "Run the tax-aware optimizer on an account: target weights, trades, lots to sell, tracking error, tax cost and turnover (nothing is stored). Exits 1 when the configuration is infeasible, after printing the diagnosis.",
       )
       .requiredOption("--account <uuid>", "the account")
-      .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)")
+      .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)", dateFlag)
       .action(
         actionWithCode(hooks, async (ctx, opts: { account: string; asOf?: string }) => {
           const body = requestOf(opts);
@@ -211,7 +211,7 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
         "--concurrency <n>",
         "with --all on a local store: worker threads that process the run (default 1)",
       )
-      .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)")
+      .option("--as-of <date>", "trade date YYYY-MM-DD (default: the market's latest date)", dateFlag)
       .option(
         "--withdraw <usd>",
         "raise this much cash (USD, to the cent) with the least tax: the account ends with cash >= it + its cash buffers",

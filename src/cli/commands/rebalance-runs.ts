@@ -15,7 +15,7 @@ import {
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { action, examples, type ProgramHooks } from "../program.js";
+import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
 import { createProgressBar } from "../progress-bar.js";
 
 /** Options of `lotwise rebalance` that concern runs over many accounts. */
@@ -156,7 +156,7 @@ export function registerRebalanceRuns(rebalance: Command, hooks: ProgramHooks): 
     runs
       .command("list")
       .description("The organization's rebalance runs, newest first, with their totals.")
-      .option("--as-of <date>", "only the runs of this as-of date (YYYY-MM-DD)")
+      .option("--as-of <date>", "only the runs of this as-of date (YYYY-MM-DD)", dateFlag)
       .action(
         action(hooks, async (ctx, opts: { asOf?: string }) => {
           if (opts.asOf !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))

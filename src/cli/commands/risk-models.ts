@@ -16,7 +16,7 @@ import { warningLine } from "../colour.js";
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
+import { action, dateFlag, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { percent } from "../render.js";
 import {
   readAssetCovarianceCsv,
@@ -192,7 +192,7 @@ export function registerRiskModels(program: Command, hooks: ProgramHooks): void 
       )
       .option("--kind <kind>", "vendor (exposures + factor covariance + specific risk) or custom")
       .option("--name <name>", "a name to recognize it by")
-      .option("--as-of <date>", "the date the model describes, YYYY-MM-DD")
+      .option("--as-of <date>", "the date the model describes, YYYY-MM-DD", dateFlag)
       .option("--exposures <file>", "exposures CSV (long or wide)")
       .option("--covariance <file>", "factor covariance CSV; for custom alone, a square asset covariance")
       .option("--specific-risk <file>", "specific risk (or variance) CSV")

@@ -17,7 +17,7 @@ import type { CsvColumn } from "../csv-out.js";
 import { usageError } from "../errors.js";
 import { writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
-import { actionWithCode, examples, type ProgramHooks } from "../program.js";
+import { actionWithCode, dateFlag, examples, type ProgramHooks } from "../program.js";
 import { createProgressBar } from "../progress-bar.js";
 import { money } from "../render.js";
 
@@ -94,7 +94,7 @@ export function registerScan(program: Command, hooks: ProgramHooks): void {
         "--status <list>",
         "only the rows with these drift statuses: ok, warning, breach (comma-separated)",
       )
-      .option("--as-of <date>", "date of the scan (default: the latest market date)")
+      .option("--as-of <date>", "date of the scan (default: the latest market date)", dateFlag)
       .option("--min-loss-usd <usd>", "harvest: smallest loss worth harvesting, USD (default 0)")
       .option(
         "--min-loss-fraction <f>",

@@ -14,7 +14,7 @@ import type {
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
+import { action, dateFlag, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { percent } from "../render.js";
 import { renderThemeBacktestReportHtml } from "../report-html.js";
 
@@ -236,7 +236,7 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
     themes
       .command("evaluate <theme>")
       .description("Evaluate the latest revision with point-in-time data and store the snapshot.")
-      .option("--as-of <date>", "evaluate with data up to this date (default: latest market date)")
+      .option("--as-of <date>", "evaluate with data up to this date (default: latest market date)", dateFlag)
       .option("--limit <n>", "rows to print", "25")
       .action(
         action(hooks, async (ctx, uuid: string, opts: { asOf?: string; limit: string }) => {
@@ -272,11 +272,11 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
       .description(
         "Backtest the theme over a window at its saved cadence (endpoint 8), optionally against a benchmark index or ticker.",
       )
-      .option("--start-date <date>", "first day (default: 365 days before --end-date)")
-      .option("--end-date <date>", "last day (default: the latest market date)")
+      .option("--start-date <date>", "first day (default: 365 days before --end-date)", dateFlag)
+      .option("--end-date <date>", "last day (default: the latest market date)", dateFlag)
       // The names before they matched `backtest start`'s (and the wire's start_date / end_date).
-      .addOption(new Option("--start <date>").hideHelp())
-      .addOption(new Option("--end <date>").hideHelp())
+      .addOption(new Option("--start <date>").hideHelp().argParser(dateFlag))
+      .addOption(new Option("--end <date>").hideHelp().argParser(dateFlag))
       .option("--benchmark <id>", "index identifier (SP500, SYNTH500) or ticker")
       .option("--html <file>", "also write a self-contained HTML report with charts to FILE")
       .action(
