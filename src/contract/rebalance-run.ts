@@ -97,6 +97,10 @@ export const REBALANCE_OUTCOMES = ["created", "skipped", "failed", "pending"] as
 export const rebalanceRunAccountSchema = named(
   z.strictObject({
     account_uuid: uuid(),
+    account_name: describe(
+      z.string().nullable(),
+      "the account's name (null when it has none or was deleted)",
+    ).optional(),
     outcome: describe(
       z.enum(REBALANCE_OUTCOMES),
       "created (proposal_uuid), skipped (reason), failed (error), pending (not processed yet: the run is still running or was interrupted)",

@@ -97,6 +97,12 @@ describe("runRebalance", () => {
     expect(first.finished).not.toBeNull();
     expect(first.run_key).toBe(`2025-12-31|breached|client:${demo.client_uuid}`);
     expect(first.totals).toEqual({ accounts: 3, created: 1, skipped: 1, failed: 1, pending: 0 });
+    // Each outcome names its account, so that a desk reads names, not uuids.
+    expect(first.accounts.map((x) => x.account_name)).toEqual([
+      "Joint taxable",
+      "Broken",
+      expect.any(String),
+    ]);
     // Processing order is creation order: A, then F (broken), then B, which still ran.
     expect(first.accounts.map((x) => [x.account_uuid, x.outcome])).toEqual([
       [a, "created"],
@@ -130,6 +136,7 @@ describe("runRebalance", () => {
     expect(other.accounts).toEqual([
       {
         account_uuid: a,
+        account_name: "Joint taxable",
         outcome: "skipped",
         proposal_uuid: null,
         reason: `already in run ${first.run_uuid} (proposal ${first.accounts[0]!.proposal_uuid})`,
@@ -160,6 +167,7 @@ describe("runRebalance", () => {
     expect(run.accounts).toEqual([
       {
         account_uuid: c,
+        account_name: "Cash",
         outcome: "skipped",
         proposal_uuid: null,
         reason: "no harvestable loss",

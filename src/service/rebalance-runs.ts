@@ -88,7 +88,10 @@ export function rebalanceRunKey(asOf: string, when: string, selection: Rebalance
 /** A stored run in the wire shape, with its outcomes (pending accounts included). */
 function runOf(ctx: ServiceContext, run: RebalanceRunRecord): RebalanceRun {
   const outcomes = ctx.store.rebalanceRuns.outcomes(run.uuid);
-  const accounts = run.accountUuids.map((id) => wireOutcome(id, outcomes.get(id)));
+  const names = new Map(
+    ctx.store.accounts.listByOrganization(run.organizationUuid).map((a) => [a.uuid, a.name]),
+  );
+  const accounts = run.accountUuids.map((id) => wireOutcome(id, names.get(id) ?? null, outcomes.get(id)));
   const count = (k: string) => accounts.filter((a) => a.outcome === k).length;
   return {
     ...summaryFields(run, {
@@ -126,12 +129,21 @@ function summaryFields(
 
 function wireOutcome(
   accountUuid: string,
+  accountName: string | null,
   o: RebalanceOutcomeRecord | undefined,
 ): RebalanceRun["accounts"][number] {
   if (o === undefined)
-    return { account_uuid: accountUuid, outcome: "pending", proposal_uuid: null, reason: null, error: null };
+    return {
+      account_uuid: accountUuid,
+      account_name: accountName,
+      outcome: "pending",
+      proposal_uuid: null,
+      reason: null,
+      error: null,
+    };
   return {
     account_uuid: accountUuid,
+    account_name: accountName,
     outcome: o.outcome,
     proposal_uuid: o.proposalUuid,
     reason: o.reason,

@@ -103,7 +103,7 @@ export function renderRun(run: RebalanceRun): string {
       renderTable(
         run.accounts,
         [
-          { header: "Account", value: (a) => a.account_uuid },
+          { header: "Account", value: (a) => a.account_name ?? a.account_uuid },
           { header: "Outcome", value: (a) => a.outcome },
           {
             header: "Proposal / reason / error",
