@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeHandMarket } from "../../test/helpers/hand-market.js";
+import { createTwoSleeveConfig, writeHandMarket } from "../../test/helpers/hand-market.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { accountDriftSchema } from "../contract/index.js";
@@ -11,10 +11,8 @@ import { openStore, type Store } from "../store/index.js";
 import { accountDrift } from "./drift.js";
 import {
   createAccount,
-  createAssetClass,
   createClient,
   createOrganization,
-  createPortfolioConfig,
   type ServiceContext,
   updatePortfolioConfig,
 } from "./index.js";
@@ -36,21 +34,7 @@ beforeAll(() => {
   const made = createOrganization(ctx, "Drift test");
   org = made.organization.uuid;
   key = made.apiKey.key;
-  const core = createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" });
-  const canada = createAssetClass(ctx, org, {
-    name: "DDD sleeve",
-    single_security_theme_asset_id: "DDD:XTSE",
-  });
-  configUuid = createPortfolioConfig(ctx, org, {
-    name: "Two sleeves",
-    asset_allocations: [
-      { asset_class_uuid: core.uuid, target_allocation: "0.9" },
-      { asset_class_uuid: canada.uuid, target_allocation: "0.1" },
-    ],
-    drift_warning_threshold: "0.1",
-    drift_breach_threshold: "0.25",
-    asset_drift_breach_threshold: "0.2",
-  }).uuid;
+  configUuid = createTwoSleeveConfig(ctx, org);
   clientUuid = createClient(ctx, org, { external_id: "drift-client" }).uuid;
   accountUuid = createAccount(ctx, org, clientUuid, {
     name: "Taxable",

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeHandMarket } from "../../test/helpers/hand-market.js";
+import { createTwoSleeveConfig, writeHandMarket } from "../../test/helpers/hand-market.js";
 import { listing } from "../../test/helpers/listing.js";
 import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
@@ -20,14 +20,7 @@ import type { BacktestServiceContext } from "./backtest-jobs.js";
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
-import {
-  createAccount,
-  createAssetClass,
-  createClient,
-  createOrganization,
-  createPortfolioConfig,
-  type ServiceContext,
-} from "./index.js";
+import { createAccount, createClient, createOrganization, type ServiceContext } from "./index.js";
 import { BacktestJobRunner, defaultBacktestExecutor, runClaimedJob } from "./jobs/index.js";
 import { updatePortfolioConfig } from "./portfolio-configs.js";
 import { scanAccounts } from "./scan.js";
@@ -70,19 +63,7 @@ beforeAll(() => {
   const made = createOrganization(ctx, "Scan test");
   org = made.organization.uuid;
   key = made.apiKey.key;
-  const core = createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" });
-  const canada = createAssetClass(ctx, org, { name: "DDD", single_security_theme_asset_id: "DDD:XTSE" });
-  configUuid = createPortfolioConfig(ctx, org, {
-    name: "Two sleeves",
-    asset_allocations: [
-      { asset_class_uuid: core.uuid, target_allocation: "0.9" },
-      { asset_class_uuid: canada.uuid, target_allocation: "0.1" },
-    ],
-    drift_warning_threshold: "0.1",
-    drift_breach_threshold: "0.25",
-    asset_drift_breach_threshold: "0.2",
-    cash_buffer_usd_amount: "400",
-  }).uuid;
+  configUuid = createTwoSleeveConfig(ctx, org, { cash_buffer_usd_amount: "400" });
   clientA = createClient(ctx, org, { external_id: "A" }).uuid;
   clientB = createClient(ctx, org, { external_id: "B" }).uuid;
   const cad = { cost_basis_currency: "CAD" as const, fx_rate: "1.25" };

@@ -1,8 +1,13 @@
 /**
  * @module test/helpers/hand-market
- * The hand market of the drift and scan tests, small enough to compute every figure by hand.
+ * The hand market of the drift and scan tests, small enough to compute every figure by hand, and their
+ * two-sleeve configuration.
  */
 
+import type { PortfolioConfigCreate } from "../../src/contract/index.js";
+import { createAssetClass } from "../../src/service/asset-classes.js";
+import type { ServiceContext } from "../../src/service/context.js";
+import { createPortfolioConfig } from "../../src/service/portfolio-configs.js";
 import type { Store } from "../../src/store/index.js";
 import { listing } from "./listing.js";
 
@@ -48,4 +53,31 @@ export function writeHandMarket(store: Store): void {
     { identifier: "HAND3", date: "2025-06-02", themeAssetId: "BBB:XNYS", weight: 0.3 },
     { identifier: "HAND3", date: "2025-06-02", themeAssetId: "CCC:XNYS", weight: 0.2 },
   ]);
+}
+
+/**
+ * The two-sleeve configuration of the hand market's tests: 90% HAND3 + 10% DDD:XTSE, drift thresholds 0.1 / 0.25 /
+ * asset 0.2, plus `extra` fields. Answers its uuid.
+ */
+export function createTwoSleeveConfig(
+  ctx: ServiceContext,
+  org: string,
+  extra: Partial<PortfolioConfigCreate> = {},
+): string {
+  const core = createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" });
+  const canada = createAssetClass(ctx, org, {
+    name: "DDD sleeve",
+    single_security_theme_asset_id: "DDD:XTSE",
+  });
+  return createPortfolioConfig(ctx, org, {
+    name: "Two sleeves",
+    asset_allocations: [
+      { asset_class_uuid: core.uuid, target_allocation: "0.9" },
+      { asset_class_uuid: canada.uuid, target_allocation: "0.1" },
+    ],
+    drift_warning_threshold: "0.1",
+    drift_breach_threshold: "0.25",
+    asset_drift_breach_threshold: "0.2",
+    ...extra,
+  }).uuid;
 }

@@ -28,6 +28,26 @@ function twoAssetMarket() {
   );
 }
 
+/** 50 A and 100 B, basis 5,000 each, bought 2022-06-01 (short-term through the window). */
+function startingLots() {
+  return [
+    createLot({
+      id: "a",
+      themeAssetId: "A:XNYS",
+      quantity: 50,
+      totalCostBasis: 5000,
+      tradeDate: "2022-06-01",
+    }),
+    createLot({
+      id: "b",
+      themeAssetId: "B:XNYS",
+      quantity: 100,
+      totalCostBasis: 5000,
+      tradeDate: "2022-06-01",
+    }),
+  ];
+}
+
 /** The identities of the attribution (docs/backtests.md section 7), to 1e-12. */
 function expectPartsAddUp(m: CaseMetrics) {
   const a = m.attribution!;
@@ -50,22 +70,7 @@ describe("attribution on a hand-computed 3-period, 2-asset backtest", () => {
   // A: 100 to 01-31, 80 from 02-01, 100 from 03-15.  B: 50 to 01-31, 36 from 02-01, 45 from 03-15.
   const market = twoAssetMarket();
   // Both cases start with 50 A at 100 and 100 B at 50 (basis 5,000 each, bought 2022-06-01: short-term to the end).
-  const lots = () => [
-    createLot({
-      id: "a",
-      themeAssetId: "A:XNYS",
-      quantity: 50,
-      totalCostBasis: 5000,
-      tradeDate: "2022-06-01",
-    }),
-    createLot({
-      id: "b",
-      themeAssetId: "B:XNYS",
-      quantity: 100,
-      totalCostBasis: 5000,
-      tradeDate: "2022-06-01",
-    }),
-  ];
+  const lots = startingLots;
   // managed: decided 02-02, executed 02-03: harvests the A lot and buys 3,636 USD of B. ref: holds.
   const managed = scripted({
     1: () => [
@@ -178,22 +183,7 @@ describe("Sharpe ratio of a case", () => {
             policy: scripted({}),
             initial: {
               cashUsd: 0,
-              lots: [
-                createLot({
-                  id: "a",
-                  themeAssetId: "A:XNYS",
-                  quantity: 50,
-                  totalCostBasis: 5000,
-                  tradeDate: "2022-06-01",
-                }),
-                createLot({
-                  id: "b",
-                  themeAssetId: "B:XNYS",
-                  quantity: 100,
-                  totalCostBasis: 5000,
-                  tradeDate: "2022-06-01",
-                }),
-              ],
+              lots: startingLots(),
             },
           },
         ],
