@@ -3,6 +3,15 @@
  * SQLite persistence (better-sqlite3). The only module of lotwise that speaks SQL.
  */
 export { DEFAULT_BUSY_TIMEOUT_MS, isStoreBusyError } from "./database.js";
+export type {
+  AsyncAccountRepository,
+  AsyncMarketRepository,
+  LotImportSession,
+  LotwiseStore,
+  Promised,
+  SqliteControls,
+  StoreKind,
+} from "./lotwise-store.js";
 export { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 export type {
   AccountRecord,
@@ -60,4 +69,5 @@ export type {
 } from "./repositories/rebalance-runs.js";
 export type { RiskModelRepository } from "./repositories/risk-models.js";
 export type { ThemeRepository } from "./repositories/themes.js";
+export { openSqliteStore, SqliteStore } from "./sqlite-store.js";
 export { openStore, Store, type StoreOptions } from "./store.js";

@@ -72,6 +72,21 @@ export class Store {
     return this.db.transaction(fn).immediate();
   }
 
+  /** Open a transaction by hand (BEGIN IMMEDIATE); {@link SqliteStore} pairs it with commit or rollback. */
+  begin(): void {
+    this.db.exec("BEGIN IMMEDIATE");
+  }
+
+  /** Commit the transaction opened by {@link begin}. */
+  commit(): void {
+    this.db.exec("COMMIT");
+  }
+
+  /** Roll back the transaction opened by {@link begin} (nothing when SQLite already rolled it back). */
+  rollback(): void {
+    if (this.db.open && this.db.inTransaction) this.db.exec("ROLLBACK");
+  }
+
   /**
    * Start a tax-lot import: lots are staged in a private temporary file as they are read and moved into an account
    * by one transaction ({@link LotImportStaging.commit}); call `discard()` when giving up.

@@ -128,46 +128,63 @@ export class LotImportStaging {
    */
   commit(accountUuid: string, mode: LotImportMode, check: () => void = () => {}): LotImportCounts {
     if (this.db.inTransaction) throw new TypeError("LotImportStaging.commit cannot run inside a transaction");
-    this.open().close();
-    this.staging = undefined;
-    const schema = `lot_import_${randomUUID().replace(/-/g, "")}`;
-    this.db.prepare("ATTACH DATABASE ? AS ?").run(this.file, schema);
-    // A million-lot insert would fill the store's 64 MiB page cache with dirty pages (and the process's memory
-    // with it): during the move the cache is capped at 8 MiB, SQLite spilling to the WAL as it goes; restored after.
-    const cacheSize = this.db.pragma("main.cache_size", { simple: true }) as number;
-    this.db.pragma(`main.cache_size = ${IMPORT_CACHE_KIB}`);
+    const move = this.attach();
     try {
       return this.db
         .transaction((): LotImportCounts => {
           check();
-          const count = this.db.prepare("SELECT count(*) AS n FROM tax_lots WHERE account_uuid = ?");
-          const before = (count.get(accountUuid) as { n: number }).n;
-          if (mode === "replace")
-            this.db.prepare("DELETE FROM tax_lots WHERE account_uuid = ?").run(accountUuid);
-          const start =
-            mode === "replace"
-              ? 0
-              : (
-                  this.db
-                    .prepare(
-                      "SELECT coalesce(max(position), -1) + 1 AS p FROM tax_lots WHERE account_uuid = ?",
-                    )
-                    .get(accountUuid) as { p: number }
-                ).p;
-          this.db
-            .prepare(
-              `INSERT INTO main.tax_lots (uuid, account_uuid, position, ${COLUMNS})
-               SELECT uuid, ?, ? + seq - 1, ${COLUMNS} FROM ${schema}.lots ORDER BY seq`,
-            )
-            .run(accountUuid, start);
-          return { before, after: (count.get(accountUuid) as { n: number }).n };
+          return move.into(accountUuid, mode);
         })
         .immediate();
     } finally {
-      this.db.pragma(`main.cache_size = ${Math.trunc(cacheSize)}`);
-      this.db.prepare("DETACH DATABASE ?").run(schema);
-      this.discard();
+      move.detach();
     }
+  }
+
+  /**
+   * The parts of {@link commit} for a caller that holds the transaction itself: `attach()` (outside any
+   * transaction) closes the staging and attaches it to the store, `into()` (inside the caller's transaction) moves
+   * the lots, `detach()` (after it ended, in a `finally`) detaches and discards the staging.
+   * @throws {TypeError} when called inside a store transaction
+   */
+  attach(): { into(accountUuid: string, mode: LotImportMode): LotImportCounts; detach(): void } {
+    if (this.db.inTransaction) throw new TypeError("LotImportStaging.attach cannot run inside a transaction");
+    this.open().close();
+    this.staging = undefined;
+    const db = this.db;
+    const schema = `lot_import_${randomUUID().replace(/-/g, "")}`;
+    db.prepare("ATTACH DATABASE ? AS ?").run(this.file, schema);
+    // A million-lot insert would fill the store's 64 MiB page cache with dirty pages (and the process's memory
+    // with it): during the move the cache is capped at 8 MiB, SQLite spilling to the WAL as it goes; restored after.
+    const cacheSize = db.pragma("main.cache_size", { simple: true }) as number;
+    db.pragma(`main.cache_size = ${IMPORT_CACHE_KIB}`);
+    return {
+      into(accountUuid: string, mode: LotImportMode): LotImportCounts {
+        const count = db.prepare("SELECT count(*) AS n FROM tax_lots WHERE account_uuid = ?");
+        const before = (count.get(accountUuid) as { n: number }).n;
+        if (mode === "replace") db.prepare("DELETE FROM tax_lots WHERE account_uuid = ?").run(accountUuid);
+        const start =
+          mode === "replace"
+            ? 0
+            : (
+                db
+                  .prepare("SELECT coalesce(max(position), -1) + 1 AS p FROM tax_lots WHERE account_uuid = ?")
+                  .get(accountUuid) as { p: number }
+              ).p;
+        db.prepare(
+          `INSERT INTO main.tax_lots (uuid, account_uuid, position, ${COLUMNS})
+           SELECT uuid, ?, ? + seq - 1, ${COLUMNS} FROM ${schema}.lots ORDER BY seq`,
+        ).run(accountUuid, start);
+        return { before, after: (count.get(accountUuid) as { n: number }).n };
+      },
+      detach: () => {
+        if (db.open) {
+          db.pragma(`main.cache_size = ${Math.trunc(cacheSize)}`);
+          db.prepare("DETACH DATABASE ?").run(schema);
+        }
+        this.discard();
+      },
+    };
   }
 
   /** Close and delete the staging file (idempotent). */

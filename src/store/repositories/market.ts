@@ -391,7 +391,25 @@ export class MarketRepository implements MarketDataWriter {
    */
   captureChanges<T>(write: () => T, exampleLimit = 10): { result: T; changes: CapturedMarketChanges } {
     return this.transaction(() => {
-      this.db.exec(`
+      const capture = this.beginCapture();
+      try {
+        const result = write();
+        return { result, changes: capture.finish(exampleLimit) };
+      } finally {
+        capture.drop();
+      }
+    });
+  }
+
+  /**
+   * The parts of {@link captureChanges} for a caller that runs the writes itself, inside a transaction it holds:
+   * `beginCapture()` installs the temporary triggers, `finish()` reads what they saw, `drop()` removes them (call it
+   * in a `finally`).
+   * @throws {TypeError} outside a transaction
+   */
+  beginCapture(): { finish(exampleLimit?: number): CapturedMarketChanges; drop(): void } {
+    if (!this.db.inTransaction) throw new TypeError("MarketRepository.beginCapture needs a transaction");
+    this.db.exec(`
         CREATE TEMP TABLE IF NOT EXISTS plan_listings_added (theme_asset_id TEXT PRIMARY KEY) WITHOUT ROWID;
         CREATE TEMP TABLE IF NOT EXISTS plan_listings_changed (theme_asset_id TEXT PRIMARY KEY) WITHOUT ROWID;
         CREATE TEMP TABLE IF NOT EXISTS plan_price_changes (
@@ -425,52 +443,52 @@ export class MarketRepository implements MarketDataWriter {
             ON CONFLICT (theme_asset_id) DO UPDATE SET n = n + 1;
         END;
       `);
-      try {
-        const result = write();
+    const db = this.db;
+    return {
+      finish(exampleLimit = 10): CapturedMarketChanges {
         // A close written twice in one import and back to its first value is no change.
-        this.db.exec("DELETE FROM plan_price_changes WHERE old = new");
-        const ids = (sql: string) => this.db.prepare(sql).pluck().all() as string[];
+        db.exec("DELETE FROM plan_price_changes WHERE old = new");
+        const ids = (sql: string) => db.prepare(sql).pluck().all() as string[];
         const listingsAdded = ids("SELECT theme_asset_id FROM plan_listings_added ORDER BY theme_asset_id");
         const listingsChanged = ids(
           `SELECT theme_asset_id FROM plan_listings_changed
            WHERE theme_asset_id NOT IN (SELECT theme_asset_id FROM plan_listings_added) ORDER BY theme_asset_id`,
         );
-        const count = this.db.prepare("SELECT count(*) FROM plan_price_changes").pluck().get() as number;
-        const byListing = this.db
+        const count = db.prepare("SELECT count(*) FROM plan_price_changes").pluck().get() as number;
+        const byListing = db
           .prepare(
             `SELECT theme_asset_id AS themeAssetId, count(*) AS count FROM plan_price_changes
              GROUP BY theme_asset_id ORDER BY count DESC, theme_asset_id`,
           )
           .all() as { themeAssetId: string; count: number }[];
-        const examples = this.db
+        const examples = db
           .prepare(
             `SELECT theme_asset_id AS themeAssetId, date, old, new FROM plan_price_changes
              ORDER BY theme_asset_id, date LIMIT ?`,
           )
           .all(exampleLimit) as PriceChange[];
-        const pricesAddedToExistingListings = this.db
+        const pricesAddedToExistingListings = db
           .prepare(
             "SELECT theme_asset_id AS themeAssetId, n AS count FROM plan_price_inserts ORDER BY n DESC, theme_asset_id",
           )
           .all() as { themeAssetId: string; count: number }[];
         return {
-          result,
-          changes: {
-            listingsAdded,
-            listingsChanged,
-            priceChanges: { count, byListing, examples },
-            pricesAddedToExistingListings,
-          },
+          listingsAdded,
+          listingsChanged,
+          priceChanges: { count, byListing, examples },
+          pricesAddedToExistingListings,
         };
-      } finally {
-        this.db.exec(`
+      },
+      drop(): void {
+        if (!db.open) return;
+        db.exec(`
           DROP TRIGGER IF EXISTS temp.plan_security_insert; DROP TRIGGER IF EXISTS temp.plan_security_update;
           DROP TRIGGER IF EXISTS temp.plan_price_update; DROP TRIGGER IF EXISTS temp.plan_price_insert;
           DELETE FROM plan_listings_added; DELETE FROM plan_listings_changed;
           DELETE FROM plan_price_changes; DELETE FROM plan_price_inserts; DELETE FROM plan_listings_before;
         `);
-      }
-    });
+      },
+    };
   }
 
   // ---- reads --------------------------------------------------------------------------------------------
