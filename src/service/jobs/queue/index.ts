@@ -32,3 +32,9 @@ export {
   type QueueJobHandler,
   type QueueLocation,
 } from "./types.js";
+export {
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  type RunningQueueWorker,
+  type RunQueueWorkerOptions,
+  runQueueWorker,
+} from "./worker-main.js";
