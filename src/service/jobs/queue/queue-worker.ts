@@ -14,14 +14,20 @@
  *   row goes back to PENDING (so the old lease can no longer write) and the queue entry back to waiting, for
  *   another worker;
  * - `reconcile()` (at start and every `reconcileIntervalMs`) fails rows still RUNNING under a queue lease whose
- *   queue entry is finished or gone (a worker that died between BullMQ's verdict and the store write).
+ *   queue entry is finished or gone (a worker that died between BullMQ's verdict and the store write), and
+ *   enqueues PENDING rows the queue does not have (an enqueue that failed after the row was stored).
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
 import type { BacktestJobRecord, BacktestProgress, LotwiseStore } from "../../../store/index.js";
 import type { JobKind } from "../../../store/records.js";
-import { bullConnection, type QueueEntryData, queueNames } from "./bull-queue.js";
+import {
+  bullConnection,
+  DEFAULT_KEEP_FINISHED_SECONDS,
+  type QueueEntryData,
+  queueNames,
+} from "./bull-queue.js";
 import type { QueueAbortReason, QueueJobHandler, QueueLocation } from "./types.js";
 
 /** BullMQ's reason for a job that stalled more often than `maxStalledCount`. */
@@ -190,30 +196,56 @@ export class QueueWorker {
   }
 
   /**
-   * Fail rows left RUNNING under a queue lease whose queue entry is finished or gone: the worker that ran them
-   * stopped after BullMQ gave up on the job and before it wrote the row. Returns the failed job ids.
+   * Make the store and the queue agree again after a process died between a write to one and to the other:
+   * - a row RUNNING under a queue lease whose queue entry is finished or gone (its worker stopped after BullMQ gave
+   *   up on the job, before it wrote the row) is failed;
+   * - a row PENDING whose queue entry is missing or finished (an enqueue that failed after the row was stored, or
+   *   rows written before the store had a queue) is enqueued again under its id.
+   * Returns the ids of both kinds.
    */
-  async reconcile(): Promise<string[]> {
+  async reconcile(): Promise<{ failed: string[]; enqueued: string[] }> {
     const failed: string[] = [];
+    const enqueued: string[] = [];
+    const stateOf = async (id: string) => {
+      const entry = await this.queue.getJob(id);
+      return { entry, state: entry ? await entry.getState() : "unknown" };
+    };
+    const gone = (state: string) => state === "completed" || state === "failed" || state === "unknown";
     for (const org of await this.store.organizations.list()) {
       for (const kind of ["backtest", "scan"] as const) {
-        const rows = await this.store.backtestJobs.list(org.uuid, { status: "RUNNING", kind });
-        for (const row of rows) {
+        for (const row of await this.store.backtestJobs.list(org.uuid, { status: "RUNNING", kind })) {
           if (!row.leaseOwner?.startsWith(QUEUE_OWNER_PREFIX)) continue;
-          const entry = await this.queue.getJob(row.id);
-          const state = entry ? await entry.getState() : "unknown";
-          if (state !== "completed" && state !== "failed" && state !== "unknown") continue;
+          if (!gone((await stateOf(row.id)).state)) continue;
           const message = row.cancelRequested
             ? "Cancelled; its worker stopped before finishing."
             : stoppedWorkerMessage(row.kind, row.attempts);
           // Lease-checked: a row claimed again meanwhile has another owner and is left alone.
           if (await this.store.backtestJobs.fail(row.id, message, row.leaseOwner)) failed.push(row.id);
         }
+        for (const row of await this.store.backtestJobs.list(org.uuid, { status: "PENDING", kind })) {
+          if (row.cancelRequested) continue;
+          const { entry, state } = await stateOf(row.id);
+          if (!gone(state)) continue;
+          if (entry) await entry.remove();
+          await this.queue.add(
+            row.kind,
+            { kind: row.kind },
+            {
+              jobId: row.id,
+              attempts: 1,
+              removeOnComplete: { age: DEFAULT_KEEP_FINISHED_SECONDS },
+              removeOnFail: { age: DEFAULT_KEEP_FINISHED_SECONDS },
+            },
+          );
+          enqueued.push(row.id);
+        }
       }
     }
     if (failed.length > 0)
       this.log(`reconcile: failed ${failed.length} job(s) left running by a stopped worker`);
-    return failed;
+    if (enqueued.length > 0)
+      this.log(`reconcile: queued ${enqueued.length} waiting job(s) the queue did not have`);
+    return { failed, enqueued };
   }
 
   private async reconcileQuietly(): Promise<void> {

@@ -226,13 +226,31 @@ describe.skipIf(!available)("BullMQ job queue (needs Redis)", () => {
     await s.store.backtestJobs.claim(id, `${QUEUE_OWNER_PREFIX}gone-host/1/abc/1`);
     await s.store.backtestJobs.claim(other, "host/123/runner/w0"); // not a queue lease: left alone
     const w = worker(async () => {});
-    expect(await w.reconcile()).toEqual([id]);
+    expect(await w.reconcile()).toEqual({ failed: [id], enqueued: [] });
     const row = await s.store.backtestJobs.getById(id);
     expect(row?.status).toBe("FAILURE");
     expect(row?.errorMessage).toBe(
       "The worker running this job stopped once before finishing (its process ended or lost its connection); giving up. Start the backtest again.",
     );
     expect(await status(other)).toBe("RUNNING");
+  });
+
+  it("reconcile enqueues a PENDING row the queue does not have, so a failed enqueue never strands a job", async () => {
+    const stranded = await s.createJob();
+    const queued = await s.createJob();
+    const cancelled = await s.createJob();
+    await queue.enqueue(queued, "backtest");
+    await s.store.backtestJobs.requestCancel(s.org, cancelled); // FAILURE: not PENDING any more
+    let runs = 0;
+    const w = worker(simulatedHandler({ store: s.store, periods: 1, periodMs: 10, onStart: () => runs++ }));
+    await w.start(); // reconciles first
+    await waitFor(
+      async () => Promise.all([status(stranded), status(queued)]),
+      (all) => all.every((st) => st === "SUCCESS"),
+    );
+    expect(runs).toBe(2);
+    expect(await status(cancelled)).toBe("FAILURE");
+    expect(await w.reconcile()).toEqual({ failed: [], enqueued: [] });
   });
 
   it("hands a running job back on close after the grace period, and another worker finishes it", async () => {
