@@ -49,6 +49,15 @@ describe("readiness", () => {
     expect(String(seen[0])).toContain("ECONNREFUSED"); // the raw error goes to the log only
   });
 
+  it("is not ready while the instance is stopping, even with every dependency answering", async () => {
+    const r = await readiness({ store: ok, queue: ok, stopping: true });
+    expect(r.ready).toBe(false);
+    expect(r.stopping).toBe(true);
+    expect(r.checks.database.ok).toBe(true);
+    expect(r.checks.queue?.ok).toBe(true);
+    expect((await readiness({ store: ok, stopping: false })).stopping).toBeUndefined();
+  });
+
   it("gives up on a ping that hangs after the time limit", async () => {
     const t0 = performance.now();
     const r = await readiness({ store: ok, queue: hanging, timeoutMs: 150 });

@@ -24,6 +24,8 @@ export interface ReadinessCheck {
 /** The answer of `/readyz` (HTTP 200 when `ready`, else 503). */
 export interface Readiness {
   ready: boolean;
+  /** Present (true) while the instance is shutting down: not ready whatever the checks say. */
+  stopping?: true;
   checks: { database: ReadinessCheck; queue?: ReadinessCheck };
 }
 
@@ -39,6 +41,8 @@ export interface ReadinessOptions {
   queue?: Pingable;
   /** Longest wait for each ping (ms). @default DEFAULT_READINESS_TIMEOUT_MS */
   timeoutMs?: number;
+  /** True once the instance received SIGTERM: answer not ready so the load balancer drains it. */
+  stopping?: boolean;
   /** Receives the raw error of a failed check (for the server's log; never sent to the client). */
   onError?: (component: "database" | "queue", err: unknown) => void;
 }
@@ -92,5 +96,6 @@ export async function readiness(options: ReadinessOptions): Promise<Readiness> {
     options.queue ? check("queue", options.queue, timeoutMs, options.onError) : undefined,
   ]);
   const checks: Readiness["checks"] = queue ? { database, queue } : { database };
+  if (options.stopping) return { ready: false, stopping: true, checks };
   return { ready: database.ok && (queue?.ok ?? true), checks };
 }
