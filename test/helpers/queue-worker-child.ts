@@ -18,7 +18,7 @@ const running = await runQueueWorker({
   prefix: prefix!,
   concurrency: 1,
   graceMs: Number(graceMs),
-  lockDurationMs: 1000,
+  lockDurationMs: 2000,
   stalledIntervalMs: 500,
   cancelPollMs: 50,
   reconcileIntervalMs: 0,

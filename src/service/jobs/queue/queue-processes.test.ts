@@ -1,7 +1,7 @@
 /**
  * Workers in child processes, killed mid-job: with SIGKILL (BullMQ's stalled-job check hands the job to another
  * worker once, then fails it with a clear message in the store) and with SIGTERM (the worker finishes the job within
- * its grace period, or hands it back). Short lock (1 s) and stall-check (0.5 s) intervals keep the tests fast.
+ * its grace period, or hands it back). Short lock (2 s) and stall-check (0.5 s) intervals keep the tests fast.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
@@ -91,7 +91,7 @@ describe.skipIf(!available)("queue workers in child processes (needs Redis)", ()
       prefix,
       store: s.store,
       handler: simulatedHandler({ store: s.store, periods: 3, periodMs: 20, onStart, onSuccess }),
-      lockDurationMs: 1000,
+      lockDurationMs: 2000,
       stalledIntervalMs: 500,
       cancelPollMs: 50,
       reconcileIntervalMs: 0,
@@ -223,5 +223,22 @@ describe.skipIf(!available)("queue workers in child processes (needs Redis)", ()
     expect(done!.result).toMatchObject({ ran_by: process.pid });
     expect(done!.attempts).toBe(2);
     expect((await queue.queue.getJob(id))?.stalledCounter).toBe(0);
+  });
+
+  it("on a second SIGTERM hands the running job back at once, without waiting for the grace period", async () => {
+    const id = await s.createJob();
+    const child = startChild(200, 50, 60_000); // 10 s of work, 60 s of grace
+    await child.waitLine("ready");
+    await queue.enqueue(id, "backtest");
+    await child.waitLine(`started ${id}`);
+    const t0 = Date.now();
+    child.proc.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(child.proc.exitCode).toBeNull(); // still finishing within its grace period
+    child.proc.kill("SIGTERM");
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect((await s.store.backtestJobs.getById(id))?.status).toBe("PENDING");
+    expect(await (await queue.queue.getJob(id))?.getState()).toBe("waiting");
   });
 });

@@ -80,7 +80,6 @@ interface InFlight {
   abort: AbortController;
   /** Resolves the hand-back request (shutdown after the grace period). */
   handBack: () => void;
-  settled: Promise<void>;
 }
 
 const FINAL = new Set(["SUCCESS", "FAILURE"]);
@@ -107,6 +106,11 @@ export class QueueWorker {
   private readonly listeners: ((e: QueueWorkerEvent) => void)[] = [];
   private reconcileTimer: NodeJS.Timeout | undefined;
   private stopping = false;
+  /** Set when the grace period is over (or on a second signal): every job still running goes back. */
+  private handingBack = false;
+  /** Processor calls in progress (from the moment BullMQ hands a job over, before any await). */
+  private active = 0;
+  private idleWaiters: (() => void)[] = [];
   private closed: Promise<void> | undefined;
   private runs = 0;
 
@@ -172,24 +176,30 @@ export class QueueWorker {
 
   /** Hand every running job back now (a second SIGTERM). Jobs not yet finished go to another worker. */
   handBackAll(): void {
+    this.handingBack = true;
     for (const f of this.inFlight.values()) f.handBack();
+  }
+
+  /** Resolves when no processor call is in progress. */
+  private whenIdle(): Promise<void> {
+    if (this.active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private async shutdown(graceMs: number): Promise<void> {
     this.stopping = true;
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     const closing = this.worker.close();
-    const inFlight = () => Promise.all([...this.inFlight.values()].map((f) => f.settled));
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<"grace">((resolve) => {
       timer = setTimeout(() => resolve("grace"), graceMs);
     });
-    if ((await Promise.race([inFlight(), graceOver])) === "grace") {
+    if ((await Promise.race([this.whenIdle(), graceOver])) === "grace") {
       if (this.inFlight.size > 0) this.log(`grace period over: handing back ${this.inFlight.size} job(s)`);
       this.handBackAll();
     }
     clearTimeout(timer);
-    await inFlight();
+    await this.whenIdle();
     await closing;
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
     await this.queue.close();
@@ -304,9 +314,22 @@ export class QueueWorker {
     token: string | undefined,
     bullSignal: AbortSignal | undefined,
   ): Promise<{ status: string }> {
+    this.active++;
+    try {
+      return await this.runEntry(job, token, bullSignal);
+    } finally {
+      if (--this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  private async runEntry(
+    job: Job<QueueEntryData, unknown, JobKind>,
+    token: string | undefined,
+    bullSignal: AbortSignal | undefined,
+  ): Promise<{ status: string }> {
     const jobId = job.id!;
     if (this.stopping) {
-      // Fetched while closing: give it straight back.
+      // Fetched while closing (a fetch already under way): give it straight back, start nothing new.
       await job.moveToWait(token);
       throw new WaitingError();
     }
@@ -345,12 +368,9 @@ export class QueueWorker {
     const handBackRequested = new Promise<"hand-back">((resolve) => {
       handBack = () => resolve("hand-back");
     });
-    let settle!: () => void;
-    const settled = new Promise<void>((resolve) => {
-      settle = resolve;
-    });
-    const entry: InFlight = { jobId, abort, handBack, settled };
+    const entry: InFlight = { jobId, abort, handBack };
     this.inFlight.set(jobId, entry);
+    if (this.handingBack) handBack();
 
     const poll = setInterval(() => {
       void this.store.backtestJobs.getById(jobId).then(
@@ -402,7 +422,6 @@ export class QueueWorker {
     } finally {
       clearInterval(poll);
       this.inFlight.delete(jobId);
-      settle();
     }
   }
 

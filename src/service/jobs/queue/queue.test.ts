@@ -22,7 +22,8 @@ describe.skipIf(!available)("BullMQ job queue (needs Redis)", () => {
   let queue: BullJobQueue;
   const workers: QueueWorker[] = [];
 
-  const fast = { lockDurationMs: 1000, stalledIntervalMs: 500, cancelPollMs: 50, reconcileIntervalMs: 0 };
+  // Long locks: these tests never want a stall, even on a loaded machine (the process tests provoke them).
+  const fast = { lockDurationMs: 5000, stalledIntervalMs: 2000, cancelPollMs: 50, reconcileIntervalMs: 0 };
 
   function worker(handler: QueueJobHandler, options: Partial<QueueWorkerOptions> = {}): QueueWorker {
     const w = new QueueWorker({
