@@ -58,6 +58,22 @@ export interface BullJobQueueOptions extends QueueLocation {
   store: LotwiseStore;
   /** How long finished entries stay in Redis (seconds). @default DEFAULT_KEEP_FINISHED_SECONDS */
   keepFinishedSeconds?: number;
+  /** Longest wait for Redis to accept an entry (ms) before `enqueue` rejects. @default DEFAULT_ENQUEUE_TIMEOUT_MS */
+  enqueueTimeoutMs?: number;
+}
+
+/** Longest wait of {@link BullJobQueue.enqueue} for Redis: 5 s (a request should not hang on an outage). */
+export const DEFAULT_ENQUEUE_TIMEOUT_MS = 5000;
+
+/** `enqueue` could not reach the queue in time; the row stays PENDING and a worker's reconcile sweep queues it. */
+export class EnqueueTimeoutError extends Error {
+  constructor(
+    readonly jobId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`The job queue did not accept job ${jobId} within ${timeoutMs} ms.`);
+    this.name = "EnqueueTimeoutError";
+  }
 }
 
 /** States in which an entry has not been handed to a worker yet. */
@@ -67,6 +83,7 @@ export class BullJobQueue implements JobQueue {
   readonly queue: Queue<QueueEntryData, unknown, JobKind>;
   private readonly store: LotwiseStore;
   private readonly keepSeconds: number;
+  private readonly enqueueTimeoutMs: number;
   private pinger: Redis | undefined;
   private readonly url: string;
 
@@ -75,6 +92,7 @@ export class BullJobQueue implements JobQueue {
     this.url = options.connection;
     this.store = options.store;
     this.keepSeconds = options.keepFinishedSeconds ?? DEFAULT_KEEP_FINISHED_SECONDS;
+    this.enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;
     this.queue = new Queue<QueueEntryData, unknown, JobKind>(queueName, {
       connection: bullConnection(options.connection),
       prefix,
@@ -83,7 +101,29 @@ export class BullJobQueue implements JobQueue {
     this.queue.on("error", () => {});
   }
 
+  /**
+   * @throws {EnqueueTimeoutError} when Redis does not accept the entry within `enqueueTimeoutMs`. The row is
+   * stored already: a caller may answer as usual and log, since every worker's reconcile sweep queues PENDING rows
+   * the queue lacks (and a late add of the same id is a no-op).
+   */
   async enqueue(jobId: string, kind: JobKind): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new EnqueueTimeoutError(jobId, this.enqueueTimeoutMs)),
+        this.enqueueTimeoutMs,
+      );
+    });
+    const adding = this.add(jobId, kind);
+    adding.catch(() => {}); // a late failure after the timeout is not unhandled
+    try {
+      await Promise.race([adding, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async add(jobId: string, kind: JobKind): Promise<void> {
     await this.queue.add(
       kind,
       { kind },
@@ -98,6 +138,7 @@ export class BullJobQueue implements JobQueue {
     );
   }
 
+  /** See {@link JobQueue.cancel}; the caller has checked that the job belongs to the asking organization. */
   async cancel(jobId: string): Promise<QueueCancelOutcome> {
     const row = await this.store.backtestJobs.getById(jobId);
     let status = row?.status ?? null;
