@@ -414,6 +414,13 @@ export class QueueWorker {
             ? "Cancelled on request."
             : "The job ended without recording a result (internal error).";
         await this.store.backtestJobs.fail(jobId, message.slice(0, MAX_MESSAGE), leaseOwner);
+      } else if (after?.status === "PENDING") {
+        // The lease was taken away and the row re-queued (e.g. by a heartbeat sweep): run it again rather than
+        // completing the entry of a job that has not run.
+        await job.moveToWait(token);
+        this.log(`job ${jobId}: its row was re-queued while it ran; back to the queue`);
+        this.emit({ type: "handed-back", jobId });
+        throw new WaitingError();
       }
       const final = await this.store.backtestJobs.getById(jobId);
       this.emit({ type: "finished", jobId, status: final?.status ?? "MISSING" });

@@ -254,6 +254,41 @@ describe.skipIf(!available)("BullMQ job queue (needs Redis)", () => {
     expect(await w.reconcile()).toEqual({ failed: [], enqueued: [] });
   });
 
+  it("runs a job again when its row was re-queued under it (lease taken away), and it ends SUCCESS once", async () => {
+    const owners: string[] = [];
+    const successes: string[] = [];
+    const handler = simulatedHandler({
+      store: s.store,
+      periods: 10,
+      periodMs: 30,
+      onStart: (_id, owner) => owners.push(owner),
+      onSuccess: (jobId) => successes.push(jobId),
+    });
+    await worker(handler).start();
+    const id = await s.createJob();
+    await queue.enqueue(id, "backtest");
+    await waitFor(
+      async () => (await s.store.backtestJobs.getById(id))?.progress?.completed_periods ?? 0,
+      (k) => k >= 2,
+    );
+    // A sweep that finds the lease stale puts the row back to PENDING while the first run is going on.
+    const first = owners[0]!;
+    const swept = await s.store.backtestJobs.recoverOrphans({
+      liveOwners: [],
+      staleBefore: "",
+      maxAttempts: 5,
+      isLiveOwner: (o) => o !== first,
+    });
+    expect(swept.requeued).toEqual([id]);
+    const done = await waitFor(
+      () => s.store.backtestJobs.getById(id),
+      (j) => j?.status === "SUCCESS",
+    );
+    expect(owners).toHaveLength(2);
+    expect(successes).toEqual([id]);
+    expect(done!.attempts).toBe(2);
+  });
+
   it("hands a running job back on close after the grace period, and another worker finishes it", async () => {
     const owners: string[] = [];
     const handler = simulatedHandler({
