@@ -174,8 +174,9 @@ export class QueueWorker {
     return this.closed;
   }
 
-  /** Hand every running job back now (a second SIGTERM). Jobs not yet finished go to another worker. */
+  /** During {@link close}: hand every running job back now (a second SIGTERM) instead of at the grace's end. */
   handBackAll(): void {
+    if (!this.stopping) return;
     this.handingBack = true;
     for (const f of this.inFlight.values()) f.handBack();
   }
