@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REDIS_URL, redisAvailable } from "../../test/helpers/queue-jobs.js";
+import { dropPrefix, privatePrefix, REDIS_URL, redisAvailable } from "../../test/helpers/queue-jobs.js";
 import { BullJobQueue } from "../service/jobs/queue/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { health, type Pingable, readiness } from "./health.js";
@@ -105,7 +105,8 @@ describe("readiness", () => {
 
   it.skipIf(!haveRedis)("is ready with a real store and a real Redis queue (needs Redis)", async () => {
     const store = openSqliteStore(":memory:");
-    const queue = new BullJobQueue({ connection: REDIS_URL, prefix: "lotwise-health-probe", store });
+    const prefix = privatePrefix("health");
+    const queue = new BullJobQueue({ connection: REDIS_URL, prefix, store });
     try {
       const r = await readiness({ store, queue });
       expect(r.ready).toBe(true);
@@ -113,6 +114,7 @@ describe("readiness", () => {
     } finally {
       await queue.close();
       await store.close();
+      await dropPrefix(prefix);
     }
   });
 });
