@@ -6,7 +6,7 @@
 
 import type { Decimal } from "decimal.js";
 import { isIsoDate } from "../dates.js";
-import { toPositiveDecimal } from "./decimal.js";
+import { proRata, toNonNegativeDecimal, toPositiveDecimal, ZERO } from "./decimal.js";
 import { prepareLots, type TaxLot } from "./lot.js";
 import {
   DEFAULT_LOT_SELECTION_POLICY,
@@ -32,6 +32,12 @@ export interface Sale {
   date: string;
   /** Sale-date FX, units of the lot currency per USD. @default 1 */
   fxRate?: Decimal.Value;
+  /**
+   * Commissions and fees of the sale in the lot currency, >= 0: they reduce the proceeds (Publication 550,
+   * "Amount realized"), allocated to the consumed lots pro rata to their shares (the last pick takes the
+   * remainder, so the parts add up exactly). @default 0
+   */
+  fees?: Decimal.Value;
   /** Sell only this account's lots. */
   accountId?: string;
   /** @default "TAX_OPTIMAL" */
@@ -89,6 +95,7 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   const quantity = toPositiveDecimal(sale.quantity, `${where}: sale.quantity`);
   const price = toPositiveDecimal(sale.price, `${where}: sale.price`);
   const fxRate = toPositiveDecimal(sale.fxRate ?? 1, `${where}: sale.fxRate`);
+  const fees = toNonNegativeDecimal(sale.fees ?? 0, `${where}: sale.fees`);
 
   const selection = selectLots(all, quantity, sale.policy ?? DEFAULT_LOT_SELECTION_POLICY, {
     themeAssetId: sale.themeAssetId,
@@ -103,6 +110,16 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   });
 
   const picked = new Map(selection.picks.map((p) => [p.lotId, p.quantity]));
+  // Fee share of each pick, in pick order: pro rata to shares, the last pick takes what is left.
+  const feeOf = new Map<string, typeof fees>();
+  if (!fees.isZero()) {
+    let left = fees;
+    selection.picks.forEach((p, i) => {
+      const part = i === selection.picks.length - 1 ? left : proRata(fees, p.quantity, quantity);
+      feeOf.set(p.lotId, part);
+      left = left.minus(part);
+    });
+  }
   const records: RealizedGain[] = [];
   const after: TaxLot[] = [];
   for (const lot of all) {
@@ -111,7 +128,15 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
       after.push(lot);
       continue;
     }
-    const { record, remainder } = realizeLot(lot, q, price, fxRate, sale.date, rules);
+    const { record, remainder } = realizeLot(
+      lot,
+      q,
+      price,
+      fxRate,
+      sale.date,
+      rules,
+      feeOf.get(lot.id) ?? ZERO,
+    );
     records.push(record);
     if (remainder !== null) after.push(remainder);
   }

@@ -69,7 +69,8 @@ export function isLossSale(record: RealizedGain): boolean {
 }
 
 /**
- * Consumes `quantity` (0 < quantity <= lot.quantity) of `lot` at `price` / `saleFxRate` on `saleDate`.
+ * Consumes `quantity` (0 < quantity <= lot.quantity) of `lot` at `price` / `saleFxRate` on `saleDate`;
+ * `fees` (lot currency, this consumption's share of the sale's fees) reduce the proceeds.
  * Returns the realization record (no wash sale applied yet) and the remainder lot (null when fully consumed).
  * Basis moves pro rata; the remainder's basis is `total - consumed`, so basis is conserved exactly.
  * Internal building block of applySale; inputs are assumed validated and normalized.
@@ -81,9 +82,10 @@ export function realizeLot(
   saleFxRate: Decimal,
   saleDate: string,
   rules: TaxRules,
+  fees: Decimal = ZERO,
 ): { record: RealizedGain; remainder: TaxLot | null } {
   const costBasis = proRata(lot.totalCostBasis, quantity, lot.quantity);
-  const proceeds = quantity.times(price);
+  const proceeds = fees.isZero() ? quantity.times(price) : quantity.times(price).minus(fees);
   const proceedsUsd = proceeds.dividedBy(saleFxRate);
   const costBasisUsd = costBasis.dividedBy(lot.fxRate);
   const gainUsd = proceedsUsd.minus(costBasisUsd);
