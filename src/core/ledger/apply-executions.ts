@@ -7,7 +7,7 @@ import type { Decimal } from "decimal.js";
 import { CURRENCIES, type Currency } from "../data/types.js";
 import { isIsoDate } from "../dates.js";
 import { type FieldIssue, ValidationError } from "../errors.js";
-import { type SpecificLotRequest, TaxDecimal, type WashSaleAdjustment } from "../tax/index.js";
+import { type SpecificLotRequest, TaxDecimal, type TaxLot, type WashSaleAdjustment } from "../tax/index.js";
 import { type RealizedRow, realizedRows } from "./realized.js";
 import type {
   CashMovement,
@@ -16,6 +16,7 @@ import type {
   LedgerBook,
   LedgerEntry,
   LedgerOptions,
+  ShortLot,
 } from "./types.js";
 import { WorkingBook, ZERO } from "./working-book.js";
 
@@ -153,10 +154,10 @@ export function applyExecutions(
   parsed.sort((a, b) => (a.e.tradeDate < b.e.tradeDate ? -1 : a.e.tradeDate > b.e.tradeDate ? 1 : 0));
   for (const p of parsed) {
     const before = issues.length;
-    checkAgainstBook(w, p, issues);
+    const named = checkAgainstBook(w, p, issues);
     if (issues.length > before) continue;
     try {
-      run(w, p);
+      run(w, p, named);
     } catch (err) {
       issues.push({
         path: `executions[${p.index}]`,
@@ -184,8 +185,11 @@ export function applyExecutions(
   };
 }
 
-/** Checks an execution against the working book; pushes issues, changes nothing. */
-function checkAgainstBook(w: WorkingBook, p: Parsed, issues: FieldIssue[]): void {
+/**
+ * Checks an execution against the working book; pushes issues, changes nothing. Returns the named lots with their
+ * quantities parsed (a cover naming a lot without shares takes the whole lot), or null when none are named.
+ */
+function checkAgainstBook(w: WorkingBook, p: Parsed, issues: FieldIssue[]): SpecificLotRequest[] | null {
   const at = `executions[${p.index}]`;
   const { e } = p;
   const asset = e.themeAssetId;
@@ -213,17 +217,18 @@ function checkAgainstBook(w: WorkingBook, p: Parsed, issues: FieldIssue[]): void
         path: `${at}.kind`,
         message: `${asset} is held long: sell the long lots before shorting`,
       });
-    return;
+    return null;
   }
   const isSell = e.kind === "sell";
-  const pool: readonly { id: string; quantity: Decimal; date: string }[] = isSell
-    ? longs.map((l) => ({ id: l.id, quantity: l.quantity, date: l.tradeDate }))
-    : shorts.map((l) => ({ id: l.id, quantity: l.quantity, date: l.openDate }));
+  const pool: readonly (TaxLot | ShortLot)[] = isSell ? longs : shorts;
+  const dateOf = (l: TaxLot | ShortLot): string => ("side" in l ? l.openDate : l.tradeDate);
   const noun = isSell ? "lot" : "short lot";
   if (e.lots !== undefined) {
-    const byId = new Map(pool.map((l) => [l.id, l]));
+    const byId = new Map<string, TaxLot | ShortLot>();
+    for (const l of pool) byId.set(l.id, l);
     const seen = new Set<string>();
     let sum = ZERO;
+    const named: SpecificLotRequest[] = [];
     e.lots.forEach((x, k) => {
       const lat = `${at}.lots[${k}]`;
       const lot = byId.get(x?.lotId);
@@ -239,10 +244,11 @@ function checkAgainstBook(w: WorkingBook, p: Parsed, issues: FieldIssue[]): void
         return;
       }
       seen.add(lot.id);
-      if (lot.date > e.tradeDate)
+      const lotDate = dateOf(lot);
+      if (lotDate > e.tradeDate)
         issues.push({
           path: `${at}.tradeDate`,
-          message: `${e.tradeDate} is before the trade date ${lot.date} of ${noun} ${lot.id}`,
+          message: `${e.tradeDate} is before the trade date ${lotDate} of ${noun} ${lot.id}`,
         });
       if (x.quantity === undefined && isSell) {
         issues.push({ path: `${lat}.quantity`, message: "a sell names the shares of each lot" });
@@ -259,18 +265,19 @@ function checkAgainstBook(w: WorkingBook, p: Parsed, issues: FieldIssue[]): void
           message: `oversell: ${q.toString()} shares of ${noun} ${lot.id}, which holds ${lot.quantity.toString()}`,
         });
       sum = sum.plus(q);
+      named.push({ lotId: lot.id, quantity: q });
     });
     if (!sum.eq(p.quantity) && issues.every((x) => !x.path.startsWith(`${at}.lots`)))
       issues.push({
         path: `${at}.quantity`,
         message: `${p.quantity.toString()} does not equal the sum ${sum.toString()} of the named lots`,
       });
-    return;
+    return named;
   }
   let available = ZERO;
   let later = ZERO;
   for (const l of pool) {
-    if (l.date <= e.tradeDate) available = available.plus(l.quantity);
+    if (dateOf(l) <= e.tradeDate) available = available.plus(l.quantity);
     else later = later.plus(l.quantity);
   }
   if (p.quantity.gt(available))
@@ -278,9 +285,10 @@ function checkAgainstBook(w: WorkingBook, p: Parsed, issues: FieldIssue[]): void
       path: `${at}.quantity`,
       message: `oversell: ${p.quantity.toString()} shares of ${asset}, the account ${isSell ? "holds" : "owes"} ${available.toString()} on ${e.tradeDate}${later.gt(0) ? ` (${later.toString()} more from later trade dates)` : ""}`,
     });
+  return null;
 }
 
-function run(w: WorkingBook, p: Parsed): void {
+function run(w: WorkingBook, p: Parsed, lots: SpecificLotRequest[] | null): void {
   const { e } = p;
   const base = {
     sourceId: e.id,
@@ -295,17 +303,6 @@ function run(w: WorkingBook, p: Parsed): void {
     const req = { ...base, lotId: p.lotId, currency: p.currency, cashKind: "buy" as const };
     if (e.kind === "buy") w.buy(req);
     else w.shortSale(req);
-    return;
-  }
-  let lots: SpecificLotRequest[] | null = null;
-  if (e.lots !== undefined) {
-    const pool = e.kind === "sell" ? w.lotsOf(e.themeAssetId) : w.shortsOf(e.themeAssetId);
-    lots = e.lots.map((x) => ({
-      lotId: x.lotId,
-      quantity:
-        x.quantity === undefined ? pool.find((l) => l.id === x.lotId)!.quantity : new TaxDecimal(x.quantity),
-    }));
-  }
-  if (e.kind === "sell") w.sell({ ...base, lots, cashKind: "sell" });
+  } else if (e.kind === "sell") w.sell({ ...base, lots, cashKind: "sell" });
   else w.cover({ ...base, lots, cashKind: "short_cover" });
 }

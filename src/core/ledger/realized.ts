@@ -46,26 +46,33 @@ export interface RealizedRow {
   readonly term: HoldingTerm;
 }
 
-/** Quantity as text without trailing zeros ("100", "2.5"). */
-function quantityText(q: Decimal): string {
-  return q.toString();
-}
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** Rows of realized entries, in the order given. */
+/**
+ * Rows of realized entries, in the order given. The gain is the record's recognized gain, which is
+ * proceeds - basis + disallowed loss by construction (core/tax realized-gain).
+ */
 export function realizedRows(entries: readonly LedgerEntry[]): RealizedRow[] {
-  return entries.map((e) => {
+  const symbols = new Map<string, string>();
+  const out: RealizedRow[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
     const r = e.record;
-    const symbol = r.themeAssetId.split(":")[0]!;
+    let symbol = symbols.get(r.themeAssetId);
+    if (symbol === undefined) {
+      const colon = r.themeAssetId.indexOf(":");
+      symbol = colon < 0 ? r.themeAssetId : r.themeAssetId.slice(0, colon);
+      symbols.set(r.themeAssetId, symbol);
+    }
     const adjustment = r.disallowedLossUsd;
-    return {
+    const row: Mutable<RealizedRow> = {
       entryId: e.id,
       sourceId: e.sourceId,
-      ...(r.accountId === undefined ? {} : { accountId: r.accountId }),
       lotId: r.lotId,
       themeAssetId: r.themeAssetId,
       symbol,
       side: e.side,
-      description: `${quantityText(r.quantity)} ${symbol}`,
+      description: `${r.quantity.toString()} ${symbol}`,
       quantity: r.quantity,
       dateAcquired: r.tradeDate,
       dateSold: r.saleDate,
@@ -73,10 +80,13 @@ export function realizedRows(entries: readonly LedgerEntry[]): RealizedRow[] {
       costBasis: r.costBasisUsd,
       adjustmentCode: adjustment.isZero() ? "" : "W",
       adjustment,
-      gain: r.proceedsUsd.minus(r.costBasisUsd).plus(adjustment),
+      gain: r.recognizedGainUsd,
       term: r.term,
     };
-  });
+    if (r.accountId !== undefined) row.accountId = r.accountId;
+    out[i] = row;
+  }
+  return out;
 }
 
 /** Sums of one character (short- or long-term) of a year. */

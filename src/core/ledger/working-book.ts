@@ -216,7 +216,8 @@ export class WorkingBook {
         result.lots.filter((l) => !this.#isOwn(l)),
       );
     }
-    for (const l of result.lots) this.lotIds.add(l.id);
+    // Lots carved by wash-sale matching are the only new ids.
+    for (const a of result.washSales) this.lotIds.add(a.replacementLotId);
     this.washSales.push(...result.washSales);
     const entries = result.realized.map(
       (record, k): LedgerEntry => ({

@@ -5,7 +5,7 @@
  */
 
 import type { Decimal } from "decimal.js";
-import { isIsoDate } from "../dates.js";
+import { isIsoDate, toDayNumber } from "../dates.js";
 import { proRata, toNonNegativeDecimal, toPositiveDecimal, ZERO } from "./decimal.js";
 import { prepareLots, type TaxLot } from "./lot.js";
 import {
@@ -109,7 +109,7 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
     ...(options.washSaleHandling === undefined ? {} : { washSaleHandling: options.washSaleHandling }),
   });
 
-  const picked = new Map(selection.picks.map((p) => [p.lotId, p.quantity]));
+  const picked = new Map(selection.picks.map((p) => [p.lotId, p]));
   // Fee share of each pick, in pick order: pro rata to shares, the last pick takes what is left.
   const feeOf = new Map<string, typeof fees>();
   if (!fees.isZero()) {
@@ -123,19 +123,21 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   const records: RealizedGain[] = [];
   const after: TaxLot[] = [];
   for (const lot of all) {
-    const q = picked.get(lot.id);
-    if (q === undefined) {
+    const pick = picked.get(lot.id);
+    if (pick === undefined) {
       after.push(lot);
       continue;
     }
+    // The selection computed the consumed basis, its USD value and the term: realizeLot reuses them.
     const { record, remainder } = realizeLot(
       lot,
-      q,
+      pick.quantity,
       price,
       fxRate,
       sale.date,
       rules,
       feeOf.get(lot.id) ?? ZERO,
+      pick,
     );
     records.push(record);
     if (remainder !== null) after.push(remainder);
@@ -145,9 +147,12 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   records.sort((a, b) => rank.get(a.lotId)! - rank.get(b.lotId)!);
 
   // Replacement candidates: never-adjusted lots of the asset acquired within the window, first acquired first.
+  const saleDay = toDayNumber(sale.date);
   const candidateIds = after
     .filter(
-      (l) => l.washSaleDate === null && inWashSaleWindow(l.tradeDate, sale.date, rules.washSaleThresholdDays),
+      (l) =>
+        l.washSaleDate === null &&
+        Math.abs(toDayNumber(l.tradeDate) - saleDay) <= rules.washSaleThresholdDays,
     )
     .sort((a, b) =>
       a.tradeDate < b.tradeDate ? -1 : a.tradeDate > b.tradeDate ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,

@@ -10,7 +10,7 @@
 
 import type { Decimal } from "decimal.js";
 import type { Currency } from "../data/types.js";
-import { proRata, TaxDecimal, ZERO } from "./decimal.js";
+import { divideByRate, proRata, TaxDecimal, ZERO } from "./decimal.js";
 import { type HoldingTerm, holdingDays, termOf } from "./holding-period.js";
 import type { TaxLot } from "./lot.js";
 import type { TaxRules } from "./tax-rules.js";
@@ -69,6 +69,16 @@ export function isLossSale(record: RealizedGain): boolean {
 }
 
 /**
+ * Figures of a consumption that the lot selection already computed, with the values {@link realizeLot} would
+ * compute (consumed basis pro rata, its USD value, the term): passed to save the work, never to change a result.
+ */
+export interface KnownConsumption {
+  readonly costBasis: Decimal;
+  readonly costBasisUsd: Decimal;
+  readonly term: HoldingTerm;
+}
+
+/**
  * Consumes `quantity` (0 < quantity <= lot.quantity) of `lot` at `price` / `saleFxRate` on `saleDate`;
  * `fees` (lot currency, this consumption's share of the sale's fees) reduce the proceeds.
  * Returns the realization record (no wash sale applied yet) and the remainder lot (null when fully consumed).
@@ -83,11 +93,12 @@ export function realizeLot(
   saleDate: string,
   rules: TaxRules,
   fees: Decimal = ZERO,
+  known?: KnownConsumption,
 ): { record: RealizedGain; remainder: TaxLot | null } {
-  const costBasis = proRata(lot.totalCostBasis, quantity, lot.quantity);
+  const costBasis = known ? known.costBasis : proRata(lot.totalCostBasis, quantity, lot.quantity);
   const proceeds = fees.isZero() ? quantity.times(price) : quantity.times(price).minus(fees);
-  const proceedsUsd = proceeds.dividedBy(saleFxRate);
-  const costBasisUsd = costBasis.dividedBy(lot.fxRate);
+  const proceedsUsd = divideByRate(proceeds, saleFxRate);
+  const costBasisUsd = known ? known.costBasisUsd : divideByRate(costBasis, lot.fxRate);
   const gainUsd = proceedsUsd.minus(costBasisUsd);
   const days = holdingDays(lot.holdingPeriodStart, saleDate);
   const loss = gainUsd.isNegative() && !gainUsd.isZero();
@@ -100,7 +111,7 @@ export function realizeLot(
     tradeDate: lot.tradeDate,
     holdingPeriodStart: lot.holdingPeriodStart,
     holdingDays: days,
-    term: termOf(lot.holdingPeriodStart, saleDate, rules),
+    term: known ? known.term : termOf(lot.holdingPeriodStart, saleDate, rules),
     currency: lot.currency,
     price,
     lotFxRate: lot.fxRate,
