@@ -322,7 +322,9 @@ describe("applyExecutions: a bad batch is refused whole", () => {
     expect(input).toEqual(make());
     expect(JSON.stringify(input)).toBe(snapshot);
     expect(input.lots).toHaveLength(2);
-    input.lots.forEach((l, i) => expect(l).toBe(lotObjects[i]));
+    input.lots.forEach((l, i) => {
+      expect(l).toBe(lotObjects[i]);
+    });
   });
 
   it("refuses a lot id already in use, a buy of a shorted asset and a sell over a named lot's shares", () => {
