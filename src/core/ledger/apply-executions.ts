@@ -20,6 +20,7 @@ import type {
 } from "./types.js";
 import { WorkingBook, ZERO } from "./working-book.js";
 
+const ONE = new TaxDecimal(1);
 const KINDS: readonly ExecutionKind[] = ["buy", "sell", "short_order", "short_cover"];
 
 /** What {@link applyExecutions} returns. */
@@ -92,8 +93,8 @@ function parseExecution(e: Execution, index: number, issues: FieldIssue[]): Pars
     issues.push({ path: `${at}.tradeDate`, message: `"${String(e.tradeDate)}" is not a YYYY-MM-DD date` });
   const quantity = parseDecimal(e.quantity, `${at}.quantity`, issues, "positive");
   const price = parseDecimal(e.price, `${at}.price`, issues, "positive");
-  const fees = parseDecimal(e.fees ?? 0, `${at}.fees`, issues, "non_negative");
-  const fxRate = parseDecimal(e.fxRate ?? 1, `${at}.fxRate`, issues, "positive");
+  const fees = e.fees === undefined ? ZERO : parseDecimal(e.fees, `${at}.fees`, issues, "non_negative");
+  const fxRate = e.fxRate === undefined ? ONE : parseDecimal(e.fxRate, `${at}.fxRate`, issues, "positive");
   const currency = e.currency ?? "USD";
   if (!(CURRENCIES as readonly string[]).includes(currency))
     issues.push({ path: `${at}.currency`, message: `unknown currency ${String(currency)}` });

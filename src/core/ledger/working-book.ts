@@ -266,7 +266,7 @@ export class WorkingBook {
     refs.forEach(({ list, i }, k) => {
       const before = list[i]!;
       const after = result.realized[k]!;
-      if (after.washedQuantity.eq(before.record.washedQuantity)) return;
+      if (after === before.record || after.washedQuantity.eq(before.record.washedQuantity)) return;
       list[i] = { ...before, record: after };
       this.touched.add(list === this.entries ? before.id : `household|${before.id}`);
     });

@@ -153,11 +153,12 @@ const RECORD_DECIMALS = [
 ] as const;
 
 /**
- * Checks a realized record's decimal fields and returns it with {@link TaxDecimal} instances.
+ * Checks a realized record's decimal fields and returns it with {@link TaxDecimal} instances (the record itself
+ * when they all are).
  * @throws {TypeError} when a decimal field is missing or not a finite Decimal.
  */
 export function normalizeRecord(record: RealizedGain, where: string): RealizedGain {
-  const out: Record<string, unknown> = { ...record };
+  let out: Record<string, unknown> | null = null;
   for (const f of RECORD_DECIMALS) {
     const v = record[f] as unknown;
     if (
@@ -167,7 +168,11 @@ export function normalizeRecord(record: RealizedGain, where: string): RealizedGa
       !(v as Decimal).isFinite()
     )
       throw new TypeError(`${where}: realized record of lot ${record.lotId}: ${f} must be a finite Decimal`);
+    // A value already made by TaxDecimal is kept (Decimals are immutable); the record is copied only when one
+    // field needs converting.
+    if ((v as { constructor: unknown }).constructor === TaxDecimal) continue;
+    out ??= { ...record };
     out[f] = new TaxDecimal(v as Decimal);
   }
-  return out as unknown as RealizedGain;
+  return out === null ? record : (out as unknown as RealizedGain);
 }
