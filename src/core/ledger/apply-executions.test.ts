@@ -353,4 +353,10 @@ describe("applyExecutions: a bad batch is refused whole", () => {
       ]),
     ).toThrow(/executions\[0\]\.kind: XYZ:XNYS is held short: cover the short lots before buying/);
   });
+
+  it("refuses a book holding another account's lot among its own", () => {
+    expect(() => applyExecutions(book([lot("L1", 10, 40, "2025-01-10", "B")]), [])).toThrow(
+      /lot L1 belongs to account B, not A; other accounts' lots go in book.household/,
+    );
+  });
 });

@@ -57,6 +57,10 @@ function parseDecimal(
   issues: FieldIssue[],
   min: "positive" | "non_negative",
 ): Decimal | null {
+  if (value === undefined || value === null || value === "") {
+    issues.push({ path, message: "is required" });
+    return null;
+  }
   let d: Decimal;
   try {
     d = new TaxDecimal(value as Decimal.Value);

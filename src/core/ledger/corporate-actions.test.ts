@@ -316,4 +316,37 @@ describe("symbol changes and mergers", () => {
     expect(r.book.lots.map(view)).toEqual([["T1", "ACQ:XNYS", "45", "3000", "2020-01-02", "2020-01-02"]]);
     expect(r.rows).toEqual([]);
   });
+
+  it("refuses a stock merger with cash but no acquirer price, applying nothing", () => {
+    const start = book([lot("T1", 30, 3000, "2020-01-02")]);
+    expect(() =>
+      applyCorporateAction(start, {
+        id: "sm",
+        type: "stock_merger",
+        themeAssetId: P,
+        date: "2025-06-02",
+        acquirerAssetId: "ACQ:XNYS",
+        ratio: "1.5",
+        cashPerShare: 2,
+      }),
+    ).toThrow(/action.acquirerPrice: is required/);
+    expect(start.lots.map(view)).toEqual([["T1", P, "30", "3000", "2020-01-02", "2020-01-02"]]);
+    expect(start.appliedActionIds).toBeUndefined();
+  });
+
+  it("lets lots renamed by a symbol change be sold under the new id", () => {
+    const renamed = applyCorporateAction(book([lot("L1", 10, 1000, "2024-01-02")]), {
+      id: "sc",
+      type: "symbol_change",
+      themeAssetId: P,
+      date: "2025-02-03",
+      newAssetId: "NEW:XNYS",
+    }).book;
+    const r = applyExecutions(renamed, [
+      { id: "s", kind: "sell", themeAssetId: "NEW:XNYS", tradeDate: "2025-03-03", quantity: 4, price: 120 },
+    ]);
+    expect(r.rows.map((x) => [x.description, x.gain.toString(), x.term])).toEqual([
+      ["4 NEW", "80", "long_term"],
+    ]);
+  });
 });

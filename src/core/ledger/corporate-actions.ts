@@ -123,6 +123,10 @@ function dec(
   issues: FieldIssue[],
   rule: "positive" | "non_negative" | "fraction",
 ): Decimal | null {
+  if (value === undefined || value === null || value === "") {
+    issues.push({ path, message: "is required" });
+    return null;
+  }
   let d: Decimal;
   try {
     d = new TaxDecimal(value as Decimal.Value);

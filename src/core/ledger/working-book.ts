@@ -111,6 +111,11 @@ export class WorkingBook {
     this.rules = resolveTaxRules(options, where);
     this.lotMethod = options.lotMethod ?? DEFAULT_LOT_SELECTION_POLICY;
     this.cash = new TaxDecimal(book.cashUsd);
+    for (const l of book.lots)
+      if (l.accountId !== undefined && l.accountId !== this.accountId)
+        throw new RangeError(
+          `${where}: lot ${l.id} belongs to account ${l.accountId}, not ${this.accountId}; other accounts' lots go in book.household`,
+        );
     const lots = groupBy(book.lots, (l) => l.themeAssetId);
     this.lots = lots.map;
     this.lotOrder = lots.order;
