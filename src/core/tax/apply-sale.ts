@@ -17,7 +17,7 @@ import {
   type WashSaleHandling,
   type WashSalePurchase,
 } from "./lot-selection.js";
-import { type RealizedGain, realizeLot } from "./realized-gain.js";
+import { isLossSale, type RealizedGain, realizeLot } from "./realized-gain.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
 import { inWashSaleWindow, lazyIdSet, matchWashSales, type WashSaleAdjustment } from "./wash-sale.js";
 
@@ -158,16 +158,21 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
       a.tradeDate < b.tradeDate ? -1 : a.tradeDate > b.tradeDate ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     )
     .map((l) => l.id);
-  const matched = matchWashSales({
-    lots: after,
-    // Carved lots need ids unused in the whole lot set; built only when a carve happens.
-    isReserved: lazyIdSet(lots),
-    records,
-    lossOrder: records.map((_, i) => i),
-    candidateIds,
-    eligible: (rec, lot) =>
-      lot.id !== rec.lotId && inWashSaleWindow(lot.tradeDate, rec.saleDate, rules.washSaleThresholdDays),
-  });
+  // No candidate or no loss: nothing to match (the common case; matching would copy every lot and record).
+  const matched =
+    candidateIds.length === 0 || !records.some(isLossSale)
+      ? { lots: after, records, adjustments: [] as WashSaleAdjustment[] }
+      : matchWashSales({
+          lots: after,
+          // Carved lots need ids unused in the whole lot set; built only when a carve happens.
+          isReserved: lazyIdSet(lots),
+          records,
+          lossOrder: records.map((_, i) => i),
+          candidateIds,
+          eligible: (rec, lot) =>
+            lot.id !== rec.lotId &&
+            inWashSaleWindow(lot.tradeDate, rec.saleDate, rules.washSaleThresholdDays),
+        });
   // The asset's new lots take the place of its first lot; other lots keep their order.
   const out: TaxLot[] = [];
   let placed = false;
