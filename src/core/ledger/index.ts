@@ -19,6 +19,12 @@ export {
   type SymbolChangeAction,
 } from "./corporate-actions.js";
 export {
+  executionsFromProposal,
+  type OrderFill,
+  type ProposalExecutionInput,
+  type ProposalOrderLike,
+} from "./from-proposal.js";
+export {
   type BasisReporting,
   FORM_8949_CSV_COLUMNS,
   type Form8949,
