@@ -253,4 +253,17 @@ describe("applyPurchase", () => {
       applyPurchase(lots, { id: "N", themeAssetId: ASSET, quantity: 1, price: 1, date: "2024-01-03" }),
     ).toThrow(/lot id N is already in use/);
   });
+
+  it("adds purchase fees to the lot's total basis exactly", () => {
+    // 3 shares at 10.10 plus 1.00 fees: basis 30.30 + 1 = 31.30 (no per-share rounding of 1/3).
+    const r = applyPurchase([], {
+      id: "F",
+      themeAssetId: ASSET,
+      quantity: 3,
+      price: "10.10",
+      fees: "1.00",
+      date: "2024-07-18",
+    });
+    expect(r.lots[0]!.totalCostBasis.toString()).toBe("31.3");
+  });
 });

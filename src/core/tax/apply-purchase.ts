@@ -6,6 +6,7 @@
 
 import type { Decimal } from "decimal.js";
 import type { Currency } from "../data/types.js";
+import { toNonNegativeDecimal, toPositiveDecimal } from "./decimal.js";
 import { createLot, type TaxLot } from "./lot.js";
 import { isLossSale, normalizeRecord, type RealizedGain } from "./realized-gain.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
@@ -27,6 +28,11 @@ export interface Purchase {
   currency?: Currency;
   /** Purchase-date FX, units of the currency per USD. @default 1 */
   fxRate?: Decimal.Value;
+  /**
+   * Commissions and fees of the purchase in the lot currency, >= 0, added to the cost basis (IRS Publication 550,
+   * "Basis of Investment Property": basis is the price plus purchase costs). @default 0
+   */
+  fees?: Decimal.Value;
 }
 
 /** Result of {@link applyPurchase}. */
@@ -61,12 +67,21 @@ export function applyPurchase(
   if (!Array.isArray(realized)) throw new TypeError(`${where}: realized must be an array`);
   if (lots.some((l) => l.id === purchase.id))
     throw new RangeError(`${where}: lot id ${purchase.id} is already in use`);
+  const fees =
+    purchase.fees === undefined ? null : toNonNegativeDecimal(purchase.fees, `${where}: purchase.fees`);
   const lot = createLot({
     id: purchase.id,
     ...(purchase.accountId === undefined ? {} : { accountId: purchase.accountId }),
     themeAssetId: purchase.themeAssetId,
     quantity: purchase.quantity,
-    costBasisPerShare: purchase.price,
+    // With fees the total is built exactly (quantity x price + fees), never through a divided per-share figure.
+    ...(fees === null || fees.isZero()
+      ? { costBasisPerShare: purchase.price }
+      : {
+          totalCostBasis: toPositiveDecimal(purchase.quantity, `${where}: purchase.quantity`)
+            .times(toNonNegativeDecimal(purchase.price, `${where}: purchase.price`))
+            .plus(fees),
+        }),
     currency: purchase.currency ?? "USD",
     fxRate: purchase.fxRate ?? 1,
     tradeDate: purchase.date,

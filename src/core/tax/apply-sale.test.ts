@@ -362,4 +362,21 @@ describe("applySale", () => {
     applySale(lots, { themeAssetId: ASSET, quantity: 5, price: 100, date: "2024-06-28" });
     expect(JSON.stringify(lots)).toBe(snapshot);
   });
+
+  it("takes sale fees off the proceeds, split over the consumed lots by shares", () => {
+    // 30 shares at 100 over L1 (10) and L2 (20, FIFO), fees 3: L1 gets 1, L2 gets the remaining 2.
+    const lots = [usdLot("L1", 10, 90, "2024-01-02"), usdLot("L2", 20, 90, "2024-02-01")];
+    const r = applySale(lots, {
+      themeAssetId: ASSET,
+      quantity: 30,
+      price: 100,
+      fees: 3,
+      date: "2024-06-28",
+      policy: "FIFO",
+    });
+    expect(r.realized.map((g) => [g.lotId, g.proceeds.toString(), g.gainUsd.toString()])).toEqual([
+      ["L1", "999", "99"],
+      ["L2", "1998", "198"],
+    ]);
+  });
 });

@@ -5,8 +5,8 @@
  */
 
 import type { Decimal } from "decimal.js";
-import { isIsoDate } from "../dates.js";
-import { toPositiveDecimal } from "./decimal.js";
+import { isIsoDate, toDayNumber } from "../dates.js";
+import { proRata, toNonNegativeDecimal, toPositiveDecimal, ZERO } from "./decimal.js";
 import { prepareLots, type TaxLot } from "./lot.js";
 import {
   DEFAULT_LOT_SELECTION_POLICY,
@@ -17,7 +17,7 @@ import {
   type WashSaleHandling,
   type WashSalePurchase,
 } from "./lot-selection.js";
-import { type RealizedGain, realizeLot } from "./realized-gain.js";
+import { isLossSale, type RealizedGain, realizeLot } from "./realized-gain.js";
 import { resolveTaxRules, type TaxRulesOptions } from "./tax-rules.js";
 import { inWashSaleWindow, lazyIdSet, matchWashSales, type WashSaleAdjustment } from "./wash-sale.js";
 
@@ -32,6 +32,12 @@ export interface Sale {
   date: string;
   /** Sale-date FX, units of the lot currency per USD. @default 1 */
   fxRate?: Decimal.Value;
+  /**
+   * Commissions and fees of the sale in the lot currency, >= 0: they reduce the proceeds (Publication 550,
+   * "Amount realized"), allocated to the consumed lots pro rata to their shares (the last pick takes the
+   * remainder, so the parts add up exactly). @default 0
+   */
+  fees?: Decimal.Value;
   /** Sell only this account's lots. */
   accountId?: string;
   /** @default "TAX_OPTIMAL" */
@@ -89,6 +95,7 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   const quantity = toPositiveDecimal(sale.quantity, `${where}: sale.quantity`);
   const price = toPositiveDecimal(sale.price, `${where}: sale.price`);
   const fxRate = toPositiveDecimal(sale.fxRate ?? 1, `${where}: sale.fxRate`);
+  const fees = toNonNegativeDecimal(sale.fees ?? 0, `${where}: sale.fees`);
 
   const selection = selectLots(all, quantity, sale.policy ?? DEFAULT_LOT_SELECTION_POLICY, {
     themeAssetId: sale.themeAssetId,
@@ -102,16 +109,36 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
     ...(options.washSaleHandling === undefined ? {} : { washSaleHandling: options.washSaleHandling }),
   });
 
-  const picked = new Map(selection.picks.map((p) => [p.lotId, p.quantity]));
+  const picked = new Map(selection.picks.map((p) => [p.lotId, p]));
+  // Fee share of each pick, in pick order: pro rata to shares, the last pick takes what is left.
+  const feeOf = new Map<string, typeof fees>();
+  if (!fees.isZero()) {
+    let left = fees;
+    selection.picks.forEach((p, i) => {
+      const part = i === selection.picks.length - 1 ? left : proRata(fees, p.quantity, quantity);
+      feeOf.set(p.lotId, part);
+      left = left.minus(part);
+    });
+  }
   const records: RealizedGain[] = [];
   const after: TaxLot[] = [];
   for (const lot of all) {
-    const q = picked.get(lot.id);
-    if (q === undefined) {
+    const pick = picked.get(lot.id);
+    if (pick === undefined) {
       after.push(lot);
       continue;
     }
-    const { record, remainder } = realizeLot(lot, q, price, fxRate, sale.date, rules);
+    // The selection computed the consumed basis, its USD value and the term: realizeLot reuses them.
+    const { record, remainder } = realizeLot(
+      lot,
+      pick.quantity,
+      price,
+      fxRate,
+      sale.date,
+      rules,
+      feeOf.get(lot.id) ?? ZERO,
+      pick,
+    );
     records.push(record);
     if (remainder !== null) after.push(remainder);
   }
@@ -120,24 +147,32 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   records.sort((a, b) => rank.get(a.lotId)! - rank.get(b.lotId)!);
 
   // Replacement candidates: never-adjusted lots of the asset acquired within the window, first acquired first.
+  const saleDay = toDayNumber(sale.date);
   const candidateIds = after
     .filter(
-      (l) => l.washSaleDate === null && inWashSaleWindow(l.tradeDate, sale.date, rules.washSaleThresholdDays),
+      (l) =>
+        l.washSaleDate === null &&
+        Math.abs(toDayNumber(l.tradeDate) - saleDay) <= rules.washSaleThresholdDays,
     )
     .sort((a, b) =>
       a.tradeDate < b.tradeDate ? -1 : a.tradeDate > b.tradeDate ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
     )
     .map((l) => l.id);
-  const matched = matchWashSales({
-    lots: after,
-    // Carved lots need ids unused in the whole lot set; built only when a carve happens.
-    isReserved: lazyIdSet(lots),
-    records,
-    lossOrder: records.map((_, i) => i),
-    candidateIds,
-    eligible: (rec, lot) =>
-      lot.id !== rec.lotId && inWashSaleWindow(lot.tradeDate, rec.saleDate, rules.washSaleThresholdDays),
-  });
+  // No candidate or no loss: nothing to match (the common case; matching would copy every lot and record).
+  const matched =
+    candidateIds.length === 0 || !records.some(isLossSale)
+      ? { lots: after, records, adjustments: [] as WashSaleAdjustment[] }
+      : matchWashSales({
+          lots: after,
+          // Carved lots need ids unused in the whole lot set; built only when a carve happens.
+          isReserved: lazyIdSet(lots),
+          records,
+          lossOrder: records.map((_, i) => i),
+          candidateIds,
+          eligible: (rec, lot) =>
+            lot.id !== rec.lotId &&
+            inWashSaleWindow(lot.tradeDate, rec.saleDate, rules.washSaleThresholdDays),
+        });
   // The asset's new lots take the place of its first lot; other lots keep their order.
   const out: TaxLot[] = [];
   let placed = false;

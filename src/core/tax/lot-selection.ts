@@ -285,25 +285,32 @@ export function selectLots(
   }
   const hasPlanned = ctx.purchases.length > 0;
   const taxOptimal = policy === "TAX_OPTIMAL";
-  const ranked: Ranked[] = eligible.map((lot) => {
-    const basisPerShareUsd = basisPerShareUsdOf(lot);
-    // sign(priceUsd - basis): a 64-digit difference of two distinct values is never rounded to zero.
-    const gainSign = compareDecimals(priceUsd, basisPerShareUsd);
-    const tradeDay = tradeDayOf.get(lot)!;
-    const startDay =
-      lot.holdingPeriodStart === lot.tradeDate ? tradeDay : toDayNumber(lot.holdingPeriodStart);
-    const term = termOfDays(lot.holdingPeriodStart, startDay, context.saleDate, saleDay, rules);
-    // Exposed when some other share was (or will be) bought in the window.
-    const exposed = hasPlanned || windowLots.length > (inWindow.has(lot) ? 1 : 0);
-    return {
-      lot,
-      basisPerShareUsd,
-      gainSign,
-      term,
-      exposed,
-      bucket: taxOptimal ? bucketOf(gainSign, term, exposed, ctx.handling) : 0,
-    };
-  });
+  // A SPECIFIC selection ranks only the lots it names (the others are neither picked nor compared).
+  const named =
+    policy === "SPECIFIC" && context.specificLots !== undefined
+      ? new Set(context.specificLots.map((l) => l.lotId))
+      : null;
+  const ranked: Ranked[] = (named === null ? eligible : eligible.filter((l) => named.has(l.id))).map(
+    (lot) => {
+      const basisPerShareUsd = basisPerShareUsdOf(lot);
+      // sign(priceUsd - basis): a 64-digit difference of two distinct values is never rounded to zero.
+      const gainSign = compareDecimals(priceUsd, basisPerShareUsd);
+      const tradeDay = tradeDayOf.get(lot)!;
+      const startDay =
+        lot.holdingPeriodStart === lot.tradeDate ? tradeDay : toDayNumber(lot.holdingPeriodStart);
+      const term = termOfDays(lot.holdingPeriodStart, startDay, context.saleDate, saleDay, rules);
+      // Exposed when some other share was (or will be) bought in the window.
+      const exposed = hasPlanned || windowLots.length > (inWindow.has(lot) ? 1 : 0);
+      return {
+        lot,
+        basisPerShareUsd,
+        gainSign,
+        term,
+        exposed,
+        bucket: taxOptimal ? bucketOf(gainSign, term, exposed, ctx.handling) : 0,
+      };
+    },
+  );
 
   let order: Ranked[];
   let picksQty: Map<string, Decimal>;

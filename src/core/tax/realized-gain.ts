@@ -10,7 +10,7 @@
 
 import type { Decimal } from "decimal.js";
 import type { Currency } from "../data/types.js";
-import { proRata, TaxDecimal, ZERO } from "./decimal.js";
+import { divideByRate, proRata, TaxDecimal, ZERO } from "./decimal.js";
 import { type HoldingTerm, holdingDays, termOf } from "./holding-period.js";
 import type { TaxLot } from "./lot.js";
 import type { TaxRules } from "./tax-rules.js";
@@ -69,7 +69,18 @@ export function isLossSale(record: RealizedGain): boolean {
 }
 
 /**
- * Consumes `quantity` (0 < quantity <= lot.quantity) of `lot` at `price` / `saleFxRate` on `saleDate`.
+ * Figures of a consumption that the lot selection already computed, with the values {@link realizeLot} would
+ * compute (consumed basis pro rata, its USD value, the term): passed to save the work, never to change a result.
+ */
+export interface KnownConsumption {
+  readonly costBasis: Decimal;
+  readonly costBasisUsd: Decimal;
+  readonly term: HoldingTerm;
+}
+
+/**
+ * Consumes `quantity` (0 < quantity <= lot.quantity) of `lot` at `price` / `saleFxRate` on `saleDate`;
+ * `fees` (lot currency, this consumption's share of the sale's fees) reduce the proceeds.
  * Returns the realization record (no wash sale applied yet) and the remainder lot (null when fully consumed).
  * Basis moves pro rata; the remainder's basis is `total - consumed`, so basis is conserved exactly.
  * Internal building block of applySale; inputs are assumed validated and normalized.
@@ -81,11 +92,13 @@ export function realizeLot(
   saleFxRate: Decimal,
   saleDate: string,
   rules: TaxRules,
+  fees: Decimal = ZERO,
+  known?: KnownConsumption,
 ): { record: RealizedGain; remainder: TaxLot | null } {
-  const costBasis = proRata(lot.totalCostBasis, quantity, lot.quantity);
-  const proceeds = quantity.times(price);
-  const proceedsUsd = proceeds.dividedBy(saleFxRate);
-  const costBasisUsd = costBasis.dividedBy(lot.fxRate);
+  const costBasis = known ? known.costBasis : proRata(lot.totalCostBasis, quantity, lot.quantity);
+  const proceeds = fees.isZero() ? quantity.times(price) : quantity.times(price).minus(fees);
+  const proceedsUsd = divideByRate(proceeds, saleFxRate);
+  const costBasisUsd = known ? known.costBasisUsd : divideByRate(costBasis, lot.fxRate);
   const gainUsd = proceedsUsd.minus(costBasisUsd);
   const days = holdingDays(lot.holdingPeriodStart, saleDate);
   const loss = gainUsd.isNegative() && !gainUsd.isZero();
@@ -98,7 +111,7 @@ export function realizeLot(
     tradeDate: lot.tradeDate,
     holdingPeriodStart: lot.holdingPeriodStart,
     holdingDays: days,
-    term: termOf(lot.holdingPeriodStart, saleDate, rules),
+    term: known ? known.term : termOf(lot.holdingPeriodStart, saleDate, rules),
     currency: lot.currency,
     price,
     lotFxRate: lot.fxRate,
@@ -140,11 +153,12 @@ const RECORD_DECIMALS = [
 ] as const;
 
 /**
- * Checks a realized record's decimal fields and returns it with {@link TaxDecimal} instances.
+ * Checks a realized record's decimal fields and returns it with {@link TaxDecimal} instances (the record itself
+ * when they all are).
  * @throws {TypeError} when a decimal field is missing or not a finite Decimal.
  */
 export function normalizeRecord(record: RealizedGain, where: string): RealizedGain {
-  const out: Record<string, unknown> = { ...record };
+  let out: Record<string, unknown> | null = null;
   for (const f of RECORD_DECIMALS) {
     const v = record[f] as unknown;
     if (
@@ -154,7 +168,11 @@ export function normalizeRecord(record: RealizedGain, where: string): RealizedGa
       !(v as Decimal).isFinite()
     )
       throw new TypeError(`${where}: realized record of lot ${record.lotId}: ${f} must be a finite Decimal`);
+    // A value already made by TaxDecimal is kept (Decimals are immutable); the record is copied only when one
+    // field needs converting.
+    if ((v as { constructor: unknown }).constructor === TaxDecimal) continue;
+    out ??= { ...record };
     out[f] = new TaxDecimal(v as Decimal);
   }
-  return out as unknown as RealizedGain;
+  return out === null ? record : (out as unknown as RealizedGain);
 }

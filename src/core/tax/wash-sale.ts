@@ -123,12 +123,14 @@ export function matchWashSales(input: WashMatchInput): WashMatchResult {
   let head = 0;
 
   for (const ri of input.lossOrder) {
+    // Candidates used up by earlier matches are never eligible again; none left ends the matching.
+    while (head < queue.length && slots[queue[head]!]!.rest === null) head++;
+    if (head === queue.length) break;
     let rec = records[ri]!;
     if (!isLossSale(rec)) continue;
     const totalLoss = rec.gainUsd.negated();
-    const tackedDays = holdingDays(rec.holdingPeriodStart, rec.saleDate);
-    // Candidates used up by earlier matches are never eligible again.
-    while (head < queue.length && slots[queue[head]!]!.rest === null) head++;
+    // Days the sold shares were held, computed at the first match (most loss sales have no replacement).
+    let tackedDays = -1;
     for (let k = head; k < queue.length; k++) {
       const unwashed = rec.quantity.minus(rec.washedQuantity);
       if (unwashed.lte(0)) break;
@@ -159,6 +161,7 @@ export function matchWashSales(input: WashMatchInput): WashMatchResult {
           totalCostBasis: cand.totalCostBasis.minus(pieceBasis),
         };
       }
+      if (tackedDays < 0) tackedDays = holdingDays(rec.holdingPeriodStart, rec.saleDate);
       const holdingPeriodStart = addDays(piece.holdingPeriodStart, -tackedDays);
       const adjusted: TaxLot = {
         ...piece,
