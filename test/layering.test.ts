@@ -58,6 +58,22 @@ describe("layering", () => {
     expect(bad).toEqual([]);
   });
 
+  it("lets only src/store import pg, and loads src/store/pg only on demand (SQLite users never load pg)", () => {
+    const outside = files
+      .filter((f) => areaOf(f) !== "store")
+      .filter((f) => importsOf(f).includes("pg"))
+      .map((f) => relative(SRC, f));
+    expect(outside).toEqual([]);
+    // Outside src/store/pg, the store reaches it by `await import(...)` or `import type` only.
+    const eager: string[] = [];
+    for (const f of files.filter((x) => areaOf(x) === "store" && !relative(SRC, x).startsWith("store/pg/"))) {
+      const text = readFileSync(f, "utf8");
+      for (const m of text.matchAll(/(?:^|\n)\s*import\s+(?!type\s)[^;]*?from\s+["']([^"']+)["']/g))
+        if (m[1] === "pg" || /(^|\/)pg\//.test(m[1]!)) eager.push(`${relative(SRC, f)} -> ${m[1]}`);
+    }
+    expect(eager).toEqual([]);
+  });
+
   it("never imports server/ or cli/ from other layers (the CLI may start the server)", () => {
     const bad: string[] = [];
     for (const f of files) {
