@@ -996,6 +996,31 @@ for (const engine of engines) {
       expect(await two.apiKeys.authenticate(key)).toBeUndefined();
     });
 
+    it("lets two instances take the last place of a full job queue only once, and claim each job once", async () => {
+      const {
+        pair: [one, two],
+      } = await engine.openPair();
+      const { org, account } = await orgClientAccount(one);
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 === 0 ? one : two).backtestJobs.create(org, account, { i }, {}, progress, { maxPending: 3 }),
+        ),
+      );
+      expect(attempts.filter((a) => a.status === "fulfilled")).toHaveLength(3);
+      const refused = attempts.filter((a) => a.status === "rejected");
+      expect(refused.map((a) => (a as PromiseRejectedResult).reason.code)).toEqual([
+        "too_many_queued_jobs",
+        "too_many_queued_jobs",
+        "too_many_queued_jobs",
+      ]);
+      const claims = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? one : two).backtestJobs.claimNext(`w${i}`)),
+      );
+      const claimed = claims.filter((c) => c !== undefined).map((c) => c.id);
+      expect(claimed).toHaveLength(3);
+      expect(new Set(claimed).size).toBe(3);
+    });
+
     it("lands the lots of two instances appending to one account at once, at distinct positions", async () => {
       const {
         pair: [one, two],
@@ -1029,15 +1054,12 @@ for (const engine of engines) {
 }
 
 describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
-  it("opens a postgres:// location through openStore and migrates a fresh schema to the current version", async () => {
+  it("opens a postgres:// location through openStore, creating the URL's schema, at the current version", async () => {
     const schema = `lw_contract_${randomBytes(6).toString("hex")}`;
     schemas.add(schema);
     const url = new URL(PG_URL);
     url.searchParams.set("options", `-c search_path=${schema}`);
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA "${schema}"`);
-    await client.end();
+    // The schema named by the URL does not exist yet: opening creates it.
     const store = track(await openStore(url.toString()));
     expect(store.kind).toBe("postgres");
     expect(await store.schemaVersion()).toBe(5);
@@ -1085,6 +1107,28 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     );
     await client.end();
     expect(tables.rows.map((r) => r.table_name)).toEqual(["mine"]);
+  });
+
+  it("keeps the change token when the rows behind it are folded together", async () => {
+    const schema = `lw_contract_${randomBytes(6).toString("hex")}`;
+    schemas.add(schema);
+    const store = track(await openPgStore(PG_URL, { schema }));
+    await store.organizations.create("A");
+    // 1,500 committed transactions' rows (their ids far above any real one), then a token read, which folds them.
+    await store.db.run(
+      "INSERT INTO lotwise_changes (tx, n) SELECT 1e12 + g, 1 FROM generate_series(1, 1500) g",
+    );
+    const token = await store.changeToken();
+    for (
+      let i = 0;
+      i < 100 && ((await store.db.value<number>("SELECT count(*)::int FROM lotwise_changes")) ?? 0) > 1;
+      i++
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await store.db.value<number>("SELECT count(*)::int FROM lotwise_changes")).toBe(1);
+    expect(await store.changeToken()).toBe(token);
+    await store.organizations.create("B");
+    expect(await store.changeToken()).not.toBe(token);
   });
 
   it("rolls back a transaction whose failed statement was caught inside it, and reports that statement's error", async () => {

@@ -291,6 +291,18 @@ function withSearchPath(url: string, schema: string): string {
   return u.toString();
 }
 
+/** The first schema of a `search_path` set by the URL's `options` parameter, if any. */
+function searchPathOf(url: string): string | undefined {
+  let options: string | null;
+  try {
+    options = new URL(url).searchParams.get("options");
+  } catch {
+    return undefined;
+  }
+  const m = options === null ? null : /search_path\s*=\s*"?([^\s,"]+)/.exec(options);
+  return m?.[1];
+}
+
 /** A quoted SQL identifier. */
 function ident(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -305,12 +317,14 @@ function ident(name: string): string {
  */
 export async function openPgStore(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
   const connectionString = options.schema === undefined ? url : withSearchPath(url, options.schema);
+  // A schema named by the URL's own search_path is created when missing too.
+  const schema = options.schema ?? searchPathOf(url);
   const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10 });
   // An idle client that loses its connection emits 'error' on the pool; the next query reconnects.
   pool.on("error", () => {});
   const store = new PgStore(pool, connectionString, options.now);
   try {
-    await migrate(store.db, store.location, options);
+    await migrate(store.db, store.location, { ...options, ...(schema === undefined ? {} : { schema }) });
   } catch (err) {
     await pool.end().catch(() => {});
     if (err instanceof StoreVersionError) throw err;
