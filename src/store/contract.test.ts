@@ -15,6 +15,7 @@ import type { Security } from "../core/data/types.js";
 import { NotFoundError, StoreVersionError, TooManyRequestsError } from "../core/errors.js";
 import type { LotwiseStore } from "./lotwise-store.js";
 import { openStore } from "./open.js";
+import { PG_MIGRATIONS } from "./pg/migrations.js";
 import { openPgStore } from "./pg/pg-store.js";
 import type { TaxLotRow } from "./records.js";
 import { openSqliteStore } from "./sqlite-store.js";
@@ -1107,6 +1108,46 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     );
     await client.end();
     expect(tables.rows.map((r) => r.table_name)).toEqual(["mine"]);
+  });
+
+  it("migrates a version-4 schema holding jobs to version 5, its jobs becoming backtest jobs", async () => {
+    const schema = `lw_contract_${randomBytes(6).toString("hex")}`;
+    schemas.add(schema);
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"; SET search_path = "${schema}"`);
+      await client.query(
+        "CREATE TABLE lotwise_schema (version integer PRIMARY KEY, description text NOT NULL, applied text NOT NULL)",
+      );
+      for (const m of PG_MIGRATIONS.filter((x) => x.version <= 4)) {
+        await client.query(m.sql);
+        await client.query("INSERT INTO lotwise_schema VALUES ($1, $2, 'then')", [m.version, m.description]);
+      }
+      await client.query(`
+        INSERT INTO organizations VALUES ('o1', 'Org', 't', 't');
+        INSERT INTO clients (uuid, organization_uuid, created, modified) VALUES ('c1', 'o1', 't', 't');
+        INSERT INTO accounts (uuid, organization_uuid, client_uuid, cash_value_usd, created, modified)
+          VALUES ('a1', 'o1', 'c1', 12.50, 't', 't');
+        INSERT INTO backtest_jobs (id, organization_uuid, account_uuid, status, params, resolved_params, created_at)
+          VALUES ('j1', 'o1', 'a1', 'PENDING', '{"p":1}', '{}', '2026-01-01T00:00:00.000Z');`);
+    } finally {
+      await client.end();
+    }
+    const store = track(await openPgStore(PG_URL, { schema }));
+    expect(await store.schemaVersion()).toBe(5);
+    expect(await store.backtestJobs.get("o1", "j1")).toMatchObject({
+      kind: "backtest",
+      accountUuid: "a1",
+      params: { p: 1 },
+      status: "PENDING",
+    });
+    expect((await store.accounts.getInOrganization("o1", "a1"))?.cashValueUsd).toBe("12.50");
+    const scan = await store.backtestJobs.create("o1", null, {}, {}, progress, { kind: "scan" });
+    expect(scan.accountUuid).toBeNull();
+    await expect(
+      store.db.run("UPDATE backtest_jobs SET account_uuid = NULL WHERE id = 'j1'"),
+    ).rejects.toThrow(/backtest_jobs_kind_account/);
   });
 
   it("keeps the change token when the rows behind it are folded together", async () => {

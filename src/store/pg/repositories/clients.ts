@@ -228,10 +228,12 @@ export async function insertLots(
 
 /**
  * Lock the account's row until the end of the transaction and return the position after its last lot: two
- * appenders to one account (any processes) take turns, so their lots get distinct positions.
+ * appenders to one account (any processes) take turns, so their lots get distinct positions. `FOR NO KEY UPDATE`
+ * (the lock of an update of non-key columns, which the lots-token trigger takes anyway) does not block the foreign-key
+ * checks of rows inserted meanwhile for the account (proposals, jobs), as `FOR UPDATE` would.
  */
 export async function nextLotPosition(db: PgDb, accountUuid: string): Promise<number> {
-  await db.run("SELECT 1 FROM accounts WHERE uuid = $1 FOR UPDATE", [accountUuid]);
+  await db.run("SELECT 1 FROM accounts WHERE uuid = $1 FOR NO KEY UPDATE", [accountUuid]);
   return (
     (await db.value<number>("SELECT coalesce(max(position), -1) + 1 FROM tax_lots WHERE account_uuid = $1", [
       accountUuid,
@@ -410,7 +412,7 @@ export class PgAccountRepository implements AsyncAccountRepository {
 
   async replaceLots(accountUuid: string, lots: readonly TaxLotInput[]): Promise<TaxLotRecord[]> {
     return this.db.transaction(async () => {
-      await this.db.run("SELECT 1 FROM accounts WHERE uuid = $1 FOR UPDATE", [accountUuid]);
+      await this.db.run("SELECT 1 FROM accounts WHERE uuid = $1 FOR NO KEY UPDATE", [accountUuid]);
       await this.db.run("DELETE FROM tax_lots WHERE account_uuid = $1", [accountUuid]);
       await insertLots(this.db, accountUuid, 0, lots);
       return this.lots(accountUuid);

@@ -100,7 +100,7 @@ export class PgThemeRepository implements Promised<ThemeRepository> {
     return this.db.transaction(async () => {
       await this.require(organizationUuid, uuid);
       // Revisions of one theme take turns (SQLite has one writer): two saves in the same millisecond get distinct ids.
-      await this.db.run("SELECT 1 FROM themes WHERE uuid = $1 FOR UPDATE", [uuid]);
+      await this.db.run("SELECT 1 FROM themes WHERE uuid = $1 FOR NO KEY UPDATE", [uuid]);
       const t = this.now();
       await this.db.run("UPDATE themes SET name = $1, modified = $2 WHERE uuid = $3", [name, t, uuid]);
       return this.insertRevision(uuid, t, methodology);
