@@ -1185,5 +1185,15 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
       .catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/foreign key/);
     expect(await store.organizations.list()).toEqual([]);
+    // A failing statement left running when the function returned: COMMIT finds the transaction aborted.
+    const late = await store
+      .transaction(async (tx) => {
+        await tx.organizations.create("kept?");
+        void tx.clients.create("no-such-org").catch(() => undefined);
+        return "returned early";
+      })
+      .catch((e: unknown) => e);
+    expect((late as Error).message).toMatch(/foreign key/);
+    expect(await store.organizations.list()).toEqual([]);
   });
 });

@@ -93,27 +93,35 @@ export class PgDb {
     if (this.frame() !== undefined) return fn();
     const client = await this.pool.connect();
     const frame: Frame = { client, done: false, failed: undefined };
+    // A client whose BEGIN, COMMIT or ROLLBACK failed is destroyed rather than returned to the pool.
     let broken: Error | undefined;
+    const control = async (sql: string) => {
+      try {
+        return await client.query(sql);
+      } catch (err) {
+        broken = err as Error;
+        throw err;
+      }
+    };
     try {
-      await client.query("BEGIN");
+      await control("BEGIN");
       let result: T;
       try {
         result = await this.context.run(frame, fn);
         if (frame.failed !== undefined) throw frame.failed.error;
       } catch (err) {
         frame.done = true;
-        await client.query("ROLLBACK").catch((e: Error) => {
-          broken = e;
-        });
+        await control("ROLLBACK").catch(() => {});
         throw err;
       }
       frame.done = true;
-      try {
-        await client.query("COMMIT");
-      } catch (err) {
-        broken = err as Error;
-        throw err;
-      }
+      const commit = await control("COMMIT");
+      // A statement `fn` left running that failed after it returned aborted the transaction: COMMIT then rolls back.
+      if (commit.command === "ROLLBACK")
+        throw (
+          (frame.failed as { error: unknown } | undefined)?.error ??
+          new Error("The transaction was rolled back by PostgreSQL at commit.")
+        );
       return result;
     } finally {
       frame.done = true;
