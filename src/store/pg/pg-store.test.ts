@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { LotwiseStore } from "../lotwise-store.js";
+import { isPgTransientError } from "./errors.js";
 import { lastByKey } from "./pg-db.js";
 import { PgStore } from "./pg-store.js";
 
@@ -31,5 +32,17 @@ describe("PgStore without a database", () => {
     ]);
     const unique = [{ k: "x" }, { k: "y" }];
     expect(lastByKey(unique, (r) => r.k)).toEqual(unique);
+  });
+});
+
+describe("isPgTransientError", () => {
+  it("recognizes deadlocks, serialization failures and unavailable locks, and nothing else", () => {
+    const pgError = (code: string) => Object.assign(new Error("x"), { code, severity: "ERROR" });
+    expect(isPgTransientError(pgError("40P01"))).toBe(true);
+    expect(isPgTransientError(pgError("40001"))).toBe(true);
+    expect(isPgTransientError(pgError("55P03"))).toBe(true);
+    expect(isPgTransientError(pgError("23503"))).toBe(false);
+    expect(isPgTransientError(Object.assign(new Error("x"), { code: "40P01" }))).toBe(false);
+    expect(isPgTransientError(null)).toBe(false);
   });
 });
