@@ -380,6 +380,11 @@ for (const engine of engines) {
       expect(second.values).toEqual(["AAPL:XNASx10", "AAPL:XNASx2", "AAPL:XNASx7.25"]);
       expect(seen).toHaveLength(3);
       expect(seen[2]![2]).toBe("7.25");
+      // A field holding the separator the joined read uses: read column by column instead, every row converted.
+      await store.accounts.appendLots(account, [lot({ themeAssetId: "ODD\u001fID:XNAS" })]);
+      const third = await store.accounts.lotValues(account, convert, second.memo);
+      expect(third.values).toEqual(["AAPL:XNASx10", "AAPL:XNASx2", "AAPL:XNASx7.25", "ODD\u001fID:XNASx10"]);
+      expect(third.memo.size).toBe(0);
     });
 
     it("changes an account's lots token on every lot write and only then", async () => {

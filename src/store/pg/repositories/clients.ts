@@ -390,24 +390,51 @@ export class PgAccountRepository implements AsyncAccountRepository {
     return token ?? null;
   }
 
-  /** See the SQLite repository: rows whose content is a key of `previous` reuse its value. */
+  /**
+   * See the SQLite repository: rows whose content is a key of `previous` reuse its value. As there, each row comes
+   * back as ONE string of its fields joined by U+001F (NULL as an empty string; no field can be empty or hold
+   * U+001F), which is also the memo key: a row already converted is neither split nor converted again.
+   */
   async lotValues<T>(
     accountUuid: string,
     convert: (row: TaxLotRow) => T,
     previous?: ReadonlyMap<string, T>,
   ): Promise<{ values: T[]; memo: Map<string, T> }> {
-    const rows = await this.lotRows(accountUuid);
-    const values = new Array<T>(rows.length);
+    const joined = await this.db.column<string>(
+      `SELECT concat_ws(chr(31), uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency,
+         fx_rate, trade_date, coalesce(holding_period_start, ''), coalesce(wash_sale_date, ''),
+         coalesce(last_sold_for_loss_date, ''))
+       FROM tax_lots WHERE account_uuid = $1 ORDER BY position`,
+      [accountUuid],
+    );
+    const values = new Array<T>(joined.length);
     const memo = new Map<string, T>();
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      const key = row.map((f) => f ?? "").join("\u001f");
-      const known = previous?.get(key);
-      const value = known !== undefined ? known : convert(row);
+    for (let i = 0; i < joined.length; i++) {
+      const text = joined[i]!;
+      const known = previous?.get(text);
+      if (known !== undefined) {
+        values[i] = known;
+        memo.set(text, known);
+        continue;
+      }
+      const f = text.split("\u001f") as (string | null)[];
+      if (f.length !== 11) return this.lotColumnValues(accountUuid, convert);
+      if (f[8] === "") f[8] = null;
+      if (f[9] === "") f[9] = null;
+      if (f[10] === "") f[10] = null;
+      const value = convert(f as unknown as TaxLotRow);
       values[i] = value;
-      memo.set(key, value);
+      memo.set(text, value);
     }
     return { values, memo };
+  }
+
+  /** {@link lotValues} from plain columns, without a memo (a field held U+001F). */
+  private async lotColumnValues<T>(
+    accountUuid: string,
+    convert: (row: TaxLotRow) => T,
+  ): Promise<{ values: T[]; memo: Map<string, T> }> {
+    return { values: (await this.lotRows(accountUuid)).map(convert), memo: new Map() };
   }
 
   async replaceLots(accountUuid: string, lots: readonly TaxLotInput[]): Promise<TaxLotRecord[]> {
