@@ -815,6 +815,22 @@ for (const engine of engines) {
       expect(await m.imports()).toHaveLength(1);
     });
 
+    it("stores NaN numbers as missing values and refuses a NaN close, as SQLite does", async () => {
+      const store = await engine.open();
+      await store.market.upsertSecurities([security("AAPL:XNAS", { sharesOutstanding: Number.NaN })]);
+      expect((await store.market.security("AAPL:XNAS"))?.sharesOutstanding).toBeNull();
+      await store.market.insertPrices([
+        { ...bar("AAPL:XNAS", "2026-01-02", 100, Number.NaN), open: Number.NaN },
+      ]);
+      expect(await store.market.latestPrices(["AAPL:XNAS"], "2026-01-02")).toEqual(
+        new Map([["AAPL:XNAS", { date: "2026-01-02", close: 100, volume: null }]]),
+      );
+      await expect(store.market.insertPrices([bar("AAPL:XNAS", "2026-01-05", Number.NaN)])).rejects.toThrow(
+        /NOT NULL|not-null/i,
+      );
+      expect(await store.market.latestPriceDate()).toBe("2026-01-02");
+    });
+
     it("inserts a price matrix, skipping missing closes, and reads it back", async () => {
       const store = await engine.open();
       const ids = ["A:XNAS", "B:XNAS"];

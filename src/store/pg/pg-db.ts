@@ -163,6 +163,14 @@ export function lastByKey<T>(items: readonly T[], key: (item: T) => string): T[]
 /** Rows to insert per statement in bulk writes (UNNEST of one array per column). */
 export const BULK_CHUNK = 5000;
 
+/**
+ * A number as SQLite stores it: NaN becomes NULL (SQLite binds NaN as NULL, so a NaN into a NOT NULL column fails
+ * there too); PostgreSQL would store NaN in a float column and refuse it in an integer one.
+ */
+export function sqlNumber(value: number | null | undefined): number | null {
+  return value === undefined || value === null || Number.isNaN(value) ? null : value;
+}
+
 /** Serialize a JSON document for a text column (`null`/`undefined` stay SQL NULL). */
 export function toJson(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);

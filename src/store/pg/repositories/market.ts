@@ -34,7 +34,7 @@ import type {
   PriceChange,
   PriceMatrix,
 } from "../../repositories/market.js";
-import { BULK_CHUNK, inChunks, lastByKey, type PgDb } from "../pg-db.js";
+import { BULK_CHUNK, inChunks, lastByKey, type PgDb, sqlNumber } from "../pg-db.js";
 
 interface SecurityRow {
   theme_asset_id: string;
@@ -117,12 +117,12 @@ export class PgMarketRepository implements AsyncMarketRepository {
             s.map((x) => x.currency),
             s.map((x) => x.country),
             s.map((x) => x.assetType),
-            s.map((x) => x.sector),
-            s.map((x) => x.industryGroup),
-            s.map((x) => x.industry),
-            s.map((x) => x.subIndustry),
-            s.map((x) => x.sicCode),
-            s.map((x) => x.sharesOutstanding),
+            s.map((x) => sqlNumber(x.sector)),
+            s.map((x) => sqlNumber(x.industryGroup)),
+            s.map((x) => sqlNumber(x.industry)),
+            s.map((x) => sqlNumber(x.subIndustry)),
+            s.map((x) => sqlNumber(x.sicCode)),
+            s.map((x) => sqlNumber(x.sharesOutstanding)),
             s.map((x) => x.description),
             s.map((x) => x.listedFrom),
             s.map((x) => x.delistedOn),
@@ -145,12 +145,12 @@ export class PgMarketRepository implements AsyncMarketRepository {
           [
             b.map((x) => x.themeAssetId),
             b.map((x) => x.date),
-            b.map((x) => x.open),
-            b.map((x) => x.high),
-            b.map((x) => x.low),
-            b.map((x) => x.close),
-            b.map((x) => x.adjClose),
-            b.map((x) => x.volume),
+            b.map((x) => sqlNumber(x.open)),
+            b.map((x) => sqlNumber(x.high)),
+            b.map((x) => sqlNumber(x.low)),
+            b.map((x) => sqlNumber(x.close)),
+            b.map((x) => sqlNumber(x.adjClose)),
+            b.map((x) => sqlNumber(x.volume)),
           ],
         );
       });
@@ -270,7 +270,12 @@ export class PgMarketRepository implements AsyncMarketRepository {
           `INSERT INTO characteristics (name, theme_asset_id, date, value)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[])
            ON CONFLICT (name, theme_asset_id, date) DO UPDATE SET value = excluded.value`,
-          [c.map((x) => x.name), c.map((x) => x.themeAssetId), c.map((x) => x.date), c.map((x) => x.value)],
+          [
+            c.map((x) => x.name),
+            c.map((x) => x.themeAssetId),
+            c.map((x) => x.date),
+            c.map((x) => sqlNumber(x.value)),
+          ],
         );
       }),
     );
@@ -297,7 +302,7 @@ export class PgMarketRepository implements AsyncMarketRepository {
             w.map((x) => x.identifier),
             w.map((x) => x.date),
             w.map((x) => x.themeAssetId),
-            w.map((x) => x.weight),
+            w.map((x) => sqlNumber(x.weight)),
           ],
         );
       }),

@@ -4,7 +4,7 @@ import { NotFoundError } from "../../../core/errors.js";
 import type { Promised } from "../../lotwise-store.js";
 import type { ThemeRecord, ThemeRevisionRecord, ThemeSnapshotRecord } from "../../records.js";
 import type { ThemeRepository } from "../../repositories/themes.js";
-import type { PgDb } from "../pg-db.js";
+import { type PgDb, sqlNumber } from "../pg-db.js";
 
 interface RevisionRow {
   theme_uuid: string;
@@ -156,7 +156,14 @@ export class PgThemeRepository implements Promised<ThemeRepository> {
       `INSERT INTO theme_snapshots (${SNAPSHOT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (theme_uuid, revision, as_of_date) DO UPDATE SET total_weight = excluded.total_weight,
          constituents = excluded.constituents, created = excluded.created`,
-      [row.theme_uuid, row.revision, row.as_of_date, row.total_weight, row.constituents, row.created],
+      [
+        row.theme_uuid,
+        row.revision,
+        row.as_of_date,
+        sqlNumber(row.total_weight),
+        row.constituents,
+        row.created,
+      ],
     );
     return toSnapshot(row);
   }
