@@ -1191,6 +1191,24 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     expect(await store.changeToken()).toBe(token);
     await store.organizations.create("B");
     expect(await store.changeToken()).not.toBe(token);
+    // Writers fold the table too (one transaction in 256), without moving the token: each write adds exactly 1.
+    await store.db.run(
+      "INSERT INTO lotwise_changes (tx, n) SELECT 2e12 + g, 1 FROM generate_series(1, 1500) g",
+    );
+    const sum = async () => Number(await store.db.value<string>("SELECT sum(n)::text FROM lotwise_changes"));
+    const start = await sum(); // not changeToken(): its read would fold the table itself
+    let writes = 0;
+    while (
+      writes < 2000 &&
+      ((await store.db.value<number>("SELECT count(*)::int FROM lotwise_changes")) ?? 0) > 1000
+    ) {
+      await store.db.run("UPDATE organizations SET name = name");
+      writes++;
+    }
+    expect(writes).toBeLessThan(2000);
+    expect(Number((await store.db.value<string>("SELECT sum(n)::text FROM lotwise_changes"))!)).toBe(
+      start + writes,
+    );
   });
 
   it("rolls back a transaction whose failed statement was caught inside it, and reports that statement's error", async () => {

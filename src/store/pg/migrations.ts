@@ -20,11 +20,15 @@
  * `lotwise_changes` (keyed by the transaction id, so concurrent writers never touch the same row and never wait
  * for each other); the token is the sum of `n` over the table. A commit adds 1, a rollback nothing, and compaction
  * folds old rows into the row of transaction 0 within one transaction (the sum does not move), so equal tokens read
- * by any connection mean that no write committed in between.
+ * by any connection mean that no write committed in between. Compaction runs in the trigger of one writing
+ * transaction in 256 and on token reads that find over 1,000 rows, one at a time (advisory lock LOCK_SPACE, 2).
  *
  * **Lots token.** Statement-level triggers with transition tables replace `accounts.lots_token` (16 random bytes)
  * of every account whose lots a statement inserted, updated or deleted: once per statement, not once per row.
  */
+
+/** First key of the store's advisory locks ("LWS1"); (LOCK_SPACE, 2) is the lock of change-token compaction. */
+export const LOCK_SPACE = 0x4c575331;
 
 /** A text column sorting by code point (SQLite's BINARY collation). */
 const T = 'text COLLATE "C"';
@@ -60,6 +64,11 @@ INSERT INTO lotwise_changes (tx, n) VALUES (0, 0);
 CREATE FUNCTION lotwise_note_change() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
   INSERT INTO lotwise_changes (tx, n) VALUES (txid_current(), 1) ON CONFLICT (tx) DO NOTHING;
+  -- One writing transaction in 256 folds the table (see the module comment), unless another compaction runs.
+  IF txid_current() % 256 = 0 AND pg_try_advisory_xact_lock(${LOCK_SPACE}, 2) THEN
+    WITH gone AS (DELETE FROM lotwise_changes WHERE tx <> 0 RETURNING n)
+    UPDATE lotwise_changes SET n = n + (SELECT coalesce(sum(n), 0) FROM gone) WHERE tx = 0;
+  END IF;
   RETURN NULL;
 END $$;
 

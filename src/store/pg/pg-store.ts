@@ -15,7 +15,7 @@ import type { LotImportSession, LotwiseStore } from "../lotwise-store.js";
 import type { TaxLotInput } from "../records.js";
 import type { LotImportCounts, LotImportMode } from "../repositories/lot-imports.js";
 import type { StoreOptions } from "../store.js";
-import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
+import { LOCK_SPACE, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 import { BULK_CHUNK, PgDb } from "./pg-db.js";
 import { PgBacktestJobRepository } from "./repositories/backtest-jobs.js";
 import { nextLotPosition, PgAccountRepository, PgClientRepository } from "./repositories/clients.js";
@@ -39,8 +39,6 @@ export interface PgStoreOptions extends StoreOptions {
   maxConnections?: number;
 }
 
-/** First key of the store's advisory locks ("LWS1", the SQLite application id). */
-const LOCK_SPACE = 0x4c575331;
 /** Rows of `lotwise_changes` above which a token read folds them into the base row. */
 const COMPACT_ABOVE = 1000;
 /** Lots per read of a staged import's `lots()`. */
