@@ -283,20 +283,26 @@ function pgIo(db: PgDb): TableIo {
     count: async (t) => (await db.value<number>(`SELECT count(*)::int FROM ${t.name}`)) ?? 0,
     read: (t) =>
       (async function* () {
-        // Keyset pages would need per-table keys; OFFSET pages in one REPEATABLE READ snapshot are consistent.
-        for (let offset = 0; ; offset += READ_CHUNK) {
-          const rows = await db.arrays<unknown[]>(
-            `SELECT ${t.columns.join(", ")} FROM ${t.name} ORDER BY ${t.pgOrder.join(", ")} LIMIT $1 OFFSET $2`,
-            [READ_CHUNK, offset],
-          );
-          const flags = (t.flags ?? []).map((f) => t.columns.indexOf(f));
-          const bigints = (t.bigints ?? []).map((f) => t.columns.indexOf(f));
-          for (const row of rows) {
-            for (const i of flags) row[i] = row[i] === null ? null : row[i] ? 1 : 0;
-            for (const i of bigints) row[i] = row[i] === null ? null : Number(row[i]);
+        // A cursor of the source's transaction: each FETCH continues where the last stopped (OFFSET pages would
+        // rescan every row before the page, quadratic on a large prices table).
+        const cursor = `lotwise_copy_${t.name}`;
+        await db.query(
+          `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${t.columns.join(", ")} FROM ${t.name} ORDER BY ${t.pgOrder.join(", ")}`,
+        );
+        const flags = (t.flags ?? []).map((f) => t.columns.indexOf(f));
+        const bigints = (t.bigints ?? []).map((f) => t.columns.indexOf(f));
+        try {
+          for (;;) {
+            const rows = await db.arrays<unknown[]>(`FETCH ${READ_CHUNK} FROM ${cursor}`);
+            for (const row of rows) {
+              for (const i of flags) row[i] = row[i] === null ? null : row[i] ? 1 : 0;
+              for (const i of bigints) row[i] = row[i] === null ? null : Number(row[i]);
+            }
+            if (rows.length > 0) yield rows;
+            if (rows.length < READ_CHUNK) return;
           }
-          if (rows.length > 0) yield rows;
-          if (rows.length < READ_CHUNK) return;
+        } finally {
+          await db.query(`CLOSE ${cursor}`).catch(() => undefined);
         }
       })(),
     write: async (t, rows) => {
