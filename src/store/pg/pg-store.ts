@@ -317,7 +317,13 @@ export async function openPgStore(url: string, options: PgStoreOptions = {}): Pr
   const connectionString = options.schema === undefined ? url : withSearchPath(url, options.schema);
   // A schema named by the URL's own search_path is created when missing too.
   const schema = options.schema ?? searchPathOf(url);
-  const pool = new pg.Pool({ connectionString, max: options.maxConnections ?? 10 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.maxConnections ?? 10,
+    // Idle connections do not keep a finished CLI command's process alive (close() still ends them at once).
+    allowExitOnIdle: true,
+    ...(/[?&]application_name=/.test(connectionString) ? {} : { application_name: "lotwise" }),
+  });
   // An idle client that loses its connection emits 'error' on the pool; the next query reconnects.
   pool.on("error", () => {});
   const store = new PgStore(pool, connectionString, options.now);
