@@ -58,6 +58,40 @@ describe("layering", () => {
     expect(bad).toEqual([]);
   });
 
+  it("lets only src/store import pg, and loads src/store/pg only on demand (SQLite users never load pg)", () => {
+    const outside = files
+      .filter((f) => areaOf(f) !== "store")
+      .filter((f) => importsOf(f).includes("pg"))
+      .map((f) => relative(SRC, f));
+    expect(outside).toEqual([]);
+    // No module outside src/store/pg reaches pg through static value imports (`import type` and `await import()`
+    // do not load it): open.ts loads the PostgreSQL store with `await import(...)`.
+    const staticValueImports = (file: string): string[] => {
+      const text = readFileSync(file, "utf8");
+      const specs: string[] = [];
+      for (const m of text.matchAll(
+        /(?:^|\n)\s*(?:import|export)\s+(?!type\s)[^;]*?from\s+["']([^"']+)["']/g,
+      ))
+        specs.push(m[1]!);
+      return specs;
+    };
+    const reachesPg = (file: string, seen: Set<string>): boolean => {
+      if (seen.has(file)) return false;
+      seen.add(file);
+      for (const spec of staticValueImports(file)) {
+        if (spec === "pg") return true;
+        if (spec.startsWith(".") && reachesPg(resolve(file, "..", spec.replace(/\.js$/, ".ts")), seen))
+          return true;
+      }
+      return false;
+    };
+    const eager = files
+      .filter((f) => !relative(SRC, f).startsWith("store/pg/"))
+      .filter((f) => reachesPg(f, new Set()))
+      .map((f) => relative(SRC, f));
+    expect(eager).toEqual([]);
+  });
+
   it("never imports server/ or cli/ from other layers (the CLI may start the server)", () => {
     const bad: string[] = [];
     for (const f of files) {

@@ -1,7 +1,9 @@
 /**
  * @module store
- * SQLite persistence (better-sqlite3). The only module of lotwise that speaks SQL.
+ * Persistence: SQLite (better-sqlite3, the embedded default) and PostgreSQL (src/store/pg, loaded on demand by
+ * `openStore` in ./open.ts for postgres:// URLs). The only module of lotwise that speaks SQL.
  */
+export { COPY_TABLES, type CopyCounts, copyStore } from "./copy.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, isStoreBusyError } from "./database.js";
 export type {
   AsyncAccountRepository,
@@ -13,6 +15,8 @@ export type {
   StoreKind,
 } from "./lotwise-store.js";
 export { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+export { isPgTransientError } from "./pg/errors.js";
+export type { PgStore, PgStoreOptions } from "./pg/pg-store.js";
 export type {
   AccountRecord,
   ApiKeyRecord,

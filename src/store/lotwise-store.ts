@@ -41,8 +41,14 @@ export type AsyncAccountRepository = Omit<Promised<AccountRepository>, "lotValue
   ): Promise<{ values: T[]; memo: Map<string, T> }>;
 };
 
-/** The market repository; its writes group with `store.transaction`, and `captureChanges` takes an async write. */
-export type AsyncMarketRepository = Omit<Promised<MarketRepository>, "transaction" | "captureChanges"> & {
+/**
+ * The market repository; its writes group with `store.transaction`, and `captureChanges` takes an async write.
+ * (`beginCapture`, the synchronous parts of SQLite's capture, is not part of it.)
+ */
+export type AsyncMarketRepository = Omit<
+  Promised<MarketRepository>,
+  "transaction" | "captureChanges" | "beginCapture"
+> & {
   /**
    * Run `write` (the market writes of one import) in one transaction and report what it did to data that was
    * already there (see {@link MarketRepository.captureChanges}).

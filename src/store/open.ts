@@ -1,9 +1,9 @@
 /**
  * @module store/open
  * Opening a store by its location: a file path (or `:memory:`) is a SQLite store, a `postgres://` or
- * `postgresql://` URL a PostgreSQL store.
+ * `postgresql://` URL a PostgreSQL store (src/store/pg, loaded only then). A URL may carry the schema of the store as
+ * `?options=-c%20search_path%3Dmy_schema`.
  */
-import { ValidationError } from "../core/errors.js";
 import type { LotwiseStore } from "./lotwise-store.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import type { StoreOptions } from "./store.js";
@@ -19,9 +19,10 @@ export function isPostgresLocation(location: string): boolean {
  * @example const store = await openStore("lotwise.db"); await store.organizations.create("Acme Advisors");
  */
 export async function openStore(location: string, options: StoreOptions = {}): Promise<LotwiseStore> {
-  if (isPostgresLocation(location))
-    throw new ValidationError("PostgreSQL stores are not available in this build.", [
-      { path: "store", message: "a postgres:// store needs the PostgreSQL implementation" },
-    ]);
+  if (isPostgresLocation(location)) {
+    // Loaded on demand: SQLite users never load the pg driver.
+    const { openPgStore } = await import("./pg/pg-store.js");
+    return openPgStore(location, options);
+  }
   return openSqliteStore(location, options);
 }

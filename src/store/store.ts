@@ -15,6 +15,7 @@ import { AssetClassRepository, PortfolioConfigRepository } from "./repositories/
 import { ProposalRepository } from "./repositories/proposals.js";
 import { RebalanceRunRepository } from "./repositories/rebalance-runs.js";
 import { RiskModelRepository } from "./repositories/risk-models.js";
+import { TableRepository } from "./repositories/tables.js";
 import { ThemeRepository } from "./repositories/themes.js";
 
 export interface StoreOptions {
@@ -40,6 +41,8 @@ export class Store {
   readonly riskModels: RiskModelRepository;
   readonly backtestJobs: BacktestJobRepository;
   readonly market: MarketRepository;
+  /** Raw whole-table reads and writes, for copyStore only. @internal */
+  readonly tables: TableRepository;
   readonly now: () => string;
   private readonly db: Db;
   private tokenStatement: ReturnType<Db["prepare"]> | undefined;
@@ -64,6 +67,7 @@ export class Store {
     this.riskModels = new RiskModelRepository(this.db, this.now);
     this.backtestJobs = new BacktestJobRepository(this.db, this.now);
     this.market = new MarketRepository(this.db, this.now);
+    this.tables = new TableRepository(this.db);
   }
 
   /** Run `fn` as one transaction (nested calls join the outer one). Throwing rolls everything back. */
