@@ -42,7 +42,7 @@ describe("SqliteStore (the asynchronous face of one SQLite connection)", () => {
     expect(seen).toBeUndefined();
     release();
     await tx;
-    expect(await outside).toEqual(["first", "second"]);
+    expect((await outside).sort()).toEqual(["first", "second"]);
     await store.close();
   });
 
