@@ -12,12 +12,32 @@ import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { lotInput as lot } from "../../test/helpers/lot-input.js";
 import type { Security } from "../core/data/types.js";
-import { NotFoundError, StoreVersionError, TooManyRequestsError } from "../core/errors.js";
+import { ConflictError, NotFoundError, StoreVersionError, TooManyRequestsError } from "../core/errors.js";
+import {
+  applyExecutions,
+  type CorporateAction,
+  type Execution,
+  type ExecutionsResult,
+  type HouseholdView,
+  type LedgerBook,
+} from "../core/ledger/index.js";
+import { TaxDecimal } from "../core/tax/decimal.js";
+import {
+  corporateActionFromRecord,
+  corporateActionRecord,
+  entryFromRecord,
+  executionInput,
+  ledgerLotInput,
+  realizedInput,
+  shortLotFromRecord,
+  shortLotInput,
+  taxLotFromRecord,
+} from "./ledger-mapper.js";
 import type { LotwiseStore } from "./lotwise-store.js";
 import { openStore } from "./open.js";
 import { PG_MIGRATIONS } from "./pg/migrations.js";
 import { openPgStore } from "./pg/pg-store.js";
-import type { TaxLotRow } from "./records.js";
+import type { LedgerBatch, TaxLotRow } from "./records.js";
 import { openSqliteStore } from "./sqlite-store.js";
 
 const PG_URL = process.env.LOTWISE_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -1084,7 +1104,7 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     // The schema named by the URL does not exist yet: opening creates it.
     const store = track(await openStore(url.toString()));
     expect(store.kind).toBe("postgres");
-    expect(await store.schemaVersion()).toBe(5);
+    expect(await store.schemaVersion()).toBe(6);
     await store.ping();
     expect(store.connectionString).toBe(url.toString());
     expect(store.location).not.toMatch(/:[^/@:]+@/);
@@ -1096,13 +1116,13 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     const stores = await Promise.all(
       [1, 2, 3].map(async () => track(await openPgStore(PG_URL, { schema, maxConnections: 2 }))),
     );
-    for (const s of stores) expect(await s.schemaVersion()).toBe(5);
+    for (const s of stores) expect(await s.schemaVersion()).toBe(6);
     const pool = (stores[0] as unknown as { db: { rows<R extends object>(sql: string): Promise<R[]> } }).db;
     expect(
       (await pool.rows<{ version: number }>("SELECT version FROM lotwise_schema ORDER BY version")).map(
         (r) => r.version,
       ),
-    ).toEqual([1, 2, 3, 4, 5]);
+    ).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it("refuses a schema of a newer version and a schema holding other tables, without modifying them", async () => {
@@ -1131,7 +1151,7 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     expect(tables.rows.map((r) => r.table_name)).toEqual(["mine"]);
   });
 
-  it("migrates a version-4 schema holding jobs to version 5, its jobs becoming backtest jobs", async () => {
+  it("migrates a version-4 schema holding jobs to the current version, its jobs becoming backtest jobs", async () => {
     const schema = `lw_contract_${randomBytes(6).toString("hex")}`;
     schemas.add(schema);
     const client = new pg.Client({ connectionString: PG_URL });
@@ -1156,7 +1176,7 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
       await client.end();
     }
     const store = track(await openPgStore(PG_URL, { schema }));
-    expect(await store.schemaVersion()).toBe(5);
+    expect(await store.schemaVersion()).toBe(6);
     expect(await store.backtestJobs.get("o1", "j1")).toMatchObject({
       kind: "backtest",
       accountUuid: "a1",
@@ -1236,3 +1256,419 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     expect(await store.organizations.list()).toEqual([]);
   });
 });
+
+/** A ledger book of one account read from the store (the service will do the same). */
+async function bookOf(store: LotwiseStore, org: string, accountUuid: string): Promise<LedgerBook> {
+  const account = await store.accounts.getInOrganization(org, accountUuid);
+  return {
+    accountId: accountUuid,
+    cashUsd: new TaxDecimal(account!.cashValueUsd),
+    lots: (await store.accounts.lots(accountUuid)).map(taxLotFromRecord),
+    shortLots: (await store.ledger.shortLots(accountUuid)).map(shortLotFromRecord),
+    realized: (await store.ledger.realized({ accountUuid }, { from: "0000-01-01", to: "9999-12-31" })).map(
+      entryFromRecord,
+    ),
+    appliedActionIds: (await store.ledger.appliedActions(accountUuid)).map((a) => a.actionId),
+  };
+}
+
+/** The store batch of one core application (executions from the API). */
+function batchOf(before: LedgerBook, executions: Execution[], result: ExecutionsResult): LedgerBatch {
+  return {
+    executions: executions.map((e) => executionInput(e, { source: "api" })),
+    realized: result.entries.map((e) => realizedInput(e)),
+    lotsAfter: result.book.lots.map(ledgerLotInput),
+    shortLotsAfter: (result.book.shortLots ?? []).map(shortLotInput),
+    cashDelta: result.book.cashUsd.minus(before.cashUsd).toFixed(),
+  };
+}
+
+/** Apply executions to an account through the core and store the result. */
+async function trade(
+  store: LotwiseStore,
+  org: string,
+  accountUuid: string,
+  executions: Execution[],
+  household?: HouseholdView,
+): Promise<{ result: ExecutionsResult; batch: LedgerBatch }> {
+  const before = await bookOf(store, org, accountUuid);
+  const book = household === undefined ? before : { ...before, household };
+  const result = applyExecutions(book, executions);
+  const batch = batchOf(before, executions, result);
+  await store.ledger.applyBatch(accountUuid, batch);
+  return { result, batch };
+}
+
+const WIDE = { from: "0000-01-01", to: "9999-12-31" };
+
+/** Every read the ledger and the account offer, for before/after comparisons. */
+async function ledgerSnapshot(store: LotwiseStore, org: string, accounts: string[]) {
+  const out: unknown[] = [];
+  for (const a of accounts)
+    out.push({
+      account: await store.accounts.getInOrganization(org, a),
+      lots: await store.accounts.lots(a),
+      token: await store.accounts.lotsToken(a),
+      shortLots: await store.ledger.shortLots(a),
+      executions: await store.ledger.executions(a),
+      realized: await store.ledger.realized({ accountUuid: a }, WIDE),
+      applied: await store.ledger.appliedActions(a),
+    });
+  out.push(await store.ledger.corporateActions());
+  return out;
+}
+
+for (const engine of engines) {
+  describe.skipIf(engine.skip)(`ledger store contract (${engine.name})`, () => {
+    async function setup() {
+      const store = await engine.open();
+      const org = (await store.organizations.create("Org")).uuid;
+      const client = (await store.clients.create(org)).uuid;
+      const a = (await store.accounts.create(org, client, { cashValueUsd: "10000.00" })).uuid;
+      const b = (await store.accounts.create(org, client, { cashValueUsd: "500" })).uuid;
+      const otherClient = (await store.clients.create(org)).uuid;
+      const c = (await store.accounts.create(org, otherClient, { cashValueUsd: "0" })).uuid;
+      return { store, org, client, a, b, c };
+    }
+
+    const buy = (id: string, date: string, quantity: string, price: string): Execution => ({
+      id,
+      kind: "buy",
+      themeAssetId: "XYZ:XNYS",
+      tradeDate: date,
+      quantity,
+      price,
+    });
+
+    it("stores a traded batch: long and short lots, cash, executions and realized rows read back exactly", async () => {
+      const { store, org, a } = await setup();
+      await trade(store, org, a, [buy("e1", "2025-01-10", "100", "50")]);
+      const tokenAfterBuy = await store.accounts.lotsToken(a);
+      const { result } = await trade(store, org, a, [
+        {
+          id: "e2",
+          kind: "sell",
+          themeAssetId: "XYZ:XNYS",
+          tradeDate: "2025-03-10",
+          quantity: "40",
+          price: "45",
+          lots: [{ lotId: "e1", quantity: "40" }],
+        },
+        {
+          id: "e3",
+          kind: "short_order",
+          themeAssetId: "ABC:XNAS",
+          tradeDate: "2025-03-11",
+          quantity: "10",
+          price: "100",
+          fees: "2",
+        },
+      ]);
+      // Cash: 10000 - 5000 (buy) + 1800 (sale) + 998 (short sale, net of fees).
+      expect((await store.accounts.getInOrganization(org, a))?.cashValueUsd).toBe("7798");
+      // Long reads return the long lot only, in the record shape of every other lot (no side field).
+      const lots = await store.accounts.lots(a);
+      expect(lots).toEqual([
+        {
+          uuid: "e1",
+          accountUuid: a,
+          themeAssetId: "XYZ:XNYS",
+          quantity: "60",
+          costBasis: "3000",
+          costBasisUnit: "total",
+          costBasisCurrency: "USD",
+          fxRate: "1",
+          tradeDate: "2025-01-10",
+          holdingPeriodStart: null,
+          washSaleDate: null,
+          lastSoldForLossDate: "2025-03-10",
+        },
+      ]);
+      expect((await store.accounts.lotRows(a)).map((r) => r[0])).toEqual(["e1"]);
+      expect(await store.ledger.shortLots(a)).toEqual([
+        {
+          uuid: "e3",
+          accountUuid: a,
+          themeAssetId: "ABC:XNAS",
+          quantity: "10",
+          proceeds: "998",
+          currency: "USD",
+          fxRate: "1",
+          openDate: "2025-03-11",
+        },
+      ]);
+      expect(await store.accounts.lotsToken(a)).not.toBe(tokenAfterBuy);
+      const executions = await store.ledger.executions(a);
+      expect(executions.map((e) => [e.executionId, e.kind, e.quantity, e.price, e.fees, e.source])).toEqual([
+        ["e1", "buy", "100", "50", "0", "api"],
+        ["e2", "sell", "40", "45", "0", "api"],
+        ["e3", "short_order", "10", "100", "2", "api"],
+      ]);
+      expect(executions[1]?.lots).toEqual([{ lotId: "e1", quantity: "40" }]);
+      expect(await store.ledger.executions(a, { from: "2025-03-11" })).toHaveLength(1);
+      const realized = await store.ledger.realized({ accountUuid: a }, { year: 2025 });
+      expect(realized).toHaveLength(1);
+      expect(realized[0]).toMatchObject({
+        entryId: "e2:1",
+        sourceId: "e2",
+        lotId: "e1",
+        side: "long",
+        quantity: "40",
+        dateAcquired: "2025-01-10",
+        dateSold: "2025-03-10",
+        proceeds: "1800",
+        costBasis: "2000",
+        adjustmentCode: "",
+        adjustment: "0",
+        gain: "-200",
+        term: "short_term",
+        loss: true,
+      });
+      // The stored entry is the core's entry, decimals included.
+      expect(JSON.stringify(entryFromRecord(realized[0]!))).toBe(JSON.stringify(result.entries[0]));
+      expect(await store.ledger.realized({ accountUuid: a }, { year: 2024 })).toEqual([]);
+
+      // Covering the short closes the short lot (a short-term gain of 998 - 801 = 197) and changes the token.
+      const tokenBeforeCover = await store.accounts.lotsToken(a);
+      await trade(store, org, a, [
+        {
+          id: "e4",
+          kind: "short_cover",
+          themeAssetId: "ABC:XNAS",
+          tradeDate: "2025-04-01",
+          quantity: "10",
+          price: "80",
+          fees: "1",
+          lots: [{ lotId: "e3" }],
+        },
+      ]);
+      expect(await store.ledger.shortLots(a)).toEqual([]);
+      expect(await store.accounts.lotsToken(a)).not.toBe(tokenBeforeCover);
+      const cover = (
+        await store.ledger.realized({ accountUuid: a }, { from: "2025-04-01", to: "2025-04-01" })
+      )[0];
+      expect(cover).toMatchObject({ side: "short", gain: "197", term: "short_term", openDate: "2025-03-11" });
+      expect((await store.accounts.getInOrganization(org, a))?.cashValueUsd).toBe("6997");
+    });
+
+    it("refuses an execution or action already applied, naming it, and leaves every read unchanged", async () => {
+      const { store, org, a } = await setup();
+      const { batch } = await trade(store, org, a, [buy("e1", "2025-01-10", "100", "50")]);
+      await store.ledger.addCorporateActions([
+        {
+          id: "split-1",
+          kind: "split",
+          themeAssetId: "XYZ:XNYS",
+          exDate: "2025-02-03",
+          payDate: null,
+          params: { ratio: 2 },
+        },
+      ]);
+      await store.ledger.applyBatch(a, {
+        executions: [],
+        realized: [],
+        lotsAfter: batch.lotsAfter.map((l) => ({ ...l, quantity: "200" })),
+        shortLotsAfter: [],
+        cashDelta: "0",
+        appliedActionIds: ["split-1"],
+      });
+      const before = await ledgerSnapshot(store, org, [a]);
+      const again = await store.ledger
+        .applyBatch(a, {
+          ...batch,
+          executions: [...batch.executions, { ...batch.executions[0]!, executionId: "new" }],
+        })
+        .catch((e: unknown) => e);
+      expect(again).toBeInstanceOf(ConflictError);
+      expect(again).toMatchObject({ code: "execution_already_applied" });
+      expect((again as Error).message).toContain("e1");
+      expect((again as Error).message).not.toContain("new");
+      const action = await store.ledger
+        .applyBatch(a, {
+          executions: [],
+          realized: [],
+          lotsAfter: [],
+          shortLotsAfter: [],
+          cashDelta: "5",
+          appliedActionIds: ["split-1"],
+        })
+        .catch((e: unknown) => e);
+      expect(action).toMatchObject({ code: "action_already_applied" });
+      expect((action as Error).message).toContain("split-1");
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      expect((await store.ledger.appliedActions(a)).map((x) => x.actionId)).toEqual(["split-1"]);
+      expect((await store.accounts.lots(a))[0]?.quantity).toBe("200");
+    });
+
+    it("writes nothing of a batch that fails half-way (a realized row violating a constraint)", async () => {
+      const { store, org, a } = await setup();
+      await trade(store, org, a, [buy("e1", "2025-01-10", "100", "50")]);
+      const before = await ledgerSnapshot(store, org, [a]);
+      const sell: Execution = {
+        id: "e2",
+        kind: "sell",
+        themeAssetId: "XYZ:XNYS",
+        tradeDate: "2025-03-10",
+        quantity: "40",
+        price: "45",
+      };
+      const book = await bookOf(store, org, a);
+      const result = applyExecutions(book, [sell, buy("e3", "2025-03-12", "5", "44")]);
+      const batch = batchOf(book, [sell], result);
+      // Lots, cash and executions are written before the realized rows: the bad row must undo them all.
+      const bad = {
+        ...batch,
+        realized: [
+          ...batch.realized,
+          { ...batch.realized[0]!, entryId: "x", term: "medium" as "short_term" },
+        ],
+      };
+      await expect(store.ledger.applyBatch(a, bad)).rejects.toThrow();
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      // Inside a caller's transaction too: the batch fails, the caller's earlier write stays with the caller.
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.accounts.update(org, (await tx.accounts.getInOrganization(org, a))!.clientUuid, a, {
+            name: "x",
+          });
+          await tx.ledger.applyBatch(a, bad);
+        }),
+      ).rejects.toThrow();
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      // A lot id listed twice is refused before anything is written.
+      await expect(
+        store.ledger.applyBatch(a, { ...batch, lotsAfter: [...batch.lotsAfter, batch.lotsAfter[0]!] }),
+      ).rejects.toThrow(/twice/);
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+    });
+
+    it("reads a client's household: lots and loss sales of both accounts, and writes a wash sale into the other account", async () => {
+      const { store, org, client, a, b, c } = await setup();
+      await trade(store, org, a, [buy("a1", "2025-01-10", "100", "50")]);
+      await trade(store, org, b, [buy("b1", "2025-03-01", "5", "42")]);
+      await trade(store, org, c, [buy("c1", "2025-03-02", "7", "41")]);
+      const activity = await store.ledger.householdActivity(client, "2025-02-08", "2025-04-09");
+      expect(activity.lots.map((l) => [l.accountUuid, l.uuid])).toEqual([[b, "b1"]].sort());
+      // A sells everything at a loss; B's 5 shares bought 9 days before are replacements (docs/ledger.md example).
+      const household: HouseholdView = {
+        lots: activity.lots.map(taxLotFromRecord),
+        realized: activity.lossSales.map(entryFromRecord),
+      };
+      const before = await bookOf(store, org, a);
+      const sale: Execution = {
+        id: "a2",
+        kind: "sell",
+        themeAssetId: "XYZ:XNYS",
+        tradeDate: "2025-03-10",
+        quantity: "100",
+        price: "40",
+        lots: [{ lotId: "a1", quantity: "100" }],
+      };
+      const result = applyExecutions({ ...before, household }, [sale]);
+      const changed = (result.book.household?.lots ?? []).filter(
+        (l) => JSON.stringify(l) !== JSON.stringify(household.lots.find((x) => x.id === l.id)),
+      );
+      expect(changed.map((l) => l.id)).toEqual(["b1"]);
+      await store.ledger.applyBatch(a, {
+        ...batchOf(before, [sale], result),
+        household: [{ accountUuid: b, realized: [], lotsChanged: changed.map(ledgerLotInput) }],
+      });
+      expect(await store.accounts.lots(b)).toMatchObject([
+        { uuid: "b1", costBasis: "260", holdingPeriodStart: "2025-01-01", washSaleDate: "2025-03-10" },
+      ]);
+      const rowsA = await store.ledger.realized({ accountUuid: a }, { year: 2025 });
+      expect(rowsA.map((r) => [r.adjustmentCode, r.adjustment, r.gain, r.clientUuid])).toEqual([
+        ["W", "50", "-950", client],
+      ]);
+      const after = await store.ledger.householdActivity(client, "2025-03-01", "2025-03-31");
+      expect(after.lossSales.map((r) => [r.accountUuid, r.entryId])).toEqual([[a, "a2:1"]]);
+      expect(after.lots.map((l) => l.uuid)).toEqual(["b1"]);
+      // Household reads by client span both accounts; the other client's account is never included.
+      await trade(store, org, b, [
+        {
+          id: "b2",
+          kind: "sell",
+          themeAssetId: "XYZ:XNYS",
+          tradeDate: "2025-06-02",
+          quantity: "5",
+          price: "60",
+        },
+      ]);
+      const byClient = await store.ledger.realized({ clientUuid: client }, { year: 2025 });
+      expect(byClient.map((r) => [r.accountUuid, r.entryId])).toEqual([
+        [a, "a2:1"],
+        [b, "b2:1"],
+      ]);
+      expect(
+        (await store.ledger.realized({ clientUuid: client }, { year: 2025 })).some(
+          (r) => r.accountUuid === c,
+        ),
+      ).toBe(false);
+      // A household update naming another client's account is refused, and nothing of the batch is written.
+      const snap = await ledgerSnapshot(store, org, [a, b, c]);
+      await expect(
+        store.ledger.applyBatch(a, {
+          executions: [],
+          realized: [],
+          lotsAfter: [],
+          shortLotsAfter: [],
+          cashDelta: "1",
+          household: [{ accountUuid: c, realized: [], lotsChanged: [] }],
+        }),
+      ).rejects.toMatchObject({ code: "household_account_mismatch" });
+      expect(await ledgerSnapshot(store, org, [a, b, c])).toEqual(snap);
+    });
+
+    it("stores corporate actions by id (upsert), filters them by date and listing, and restores the core's action", async () => {
+      const { store } = await setup();
+      const spin: CorporateAction = {
+        id: "spin-1",
+        type: "spin_off",
+        themeAssetId: "PAR:XNYS",
+        date: "2025-05-01",
+        childAssetId: "KID:XNYS",
+        distributionRatio: "0.5",
+        basisFraction: "0.2",
+      };
+      const dividend: CorporateAction = {
+        id: "div-1",
+        type: "cash_dividend",
+        themeAssetId: "XYZ:XNYS",
+        date: "2025-02-03",
+        payDate: "2025-02-20",
+        amountPerShare: "0.50",
+      };
+      await store.ledger.addCorporateActions([spin, dividend].map(corporateActionRecord));
+      expect((await store.ledger.corporateActions()).map((x) => x.id)).toEqual(["div-1", "spin-1"]);
+      expect((await store.ledger.corporateActions({ listing: "PAR:XNYS" })).map((x) => x.id)).toEqual([
+        "spin-1",
+      ]);
+      expect((await store.ledger.corporateActions({ from: "2025-03-01" })).map((x) => x.id)).toEqual([
+        "spin-1",
+      ]);
+      expect((await store.ledger.corporateActions({ to: "2025-02-03" })).map((x) => x.id)).toEqual(["div-1"]);
+      const [div] = await store.ledger.corporateActions({ listing: "XYZ:XNYS" });
+      expect(div).toEqual({
+        id: "div-1",
+        kind: "cash_dividend",
+        themeAssetId: "XYZ:XNYS",
+        exDate: "2025-02-03",
+        payDate: "2025-02-20",
+        params: { amountPerShare: "0.50" },
+      });
+      expect(corporateActionFromRecord(div!)).toEqual(dividend);
+      await store.ledger.addCorporateActions([
+        corporateActionRecord({ ...dividend, amountPerShare: "0.55" }),
+      ]);
+      expect((await store.ledger.corporateActions({ listing: "XYZ:XNYS" }))[0]?.params).toEqual({
+        amountPerShare: "0.55",
+      });
+      await expect(
+        store.ledger.addCorporateActions([
+          { ...corporateActionRecord(spin), id: "bad", kind: "bonus" as "split" },
+        ]),
+      ).rejects.toThrow();
+      expect(await store.ledger.corporateActions()).toHaveLength(2);
+    });
+  });
+}

@@ -42,7 +42,7 @@ const byKey = (name: string, columns: readonly string[], key: readonly string[])
   pgOrder: key,
 });
 
-/** Every table of schema version 5, parents before children. */
+/** Every table of schema version 6, parents before children. */
 export const COPY_TABLES: readonly TableSpec[] = [
   byRowid("organizations", ["uuid", "name", "created", "modified"], ["uuid"]),
   byRowid(
@@ -108,6 +108,7 @@ export const COPY_TABLES: readonly TableSpec[] = [
       "holding_period_start",
       "wash_sale_date",
       "last_sold_for_loss_date",
+      "side",
     ],
     ["account_uuid", "position"],
   ),
@@ -242,6 +243,62 @@ export const COPY_TABLES: readonly TableSpec[] = [
   byRowid("market_imports", ["id", "kind", "source", "rows", "summary", "created"], ["id"], {
     bigints: ["rows"],
   }),
+  byKey(
+    "executions",
+    [
+      "account_uuid",
+      "execution_id",
+      "source",
+      "proposal_uuid",
+      "order_index",
+      "kind",
+      "theme_asset_id",
+      "trade_date",
+      "quantity",
+      "price",
+      "fees",
+      "currency",
+      "fx_rate",
+      "lots",
+      "lot_id",
+      "applied_at",
+    ],
+    ["account_uuid", "execution_id"],
+  ),
+  {
+    ...byKey(
+      "realized_lots",
+      [
+        "account_uuid",
+        "entry_id",
+        "client_uuid",
+        "source_id",
+        "lot_id",
+        "theme_asset_id",
+        "side",
+        "quantity",
+        "date_acquired",
+        "date_sold",
+        "open_date",
+        "proceeds",
+        "cost_basis",
+        "adjustment_code",
+        "adjustment",
+        "gain",
+        "term",
+        "loss",
+        "record",
+      ],
+      ["account_uuid", "entry_id"],
+    ),
+    flags: ["loss"],
+  },
+  byRowid("corporate_actions", ["id", "kind", "theme_asset_id", "ex_date", "pay_date", "params"], ["id"]),
+  byKey(
+    "corporate_action_applications",
+    ["action_id", "account_uuid", "applied_at"],
+    ["action_id", "account_uuid"],
+  ),
 ];
 
 /** Rows read per chunk of the source. */

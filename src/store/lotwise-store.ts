@@ -13,6 +13,7 @@
 import type { TaxLotInput, TaxLotRow } from "./records.js";
 import type { BacktestJobRepository } from "./repositories/backtest-jobs.js";
 import type { AccountRepository, ClientRepository } from "./repositories/clients.js";
+import type { LedgerRepository } from "./repositories/ledger.js";
 import type { LotImportCounts, LotImportMode } from "./repositories/lot-imports.js";
 import type { CapturedMarketChanges, MarketRepository } from "./repositories/market.js";
 import type { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
@@ -116,6 +117,8 @@ export interface LotwiseStore {
   readonly riskModels: Promised<RiskModelRepository>;
   readonly backtestJobs: Promised<BacktestJobRepository>;
   readonly market: AsyncMarketRepository;
+  /** The account ledger: executions, realized rows, short lots, corporate actions (docs/ledger.md). */
+  readonly ledger: Promised<LedgerRepository>;
   /** Clock of created/modified timestamps (ISO 8601 UTC). */
   readonly now: () => string;
   /** SQLite's connection controls; undefined on PostgreSQL. */

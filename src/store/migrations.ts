@@ -403,6 +403,87 @@ CREATE INDEX backtest_jobs_status ON backtest_jobs(status, created_at);
 CREATE INDEX backtest_jobs_org_kind ON backtest_jobs(organization_uuid, kind, created_at);
 `,
   },
+  {
+    version: 6,
+    description:
+      "the account ledger: tax_lots.side (short lots), executions, realized_lots, corporate_actions and their applications",
+    // Short lots live in tax_lots (side 'short': quantity = shares owed, cost_basis = net short-sale proceeds, unit
+    // 'total', trade_date = the short-sale date) so the lots token triggers cover them; the long-lot reads filter
+    // side = 'long'. executions: one row per applied execution, the caller's id unique per account (idempotency).
+    // realized_lots: one row per realized lot part (the core's LedgerEntry: its 8949 columns, plus the whole entry
+    // as JSON in `record` so that later wash-sale matching reads it back exactly), keyed by (account, entry id);
+    // client_uuid is copied from the account for the household reads. corporate_actions are market-level (no
+    // organization), their applications one row per (action, account).
+    sql: `
+ALTER TABLE tax_lots ADD COLUMN side TEXT NOT NULL DEFAULT 'long' CHECK (side IN ('long', 'short'));
+
+CREATE TABLE executions (
+  account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  execution_id TEXT NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('proposal', 'trade_file', 'api')),
+  proposal_uuid TEXT,
+  order_index INTEGER,
+  kind TEXT NOT NULL CHECK (kind IN ('buy', 'sell', 'short_order', 'short_cover')),
+  theme_asset_id TEXT NOT NULL,
+  trade_date TEXT NOT NULL,
+  quantity TEXT NOT NULL,
+  price TEXT NOT NULL,
+  fees TEXT NOT NULL DEFAULT '0',
+  currency TEXT NOT NULL DEFAULT 'USD',
+  fx_rate TEXT NOT NULL DEFAULT '1',
+  lots TEXT,
+  lot_id TEXT,
+  applied_at TEXT NOT NULL,
+  PRIMARY KEY (account_uuid, execution_id)
+) WITHOUT ROWID;
+CREATE INDEX executions_account_date ON executions(account_uuid, trade_date);
+
+CREATE TABLE realized_lots (
+  account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  entry_id TEXT NOT NULL,
+  client_uuid TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  lot_id TEXT NOT NULL,
+  theme_asset_id TEXT NOT NULL,
+  side TEXT NOT NULL CHECK (side IN ('long', 'short')),
+  quantity TEXT NOT NULL,
+  date_acquired TEXT NOT NULL,
+  date_sold TEXT NOT NULL,
+  open_date TEXT,
+  proceeds TEXT NOT NULL,
+  cost_basis TEXT NOT NULL,
+  adjustment_code TEXT NOT NULL CHECK (adjustment_code IN ('', 'W')),
+  adjustment TEXT NOT NULL,
+  gain TEXT NOT NULL,
+  term TEXT NOT NULL CHECK (term IN ('short_term', 'long_term')),
+  loss INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (account_uuid, entry_id)
+) WITHOUT ROWID;
+CREATE INDEX realized_lots_account_date ON realized_lots(account_uuid, date_sold);
+CREATE INDEX realized_lots_client_date ON realized_lots(client_uuid, date_sold);
+
+CREATE TABLE corporate_actions (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL
+    CHECK (kind IN ('split', 'cash_dividend', 'spin_off', 'symbol_change', 'cash_merger', 'stock_merger')),
+  theme_asset_id TEXT NOT NULL,
+  ex_date TEXT NOT NULL,
+  pay_date TEXT,
+  params TEXT NOT NULL
+);
+CREATE INDEX corporate_actions_date ON corporate_actions(ex_date, id);
+CREATE INDEX corporate_actions_listing ON corporate_actions(theme_asset_id, ex_date);
+
+CREATE TABLE corporate_action_applications (
+  action_id TEXT NOT NULL REFERENCES corporate_actions(id),
+  account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  applied_at TEXT NOT NULL,
+  PRIMARY KEY (action_id, account_uuid)
+) WITHOUT ROWID;
+CREATE INDEX corporate_action_applications_account ON corporate_action_applications(account_uuid, applied_at);
+`,
+  },
 ];
 
 /** The schema version this build of lotwise writes. */

@@ -217,3 +217,158 @@ export interface MarketImportRecord {
   summary: unknown;
   created: string;
 }
+
+/** A long lot as the ledger writes it: a {@link TaxLotInput} with its id (the core's lot id), kept across batches. */
+export type LedgerLotInput = TaxLotInput & { uuid: string };
+
+/**
+ * An open short lot (tax_lots with side 'short'): `quantity` shares owed (> 0), `proceeds` the net short-sale
+ * proceeds in `currency` (its basis), `fxRate` units of the currency per USD on `openDate`, the short-sale date.
+ */
+export interface ShortLotRecord {
+  uuid: string;
+  accountUuid: string;
+  themeAssetId: string;
+  quantity: string;
+  proceeds: string;
+  currency: string;
+  fxRate: string;
+  openDate: string;
+}
+
+/** A short lot to store (the ledger keeps its id across batches). */
+export type ShortLotInput = Omit<ShortLotRecord, "accountUuid">;
+
+export type ExecutionSource = "proposal" | "trade_file" | "api";
+export type ExecutionKindRecord = "buy" | "sell" | "short_order" | "short_cover";
+
+/** One applied execution. Money in the listing currency; `fxRate` units of `currency` per USD. */
+export interface ExecutionRecord {
+  accountUuid: string;
+  /** The caller's id, unique per account: applying it twice is refused (`execution_already_applied`). */
+  executionId: string;
+  source: ExecutionSource;
+  proposalUuid: string | null;
+  orderIndex: number | null;
+  kind: ExecutionKindRecord;
+  themeAssetId: string;
+  tradeDate: string;
+  quantity: string;
+  price: string;
+  fees: string;
+  currency: string;
+  fxRate: string;
+  /** Named lots (sells: specific identification; covers: short lots), or null. */
+  lots: { lotId: string; quantity?: string }[] | null;
+  /** Id of the lot a buy or short sale opened, when not the execution id. */
+  lotId: string | null;
+  appliedAt: string;
+}
+
+/** An execution to record (the store adds the account and `appliedAt`). */
+export type ExecutionInput = Omit<ExecutionRecord, "accountUuid" | "appliedAt">;
+
+/**
+ * One realized lot or lot part (the core's LedgerEntry): the Form 8949 columns in USD, and `record`, the whole
+ * entry as JSON (decimals as strings) from which the core's entry is rebuilt exactly (src/store/ledger-mapper.ts).
+ */
+export interface RealizedLotRecord {
+  accountUuid: string;
+  clientUuid: string;
+  /** `${sourceId}:${n}`; a later purchase that washes the loss rewrites the row with the same id. */
+  entryId: string;
+  /** The execution or corporate action that realized it. */
+  sourceId: string;
+  lotId: string;
+  themeAssetId: string;
+  side: "long" | "short";
+  quantity: string;
+  dateAcquired: string;
+  dateSold: string;
+  /** Short entries: the date the short sale opened the lot. */
+  openDate: string | null;
+  proceeds: string;
+  costBasis: string;
+  adjustmentCode: "W" | "";
+  adjustment: string;
+  gain: string;
+  term: "short_term" | "long_term";
+  /** An economic loss (proceeds < basis): what a later purchase can wash. */
+  loss: boolean;
+  record: unknown;
+}
+
+/** A realized row to store (the store adds the account and its client). */
+export type RealizedLotInput = Omit<RealizedLotRecord, "accountUuid" | "clientUuid">;
+
+export type CorporateActionKind =
+  | "split"
+  | "cash_dividend"
+  | "spin_off"
+  | "symbol_change"
+  | "cash_merger"
+  | "stock_merger";
+
+/** A market-level corporate action; `params` holds the kind's own fields (ratio, amountPerShare, ...). */
+export interface CorporateActionRecord {
+  id: string;
+  kind: CorporateActionKind;
+  themeAssetId: string;
+  exDate: string;
+  payDate: string | null;
+  params: Record<string, unknown>;
+}
+
+export interface CorporateActionApplicationRecord {
+  actionId: string;
+  accountUuid: string;
+  appliedAt: string;
+}
+
+/** What one application of executions and actions writes to an account (see LedgerRepository.applyBatch). */
+export interface LedgerBatch {
+  executions: readonly ExecutionInput[];
+  /** New realized rows, and earlier rows of the account rewritten (same entry id) by a wash sale. */
+  realized: readonly RealizedLotInput[];
+  /** The account's long lots after the batch (every one: lots absent from it are deleted). */
+  lotsAfter: readonly LedgerLotInput[];
+  /** The account's short lots after the batch. */
+  shortLotsAfter: readonly ShortLotInput[];
+  /** Decimal string added to the account's USD cash. */
+  cashDelta: string;
+  /** Corporate actions this batch applied (each once per account). */
+  appliedActionIds?: readonly string[];
+  /** Other accounts of the same client whose loss rows and replacement lots the batch's purchases washed. */
+  household?: readonly HouseholdUpdate[];
+}
+
+/** Another account's rows and lots that a batch's purchases washed (household wash sales). */
+export interface HouseholdUpdate {
+  accountUuid: string;
+  /** Its realized rows rewritten (same entry ids). */
+  realized: readonly RealizedLotInput[];
+  /** Its existing long lots whose basis or holding period changed (updated in place by id). */
+  lotsChanged: readonly LedgerLotInput[];
+}
+
+/** The counts {@link LedgerBatch} wrote. */
+export interface LedgerBatchResult {
+  executions: number;
+  realized: number;
+  lotsInserted: number;
+  lotsUpdated: number;
+  lotsDeleted: number;
+  cashValueUsd: string;
+}
+
+/** What the household wash-sale view needs: lots acquired and loss sales in a window, every account of a client. */
+export interface HouseholdActivity {
+  /** Long lots with a trade date in the window, each with its account. */
+  lots: TaxLotRecord[];
+  /** Realized rows that are economic losses, sold in the window. */
+  lossSales: RealizedLotRecord[];
+}
+
+/** Reads of realized rows: by account or by client, by tax year or by a date-sold window (inclusive). */
+export type RealizedScope = { accountUuid: string } | { clientUuid: string };
+export type RealizedPeriod = { year: number } | { from: string; to: string };

@@ -35,6 +35,7 @@ export class SqliteStore implements LotwiseStore {
   readonly riskModels: LotwiseStore["riskModels"];
   readonly backtestJobs: LotwiseStore["backtestJobs"];
   readonly market: LotwiseStore["market"];
+  readonly ledger: LotwiseStore["ledger"];
   readonly now: () => string;
   readonly sqlite: SqliteControls;
   /** The synchronous SQLite store underneath (for code that must run synchronously, e.g. a worker's hot loop). */
@@ -78,6 +79,7 @@ export class SqliteStore implements LotwiseStore {
         }
       });
     this.market = market as unknown as LotwiseStore["market"];
+    this.ledger = this.wrap(engine.ledger);
   }
 
   get isOpen(): boolean {

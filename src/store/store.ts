@@ -8,6 +8,7 @@ import { type Db, openDatabase, setBusyTimeout } from "./database.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 import { BacktestJobRepository } from "./repositories/backtest-jobs.js";
 import { AccountRepository, ClientRepository } from "./repositories/clients.js";
+import { LedgerRepository } from "./repositories/ledger.js";
 import { LotImportStaging } from "./repositories/lot-imports.js";
 import { MarketRepository } from "./repositories/market.js";
 import { ApiKeyRepository, OrganizationRepository } from "./repositories/organizations.js";
@@ -41,6 +42,7 @@ export class Store {
   readonly riskModels: RiskModelRepository;
   readonly backtestJobs: BacktestJobRepository;
   readonly market: MarketRepository;
+  readonly ledger: LedgerRepository;
   /** Raw whole-table reads and writes, for copyStore only. @internal */
   readonly tables: TableRepository;
   readonly now: () => string;
@@ -67,6 +69,7 @@ export class Store {
     this.riskModels = new RiskModelRepository(this.db, this.now);
     this.backtestJobs = new BacktestJobRepository(this.db, this.now);
     this.market = new MarketRepository(this.db, this.now);
+    this.ledger = new LedgerRepository(this.db, this.now);
     this.tables = new TableRepository(this.db);
   }
 

@@ -518,6 +518,82 @@ ALTER TABLE backtest_jobs ADD CONSTRAINT backtest_jobs_kind_account CHECK (kind 
 CREATE INDEX backtest_jobs_org_kind ON backtest_jobs(organization_uuid, kind, created_at);
 `,
   },
+  {
+    version: 6,
+    description:
+      "the account ledger: tax_lots.side (short lots), executions, realized_lots, corporate_actions and their applications",
+    // The SQLite migration 6 in PostgreSQL terms: money and quantities numeric (read back as written), flags boolean.
+    sql: `
+ALTER TABLE tax_lots ADD COLUMN side ${T} NOT NULL DEFAULT 'long' CHECK (side IN ('long', 'short'));
+
+CREATE TABLE executions (
+  account_uuid ${T} NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  execution_id ${T} NOT NULL,
+  source ${T} NOT NULL CHECK (source IN ('proposal', 'trade_file', 'api')),
+  proposal_uuid ${T},
+  order_index integer,
+  kind ${T} NOT NULL CHECK (kind IN ('buy', 'sell', 'short_order', 'short_cover')),
+  theme_asset_id ${T} NOT NULL,
+  trade_date ${T} NOT NULL,
+  quantity numeric NOT NULL,
+  price numeric NOT NULL,
+  fees numeric NOT NULL DEFAULT 0,
+  currency ${T} NOT NULL DEFAULT 'USD',
+  fx_rate numeric NOT NULL DEFAULT 1,
+  lots ${T},
+  lot_id ${T},
+  applied_at ${T} NOT NULL,
+  PRIMARY KEY (account_uuid, execution_id)
+);
+CREATE INDEX executions_account_date ON executions(account_uuid, trade_date);
+
+CREATE TABLE realized_lots (
+  account_uuid ${T} NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  entry_id ${T} NOT NULL,
+  client_uuid ${T} NOT NULL,
+  source_id ${T} NOT NULL,
+  lot_id ${T} NOT NULL,
+  theme_asset_id ${T} NOT NULL,
+  side ${T} NOT NULL CHECK (side IN ('long', 'short')),
+  quantity numeric NOT NULL,
+  date_acquired ${T} NOT NULL,
+  date_sold ${T} NOT NULL,
+  open_date ${T},
+  proceeds numeric NOT NULL,
+  cost_basis numeric NOT NULL,
+  adjustment_code ${T} NOT NULL CHECK (adjustment_code IN ('', 'W')),
+  adjustment numeric NOT NULL,
+  gain numeric NOT NULL,
+  term ${T} NOT NULL CHECK (term IN ('short_term', 'long_term')),
+  loss boolean NOT NULL,
+  record ${T} NOT NULL,
+  PRIMARY KEY (account_uuid, entry_id)
+);
+CREATE INDEX realized_lots_account_date ON realized_lots(account_uuid, date_sold);
+CREATE INDEX realized_lots_client_date ON realized_lots(client_uuid, date_sold);
+
+CREATE TABLE corporate_actions (
+  id ${T} PRIMARY KEY,
+  kind ${T} NOT NULL
+    CHECK (kind IN ('split', 'cash_dividend', 'spin_off', 'symbol_change', 'cash_merger', 'stock_merger')),
+  theme_asset_id ${T} NOT NULL,
+  ex_date ${T} NOT NULL,
+  pay_date ${T},
+  params ${T} NOT NULL
+);
+CREATE INDEX corporate_actions_date ON corporate_actions(ex_date, id);
+CREATE INDEX corporate_actions_listing ON corporate_actions(theme_asset_id, ex_date);
+
+CREATE TABLE corporate_action_applications (
+  action_id ${T} NOT NULL REFERENCES corporate_actions(id),
+  account_uuid ${T} NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,
+  applied_at ${T} NOT NULL,
+  PRIMARY KEY (action_id, account_uuid)
+);
+CREATE INDEX corporate_action_applications_account ON corporate_action_applications(account_uuid, applied_at);
+${changeTriggers(["executions", "realized_lots", "corporate_actions", "corporate_action_applications"])}
+`,
+  },
 ];
 
 /** The schema version this build writes (equal to SQLite's SCHEMA_VERSION). */

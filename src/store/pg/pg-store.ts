@@ -19,6 +19,7 @@ import { LOCK_SPACE, PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 import { BULK_CHUNK, PgDb } from "./pg-db.js";
 import { PgBacktestJobRepository } from "./repositories/backtest-jobs.js";
 import { nextLotPosition, PgAccountRepository, PgClientRepository } from "./repositories/clients.js";
+import { PgLedgerRepository } from "./repositories/ledger.js";
 import { PgMarketRepository } from "./repositories/market.js";
 import { PgApiKeyRepository, PgOrganizationRepository } from "./repositories/organizations.js";
 import { PgAssetClassRepository, PgPortfolioConfigRepository } from "./repositories/portfolio-configs.js";
@@ -60,6 +61,7 @@ export class PgStore implements LotwiseStore {
   readonly riskModels: PgRiskModelRepository;
   readonly backtestJobs: PgBacktestJobRepository;
   readonly market: PgMarketRepository;
+  readonly ledger: PgLedgerRepository;
   readonly now: () => string;
   /** The connections and the transaction context (for code of src/store that needs SQL, e.g. copyStore). */
   readonly db: PgDb;
@@ -84,6 +86,7 @@ export class PgStore implements LotwiseStore {
     this.riskModels = new PgRiskModelRepository(this.db, now);
     this.backtestJobs = new PgBacktestJobRepository(this.db, now);
     this.market = new PgMarketRepository(this.db, now);
+    this.ledger = new PgLedgerRepository(this.db, now);
   }
 
   get isOpen(): boolean {
@@ -146,9 +149,10 @@ export class PgStore implements LotwiseStore {
       },
       lots: () => this.stagedLots(importId, usable),
       accountLotCount: async (accountUuid: string) =>
-        (await db.value<number>("SELECT count(*)::int FROM tax_lots WHERE account_uuid = $1", [
-          accountUuid,
-        ])) ?? 0,
+        (await db.value<number>(
+          "SELECT count(*)::int FROM tax_lots WHERE account_uuid = $1 AND side = 'long'",
+          [accountUuid],
+        )) ?? 0,
       commit: async (
         accountUuid: string,
         mode: LotImportMode,
@@ -159,13 +163,14 @@ export class PgStore implements LotwiseStore {
           return await this.transaction(async (tx) => {
             if (check) await check(tx);
             const count = async () =>
-              (await db.value<number>("SELECT count(*)::int FROM tax_lots WHERE account_uuid = $1", [
-                accountUuid,
-              ])) ?? 0;
+              (await db.value<number>(
+                "SELECT count(*)::int FROM tax_lots WHERE account_uuid = $1 AND side = 'long'",
+                [accountUuid],
+              )) ?? 0;
             const start = await nextLotPosition(db, accountUuid);
             const before = await count();
             if (mode === "replace")
-              await db.run("DELETE FROM tax_lots WHERE account_uuid = $1", [accountUuid]);
+              await db.run("DELETE FROM tax_lots WHERE account_uuid = $1 AND side = 'long'", [accountUuid]);
             await db.run(
               `INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, cost_basis_unit,
                  cost_basis_currency, fx_rate, trade_date, holding_period_start, wash_sale_date, last_sold_for_loss_date)

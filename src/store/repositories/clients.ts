@@ -318,10 +318,10 @@ export class AccountRepository {
       .all() as { themeAssetId: string; lots: number; accounts: number }[];
   }
 
-  /** The account's tax lots in stored order. */
+  /** The account's long tax lots in stored order (short lots: `ledger.shortLots`). */
   lots(accountUuid: string): TaxLotRecord[] {
     const rows = this.db
-      .prepare("SELECT * FROM tax_lots WHERE account_uuid = ? ORDER BY position")
+      .prepare("SELECT * FROM tax_lots WHERE account_uuid = ? AND side = 'long' ORDER BY position")
       .all(accountUuid) as LotRow[];
     return rows.map(toLot);
   }
@@ -370,7 +370,7 @@ export class AccountRepository {
           cost_basis_unit || char(31) || cost_basis_currency || char(31) || fx_rate || char(31) || trade_date ||
           char(31) || coalesce(holding_period_start, '') || char(31) || coalesce(wash_sale_date, '') || char(31) ||
           coalesce(last_sold_for_loss_date, '')
-         FROM tax_lots WHERE account_uuid = ? ORDER BY position`,
+         FROM tax_lots WHERE account_uuid = ? AND side = 'long' ORDER BY position`,
       )
       .pluck(true);
     const joined = this.lotRowsJoined.all(accountUuid) as (string | null)[];
@@ -410,15 +410,18 @@ export class AccountRepository {
       .prepare(
         `SELECT uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency, fx_rate, trade_date,
           holding_period_start, wash_sale_date, last_sold_for_loss_date
-         FROM tax_lots WHERE account_uuid = ? ORDER BY position`,
+         FROM tax_lots WHERE account_uuid = ? AND side = 'long' ORDER BY position`,
       )
       .raw(true)
       .all(accountUuid) as TaxLotRow[];
   }
 
-  /** Replace every lot of the account (the spec's "holdings replace tax lots"). Returns the stored lots. */
+  /**
+   * Replace every long lot of the account (the spec's "holdings replace tax lots"; the ledger's short lots stay).
+   * Returns the stored lots.
+   */
   replaceLots(accountUuid: string, lots: readonly TaxLotInput[]): TaxLotRecord[] {
-    this.db.prepare("DELETE FROM tax_lots WHERE account_uuid = ?").run(accountUuid);
+    this.db.prepare("DELETE FROM tax_lots WHERE account_uuid = ? AND side = 'long'").run(accountUuid);
     this.appendLots(accountUuid, lots);
     return this.lots(accountUuid);
   }

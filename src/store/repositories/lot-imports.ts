@@ -112,7 +112,9 @@ export class LotImportStaging {
   /** The account's lot count (outside any import transaction; a dry run's "before"). */
   accountLotCount(accountUuid: string): number {
     return (
-      this.db.prepare("SELECT count(*) AS n FROM tax_lots WHERE account_uuid = ?").get(accountUuid) as {
+      this.db
+        .prepare("SELECT count(*) AS n FROM tax_lots WHERE account_uuid = ? AND side = 'long'")
+        .get(accountUuid) as {
         n: number;
       }
     ).n;
@@ -160,9 +162,12 @@ export class LotImportStaging {
     db.pragma(`main.cache_size = ${IMPORT_CACHE_KIB}`);
     return {
       into(accountUuid: string, mode: LotImportMode): LotImportCounts {
-        const count = db.prepare("SELECT count(*) AS n FROM tax_lots WHERE account_uuid = ?");
+        const count = db.prepare(
+          "SELECT count(*) AS n FROM tax_lots WHERE account_uuid = ? AND side = 'long'",
+        );
         const before = (count.get(accountUuid) as { n: number }).n;
-        if (mode === "replace") db.prepare("DELETE FROM tax_lots WHERE account_uuid = ?").run(accountUuid);
+        if (mode === "replace")
+          db.prepare("DELETE FROM tax_lots WHERE account_uuid = ? AND side = 'long'").run(accountUuid);
         const start =
           mode === "replace"
             ? 0

@@ -369,7 +369,7 @@ export class PgAccountRepository implements AsyncAccountRepository {
 
   async lots(accountUuid: string): Promise<TaxLotRecord[]> {
     const rows = await this.db.rows<LotRow>(
-      `SELECT account_uuid, ${LOT_ROW_COLUMNS} FROM tax_lots WHERE account_uuid = $1 ORDER BY position`,
+      `SELECT account_uuid, ${LOT_ROW_COLUMNS} FROM tax_lots WHERE account_uuid = $1 AND side = 'long' ORDER BY position`,
       [accountUuid],
     );
     return rows.map(toLot);
@@ -377,7 +377,7 @@ export class PgAccountRepository implements AsyncAccountRepository {
 
   async lotRows(accountUuid: string): Promise<TaxLotRow[]> {
     return this.db.arrays<TaxLotRow & unknown[]>(
-      `SELECT ${LOT_ROW_COLUMNS} FROM tax_lots WHERE account_uuid = $1 ORDER BY position`,
+      `SELECT ${LOT_ROW_COLUMNS} FROM tax_lots WHERE account_uuid = $1 AND side = 'long' ORDER BY position`,
       [accountUuid],
     );
   }
@@ -404,7 +404,7 @@ export class PgAccountRepository implements AsyncAccountRepository {
       `SELECT concat_ws(chr(31), uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency,
          fx_rate, trade_date, coalesce(holding_period_start, ''), coalesce(wash_sale_date, ''),
          coalesce(last_sold_for_loss_date, ''))
-       FROM tax_lots WHERE account_uuid = $1 ORDER BY position`,
+       FROM tax_lots WHERE account_uuid = $1 AND side = 'long' ORDER BY position`,
       [accountUuid],
     );
     const values = new Array<T>(joined.length);
@@ -440,7 +440,7 @@ export class PgAccountRepository implements AsyncAccountRepository {
   async replaceLots(accountUuid: string, lots: readonly TaxLotInput[]): Promise<TaxLotRecord[]> {
     return this.db.transaction(async () => {
       await this.db.run("SELECT 1 FROM accounts WHERE uuid = $1 FOR NO KEY UPDATE", [accountUuid]);
-      await this.db.run("DELETE FROM tax_lots WHERE account_uuid = $1", [accountUuid]);
+      await this.db.run("DELETE FROM tax_lots WHERE account_uuid = $1 AND side = 'long'", [accountUuid]);
       await insertLots(this.db, accountUuid, 0, lots);
       return this.lots(accountUuid);
     });

@@ -1,0 +1,335 @@
+/**
+ * @module store/ledger-mapper
+ * Conversions between the account ledger's core values (src/core/ledger: long lots, short lots, realized entries,
+ * executions, corporate actions; decimal.js) and the store's records (exact decimal strings, JSON), plus the lot
+ * change plan that `ledger.applyBatch` of both engines uses to write only the lots a batch changed.
+ *
+ * Round trips are exact: decimals are written as plain decimal text (`toFixed()`, never an exponent) and read back
+ * with the tax engine's 64-digit constructor.
+ */
+import type { Decimal } from "decimal.js";
+import type { Currency } from "../core/data/types.js";
+import type {
+  CorporateAction,
+  Execution,
+  ExecutionLot,
+  LedgerEntry,
+  RealizedRow,
+  ShortLot,
+} from "../core/ledger/index.js";
+import { realizedRows } from "../core/ledger/realized.js";
+import { TaxDecimal } from "../core/tax/decimal.js";
+import type { RealizedGain, TaxLot } from "../core/tax/index.js";
+import type {
+  CorporateActionKind,
+  CorporateActionRecord,
+  ExecutionInput,
+  ExecutionSource,
+  LedgerLotInput,
+  RealizedLotInput,
+  RealizedLotRecord,
+  ShortLotInput,
+  ShortLotRecord,
+  TaxLotRecord,
+} from "./records.js";
+
+const text = (d: Decimal): string => d.toFixed();
+const dec = (s: string): Decimal => new TaxDecimal(s);
+
+/** A core long lot as the ledger stores it (total basis; a holding-period start equal to the trade date is null). */
+export function ledgerLotInput(lot: TaxLot): LedgerLotInput {
+  return {
+    uuid: lot.id,
+    themeAssetId: lot.themeAssetId,
+    quantity: text(lot.quantity),
+    costBasis: text(lot.totalCostBasis),
+    costBasisUnit: "total",
+    costBasisCurrency: lot.currency,
+    fxRate: text(lot.fxRate),
+    tradeDate: lot.tradeDate,
+    holdingPeriodStart: lot.holdingPeriodStart === lot.tradeDate ? null : lot.holdingPeriodStart,
+    washSaleDate: lot.washSaleDate,
+    lastSoldForLossDate: lot.lastSoldForLossDate,
+  };
+}
+
+/** A stored long lot as a core lot (per-share bases multiplied out), tagged with its account. */
+export function taxLotFromRecord(r: TaxLotRecord): TaxLot {
+  const quantity = dec(r.quantity);
+  const basis = dec(r.costBasis);
+  return {
+    id: r.uuid,
+    accountId: r.accountUuid,
+    themeAssetId: r.themeAssetId,
+    quantity,
+    totalCostBasis: r.costBasisUnit === "per_share" ? basis.times(quantity) : basis,
+    currency: r.costBasisCurrency as Currency,
+    fxRate: dec(r.fxRate),
+    tradeDate: r.tradeDate,
+    holdingPeriodStart: r.holdingPeriodStart ?? r.tradeDate,
+    washSaleDate: r.washSaleDate,
+    lastSoldForLossDate: r.lastSoldForLossDate,
+  };
+}
+
+export function shortLotInput(lot: ShortLot): ShortLotInput {
+  return {
+    uuid: lot.id,
+    themeAssetId: lot.themeAssetId,
+    quantity: text(lot.quantity),
+    proceeds: text(lot.proceeds),
+    currency: lot.currency,
+    fxRate: text(lot.fxRate),
+    openDate: lot.openDate,
+  };
+}
+
+export function shortLotFromRecord(r: ShortLotRecord): ShortLot {
+  return {
+    side: "short",
+    id: r.uuid,
+    accountId: r.accountUuid,
+    themeAssetId: r.themeAssetId,
+    quantity: dec(r.quantity),
+    proceeds: dec(r.proceeds),
+    currency: r.currency as Currency,
+    fxRate: dec(r.fxRate),
+    openDate: r.openDate,
+  };
+}
+
+/** Decimal fields of a RealizedGain (revived from the JSON `record`). */
+const GAIN_DECIMALS = [
+  "quantity",
+  "price",
+  "lotFxRate",
+  "saleFxRate",
+  "proceeds",
+  "costBasis",
+  "proceedsUsd",
+  "costBasisUsd",
+  "gainUsd",
+  "disallowedLossUsd",
+  "washedQuantity",
+  "recognizedGainUsd",
+] as const;
+
+/** A realized entry (with its row, computed when not given) as the store's realized row. */
+export function realizedInput(entry: LedgerEntry, row?: RealizedRow): RealizedLotInput {
+  const r = row ?? realizedRows([entry])[0]!;
+  const g = entry.record;
+  return {
+    entryId: entry.id,
+    sourceId: entry.sourceId,
+    lotId: g.lotId,
+    themeAssetId: g.themeAssetId,
+    side: entry.side,
+    quantity: text(r.quantity),
+    dateAcquired: r.dateAcquired,
+    dateSold: r.dateSold,
+    openDate: entry.openDate ?? null,
+    proceeds: text(r.proceeds),
+    costBasis: text(r.costBasis),
+    adjustmentCode: r.adjustmentCode,
+    adjustment: text(r.adjustment),
+    gain: text(r.gain),
+    term: r.term,
+    loss: g.gainUsd.isNegative() && !g.gainUsd.isZero(),
+    record: JSON.parse(JSON.stringify(entry)) as unknown,
+  };
+}
+
+/** The core's entry from a stored row (exactly the entry written; `accountId` as written). */
+export function entryFromRecord(r: RealizedLotRecord): LedgerEntry {
+  const raw = r.record as {
+    id: string;
+    sourceId: string;
+    side: "long" | "short";
+    openDate?: string;
+    record: Record<string, unknown>;
+  };
+  const g: Record<string, unknown> = { ...raw.record };
+  for (const k of GAIN_DECIMALS) if (typeof g[k] === "string") g[k] = dec(g[k] as string);
+  g.washSaleMatches = ((g.washSaleMatches as Record<string, unknown>[] | undefined) ?? []).map((m) => ({
+    ...m,
+    quantity: dec(m.quantity as string),
+    disallowedLossUsd: dec(m.disallowedLossUsd as string),
+  }));
+  return {
+    id: raw.id,
+    sourceId: raw.sourceId,
+    side: raw.side,
+    ...(raw.openDate === undefined ? {} : { openDate: raw.openDate }),
+    record: g as unknown as RealizedGain,
+  };
+}
+
+const valueText = (v: Decimal.Value | undefined, fallback: string): string =>
+  v === undefined ? fallback : new TaxDecimal(v).toFixed();
+
+/** An execution as the store records it, with where it came from. */
+export function executionInput(
+  e: Execution,
+  origin: { source: ExecutionSource; proposalUuid?: string | null; orderIndex?: number | null },
+): ExecutionInput {
+  return {
+    executionId: e.id,
+    source: origin.source,
+    proposalUuid: origin.proposalUuid ?? null,
+    orderIndex: origin.orderIndex ?? null,
+    kind: e.kind,
+    themeAssetId: e.themeAssetId,
+    tradeDate: e.tradeDate,
+    quantity: valueText(e.quantity, "0"),
+    price: valueText(e.price, "0"),
+    fees: valueText(e.fees, "0"),
+    currency: e.currency ?? "USD",
+    fxRate: valueText(e.fxRate, "1"),
+    lots:
+      e.lots === undefined
+        ? null
+        : e.lots.map((l: ExecutionLot) =>
+            l.quantity === undefined
+              ? { lotId: l.lotId }
+              : { lotId: l.lotId, quantity: valueText(l.quantity, "0") },
+          ),
+    lotId: e.lotId ?? null,
+  };
+}
+
+/** Fields of an action stored in columns; the rest goes to `params`. */
+const ACTION_COLUMNS = new Set(["id", "type", "themeAssetId", "date", "payDate"]);
+
+/** Plain JSON of a parameter value (decimals as decimal text). */
+function plain(v: unknown): unknown {
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && "toFixed" in v && "isFinite" in v)
+    return (v as Decimal).toFixed();
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
+}
+
+export function corporateActionRecord(a: CorporateAction): CorporateActionRecord {
+  const params: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(a)) if (!ACTION_COLUMNS.has(k) && v !== undefined) params[k] = plain(v);
+  const payDate = (a as { payDate?: string }).payDate;
+  return {
+    id: a.id,
+    kind: a.type as CorporateActionKind,
+    themeAssetId: a.themeAssetId,
+    exDate: a.date,
+    payDate: payDate ?? null,
+    params,
+  };
+}
+
+/** The core's action (decimal parameters stay decimal strings, which the core accepts). */
+export function corporateActionFromRecord(r: CorporateActionRecord): CorporateAction {
+  return {
+    ...r.params,
+    id: r.id,
+    type: r.kind,
+    themeAssetId: r.themeAssetId,
+    date: r.exDate,
+    ...(r.payDate === null ? {} : { payDate: r.payDate }),
+  } as unknown as CorporateAction;
+}
+
+/**
+ * One stored lot as compared by the change plan: side, then the tax_lots columns in this order (uuid apart).
+ * Nulls stay null.
+ */
+export type LotColumns = readonly [
+  side: "long" | "short",
+  themeAssetId: string,
+  quantity: string,
+  costBasis: string,
+  costBasisUnit: string,
+  costBasisCurrency: string,
+  fxRate: string,
+  tradeDate: string,
+  holdingPeriodStart: string | null,
+  washSaleDate: string | null,
+  lastSoldForLossDate: string | null,
+];
+
+/** The lots a batch wants, as columns keyed by lot id (long then short, in the order given). */
+export function desiredLots(
+  longLots: readonly LedgerLotInput[],
+  shortLots: readonly ShortLotInput[],
+): Map<string, LotColumns> {
+  const out = new Map<string, LotColumns>();
+  for (const l of longLots)
+    out.set(l.uuid, [
+      "long",
+      l.themeAssetId,
+      l.quantity,
+      l.costBasis,
+      l.costBasisUnit,
+      l.costBasisCurrency,
+      l.fxRate,
+      l.tradeDate,
+      l.holdingPeriodStart,
+      l.washSaleDate,
+      l.lastSoldForLossDate,
+    ]);
+  for (const s of shortLots)
+    out.set(s.uuid, [
+      "short",
+      s.themeAssetId,
+      s.quantity,
+      s.proceeds,
+      "total",
+      s.currency,
+      s.fxRate,
+      s.openDate,
+      null,
+      null,
+      null,
+    ]);
+  return out;
+}
+
+/** What to do to an account's lots: delete these ids, update these, insert these (after the last position). */
+export interface LotChangePlan {
+  deletes: string[];
+  updates: [string, LotColumns][];
+  inserts: [string, LotColumns][];
+}
+
+/**
+ * The plan that turns `current` into `desired`: a lot kept unchanged is not touched (it keeps its position and
+ * the lots token moves only when something changed); a changed lot is updated in place; a new lot is appended.
+ * @throws {TypeError} when the batch lists one lot id twice.
+ */
+export function planLotChanges(
+  current: ReadonlyMap<string, LotColumns>,
+  desired: ReadonlyMap<string, LotColumns>,
+  desiredCount: number,
+): LotChangePlan {
+  if (desired.size !== desiredCount)
+    throw new TypeError("applyBatch: a lot id appears twice in lotsAfter/shortLotsAfter");
+  const plan: LotChangePlan = { deletes: [], updates: [], inserts: [] };
+  for (const id of current.keys()) if (!desired.has(id)) plan.deletes.push(id);
+  for (const [id, cols] of desired) {
+    const now = current.get(id);
+    if (now === undefined) plan.inserts.push([id, cols]);
+    else if (now.some((v, i) => v !== cols[i])) plan.updates.push([id, cols]);
+  }
+  return plan;
+}
+
+/** `a + b` of two decimal strings, exactly, as plain decimal text. */
+export function addDecimalText(a: string, b: string): string {
+  return dec(a).plus(dec(b)).toFixed();
+}
+
+/** First day and last day of a period for the realized reads. */
+export function periodBounds(period: { year: number } | { from: string; to: string }): [string, string] {
+  if ("year" in period) {
+    const y = String(period.year).padStart(4, "0");
+    return [`${y}-01-01`, `${y}-12-31`];
+  }
+  return [period.from, period.to];
+}
