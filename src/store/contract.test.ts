@@ -1365,7 +1365,7 @@ for (const engine of engines) {
         },
       ]);
       // Cash: 10000 - 5000 (buy) + 1800 (sale) + 998 (short sale, net of fees).
-      expect((await store.accounts.getInOrganization(org, a))?.cashValueUsd).toBe("7798");
+      expect((await store.accounts.getInOrganization(org, a))?.cashValueUsd).toBe("7798.00");
       // Long reads return the long lot only, in the record shape of every other lot (no side field).
       const lots = await store.accounts.lots(a);
       expect(lots).toEqual([
@@ -1448,7 +1448,7 @@ for (const engine of engines) {
         await store.ledger.realized({ accountUuid: a }, { from: "2025-04-01", to: "2025-04-01" })
       )[0];
       expect(cover).toMatchObject({ side: "short", gain: "197", term: "short_term", openDate: "2025-03-11" });
-      expect((await store.accounts.getInOrganization(org, a))?.cashValueUsd).toBe("6997");
+      expect((await store.accounts.getInOrganization(org, a))?.cashValueUsd).toBe("6997.00");
     });
 
     it("refuses an execution or action already applied, naming it, and leaves every read unchanged", async () => {

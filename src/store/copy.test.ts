@@ -111,6 +111,73 @@ async function populate(store: LotwiseStore): Promise<{ key: string }> {
     lot({ themeAssetId: "RY:XTSE", costBasisCurrency: "CAD", fxRate: "1.35", washSaleDate: "2024-05-01" }),
   ]);
   await store.accounts.appendLots(account.uuid, [lot({ quantity: "0.000001" })]);
+  // The ledger (migration 6): a short lot, an execution, a realized loss row, a corporate action applied.
+  await store.ledger.addCorporateActions([
+    {
+      id: "split-1",
+      kind: "split",
+      themeAssetId: "AAPL:XNAS",
+      exDate: "2026-01-05",
+      payDate: null,
+      params: { ratio: { numerator: 3, denominator: 2 } },
+    },
+  ]);
+  const longLots = (await store.accounts.lots(account.uuid)).map(({ accountUuid: _, ...l }) => l);
+  await store.ledger.applyBatch(account.uuid, {
+    executions: [
+      {
+        executionId: "x1",
+        source: "proposal",
+        proposalUuid: "p1",
+        orderIndex: 2,
+        kind: "short_order",
+        themeAssetId: "MSFT:XNAS",
+        tradeDate: "2026-01-06",
+        quantity: "4.5",
+        price: "400.10",
+        fees: "0.25",
+        currency: "USD",
+        fxRate: "1",
+        lots: [{ lotId: "L-9", quantity: "1.50" }],
+        lotId: null,
+      },
+    ],
+    realized: [
+      {
+        entryId: "x1:1",
+        sourceId: "x1",
+        lotId: "L-9",
+        themeAssetId: "MSFT:XNAS",
+        side: "long",
+        quantity: "1.50",
+        dateAcquired: "2025-02-03",
+        dateSold: "2026-01-06",
+        openDate: null,
+        proceeds: "600.15",
+        costBasis: "700.000",
+        adjustmentCode: "W",
+        adjustment: "12.5",
+        gain: "-87.35",
+        term: "short_term",
+        loss: true,
+        record: { id: "x1:1", nested: { a: [1, "2"] } },
+      },
+    ],
+    lotsAfter: longLots,
+    shortLotsAfter: [
+      {
+        uuid: "short-1",
+        themeAssetId: "MSFT:XNAS",
+        quantity: "4.5",
+        proceeds: "1800.200",
+        currency: "USD",
+        fxRate: "1",
+        openDate: "2026-01-06",
+      },
+    ],
+    cashDelta: "1800.20",
+    appliedActionIds: ["split-1"],
+  });
   const { theme } = await store.themes.create(org.uuid, "Clean", { universe: "us" });
   const rev = await store.themes.revise(org.uuid, theme.uuid, "Clean 2", { universe: "all" });
   await store.themes.saveSnapshot({
@@ -240,6 +307,11 @@ async function readAll(store: LotwiseStore) {
         settings: await store.accounts.assetClassSettings(a.uuid),
         proposals: await store.proposals.list(o.uuid, a.uuid),
         jobs: await store.backtestJobs.list(o.uuid, { accountUuid: a.uuid }),
+        shortLots: await store.ledger.shortLots(a.uuid),
+        executions: await store.ledger.executions(a.uuid),
+        realized: await store.ledger.realized({ accountUuid: a.uuid }, { year: 2026 }),
+        household: await store.ledger.householdActivity(a.clientUuid, "2000-01-01", "2100-01-01"),
+        appliedActions: await store.ledger.appliedActions(a.uuid),
       });
     const themes = await store.themes.list(o.uuid);
     const themeData = [];
@@ -285,6 +357,7 @@ async function readAll(store: LotwiseStore) {
     levels: await m.indexLevels("IX", "2000-01-01", "2100-01-01"),
     imports: await m.imports(),
     summary: await m.summary(),
+    corporateActions: await store.ledger.corporateActions(),
   });
   return out;
 }
@@ -296,7 +369,27 @@ describe("copyStore (SQLite -> SQLite)", () => {
     const to = sqliteStore();
     const counts = await copyStore(from, to);
     expect(Object.keys(counts)).toEqual(COPY_TABLES.map((t) => t.name));
-    expect(counts).toMatchObject({ tax_lots: 3, proposals: 3, prices: 3, market_imports: 2, api_keys: 2 });
+    expect(counts).toMatchObject({
+      tax_lots: 4,
+      proposals: 3,
+      prices: 3,
+      market_imports: 2,
+      api_keys: 2,
+      executions: 1,
+      realized_lots: 1,
+      corporate_actions: 1,
+      corporate_action_applications: 1,
+    });
+    const account = (await to.accounts.listByOrganization((await to.organizations.list())[0]!.uuid))[0]!;
+    expect(account.cashValueUsd).toBe("2800.70");
+    expect((await to.ledger.shortLots(account.uuid)).map((l) => [l.uuid, l.proceeds])).toEqual([
+      ["short-1", "1800.200"],
+    ]);
+    expect((await to.ledger.realized({ clientUuid: account.clientUuid }, { year: 2026 }))[0]).toMatchObject({
+      costBasis: "700.000",
+      loss: true,
+      record: { id: "x1:1", nested: { a: [1, "2"] } },
+    });
     expect(await readAll(to)).toEqual(await readAll(from));
     expect(await to.apiKeys.authenticate(key)).toBeDefined();
     const next = await to.market.recordImport("x", "c.csv", 0, {});
@@ -344,7 +437,7 @@ describe.skipIf(pgProblem !== null)("copyStore (SQLite -> PostgreSQL -> SQLite)"
     const from = sqliteStore();
     await populate(from);
     const to = await pgStore();
-    // A check the source's rows break, on the last table: everything before it was written, then rolled back.
+    // A check the source's rows break, on a late table: everything before it was written, then rolled back.
     await (to as unknown as { db: { run(sql: string): Promise<number> } }).db.run(
       "ALTER TABLE market_imports ADD CONSTRAINT no_fx CHECK (kind <> 'fx')",
     );

@@ -320,9 +320,20 @@ export function planLotChanges(
   return plan;
 }
 
-/** `a + b` of two decimal strings, exactly, as plain decimal text. */
+/** Digits after the point of a plain decimal string ("10.50" -> 2). */
+function scaleOf(s: string): number {
+  const point = s.indexOf(".");
+  return point < 0 || /e/i.test(s) ? 0 : s.length - point - 1;
+}
+
+/**
+ * `a + b` of two decimal strings, exactly, as plain decimal text with the larger of their scales (as PostgreSQL's
+ * numeric addition gives): "1000.50" + "1800.2" = "2800.70".
+ */
 export function addDecimalText(a: string, b: string): string {
-  return dec(a).plus(dec(b)).toFixed();
+  return dec(a)
+    .plus(dec(b))
+    .toFixed(Math.max(scaleOf(a), scaleOf(b)));
 }
 
 /** First day and last day of a period for the realized reads. */
