@@ -1449,6 +1449,14 @@ for (const engine of engines) {
       )[0];
       expect(cover).toMatchObject({ side: "short", gain: "197", term: "short_term", openDate: "2025-03-11" });
       expect((await store.accounts.getInOrganization(org, a))?.cashValueUsd).toBe("6997.00");
+      // Same-date executions read back in the order applied, not by id.
+      await trade(store, org, a, [buy("zz", "2025-05-01", "1", "10"), buy("aa", "2025-05-01", "1", "10")]);
+      await trade(store, org, a, [buy("mm", "2025-05-01", "1", "10")]);
+      expect(
+        (await store.ledger.executions(a, { from: "2025-05-01", to: "2025-05-01" })).map(
+          (e) => e.executionId,
+        ),
+      ).toEqual(["zz", "aa", "mm"]);
     });
 
     it("refuses an execution or action already applied, naming it, and leaves every read unchanged", async () => {
@@ -1617,6 +1625,37 @@ for (const engine of engines) {
         }),
       ).rejects.toMatchObject({ code: "household_account_mismatch" });
       expect(await ledgerSnapshot(store, org, [a, b, c])).toEqual(snap);
+    });
+
+    it("keeps short lots through lot imports and replaceLots, which count and replace long lots only", async () => {
+      const { store, org, a } = await setup();
+      await trade(store, org, a, [
+        buy("e1", "2025-01-10", "100", "50"),
+        {
+          id: "s1",
+          kind: "short_order",
+          themeAssetId: "ABC:XNAS",
+          tradeDate: "2025-01-11",
+          quantity: "3",
+          price: "20",
+        },
+      ]);
+      const session = await store.beginLotImport();
+      await session.add([lot(), lot({ themeAssetId: "MSFT:XNAS" })]);
+      expect(await session.accountLotCount(a)).toBe(1);
+      expect(await session.commit(a, "replace")).toEqual({ before: 1, after: 2 });
+      expect((await store.accounts.lots(a)).map((l) => l.themeAssetId)).toEqual(["AAPL:XNAS", "MSFT:XNAS"]);
+      expect((await store.ledger.shortLots(a)).map((l) => [l.uuid, l.quantity, l.proceeds])).toEqual([
+        ["s1", "3", "60"],
+      ]);
+      await store.accounts.replaceLots(a, [lot({ quantity: "7" })]);
+      expect((await store.accounts.lots(a)).map((l) => l.quantity)).toEqual(["7"]);
+      expect(await store.ledger.shortLots(a)).toHaveLength(1);
+      // Every listing a lot names, long or short, is held (the market-data replace check keeps it).
+      expect((await store.accounts.heldListings()).map((h) => h.themeAssetId)).toEqual([
+        "AAPL:XNAS",
+        "ABC:XNAS",
+      ]);
     });
 
     it("stores corporate actions by id (upsert), filters them by date and listing, and restores the core's action", async () => {

@@ -262,6 +262,7 @@ export const COPY_TABLES: readonly TableSpec[] = [
       "lots",
       "lot_id",
       "applied_at",
+      "seq",
     ],
     ["account_uuid", "execution_id"],
   ),

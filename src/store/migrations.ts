@@ -409,7 +409,8 @@ CREATE INDEX backtest_jobs_org_kind ON backtest_jobs(organization_uuid, kind, cr
       "the account ledger: tax_lots.side (short lots), executions, realized_lots, corporate_actions and their applications",
     // Short lots live in tax_lots (side 'short': quantity = shares owed, cost_basis = net short-sale proceeds, unit
     // 'total', trade_date = the short-sale date) so the lots token triggers cover them; the long-lot reads filter
-    // side = 'long'. executions: one row per applied execution, the caller's id unique per account (idempotency).
+    // side = 'long'. executions: one row per applied execution, the caller's id unique per account (idempotency),
+    // seq its place in the account's application order (same-date executions replay in that order).
     // realized_lots: one row per realized lot part (the core's LedgerEntry: its 8949 columns, plus the whole entry
     // as JSON in `record` so that later wash-sale matching reads it back exactly), keyed by (account, entry id);
     // client_uuid is copied from the account for the household reads. corporate_actions are market-level (no
@@ -434,9 +435,10 @@ CREATE TABLE executions (
   lots TEXT,
   lot_id TEXT,
   applied_at TEXT NOT NULL,
+  seq INTEGER NOT NULL,
   PRIMARY KEY (account_uuid, execution_id)
 ) WITHOUT ROWID;
-CREATE INDEX executions_account_date ON executions(account_uuid, trade_date);
+CREATE INDEX executions_account_date ON executions(account_uuid, trade_date, seq);
 
 CREATE TABLE realized_lots (
   account_uuid TEXT NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,

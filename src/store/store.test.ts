@@ -637,6 +637,70 @@ describe("store files", () => {
     store.close();
   });
 
+  it("migrates a version-5 store: its lots become long lots read as before, and short lots are kept apart", () => {
+    const path = join(dir, "v5.db");
+    const raw = new Database(path);
+    for (const m of MIGRATIONS.filter((x) => x.version <= 5)) raw.exec(m.sql);
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.pragma("user_version = 5");
+    raw.exec(`INSERT INTO organizations VALUES ('o', 'Org', 't', 't');
+      INSERT INTO clients (uuid, organization_uuid, created, modified) VALUES ('c', 'o', 't', 't');
+      INSERT INTO accounts (uuid, organization_uuid, client_uuid, cash_value_usd, created, modified)
+        VALUES ('a', 'o', 'c', '100.50', 't', 't');
+      INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, trade_date)
+        VALUES ('l1', 'a', 0, 'AAPL:XNAS', '10.50', '150.2500', '2024-03-01');`);
+    raw.close();
+    const store = openStore(path);
+    expect(store.schemaVersion).toBe(6);
+    expect(store.accounts.lots("a")).toEqual([
+      {
+        uuid: "l1",
+        accountUuid: "a",
+        themeAssetId: "AAPL:XNAS",
+        quantity: "10.50",
+        costBasis: "150.2500",
+        costBasisUnit: "per_share",
+        costBasisCurrency: "USD",
+        fxRate: "1",
+        tradeDate: "2024-03-01",
+        holdingPeriodStart: null,
+        washSaleDate: null,
+        lastSoldForLossDate: null,
+      },
+    ]);
+    expect(store.ledger.shortLots("a")).toEqual([]);
+    const token = store.accounts.lotsToken("a");
+    const short = {
+      uuid: "s1",
+      themeAssetId: "MSFT:XNAS",
+      quantity: "2",
+      proceeds: "800.00",
+      currency: "USD",
+      fxRate: "1",
+      openDate: "2025-01-02",
+    };
+    const { accountUuid: _, ...long } = store.accounts.lots("a")[0]!;
+    store.ledger.applyBatch("a", {
+      executions: [],
+      realized: [],
+      lotsAfter: [long],
+      shortLotsAfter: [short],
+      cashDelta: "0",
+    });
+    // Only a short lot was added: long reads are unchanged, the token moved, a lot import keeps the short lot.
+    expect(store.accounts.lots("a").map((l) => l.uuid)).toEqual(["l1"]);
+    expect(store.accounts.lotRows("a").map((r) => r[0])).toEqual(["l1"]);
+    expect(store.accounts.lotsToken("a")).not.toBe(token);
+    store.accounts.replaceLots("a", [lotInput()]);
+    expect(store.accounts.lots("a")).toHaveLength(1);
+    expect(store.ledger.shortLots("a")).toEqual([{ ...short, accountUuid: "a" }]);
+    // An unknown side is refused by the column's check.
+    const check = new Database(path);
+    expect(() => check.prepare("UPDATE tax_lots SET side = 'both' WHERE uuid = 's1'").run()).toThrow(/CHECK/);
+    check.close();
+    store.close();
+  });
+
   it("restores an account's lots token with its lots when a transaction rolls back", () => {
     const store = openStore(join(dir, "rollback.db"));
     const org = store.organizations.create("Rollback").uuid;

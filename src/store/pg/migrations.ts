@@ -543,9 +543,10 @@ CREATE TABLE executions (
   lots ${T},
   lot_id ${T},
   applied_at ${T} NOT NULL,
+  seq integer NOT NULL,
   PRIMARY KEY (account_uuid, execution_id)
 );
-CREATE INDEX executions_account_date ON executions(account_uuid, trade_date);
+CREATE INDEX executions_account_date ON executions(account_uuid, trade_date, seq);
 
 CREATE TABLE realized_lots (
   account_uuid ${T} NOT NULL REFERENCES accounts(uuid) ON DELETE CASCADE,

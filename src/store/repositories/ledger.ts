@@ -50,6 +50,7 @@ interface ExecutionRow {
   lots: string | null;
   lot_id: string | null;
   applied_at: string;
+  seq?: number;
 }
 
 export interface RealizedRowDb {
@@ -190,6 +191,7 @@ export function executionValues(
   accountUuid: string,
   e: LedgerBatch["executions"][number],
   at: string,
+  seq: number,
 ): unknown[] {
   return [
     accountUuid,
@@ -208,6 +210,7 @@ export function executionValues(
     e.lots === null ? null : JSON.stringify(e.lots),
     e.lotId,
     at,
+    seq,
   ];
 }
 
@@ -228,6 +231,7 @@ export const EXECUTION_COLUMNS = [
   "lots",
   "lot_id",
   "applied_at",
+  "seq",
 ] as const;
 
 /** The ids of `wanted` that `present` holds, refused as a conflict naming them. */
@@ -328,7 +332,14 @@ export class LedgerRepository {
       const insertExecution = this.cached(
         `INSERT INTO executions (${EXECUTION_COLUMNS.join(", ")}) VALUES (${EXECUTION_COLUMNS.map(() => "?").join(", ")})`,
       );
-      for (const e of batch.executions) insertExecution.run(executionValues(accountUuid, e, at));
+      let seq = (
+        this.cached("SELECT coalesce(max(seq), 0) + 1 AS s FROM executions WHERE account_uuid = ?").get(
+          accountUuid,
+        ) as {
+          s: number;
+        }
+      ).s;
+      for (const e of batch.executions) insertExecution.run(executionValues(accountUuid, e, at, seq++));
       this.upsertRealized(accountUuid, clientUuid, batch.realized);
 
       const insertApplication = this.cached(
@@ -456,11 +467,14 @@ export class LedgerRepository {
     }));
   }
 
-  /** The account's executions, by trade date then execution id, optionally within [from, to] (trade dates). */
+  /**
+   * The account's executions by trade date, then in the order applied (same-date executions replay in that order),
+   * optionally within [from, to] (trade dates, inclusive).
+   */
   executions(accountUuid: string, window: { from?: string; to?: string } = {}): ExecutionRecord[] {
     const rows = this.cached(
       `SELECT * FROM executions WHERE account_uuid = ? AND trade_date >= ? AND trade_date <= ?
-       ORDER BY trade_date, applied_at, execution_id`,
+       ORDER BY trade_date, seq`,
     ).all(accountUuid, window.from ?? "", window.to ?? "\uffff") as ExecutionRow[];
     return rows.map(toExecution);
   }

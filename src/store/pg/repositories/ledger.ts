@@ -99,12 +99,17 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
 
       const at = this.now();
       const perRow = EXECUTION_COLUMNS.length;
+      let seq =
+        (await this.db.value<number>(
+          "SELECT (coalesce(max(seq), 0) + 1)::int FROM executions WHERE account_uuid = $1",
+          [accountUuid],
+        )) ?? 1;
       await inChunks(batch.executions, 1000, async (slice) => {
         await this.db.run(
           `INSERT INTO executions (${EXECUTION_COLUMNS.join(", ")}) VALUES ${slice
             .map((_, i) => `(${placeholders(perRow, i * perRow + 1)})`)
             .join(", ")}`,
-          slice.flatMap((e) => executionValues(accountUuid, e, at)),
+          slice.flatMap((e) => executionValues(accountUuid, e, at, seq++)),
         );
       });
       await this.upsertRealized(accountUuid, clientUuid, batch.realized);
@@ -261,7 +266,7 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
          quantity::text AS quantity, price::text AS price, fees::text AS fees, currency, fx_rate::text AS fx_rate,
          lots, lot_id, applied_at
        FROM executions WHERE account_uuid = $1 AND trade_date >= $2 AND trade_date <= $3
-       ORDER BY trade_date, applied_at, execution_id`,
+       ORDER BY trade_date, seq`,
       [accountUuid, window.from ?? "", window.to ?? "\uffff"],
     );
     return rows.map(toExecution);
