@@ -5,6 +5,17 @@
  */
 export { COPY_TABLES, type CopyCounts, copyStore } from "./copy.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, isStoreBusyError } from "./database.js";
+export {
+  corporateActionFromRecord,
+  corporateActionRecord,
+  entryFromRecord,
+  executionInput,
+  ledgerLotInput,
+  realizedInput,
+  shortLotFromRecord,
+  shortLotInput,
+  taxLotFromRecord,
+} from "./ledger-mapper.js";
 export type {
   AsyncAccountRepository,
   AsyncMarketRepository,
@@ -26,14 +37,32 @@ export type {
   BacktestProgress,
   BacktestStatus,
   ClientRecord,
+  CorporateActionApplicationRecord,
+  CorporateActionKind,
+  CorporateActionRecord,
   CostBasisUnit,
+  ExecutionInput,
+  ExecutionKindRecord,
+  ExecutionRecord,
+  ExecutionSource,
+  HouseholdActivity,
+  HouseholdUpdate,
+  LedgerBatch,
+  LedgerBatchResult,
+  LedgerLotInput,
   MarketImportRecord,
   OrganizationRecord,
   PortfolioConfigRecord,
   ProposalRecord,
+  RealizedLotInput,
+  RealizedLotRecord,
+  RealizedPeriod,
+  RealizedScope,
   RiskModelInput,
   RiskModelKind,
   RiskModelRecord,
+  ShortLotInput,
+  ShortLotRecord,
   StoredRiskModelRecord,
   TaxLotInput,
   TaxLotRecord,
@@ -51,6 +80,7 @@ export type {
   ClientPatch,
   ClientRepository,
 } from "./repositories/clients.js";
+export type { LedgerRepository } from "./repositories/ledger.js";
 export type { LotImportCounts, LotImportMode, LotImportStaging } from "./repositories/lot-imports.js";
 export type {
   CapturedMarketChanges,
