@@ -1658,6 +1658,41 @@ for (const engine of engines) {
       ]);
     });
 
+    it("reads realized rows of one date in the order written, a rewritten row keeping its place", async () => {
+      const { store, org, a } = await setup();
+      await trade(store, org, a, [buy("e1", "2025-01-10", "12", "50")]);
+      const { batch } = await trade(store, org, a, [
+        ...Array.from(
+          { length: 12 },
+          (_, i): Execution => ({
+            id: `s${i + 1}`,
+            kind: "sell",
+            themeAssetId: "XYZ:XNYS",
+            tradeDate: "2025-03-10",
+            quantity: "1",
+            price: "40",
+            lots: [{ lotId: "e1", quantity: "1" }],
+          }),
+        ),
+      ]);
+      const ids = batch.realized.map((r) => r.entryId);
+      expect(ids.slice(0, 3)).toEqual(["s1:1", "s2:1", "s3:1"]);
+      expect((await store.ledger.realized({ accountUuid: a }, { year: 2025 })).map((r) => r.entryId)).toEqual(
+        ids,
+      );
+      // A wash sale rewrites the first row (same id): it stays first.
+      await store.ledger.applyBatch(a, {
+        executions: [],
+        realized: [{ ...batch.realized[0]!, adjustmentCode: "W", adjustment: "10", gain: "0" }],
+        lotsAfter: [],
+        shortLotsAfter: [],
+        cashDelta: "0",
+      });
+      const rows = await store.ledger.realized({ accountUuid: a }, { year: 2025 });
+      expect(rows.map((r) => r.entryId)).toEqual(ids);
+      expect(rows[0]).toMatchObject({ adjustmentCode: "W", adjustment: "10", gain: "0" });
+    });
+
     it("stores corporate actions by id (upsert), filters them by date and listing, and restores the core's action", async () => {
       const { store } = await setup();
       const spin: CorporateAction = {

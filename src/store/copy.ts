@@ -289,6 +289,7 @@ export const COPY_TABLES: readonly TableSpec[] = [
         "term",
         "loss",
         "record",
+        "seq",
       ],
       ["account_uuid", "entry_id"],
     ),

@@ -460,6 +460,7 @@ CREATE TABLE realized_lots (
   term TEXT NOT NULL CHECK (term IN ('short_term', 'long_term')),
   loss INTEGER NOT NULL,
   record TEXT NOT NULL,
+  seq INTEGER NOT NULL,
   PRIMARY KEY (account_uuid, entry_id)
 ) WITHOUT ROWID;
 CREATE INDEX realized_lots_account_date ON realized_lots(account_uuid, date_sold);

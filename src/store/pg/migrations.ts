@@ -568,6 +568,7 @@ CREATE TABLE realized_lots (
   term ${T} NOT NULL CHECK (term IN ('short_term', 'long_term')),
   loss boolean NOT NULL,
   record ${T} NOT NULL,
+  seq integer NOT NULL,
   PRIMARY KEY (account_uuid, entry_id)
 );
 CREATE INDEX realized_lots_account_date ON realized_lots(account_uuid, date_sold);

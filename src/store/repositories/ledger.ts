@@ -432,12 +432,19 @@ export class LedgerRepository {
   private upsertRealized(accountUuid: string, clientUuid: string, rows: readonly RealizedLotInput[]): void {
     if (rows.length === 0) return;
     const upsert = this.cached(
-      `INSERT INTO realized_lots (${REALIZED_COLUMNS.join(", ")}) VALUES (${REALIZED_COLUMNS.map(() => "?").join(", ")})
+      `INSERT INTO realized_lots (${REALIZED_COLUMNS.join(", ")}, seq)
+       VALUES (${REALIZED_COLUMNS.map(() => "?").join(", ")}, ?)
        ON CONFLICT (account_uuid, entry_id) DO UPDATE SET ${REALIZED_COLUMNS.slice(2)
          .map((c) => `${c} = excluded.${c}`)
          .join(", ")}`,
     );
-    for (const r of rows) upsert.run(realizedValues(accountUuid, clientUuid, r, (v) => (v ? 1 : 0)));
+    let seq = (
+      this.cached("SELECT coalesce(max(seq), 0) + 1 AS s FROM realized_lots WHERE account_uuid = ?").get(
+        accountUuid,
+      ) as { s: number }
+    ).s;
+    for (const r of rows)
+      upsert.run([...realizedValues(accountUuid, clientUuid, r, (v) => (v ? 1 : 0)), seq++]);
   }
 
   /** The account's open short lots in stored order. */
@@ -485,7 +492,7 @@ export class LedgerRepository {
     const byAccount = "accountUuid" in scope;
     const rows = this.cached(
       `SELECT * FROM realized_lots WHERE ${byAccount ? "account_uuid" : "client_uuid"} = ?
-       AND date_sold >= ? AND date_sold <= ? ORDER BY date_sold, account_uuid, entry_id`,
+       AND date_sold >= ? AND date_sold <= ? ORDER BY date_sold, account_uuid, seq`,
     ).all(byAccount ? scope.accountUuid : scope.clientUuid, from, to) as RealizedRowDb[];
     return rows.map(toRealized);
   }
@@ -502,7 +509,7 @@ export class LedgerRepository {
     ).all(clientUuid, from, to) as Record<string, string | null>[];
     const lossSales = this.cached(
       `SELECT * FROM realized_lots WHERE client_uuid = ? AND date_sold >= ? AND date_sold <= ? AND loss = 1
-       ORDER BY date_sold, account_uuid, entry_id`,
+       ORDER BY date_sold, account_uuid, seq`,
     ).all(clientUuid, from, to) as RealizedRowDb[];
     return { lots: lots.map(lotRecord), lossSales: lossSales.map(toRealized) };
   }

@@ -233,16 +233,23 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     clientUuid: string,
     rows: readonly RealizedLotInput[],
   ): Promise<void> {
-    const perRow = REALIZED_COLUMNS.length;
+    if (rows.length === 0) return;
+    // seq numbers new rows in the order written; a rewritten row keeps its seq.
+    let seq =
+      (await this.db.value<number>(
+        "SELECT (coalesce(max(seq), 0) + 1)::int FROM realized_lots WHERE account_uuid = $1",
+        [accountUuid],
+      )) ?? 1;
+    const perRow = REALIZED_COLUMNS.length + 1;
     await inChunks(rows, 1000, async (slice) => {
       await this.db.run(
-        `INSERT INTO realized_lots (${REALIZED_COLUMNS.join(", ")}) VALUES ${slice
+        `INSERT INTO realized_lots (${REALIZED_COLUMNS.join(", ")}, seq) VALUES ${slice
           .map((_, i) => `(${placeholders(perRow, i * perRow + 1)})`)
           .join(", ")}
          ON CONFLICT (account_uuid, entry_id) DO UPDATE SET ${REALIZED_COLUMNS.slice(2)
            .map((c) => `${c} = excluded.${c}`)
            .join(", ")}`,
-        slice.flatMap((r) => realizedValues(accountUuid, clientUuid, r, (v) => v)),
+        slice.flatMap((r) => [...realizedValues(accountUuid, clientUuid, r, (v) => v), seq++]),
       );
     });
   }
@@ -277,7 +284,7 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     const byAccount = "accountUuid" in scope;
     const rows = await this.db.rows<RealizedRowDb>(
       `SELECT ${REALIZED_SELECT} FROM realized_lots WHERE ${byAccount ? "account_uuid" : "client_uuid"} = $1
-       AND date_sold >= $2 AND date_sold <= $3 ORDER BY date_sold, account_uuid, entry_id`,
+       AND date_sold >= $2 AND date_sold <= $3 ORDER BY date_sold, account_uuid, seq`,
       [byAccount ? scope.accountUuid : scope.clientUuid, from, to],
     );
     return rows.map(toRealized);
@@ -297,7 +304,7 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     );
     const lossSales = await this.db.rows<RealizedRowDb>(
       `SELECT ${REALIZED_SELECT} FROM realized_lots WHERE client_uuid = $1 AND date_sold >= $2 AND date_sold <= $3
-       AND loss ORDER BY date_sold, account_uuid, entry_id`,
+       AND loss ORDER BY date_sold, account_uuid, seq`,
       [clientUuid, from, to],
     );
     return { lots, lossSales: lossSales.map(toRealized) };
