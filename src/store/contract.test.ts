@@ -1171,7 +1171,9 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
         INSERT INTO accounts (uuid, organization_uuid, client_uuid, cash_value_usd, created, modified)
           VALUES ('a1', 'o1', 'c1', 12.50, 't', 't');
         INSERT INTO backtest_jobs (id, organization_uuid, account_uuid, status, params, resolved_params, created_at)
-          VALUES ('j1', 'o1', 'a1', 'PENDING', '{"p":1}', '{}', '2026-01-01T00:00:00.000Z');`);
+          VALUES ('j1', 'o1', 'a1', 'PENDING', '{"p":1}', '{}', '2026-01-01T00:00:00.000Z');
+        INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, trade_date)
+          VALUES ('l1', 'a1', 0, 'AAPL:XNAS', 10.50, 150.2500, '2024-03-01');`);
     } finally {
       await client.end();
     }
@@ -1184,6 +1186,11 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
       status: "PENDING",
     });
     expect((await store.accounts.getInOrganization("o1", "a1"))?.cashValueUsd).toBe("12.50");
+    // Lots written before version 6 are long lots, read as before; the ledger sees no short lot.
+    expect((await store.accounts.lots("a1")).map((l) => [l.uuid, l.quantity, l.costBasis])).toEqual([
+      ["l1", "10.50", "150.2500"],
+    ]);
+    expect(await store.ledger.shortLots("a1")).toEqual([]);
     const scan = await store.backtestJobs.create("o1", null, {}, {}, progress, { kind: "scan" });
     expect(scan.accountUuid).toBeNull();
     await expect(
@@ -1625,6 +1632,42 @@ for (const engine of engines) {
         }),
       ).rejects.toMatchObject({ code: "household_account_mismatch" });
       expect(await ledgerSnapshot(store, org, [a, b, c])).toEqual(snap);
+      // The same refusal caught inside a caller's transaction: the caller's own write commits, the batch wrote nothing
+      // (its lot deletions and cash come after every check), and an unknown household lot is refused the same way.
+      const lotsOfA = await store.accounts.lots(a);
+      await store.transaction(async (tx) => {
+        await tx.accounts.update(org, client, a, { name: "kept" });
+        for (const household of [
+          [{ accountUuid: c, realized: [], lotsChanged: [] }],
+          [
+            {
+              accountUuid: b,
+              realized: [],
+              lotsChanged: [{ ...lot(), uuid: "nope" }],
+            },
+          ],
+        ]) {
+          const err = await tx.ledger
+            .applyBatch(a, {
+              executions: [],
+              realized: [],
+              lotsAfter: [],
+              shortLotsAfter: [],
+              cashDelta: "1",
+              household,
+            })
+            .catch((e: unknown) => e);
+          expect(err).toMatchObject({
+            code: household[0]!.accountUuid === c ? "household_account_mismatch" : "lot_not_found",
+          });
+        }
+      });
+      const account = await store.accounts.getInOrganization(org, a);
+      expect(account?.name).toBe("kept");
+      expect(account?.cashValueUsd).toBe(
+        (snap[0] as { account: { cashValueUsd: string } }).account.cashValueUsd,
+      );
+      expect(await store.accounts.lots(a)).toEqual(lotsOfA);
     });
 
     it("keeps short lots through lot imports and replaceLots, which count and replace long lots only", async () => {

@@ -10,6 +10,7 @@ import type { Db } from "../database.js";
 import {
   addDecimalText,
   desiredLots,
+  type LotChangePlan,
   type LotColumns,
   periodBounds,
   planLotChanges,
@@ -315,12 +316,16 @@ export class LedgerRepository {
         refuseApplied("action", accountUuid, actionIds, present);
       }
 
-      const lots = this.writeLots(accountUuid, batch);
-
+      // Every check that can refuse the batch runs before the first write (on PostgreSQL a batch inside a caller's
+      // transaction has no savepoint, so both engines refuse before writing anything).
+      for (const h of batch.household ?? []) this.checkHousehold(clientUuid, h);
       const cash = this.cached("SELECT cash_value_usd FROM accounts WHERE uuid = ?").get(accountUuid) as {
         cash_value_usd: string;
       };
       const cashValueUsd = addDecimalText(cash.cash_value_usd, batch.cashDelta);
+      const plan = this.planLots(accountUuid, batch);
+
+      const lots = this.writeLots(accountUuid, plan);
       if (cashValueUsd !== cash.cash_value_usd)
         this.cached("UPDATE accounts SET cash_value_usd = ?, modified = ? WHERE uuid = ?").run(
           cashValueUsd,
@@ -348,11 +353,6 @@ export class LedgerRepository {
       for (const id of actionIds) insertApplication.run(id, accountUuid, at);
 
       for (const h of batch.household ?? []) {
-        if (this.clientOf(h.accountUuid) !== clientUuid)
-          throw new ConflictError(
-            `Account ${h.accountUuid} is not an account of client ${clientUuid}.`,
-            "household_account_mismatch",
-          );
         this.upsertRealized(h.accountUuid, clientUuid, h.realized);
         const update = this.cached(
           `UPDATE tax_lots SET quantity = ?, cost_basis = ?, cost_basis_unit = ?, cost_basis_currency = ?, fx_rate = ?,
@@ -373,8 +373,7 @@ export class LedgerRepository {
             l.uuid,
             h.accountUuid,
           );
-          if (r.changes === 0)
-            throw new NotFoundError(`Lot ${l.uuid} not found in account ${h.accountUuid}.`, "lot_not_found");
+          if (r.changes === 0) throw new Error(`applyBatch: lot ${l.uuid} vanished during the batch`);
         }
       }
       return {
@@ -386,10 +385,30 @@ export class LedgerRepository {
     });
   }
 
-  private writeLots(
-    accountUuid: string,
-    batch: LedgerBatch,
-  ): { lotsInserted: number; lotsUpdated: number; lotsDeleted: number } {
+  /** Refuse a household update of an account of another client, or of a lot its account does not hold long. */
+  private checkHousehold(clientUuid: string, h: NonNullable<LedgerBatch["household"]>[number]): void {
+    if (this.clientOf(h.accountUuid) !== clientUuid)
+      throw new ConflictError(
+        `Account ${h.accountUuid} is not an account of client ${clientUuid}.`,
+        "household_account_mismatch",
+      );
+    const held = new Set(
+      this.db
+        .prepare(
+          `SELECT uuid FROM tax_lots WHERE account_uuid = ? AND side = 'long' AND uuid IN (SELECT value FROM json_each(?))`,
+        )
+        .pluck(true)
+        .all(h.accountUuid, JSON.stringify(h.lotsChanged.map((l) => l.uuid))) as string[],
+    );
+    const missing = h.lotsChanged.filter((l) => !held.has(l.uuid)).map((l) => l.uuid);
+    if (missing.length > 0)
+      throw new NotFoundError(
+        `Lot ${missing.join(", ")} not found in account ${h.accountUuid}.`,
+        "lot_not_found",
+      );
+  }
+
+  private planLots(accountUuid: string, batch: LedgerBatch): LotChangePlan {
     const rows = this.db
       .prepare(`SELECT uuid, ${LOT_COMPARE_COLUMNS} FROM tax_lots WHERE account_uuid = ?`)
       .raw(true)
@@ -397,11 +416,17 @@ export class LedgerRepository {
     const current = new Map<string, LotColumns>(
       rows.map(([id, ...cols]) => [id, cols as unknown as LotColumns]),
     );
-    const plan = planLotChanges(
+    return planLotChanges(
       current,
       desiredLots(batch.lotsAfter, batch.shortLotsAfter),
       batch.lotsAfter.length + batch.shortLotsAfter.length,
     );
+  }
+
+  private writeLots(
+    accountUuid: string,
+    plan: LotChangePlan,
+  ): { lotsInserted: number; lotsUpdated: number; lotsDeleted: number } {
     const del = this.cached("DELETE FROM tax_lots WHERE uuid = ? AND account_uuid = ?");
     for (const id of plan.deletes) del.run(id, accountUuid);
     const update = this.cached(

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError } from "../../../core/errors.js";
 import {
   addDecimalText,
   desiredLots,
+  type LotChangePlan,
   type LotColumns,
   periodBounds,
   planLotChanges,
@@ -84,12 +85,16 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
         refuseApplied("action", accountUuid, actionIds, present);
       }
 
-      const lots = await this.writeLots(accountUuid, batch);
-
+      // Every check that can refuse the batch runs before the first write: inside a caller's transaction there is no
+      // savepoint, so a refusal after a write would leave that write to the caller.
+      for (const h of batch.household ?? []) await this.checkHousehold(clientUuid, h);
       const cash = (await this.db.value<string>("SELECT cash_value_usd::text FROM accounts WHERE uuid = $1", [
         accountUuid,
       ])) as string;
       const cashValueUsd = addDecimalText(cash, batch.cashDelta);
+      const plan = await this.planLots(accountUuid, batch);
+
+      const lots = await this.writeLots(accountUuid, plan);
       if (cashValueUsd !== cash)
         await this.db.run("UPDATE accounts SET cash_value_usd = $1::numeric, modified = $2 WHERE uuid = $3", [
           cashValueUsd,
@@ -122,16 +127,6 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
         );
 
       for (const h of batch.household ?? []) {
-        const other = await this.db.value<string>("SELECT client_uuid FROM accounts WHERE uuid = $1", [
-          h.accountUuid,
-        ]);
-        if (other === undefined)
-          throw new NotFoundError(`Account ${h.accountUuid} not found.`, "account_not_found");
-        if (other !== clientUuid)
-          throw new ConflictError(
-            `Account ${h.accountUuid} is not an account of client ${clientUuid}.`,
-            "household_account_mismatch",
-          );
         await this.upsertRealized(h.accountUuid, clientUuid, h.realized);
         for (const l of h.lotsChanged) {
           const n = await this.db.run(
@@ -153,18 +148,43 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
               h.accountUuid,
             ],
           );
-          if (n === 0)
-            throw new NotFoundError(`Lot ${l.uuid} not found in account ${h.accountUuid}.`, "lot_not_found");
+          if (n === 0) throw new Error(`applyBatch: lot ${l.uuid} vanished during the batch`);
         }
       }
       return { executions: batch.executions.length, realized: batch.realized.length, ...lots, cashValueUsd };
     });
   }
 
-  private async writeLots(
-    accountUuid: string,
-    batch: LedgerBatch,
-  ): Promise<{ lotsInserted: number; lotsUpdated: number; lotsDeleted: number }> {
+  /** Refuse a household update of an account of another client, or of a lot its account does not hold long. */
+  private async checkHousehold(
+    clientUuid: string,
+    h: NonNullable<LedgerBatch["household"]>[number],
+  ): Promise<void> {
+    const other = await this.db.value<string>("SELECT client_uuid FROM accounts WHERE uuid = $1", [
+      h.accountUuid,
+    ]);
+    if (other === undefined)
+      throw new NotFoundError(`Account ${h.accountUuid} not found.`, "account_not_found");
+    if (other !== clientUuid)
+      throw new ConflictError(
+        `Account ${h.accountUuid} is not an account of client ${clientUuid}.`,
+        "household_account_mismatch",
+      );
+    const held = new Set(
+      await this.db.column<string>(
+        "SELECT uuid FROM tax_lots WHERE account_uuid = $1 AND side = 'long' AND uuid = ANY($2::text[])",
+        [h.accountUuid, h.lotsChanged.map((l) => l.uuid)],
+      ),
+    );
+    const missing = h.lotsChanged.filter((l) => !held.has(l.uuid)).map((l) => l.uuid);
+    if (missing.length > 0)
+      throw new NotFoundError(
+        `Lot ${missing.join(", ")} not found in account ${h.accountUuid}.`,
+        "lot_not_found",
+      );
+  }
+
+  private async planLots(accountUuid: string, batch: LedgerBatch): Promise<LotChangePlan> {
     const rows = await this.db.arrays<[string, ...LotColumns]>(
       `SELECT uuid, ${LOT_COMPARE_COLUMNS} FROM tax_lots WHERE account_uuid = $1`,
       [accountUuid],
@@ -172,11 +192,17 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     const current = new Map<string, LotColumns>(
       rows.map(([id, ...cols]) => [id, cols as unknown as LotColumns]),
     );
-    const plan = planLotChanges(
+    return planLotChanges(
       current,
       desiredLots(batch.lotsAfter, batch.shortLotsAfter),
       batch.lotsAfter.length + batch.shortLotsAfter.length,
     );
+  }
+
+  private async writeLots(
+    accountUuid: string,
+    plan: LotChangePlan,
+  ): Promise<{ lotsInserted: number; lotsUpdated: number; lotsDeleted: number }> {
     const column = (items: readonly [string, LotColumns][], i: number) => items.map(([, c]) => c[i]);
     await inChunks(plan.deletes, BULK_CHUNK, async (ids) => {
       await this.db.run("DELETE FROM tax_lots WHERE account_uuid = $1 AND uuid = ANY($2::text[])", [
