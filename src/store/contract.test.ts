@@ -1734,6 +1734,18 @@ for (const engine of engines) {
       const rows = await store.ledger.realized({ accountUuid: a }, { year: 2025 });
       expect(rows.map((r) => r.entryId)).toEqual(ids);
       expect(rows[0]).toMatchObject({ adjustmentCode: "W", adjustment: "10", gain: "0" });
+      // One entry id twice in a batch: the last one is kept, on both engines.
+      await store.ledger.applyBatch(a, {
+        executions: [],
+        realized: [
+          { ...batch.realized[1]!, adjustment: "1" },
+          { ...batch.realized[1]!, adjustment: "2" },
+        ],
+        lotsAfter: [],
+        shortLotsAfter: [],
+        cashDelta: "0",
+      });
+      expect((await store.ledger.realized({ accountUuid: a }, { year: 2025 }))[1]?.adjustment).toBe("2");
     });
 
     it("stores corporate actions by id (upsert), filters them by date and listing, and restores the core's action", async () => {

@@ -41,7 +41,7 @@ import {
   toExecution,
   toRealized,
 } from "../../repositories/ledger.js";
-import { BULK_CHUNK, inChunks, type PgDb } from "../pg-db.js";
+import { BULK_CHUNK, inChunks, lastByKey, type PgDb } from "../pg-db.js";
 
 const LOT_COMPARE_COLUMNS = `side, theme_asset_id, quantity::text, cost_basis::text, cost_basis_unit, cost_basis_currency,
   fx_rate::text, trade_date, holding_period_start, wash_sale_date, last_sold_for_loss_date`;
@@ -260,14 +260,16 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     rows: readonly RealizedLotInput[],
   ): Promise<void> {
     if (rows.length === 0) return;
-    // seq numbers new rows in the order written; a rewritten row keeps its seq.
+    // One row per entry id, the last one (SQLite's row-by-row upserts keep the last; one PostgreSQL statement may
+    // not touch a row twice). seq numbers new rows in the order written; a rewritten row keeps its seq.
+    const unique = lastByKey(rows, (r) => r.entryId);
     let seq =
       (await this.db.value<number>(
         "SELECT (coalesce(max(seq), 0) + 1)::int FROM realized_lots WHERE account_uuid = $1",
         [accountUuid],
       )) ?? 1;
     const perRow = REALIZED_COLUMNS.length + 1;
-    await inChunks(rows, 1000, async (slice) => {
+    await inChunks(unique, 1000, async (slice) => {
       await this.db.run(
         `INSERT INTO realized_lots (${REALIZED_COLUMNS.join(", ")}, seq) VALUES ${slice
           .map((_, i) => `(${placeholders(perRow, i * perRow + 1)})`)
