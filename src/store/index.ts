@@ -1,6 +1,7 @@
 /**
  * @module store
- * SQLite persistence (better-sqlite3). The only module of lotwise that speaks SQL.
+ * Persistence behind the asynchronous {@link LotwiseStore} interface (`openStore(location)`); SQLite (better-sqlite3)
+ * is the embedded default. The only module of lotwise that speaks SQL.
  */
 export { DEFAULT_BUSY_TIMEOUT_MS, isStoreBusyError } from "./database.js";
 export type {
@@ -13,6 +14,7 @@ export type {
   StoreKind,
 } from "./lotwise-store.js";
 export { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+export { isPostgresLocation, openStore } from "./open.js";
 export type {
   AccountRecord,
   ApiKeyRecord,
@@ -70,4 +72,4 @@ export type {
 export type { RiskModelRepository } from "./repositories/risk-models.js";
 export type { ThemeRepository } from "./repositories/themes.js";
 export { openSqliteStore, SqliteStore } from "./sqlite-store.js";
-export { openStore, Store, type StoreOptions } from "./store.js";
+export { Store, type StoreOptions } from "./store.js";

@@ -84,6 +84,15 @@ export class SqliteStore implements LotwiseStore {
     return this.engine.isOpen;
   }
 
+  /**
+   * True while a transaction holds the connection. Code that must call {@link engine} synchronously (the hooks a
+   * synchronous engine loop calls) does so only when this is false: otherwise its statements would join that
+   * transaction.
+   */
+  get transactionOpen(): boolean {
+    return this.active !== undefined;
+  }
+
   async transaction<T>(fn: (tx: LotwiseStore) => Promise<T>): Promise<T> {
     const current = this.context.getStore();
     if (current !== undefined && current === this.active) return fn(this);
