@@ -116,6 +116,9 @@ export class SqliteStore implements LotwiseStore {
       return result;
     } finally {
       this.active = undefined;
+      // AsyncLocalStorage keeps promise hooks on for the whole process while it is enabled (a cost on every promise
+      // of every request); with no transaction open it has nothing to track: the next `run` enables it again.
+      this.context.disable();
       release();
     }
   }
@@ -155,9 +158,16 @@ export class SqliteStore implements LotwiseStore {
     };
   }
 
-  async changeToken(): Promise<string> {
-    await this.ready();
-    return this.engine.changeToken();
+  changeToken(): Promise<string> {
+    // Read on every request (response cache, key memory): no extra promise when no transaction holds the connection.
+    if (this.active === undefined) {
+      try {
+        return Promise.resolve(this.engine.changeToken());
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.ready().then(() => this.engine.changeToken());
   }
 
   async schemaVersion(): Promise<number> {
