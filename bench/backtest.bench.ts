@@ -33,7 +33,7 @@ import { createAccount, createClient } from "../src/service/clients.js";
 import type { ServiceContext } from "../src/service/context.js";
 import { createOrganization } from "../src/service/organizations.js";
 import { createPortfolioConfig } from "../src/service/portfolio-configs.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { line, writeResult } from "./lib/harness.js";
 
 const ms = (t0: number) => performance.now() - t0;
@@ -167,16 +167,16 @@ figures.core = coreFigures;
 // ---- 2. Service: the same market in a store, every case -------------------------------------------------------
 
 t0 = performance.now();
-const store = openStore(":memory:");
-writeSyntheticMarket(synthetic, store.market);
+const store = openSqliteStore(":memory:");
+writeSyntheticMarket(synthetic, store.engine.market);
 const ctx: ServiceContext = { store, clock: () => new Date("2026-01-05T12:00:00Z") };
-const org = createOrganization(ctx, "Bench").organization.uuid;
-const client = createClient(ctx, org, {});
-const account = createAccount(ctx, org, client.uuid, { cash_value_usd: "1000000" });
+const org = (await createOrganization(ctx, "Bench")).organization.uuid;
+const client = await createClient(ctx, org, {});
+const account = await createAccount(ctx, org, client.uuid, { cash_value_usd: "1000000" });
 console.log(line("setup: synthetic market into SQLite", ms(t0), "ms"));
 t0 = performance.now();
 let lastProgress = 0;
-const result = runAccountBacktest(
+const result = await runAccountBacktest(
   ctx,
   org,
   account.uuid,
@@ -198,7 +198,7 @@ for (const [name, r] of Object.entries(result))
     `  ${name.padEnd(15)} pre-tax ${(r.pre_tax_return_annualized * 100).toFixed(2)}%/y  after-tax ${(r.after_tax_return_annualized * 100).toFixed(2)}%/y  tax alpha ${r.tax_alpha_bps?.toFixed(0) ?? "-"} bps  TE ${r.tracking_error === null ? "-" : (r.tracking_error * 100).toFixed(2)}%  turnover ${(r.turnover * 100).toFixed(1)}%  harvested ${r.harvested_losses.toFixed(0)}`,
   );
 figures.service = { totalMs: serviceMs, completedPeriods: lastProgress, cases: result };
-store.close();
+await store.close();
 
 // ---- 3. Real data: the S&P 500 study (docs/backtests.md) -------------------------------------------------------
 
@@ -209,14 +209,14 @@ const DATA_DIR =
   );
 if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.csv.gz"))) {
   t0 = performance.now();
-  const real = openStore(":memory:");
-  await loadSp500Dataset(DATA_DIR, real.market);
+  const real = openSqliteStore(":memory:");
+  await loadSp500Dataset(DATA_DIR, real.engine.market);
   const rctx: ServiceContext = { store: real, clock: () => new Date("2018-02-08T12:00:00Z") };
-  const rorg = createOrganization(rctx, "Study").organization.uuid;
-  const rclient = createClient(rctx, rorg, {});
+  const rorg = (await createOrganization(rctx, "Study")).organization.uuid;
+  const rclient = await createClient(rctx, rorg, {});
   console.log(line("setup: S&P 500 data set into SQLite", ms(t0), "ms"));
   const levels = new Map(
-    real.market.indexLevels("SP500", "2013-01-01", "2018-12-31").map((l) => [l.date, l.level]),
+    (await real.market.indexLevels("SP500", "2013-01-01", "2018-12-31")).map((l) => [l.date, l.level]),
   );
 
   interface Variant {
@@ -285,7 +285,7 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
     for (const engine of ["optimizer", "pwl_tracking"] as const) {
       const key = engine === "optimizer" ? v.name : `${v.name}/pwl`;
       const { wash_sale_threshold, ...rest } = v.config;
-      const cfg = createPortfolioConfig(rctx, rorg, {
+      const cfg = await createPortfolioConfig(rctx, rorg, {
         name: key,
         tcost_bps: rest.tcost_bps,
         tax_preferences: {
@@ -294,12 +294,12 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
           ...(wash_sale_threshold === undefined ? {} : { wash_sale_threshold }),
         },
       });
-      const acct = createAccount(rctx, rorg, rclient.uuid, {
+      const acct = await createAccount(rctx, rorg, rclient.uuid, {
         cash_value_usd: "0",
         portfolio_config_uuid: cfg.uuid,
       });
       t0 = performance.now();
-      const detailed: StandardBacktestResult = runAccountBacktestDetailed(
+      const detailed: StandardBacktestResult = await runAccountBacktestDetailed(
         rctx,
         rorg,
         acct.uuid,
@@ -321,7 +321,7 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
       const dates = sim2.valueDates;
       const years = (Date.parse(dates.at(-1)!) - Date.parse(dates[0]!)) / 86_400_000 / 365.25;
       const indexMonthly = dates.slice(1).map((d, k) => levels.get(d)! / levels.get(dates[k]!)! - 1);
-      const windowDates = real.market.tradingDates("2013-02-08", "2018-02-07");
+      const windowDates = await real.market.tradingDates("2013-02-08", "2018-02-07");
       const indexDaily = windowDates
         .slice(1)
         .map((d, k) => levels.get(d)! / levels.get(windowDates[k]!)! - 1);
@@ -382,7 +382,7 @@ if (DATA_DIR !== undefined && existsSync(join(DATA_DIR, "prices/all_stocks_5yr.c
       }
     }
   figures.sp500Study = study;
-  real.close();
+  await real.close();
 } else console.log("S&P 500 study skipped: no data set (set LOTWISE_DATA_DIR)");
 
 console.log(`wrote ${writeResult("backtest", figures)}`);

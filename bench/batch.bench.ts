@@ -17,7 +17,7 @@ import { pathToFileURL } from "node:url";
 import type { BacktestRequest } from "../src/contract/index.js";
 import { type BacktestServiceContext, createAccount } from "../src/service/index.js";
 import type { BacktestExecutor } from "../src/service/jobs/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { line, stats, writeResult } from "./lib/harness.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -48,20 +48,20 @@ try {
     account_uuid: string;
   };
   // 99 more accounts like the demo one: same lots, cash and configuration.
-  const store = openStore(storePath, { create: false });
+  const store = openSqliteStore(storePath, { create: false });
   const ctx: BacktestServiceContext = { store, clock: () => new Date() };
   const org = demo.organization_uuid;
-  const template = store.accounts.require(org, demo.client_uuid, demo.account_uuid);
-  const lots = store.accounts.lots(template.uuid).map(({ uuid: _u, accountUuid: _a, ...lot }) => lot);
+  const template = await store.accounts.require(org, demo.client_uuid, demo.account_uuid);
+  const lots = (await store.accounts.lots(template.uuid)).map(({ uuid: _u, accountUuid: _a, ...lot }) => lot);
   const ids = [template.uuid];
-  store.transaction(() => {
+  await store.transaction(async () => {
     for (let i = 1; i < accounts; i++) {
-      const a = createAccount(ctx, org, demo.client_uuid, {
+      const a = await createAccount(ctx, org, demo.client_uuid, {
         name: `Bench ${i}`,
         cash_value_usd: template.cashValueUsd,
         ...(template.portfolioConfigUuid ? { portfolio_config_uuid: template.portfolioConfigUuid } : {}),
       });
-      store.accounts.replaceLots(a.uuid, lots);
+      await store.accounts.replaceLots(a.uuid, lots);
       ids.push(a.uuid);
     }
   });
@@ -77,13 +77,13 @@ try {
   const direct: number[] = [];
   let periods = 0;
   for (const id of ids.slice(0, 4)) {
-    const params = executor.resolveParams(ctx, org, id, request);
+    const params = await executor.resolveParams(ctx, org, id, request);
     const t0 = performance.now();
-    const result = executor.run(ctx, org, id, params);
+    const result = await executor.run(ctx, org, id, params);
     direct.push(performance.now() - t0);
     periods = result.tax_managed?.periods ?? 0;
   }
-  store.close();
+  await store.close();
   const engine = stats(direct);
   figures.engine_only = { ...engine, periods };
   console.log(line("engine alone, one account (median of 4)", engine.medianMs / 1000, "s"));

@@ -19,7 +19,7 @@ import {
   createPortfolioConfig,
   type ServiceContext,
 } from "../src/service/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { configCreateBody, marketTickers } from "../test/helpers/fixture.js";
 import { line, writeResult } from "./lib/harness.js";
 
@@ -43,42 +43,44 @@ function option(name: string, fallback: number): number {
 
 /** Child mode: serve the store given on the command line and report the port to the parent. */
 async function serveChild(path: string): Promise<void> {
-  const store = openStore(path, { create: false });
+  const store = openSqliteStore(path, { create: false });
   const handle = await serve({ ctx: { store, clock: CLOCK }, port: 0 });
   process.send!({ port: handle.port });
   // The parent asks for the server's CPU time around each run (a figure the machine's other load does not skew).
   process.on("message", (m) => {
     if (m === "cpu") process.send!({ cpu: process.cpuUsage() });
   });
-  process.on("disconnect", () => {
-    void handle.close({ graceMs: 100 }).then(() => {
-      store.close();
+  process.on("disconnect", async () => {
+    void handle.close({ graceMs: 100 }).then(async () => {
+      await store.close();
       process.exit(0);
     });
   });
 }
 
 /** Builds the benchmark store: 500 securities x 3 years, two asset classes, 100 configurations. */
-function buildStore(path: string): { org: string; apiKey: string; configs: number; responseBytes?: number } {
-  const store = openStore(path);
+async function buildStore(
+  path: string,
+): Promise<{ org: string; apiKey: string; configs: number; responseBytes?: number }> {
+  const store = openSqliteStore(path);
   const ctx: ServiceContext = { store, clock: CLOCK };
   const market = generateMarket({ seed: 11, securities: 500, years: 3, endDate: "2025-06-30" });
-  writeSyntheticMarket(market, store.market);
-  const { organization, apiKey } = createOrganization(ctx, "Bench Advisors");
+  writeSyntheticMarket(market, store.engine.market);
+  const { organization, apiKey } = await createOrganization(ctx, "Bench Advisors");
   const org = organization.uuid;
   const tickers = marketTickers(market);
-  const core = createAssetClass(ctx, org, { name: "US core", benchmark_index_identifier: "SYNTH500" });
-  const single = createAssetClass(ctx, org, {
+  const core = await createAssetClass(ctx, org, { name: "US core", benchmark_index_identifier: "SYNTH500" });
+  const single = await createAssetClass(ctx, org, {
     name: "Single name",
     single_security_theme_asset_id: tickers.usTickers[10]!,
   });
   for (let i = 0; i < 100; i++)
-    createPortfolioConfig(
+    await createPortfolioConfig(
       ctx,
       org,
       configCreateBody(tickers, `Config ${i + 1}`, [core.uuid, single.uuid], i * 3),
     );
-  store.close();
+  await store.close();
   return { org, apiKey: apiKey.key, configs: 100 };
 }
 
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "lotwise-http-bench-"));
   const path = join(dir, "bench.db");
   const t0 = performance.now();
-  const { org, apiKey } = buildStore(path);
+  const { org, apiKey } = await buildStore(path);
   console.log(
     line("store build (500 x 3y market, 100 configurations)", (performance.now() - t0) / 1000, "s"),
   );

@@ -25,7 +25,7 @@ import {
   createPortfolioConfig,
   type ServiceContext,
 } from "../src/service/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { configCreateBody, marketTickers } from "../test/helpers/fixture.js";
 import { line, stats, writeResult } from "./lib/harness.js";
 
@@ -70,30 +70,30 @@ interface Setup {
 }
 
 /** 600 listings x 2 years; organization A: 100 configurations and an account of 200 positions in 1,000 lots. */
-function buildStore(path: string): Setup {
-  const store = openStore(path);
+async function buildStore(path: string): Promise<Setup> {
+  const store = openSqliteStore(path);
   const clock = () => new Date();
   const ctx: ServiceContext = { store, clock };
   const market = generateMarket({ seed: 11, securities: 600, years: 2, endDate: "2025-06-30" });
-  writeSyntheticMarket(market, store.market);
-  const a = createOrganization(ctx, "Bench Advisors A");
-  const b = createOrganization(ctx, "Bench Advisors B");
+  writeSyntheticMarket(market, store.engine.market);
+  const a = await createOrganization(ctx, "Bench Advisors A");
+  const b = await createOrganization(ctx, "Bench Advisors B");
   const orgA = a.organization.uuid;
   const tickers = marketTickers(market);
-  const core = createAssetClass(ctx, orgA, { name: "US core", benchmark_index_identifier: "SYNTH500" });
-  const single = createAssetClass(ctx, orgA, {
+  const core = await createAssetClass(ctx, orgA, { name: "US core", benchmark_index_identifier: "SYNTH500" });
+  const single = await createAssetClass(ctx, orgA, {
     name: "Single name",
     single_security_theme_asset_id: tickers.usTickers[10]!,
   });
   for (let i = 0; i < 100; i++)
-    createPortfolioConfig(
+    await createPortfolioConfig(
       ctx,
       orgA,
       configCreateBody(tickers, `Config ${i + 1}`, [core.uuid, single.uuid], i * 3),
     );
-  const asOf = store.market.latestTradingDate("2025-07-01")!;
+  const asOf = (await store.market.latestTradingDate("2025-07-01"))!;
   const usd = market.securities.filter((s) => s.currency === "USD").map((s) => s.themeAssetId);
-  const prices = store.market.latestPrices(usd, asOf);
+  const prices = await store.market.latestPrices(usd, asOf);
   const usable = usd.filter((id) => prices.get(id)?.date === asOf).slice(0, POSITIONS + NEW_ASSETS);
   const rnd = lcg(20250630);
   const lots: NonNullable<NonNullable<AccountCreate["holdings"]>["tax_lots"]> = [];
@@ -107,8 +107,8 @@ function buildStore(path: string): Setup {
         trade_date: addDays(asOf, -(31 + Math.floor(rnd() * 1500))),
       });
   }
-  const client = createClient(ctx, orgA, { external_id: "bench-client" });
-  const account = createAccount(ctx, orgA, client.uuid, {
+  const client = await createClient(ctx, orgA, { external_id: "bench-client" });
+  const account = await createAccount(ctx, orgA, client.uuid, {
     name: "Direct indexing, 200 x 5 lots",
     cash_value_usd: "20000",
     holdings: { tax_lots: lots },
@@ -119,7 +119,7 @@ function buildStore(path: string): Setup {
   const weights = usable
     .map((id, i) => ({ ticker: id, weight: (Math.floor((raw[i]! / sum) * 0.97 * 1e8) / 1e8).toFixed(8) }))
     .filter((w) => Number(w.weight) > 0);
-  store.close();
+  await store.close();
   return {
     orgA,
     keyA: a.apiKey.key,
@@ -276,7 +276,7 @@ async function main(): Promise<void> {
   const store = join(dir, "bench.db");
   try {
     const t0 = performance.now();
-    const setup = buildStore(store);
+    const setup = await buildStore(store);
     console.log(
       line(
         `store build (600 x 2y market, 100 configs, ${setup.lots} lots)`,

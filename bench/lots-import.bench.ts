@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateMarket, writeSyntheticMarket } from "../src/market/synthetic/index.js";
 import { createAccount, createClient, createOrganization } from "../src/service/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { line, writeResult } from "./lib/harness.js";
 
 const GOAL_MIB = 300;
@@ -25,14 +25,15 @@ const storeDist = resolve(import.meta.dirname, "..", "dist", "store", "index.js"
 try {
   // A store with a small synthetic market, an organization and an empty account.
   const storePath = join(dir, "store.db");
-  const store = openStore(storePath);
+  const store = openSqliteStore(storePath);
   const market = generateMarket({ seed: 7, securities: 60, years: 1, endDate: "2025-06-30" });
-  writeSyntheticMarket(market, store.market);
+  writeSyntheticMarket(market, store.engine.market);
   const ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-  const org = createOrganization(ctx, "Bench").organization.uuid;
-  const account = createAccount(ctx, org, createClient(ctx, org, {}).uuid, { name: "Big" }).uuid;
+  const org = (await createOrganization(ctx, "Bench")).organization.uuid;
+  const account = (await createAccount(ctx, org, (await createClient(ctx, org, {})).uuid, { name: "Big" }))
+    .uuid;
   const ids = market.securities.filter((s) => s.currency === "USD").map((s) => s.themeAssetId);
-  store.close();
+  await store.close();
 
   // The CSV, written as a stream (the bench's own memory stays small too).
   const csv = join(dir, "lots.csv");
@@ -53,8 +54,8 @@ try {
   const child = `
     const { createReadStream } = await import("node:fs");
     const { importLots } = await import(${JSON.stringify(dist)});
-    const { openStore } = await import(${JSON.stringify(storeDist)});
-    const store = openStore(${JSON.stringify(storePath)}, { create: false });
+    const { openSqliteStore } = await import(${JSON.stringify(storeDist)});
+    const store = openSqliteStore(${JSON.stringify(storePath)}, { create: false });
     const ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
     const t0 = process.hrtime.bigint();
     const r = await importLots(ctx, ${JSON.stringify(org)}, ${JSON.stringify(account)},

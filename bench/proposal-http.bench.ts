@@ -27,7 +27,7 @@ import {
   createProposal,
   type ServiceContext,
 } from "../src/service/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { line, stats, writeResult } from "./lib/harness.js";
 
 const POSITIONS = 500;
@@ -54,7 +54,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 async function main(): Promise<void> {
   const requests = option("--requests", 30);
   const dir = mkdtempSync(join(tmpdir(), "lotwise-proposal-http-bench-"));
-  const store = openStore(join(dir, "bench.db"));
+  const store = openSqliteStore(join(dir, "bench.db"));
   const ctx: ServiceContext = { store, clock: CLOCK };
   try {
     const t0 = performance.now();
@@ -64,11 +64,11 @@ async function main(): Promise<void> {
       years: 1,
       endDate: "2025-06-30",
     });
-    writeSyntheticMarket(market, store.market);
-    const asOf = store.market.latestTradingDate("2025-07-01")!;
+    writeSyntheticMarket(market, store.engine.market);
+    const asOf = (await store.market.latestTradingDate("2025-07-01"))!;
     const ids = market.securities.map((s) => s.themeAssetId).sort();
-    const prices = store.market.latestPrices(ids, asOf);
-    const cadPerUsd = store.market.fxRateAsOf("CAD", asOf)!.perUsd;
+    const prices = await store.market.latestPrices(ids, asOf);
+    const cadPerUsd = (await store.market.fxRateAsOf("CAD", asOf))!.perUsd;
     const currencyOf = new Map(market.securities.map((s) => [s.themeAssetId, s.currency]));
     // Listed on asOf with a price: the held and added assets.
     const usable = ids.filter((id) => prices.get(id)?.date === asOf).slice(0, POSITIONS + NEW_ASSETS);
@@ -102,10 +102,10 @@ async function main(): Promise<void> {
     }
     const total = values.reduce((a, b) => a + b, 0);
     const cash = (total * 0.02).toFixed(2);
-    const { organization, apiKey } = createOrganization(ctx, "Bench Advisors");
+    const { organization, apiKey } = await createOrganization(ctx, "Bench Advisors");
     const org = organization.uuid;
-    const client = createClient(ctx, org, { external_id: "bench-client" });
-    const account = createAccount(ctx, org, client.uuid, {
+    const client = await createClient(ctx, org, { external_id: "bench-client" });
+    const account = await createAccount(ctx, org, client.uuid, {
       name: "Direct indexing, 500 x 20 lots",
       cash_value_usd: cash,
       holdings: { tax_lots: lots },
@@ -177,7 +177,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < Math.max(10, Math.floor(requests / 2)); i++) {
         gc?.();
         const t = performance.now();
-        createProposal(ctx, org, client.uuid, account.uuid, request);
+        await createProposal(ctx, org, client.uuid, account.uuid, request);
         serviceSamples.push(performance.now() - t);
       }
       const service = stats(serviceSamples);
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
       await handle.close({ graceMs: 100 });
     }
   } finally {
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -20,36 +20,36 @@ import type { ServiceContext } from "../src/service/context.js";
 import { buildDemo } from "../src/service/demo.js";
 import { runRebalanceInWorkers } from "../src/service/rebalance-run-workers.js";
 import { runRebalance } from "../src/service/rebalance-runs.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { line, writeResult } from "./lib/harness.js";
 
 const CLOCK = () => new Date("2026-01-15T15:00:00Z");
 const GOAL = 50;
 
 function contextOf(file: string): ServiceContext {
-  return { store: openStore(file, { create: false, now: () => CLOCK().toISOString() }), clock: CLOCK };
+  return { store: openSqliteStore(file, { create: false, now: () => CLOCK().toISOString() }), clock: CLOCK };
 }
 
-function setup(dir: string, accounts: number): { file: string; org: string } {
+async function setup(dir: string, accounts: number): Promise<{ file: string; org: string }> {
   const file = join(dir, "base.db");
-  const store = openStore(file, { now: () => CLOCK().toISOString() });
+  const store = openSqliteStore(file, { now: () => CLOCK().toISOString() });
   const ctx: ServiceContext = { store, clock: CLOCK };
-  const demo = buildDemo(ctx, { years: 3 });
+  const demo = await buildDemo(ctx, { years: 3 });
   const org = demo.organization_uuid;
-  const template = store.accounts.lots(demo.account_uuid);
+  const template = await store.accounts.lots(demo.account_uuid);
   const rng = createRandom(11);
   const t0 = performance.now();
-  store.transaction(() => {
+  await store.transaction(async () => {
     let client = demo.client_uuid;
     for (let a = 1; a < accounts; a++) {
-      if (a % 10 === 0) client = store.clients.create(org, { externalId: `bench-${a / 10}` }).uuid;
-      const account = store.accounts.create(org, client, {
+      if (a % 10 === 0) client = (await store.clients.create(org, { externalId: `bench-${a / 10}` })).uuid;
+      const account = await store.accounts.create(org, client, {
         name: `Bench ${a}`,
         cashValueUsd: (5_000 + Math.floor(rng.next() * 50_000)).toString(),
         portfolioConfigUuid: demo.portfolio_config_uuid,
       });
       const scale = 0.5 + rng.next();
-      store.accounts.replaceLots(
+      await store.accounts.replaceLots(
         account.uuid,
         template.map(({ uuid: _u, accountUuid: _a, ...lot }) => ({
           ...lot,
@@ -59,7 +59,7 @@ function setup(dir: string, accounts: number): { file: string; org: string } {
     }
   });
   const setupMs = performance.now() - t0;
-  store.close();
+  await store.close();
   console.log(
     `setup: ${accounts} accounts (${template.length} lots each) written in ${setupMs.toFixed(0)} ms`,
   );
@@ -74,20 +74,20 @@ async function measure(base: string, org: string, dir: string, concurrency: numb
   const cpu0 = process.cpuUsage();
   if (concurrency === 1) {
     const ctx = contextOf(file);
-    runRebalance(ctx, org, { when: "always" });
-    ctx.store.close();
+    await runRebalance(ctx, org, { when: "always" });
+    await ctx.store.close();
   } else {
     // What `lotwise rebalance --all --concurrency 2` runs: worker threads on the shards of one run.
     const ctx = contextOf(file);
     await runRebalanceInWorkers(ctx, org, { when: "always" }, { workers: concurrency });
-    ctx.store.close();
+    await ctx.store.close();
   }
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const check = contextOf(file);
-  const run = runRebalance(check, org, { when: "always" });
-  check.store.close();
+  const run = await runRebalance(check, org, { when: "always" });
+  await check.store.close();
   if (run.status !== "completed" || run.totals.accounts !== accounts)
     throw new Error(`run not completed: ${JSON.stringify(run.totals)}`);
   const perSecond = accounts / (ms / 1000);
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   const accounts = at >= 0 ? Number(process.argv[at + 1]) : 1000;
   const dir = mkdtempSync(join(tmpdir(), "lotwise-rebalance-all-"));
   try {
-    const { file, org } = setup(dir, accounts);
+    const { file, org } = await setup(dir, accounts);
     const figures = [];
     for (const concurrency of [1, 2]) {
       const r = await measure(file, org, dir, concurrency, accounts);

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { createApp } from "../src/server/index.js";
 import { RISK_MODEL_MAX_BODY_BYTES } from "../src/server/routes.js";
 import { createOrganization, type ServiceContext } from "../src/service/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 
 function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -74,9 +74,9 @@ const bytes = new Uint8Array(readFileSync(file));
 rmSync(dir, { recursive: true, force: true });
 const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
 
-const store = openStore(":memory:", { now: () => "2025-07-01T12:00:00.000Z" });
+const store = openSqliteStore(":memory:", { now: () => "2025-07-01T12:00:00.000Z" });
 const ctx: ServiceContext = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-const { organization, apiKey } = createOrganization(ctx, "Memory");
+const { organization, apiKey } = await createOrganization(ctx, "Memory");
 const app = createApp({ ctx, log: () => {} });
 const gc = (globalThis as { gc?: () => void }).gc;
 gc?.();
@@ -107,4 +107,4 @@ console.log(
     `status ${res.status}, ${ms.toFixed(0)} ms, RSS before ${mib(before)} MiB, peak ${mib(peak)} MiB, peak - before ${mib(peak - before)} MiB`,
 );
 if (res.status !== 201) console.log(text.slice(0, 300));
-store.close();
+await store.close();

@@ -34,7 +34,7 @@ const { createRandom } = await load<typeof Random>("core/random.js");
 const { createClient, createOrganization, createPortfolioConfig } =
   await load<typeof Service>("service/index.js");
 const { scanAccountsParallel } = await load<typeof Parallel>("service/scan-parallel.js");
-const { openStore } = await load<typeof StoreModule>("store/index.js");
+const { openSqliteStore } = await load<typeof StoreModule>("store/index.js");
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 10_000);
 const LOTS = Number(process.env.BENCH_LOTS ?? 100);
@@ -45,11 +45,11 @@ const figures: Record<string, unknown> = { accounts: ACCOUNTS, lots_per_account:
 
 try {
   const path = join(dir, "scan.db");
-  const store = openStore(path);
+  const store = openSqliteStore(path);
   const ctx = { store, clock: () => new Date("2026-01-02T12:00:00Z") };
   const t0 = performance.now();
   const market = generateMarket({ seed: 42, securities: 500, years: 2, endDate: "2025-12-31" });
-  writeSyntheticMarket(market, store.market);
+  writeSyntheticMarket(market, store.engine.market);
   const tMarket = performance.now();
 
   const rng = createRandom(7);
@@ -57,10 +57,10 @@ try {
   const n = ids.length;
   const currency = new Map(market.securities.map((s) => [s.themeAssetId, s.currency]));
   const cadRate = new Map(market.fxRates.filter((r) => r.currency === "CAD").map((r) => [r.date, r.perUsd]));
-  const { organization } = createOrganization(ctx, "Scan bench", "bench");
+  const { organization } = await createOrganization(ctx, "Scan bench", "bench");
   const org = organization.uuid;
-  store.transaction(() => {
-    const config = createPortfolioConfig(ctx, org, {
+  await store.transaction(async () => {
+    const config = await createPortfolioConfig(ctx, org, {
       name: "Bench core",
       status: "deployed",
       cash_buffer_usd: "0.01",
@@ -69,8 +69,8 @@ try {
     });
     let clientUuid = "";
     for (let a = 0; a < ACCOUNTS; a++) {
-      if (a % 2 === 0) clientUuid = createClient(ctx, org, {}).uuid;
-      const account = store.accounts.create(org, clientUuid, {
+      if (a % 2 === 0) clientUuid = (await createClient(ctx, org, {})).uuid;
+      const account = await store.accounts.create(org, clientUuid, {
         name: `Bench ${a}`,
         cashValueUsd: (rng.next() * 50_000).toFixed(2),
         portfolioConfigUuid: config.uuid,
@@ -96,7 +96,7 @@ try {
           lastSoldForLossDate: null,
         });
       }
-      store.accounts.appendLots(account.uuid, lots);
+      await store.accounts.appendLots(account.uuid, lots);
     }
   });
   const tAccounts = performance.now();
@@ -154,7 +154,7 @@ try {
   }
   figures.runs = runs;
   figures.goal_seconds = GOAL_SECONDS;
-  store.close();
+  await store.close();
   console.log(`wrote ${writeResult("scan", figures)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { importPrices } from "../src/market/importers/index.js";
 import { loadSp500Dataset } from "../src/market/real-data/index.js";
 import { generateMarket, writeSyntheticMarket } from "../src/market/synthetic/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { line, stats, writeResult } from "./lib/harness.js";
 
 const dataDir = process.env.LOTWISE_DATA_DIR ?? resolve(import.meta.dirname, "..", "..", "shared", "data");
@@ -32,22 +32,22 @@ try {
     const samples: number[] = [];
     let rows = 0;
     for (let i = 0; i < 3; i++) {
-      const store = openStore(join(dir, `prices-${i}.db`));
+      const store = openSqliteStore(join(dir, `prices-${i}.db`));
       const r = await timed(() =>
-        importPrices(file, store.market, { defaultMic: "XNYS", createMissingSecurities: true }),
+        importPrices(file, store.engine.market, { defaultMic: "XNYS", createMissingSecurities: true }),
       );
       samples.push(r.ms);
-      rows = store.market.summary().priceRows;
-      store.close();
+      rows = (await store.market.summary()).priceRows;
+      await store.close();
     }
     const s = stats(samples);
     console.log(`price rows stored: ${rows}`);
     console.log(
       line("import 619,040-row price file into SQLite (median of 3)", s.medianMs / 1000, "s", { max: 15 }),
     );
-    const store = openStore(join(dir, "sp500.db"));
-    const all = await timed(() => loadSp500Dataset(dataDir, store.market));
-    store.close();
+    const store = openSqliteStore(join(dir, "sp500.db"));
+    const all = await timed(() => loadSp500Dataset(dataDir, store.engine.market));
+    await store.close();
     console.log(
       line("load the whole S&P 500 data set (prices, fundamentals, index, FX)", all.ms / 1000, "s"),
     );
@@ -70,9 +70,9 @@ try {
   }
   const g = stats(gen);
   console.log(line("generate 500 securities x 10 years (median of 3)", g.medianMs / 1000, "s", { max: 5 }));
-  const store = openStore(join(dir, "synthetic.db"));
-  const w = await timed(() => writeSyntheticMarket(market, store.market));
-  store.close();
+  const store = openSqliteStore(join(dir, "synthetic.db"));
+  const w = await timed(() => writeSyntheticMarket(market, store.engine.market));
+  await store.close();
   console.log(line("  write it to a SQLite store", w.ms / 1000, "s"));
   figures.generate = {
     securities: 500,

@@ -22,7 +22,7 @@ import type { ServiceContext } from "../src/service/context.js";
 import { buildDemo } from "../src/service/demo.js";
 import { createOrganization } from "../src/service/organizations.js";
 import { createPortfolioConfig } from "../src/service/portfolio-configs.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 
 const LOSS_USAGES = ["account_only", "outside_gains"] as const;
 const CASES = ["tax_managed", "harvest_baseline"] as const;
@@ -70,20 +70,20 @@ function report(title: string, result: Record<string, BacktestCaseResult>): void
 
 // ---- 1. The demo account ----------------------------------------------------------------------------------------
 {
-  const store = openStore(":memory:");
+  const store = openSqliteStore(":memory:");
   const ctx: ServiceContext = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
-  const demo = buildDemo(ctx);
+  const demo = await buildDemo(ctx);
   const org = demo.organization_uuid;
   for (const loss_usage of LOSS_USAGES) {
     const t0 = performance.now();
-    const params = resolveBacktestParams(ctx, org, demo.account_uuid, { loss_usage });
-    const result = runAccountBacktest(ctx, org, demo.account_uuid, params);
+    const params = await resolveBacktestParams(ctx, org, demo.account_uuid, { loss_usage });
+    const result = await runAccountBacktest(ctx, org, demo.account_uuid, params);
     report(
       `demo account ${params.start_date}..${params.end_date}, ${loss_usage} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
       result,
     );
   }
-  store.close();
+  await store.close();
 }
 
 // ---- 2. The S&P 500 study (docs/backtests.md section 10) --------------------------------------------------------
@@ -95,17 +95,17 @@ const DATA_DIR =
 if (DATA_DIR === undefined || !existsSync(join(DATA_DIR, "prices/all_stocks_5yr.csv.gz"))) {
   console.log("\n(no ../shared/data: the S&P 500 study is skipped)");
 } else {
-  const real = openStore(":memory:");
-  await loadSp500Dataset(DATA_DIR, real.market);
+  const real = openSqliteStore(":memory:");
+  await loadSp500Dataset(DATA_DIR, real.engine.market);
   const ctx: ServiceContext = { store: real, clock: () => new Date("2018-02-08T12:00:00Z") };
-  const org = createOrganization(ctx, "Tax study").organization.uuid;
-  const client = createClient(ctx, org, {});
-  const cfg = createPortfolioConfig(ctx, org, {
+  const org = (await createOrganization(ctx, "Tax study")).organization.uuid;
+  const client = await createClient(ctx, org, {});
+  const cfg = await createPortfolioConfig(ctx, org, {
     name: "paper rates",
     tcost_bps: "5",
     tax_preferences: { short_term_rate: "0.35", long_term_rate: "0.15" },
   });
-  const account = createAccount(ctx, org, client.uuid, {
+  const account = await createAccount(ctx, org, client.uuid, {
     cash_value_usd: "0",
     portfolio_config_uuid: cfg.uuid,
   });
@@ -121,11 +121,11 @@ if (DATA_DIR === undefined || !existsSync(join(DATA_DIR, "prices/all_stocks_5yr.
       loss_usage,
       liquidate_at_end: true,
     };
-    const result = runAccountBacktest(ctx, org, account.uuid, params);
+    const result = await runAccountBacktest(ctx, org, account.uuid, params);
     report(
       `S&P 500 2013-02-08..2018-02-07, 35%/15%, 5 bps, threshold 5%, ${loss_usage} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
       result,
     );
   }
-  real.close();
+  await real.close();
 }

@@ -24,25 +24,25 @@ import {
 import { generateMarket, writeSyntheticMarket } from "../src/market/synthetic/index.js";
 import type { ServiceContext } from "../src/service/context.js";
 import { backtestTheme, createTheme, evaluateTheme } from "../src/service/themes.js";
-import { openStore, type Store } from "../src/store/index.js";
+import { openSqliteStore, type SqliteStore } from "../src/store/index.js";
 import { line, time, writeResult } from "./lib/harness.js";
 
 const ms = (t0: number) => performance.now() - t0;
 
-function context(store: Store, today: string): { ctx: ServiceContext; org: string } {
+async function context(store: SqliteStore, today: string): Promise<{ ctx: ServiceContext; org: string }> {
   return {
     ctx: { store, clock: () => new Date(`${today}T12:00:00Z`) },
-    org: store.organizations.create("Bench").uuid,
+    org: (await store.organizations.create("Bench")).uuid,
   };
 }
 
 // ---- 1. Evaluation over 5,000 securities --------------------------------------------------------------------
 
 let t0 = performance.now();
-const bigStore = openStore(":memory:");
+const bigStore = openSqliteStore(":memory:");
 writeSyntheticMarket(
   generateMarket({ seed: 42, securities: 5000, years: 2, endDate: "2025-12-31" }),
-  bigStore.market,
+  bigStore.engine.market,
 );
 console.log(line("setup: generate + store 5,000 securities x 2 years", ms(t0), "ms"));
 
@@ -55,15 +55,18 @@ const EVALUATED: ThemeMethodologyInput = {
   weighting: { scheme: "market_cap", max_weight: 0.05 },
   rules: { rebalancing_period: "QUARTERLY" },
 };
-const big = context(bigStore, "2026-01-15");
-const evaluatedUuid = createTheme(big.ctx, big.org, EVALUATED).uuid;
+const big = await context(bigStore, "2026-01-15");
+const evaluatedUuid = (await createTheme(big.ctx, big.org, EVALUATED)).uuid;
 
-const catalog = fieldCatalog(new Set([...CHARACTERISTIC_NAMES, ...bigStore.market.characteristicNames()]));
+const catalog = fieldCatalog(
+  new Set([...CHARACTERISTIC_NAMES, ...(await bigStore.market.characteristicNames())]),
+);
 const compiled = compileThemeDefinition(EVALUATED, { fields: catalog, presets: universePresetExpressions() });
 const asOf = "2025-12-31";
-const securities = bigStore.market.securities();
+const securities = await bigStore.market.securities();
 const names = compiled.fields.filter((f) => !SECURITY_FIELDS.has(f));
-const values = new Map(names.map((n) => [n, bigStore.market.characteristicsAsOf(n, asOf)]));
+const values = new Map<string, ReadonlyMap<string, number>>();
+for (const n of names) values.set(n, await bigStore.market.characteristicsAsOf(n, asOf));
 const eligible = listedMask(securities, asOf);
 const table = securityTable(securities, characteristicColumns(securities, values));
 const sample = evaluateThemeDefinition(compiled, table, { eligible });
@@ -80,8 +83,8 @@ const coreWithTable = await time(
   { runs: 31, warmup: 3 },
 );
 t0 = performance.now();
-for (const n of names) bigStore.market.characteristicsAsOf(n, asOf);
-bigStore.market.securities();
+for (const n of names) await bigStore.market.characteristicsAsOf(n, asOf);
+await bigStore.market.securities();
 const storeReads = ms(t0);
 const serviceEvaluate = await time(
   () => evaluateTheme(big.ctx, big.org, evaluatedUuid, { as_of_date: asOf }),
@@ -90,7 +93,7 @@ const serviceEvaluate = await time(
     warmup: 1,
   },
 );
-bigStore.close();
+await bigStore.close();
 
 console.log(
   `  ${securities.length} securities, ${sample.counts.candidates} candidates, ${sample.rows.length} selected`,
@@ -105,10 +108,10 @@ console.log(line("evaluateTheme service call incl. store (median)", serviceEvalu
 // ---- 2. Five-year monthly backtest over 500 names -------------------------------------------------------------
 
 t0 = performance.now();
-const store = openStore(":memory:");
+const store = openSqliteStore(":memory:");
 writeSyntheticMarket(
   generateMarket({ seed: 3, securities: 500, years: 6, endDate: "2025-12-31" }),
-  store.market,
+  store.engine.market,
 );
 console.log(line("setup: generate + store 500 securities x 6 years", ms(t0), "ms"));
 const BACKTESTED: ThemeMethodologyInput = {
@@ -120,10 +123,10 @@ const BACKTESTED: ThemeMethodologyInput = {
   weighting: { scheme: "market_cap", max_weight: 0.05 },
   rules: { rebalancing_period: "MONTHLY" },
 };
-const small = context(store, "2026-01-15");
-const backtestedUuid = createTheme(small.ctx, small.org, BACKTESTED).uuid;
+const small = await context(store, "2026-01-15");
+const backtestedUuid = (await createTheme(small.ctx, small.org, BACKTESTED)).uuid;
 const window = { start_date: "2021-01-01", end_date: "2025-12-31", benchmark: "SYNTH500" };
-const result = backtestTheme(small.ctx, small.org, backtestedUuid, window);
+const result = await backtestTheme(small.ctx, small.org, backtestedUuid, window);
 const serviceBacktest = await time(() => backtestTheme(small.ctx, small.org, backtestedUuid, window), {
   runs: 3,
   warmup: 0,
@@ -131,21 +134,21 @@ const serviceBacktest = await time(() => backtestTheme(small.ctx, small.org, bac
 
 // The same work split into the service's store reads and the engine with everything in memory.
 t0 = performance.now();
-const dates = store.market.tradingDates(window.start_date, window.end_date);
-const matrix = store.market.closeMatrix(dates[0]!, dates[dates.length - 1]!);
+const dates = await store.market.tradingDates(window.start_date, window.end_date);
+const matrix = await store.market.closeMatrix(dates[0]!, dates[dates.length - 1]!);
 const priceRead = ms(t0);
-const secs = store.market.securities();
+const secs = await store.market.securities();
 const rebalances = rebalanceIndices(matrix.dates, "MONTHLY");
 const compiledBt = compileThemeDefinition(BACKTESTED, {
-  fields: fieldCatalog(new Set([...CHARACTERISTIC_NAMES, ...store.market.characteristicNames()])),
+  fields: fieldCatalog(new Set([...CHARACTERISTIC_NAMES, ...(await store.market.characteristicNames())])),
   presets: universePresetExpressions(),
 });
 const btNames = compiledBt.fields.filter((f) => !SECURITY_FIELDS.has(f));
 t0 = performance.now();
 const rebalanceDates = rebalances.map((t) => matrix.dates[t]!);
-const panels = btNames.map(
-  (n) => [n, store.market.characteristicsAsOfDates(n, matrix.ids, rebalanceDates)] as const,
-);
+const panels: (readonly [string, Float64Array])[] = [];
+for (const n of btNames)
+  panels.push([n, await store.market.characteristicsAsOfDates(n, matrix.ids, rebalanceDates)] as const);
 const characteristicRead = ms(t0);
 const asOfByDate = new Map(
   rebalances.map((t, k) => [
@@ -153,17 +156,17 @@ const asOfByDate = new Map(
     new Map(panels.map(([n, v]) => [n, v.slice(k * matrix.ids.length, (k + 1) * matrix.ids.length)])),
   ]),
 );
-const splits = store.market.splits(dates[0]!, dates[dates.length - 1]!);
-const dividends = store.market.dividends(dates[0]!, dates[dates.length - 1]!);
-const cad = store.market.fxSeries("CAD", dates[0]!, dates[dates.length - 1]!);
+const splits = await store.market.splits(dates[0]!, dates[dates.length - 1]!);
+const dividends = await store.market.dividends(dates[0]!, dates[dates.length - 1]!);
+const cad = await store.market.fxSeries("CAD", dates[0]!, dates[dates.length - 1]!);
 const cadByDate = new Map(cad.map((r) => [r.date, r.perUsd]));
-let lastCad = store.market.fxRateAsOf("CAD", dates[0]!)?.perUsd ?? Number.NaN;
+let lastCad = (await store.market.fxRateAsOf("CAD", dates[0]!))?.perUsd ?? Number.NaN;
 const cadColumn = Float64Array.from(matrix.dates, (d) => {
   lastCad = cadByDate.get(d) ?? lastCad;
   return lastCad;
 });
 const fx = secs.map((s) => (s.currency === "CAD" ? cadColumn : undefined));
-store.close();
+await store.close();
 
 const N = secs.length;
 const engine = await time(

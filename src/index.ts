@@ -756,9 +756,12 @@ export {
 // Store
 export {
   APPLICATION_ID,
+  type LotwiseStore,
   MIGRATIONS,
+  openSqliteStore,
   openStore,
   SCHEMA_VERSION,
+  SqliteStore,
   Store,
   type StoreOptions,
 } from "./store/index.js";

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../src/cli/main.js";
 import { type BacktestJob, backtestJobListSchema, backtestJobSchema } from "../src/contract/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { BIN, ROOT, type Run, run, serveStore } from "./helpers/cli.js";
 
 function jobOf(r: Run, code = 0): BacktestJob {
@@ -131,10 +131,10 @@ describe("lotwise backtest", () => {
   });
 
   it("refuses a job beyond LOTWISE_MAX_QUEUED_JOBS with the queue-full message (exit 1), and lotwise serve's limits answer 429", async () => {
-    const db = openStore(store, { create: false });
-    const org = db.organizations.list()[0]!.uuid;
-    const waiting = db.backtestJobs.list(org, { status: "PENDING" }).length;
-    db.close();
+    const db = openSqliteStore(store, { create: false });
+    const org = (await db.organizations.list())[0]!.uuid;
+    const waiting = (await db.backtestJobs.list(org, { status: "PENDING" })).length;
+    await db.close();
     const cap = { LOTWISE_MAX_QUEUED_JOBS: String(waiting + 1) };
     const startNoWait = ["backtest", "start", "--account", demo.account_uuid, "--no-wait", "--store", store];
     const queued = jobOf(await run([...startNoWait, "--json"], cap));
@@ -331,14 +331,14 @@ describe("lotwise backtest", () => {
       { cwd: ROOT, env: { ...process.env, CI: "true" }, stdio: "ignore" },
     );
     const exited = new Promise((r) => child.once("exit", r));
-    const db = openStore(store, { create: false });
+    const db = openSqliteStore(store, { create: false });
     let id: string | undefined;
     try {
       const end = Date.now() + 30_000;
       for (;;) {
-        const running = db.backtestJobs
-          .list(db.organizations.list()[0]!.uuid, { status: "RUNNING" })
-          .find((j) => (j.progress?.completed_periods ?? 0) >= 2);
+        const running = (
+          await db.backtestJobs.list((await db.organizations.list())[0]!.uuid, { status: "RUNNING" })
+        ).find((j) => (j.progress?.completed_periods ?? 0) >= 2);
         if (running) {
           id = running.id;
           break;
@@ -348,9 +348,9 @@ describe("lotwise backtest", () => {
       }
       child.kill("SIGKILL");
       await exited;
-      expect(db.backtestJobs.getById(id)!.status).toBe("RUNNING");
+      expect((await db.backtestJobs.getById(id))!.status).toBe("RUNNING");
     } finally {
-      db.close();
+      await db.close();
     }
     // The next command on the store recovers it: re-queued, then run to the end by `wait`.
     const status = await local("backtest", "status", id);
@@ -360,8 +360,8 @@ describe("lotwise backtest", () => {
     );
     const done = jobOf(await local("backtest", "wait", id, "--json"));
     expect(done.status).toBe("SUCCESS");
-    const after = openStore(store, { create: false });
-    expect(after.backtestJobs.getById(id)!.attempts).toBe(2);
-    after.close();
+    const after = openSqliteStore(store, { create: false });
+    expect((await after.backtestJobs.getById(id))!.attempts).toBe(2);
+    await after.close();
   });
 });

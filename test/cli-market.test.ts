@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { okJson as json, run } from "./helpers/cli.js";
 
 const SECURITIES =
@@ -47,12 +47,12 @@ describe("lotwise market: safe imports and generation", () => {
     "--store",
     store,
   ];
-  const closeOf = (id: string) => {
-    const s = openStore(store, { create: false });
+  const closeOf = async (id: string) => {
+    const s = openSqliteStore(store, { create: false });
     try {
-      return s.market.latestPrices([id], "2099-12-31").get(id)?.close;
+      return (await s.market.latestPrices([id], "2099-12-31")).get(id)?.close;
     } finally {
-      s.close();
+      await s.close();
     }
   };
   const list = async () => {
@@ -104,7 +104,7 @@ describe("lotwise market: safe imports and generation", () => {
     ]);
     expect(body.plan.ambiguousSymbols).toEqual([{ symbol: "AAPL", listings: ["AAPL:XNAS", "AAPL:XNYS"] }]);
     expect(await list()).toBe(before);
-    expect(closeOf("DEL:XNYS")).toBe(86.95);
+    expect(await closeOf("DEL:XNYS")).toBe(86.95);
   }, 60_000);
 
   it("--dry-run shows the plan, exits 0 and leaves the store unchanged", async () => {
@@ -116,13 +116,13 @@ describe("lotwise market: safe imports and generation", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("Would change (dry run, nothing written)");
     expect(await list()).toBe(before);
-    expect(closeOf("DEL:XNYS")).toBe(86.95);
+    expect(await closeOf("DEL:XNYS")).toBe(86.95);
   }, 60_000);
 
   it("--merge writes what the plan said", async () => {
     const r = json(await run([...mergeArgs(), "--merge", "--json"]));
     expect(r.plan).toMatchObject({ mode: "merge", applied: true });
-    expect(closeOf("DEL:XNYS")).toBe(6.26);
+    expect(await closeOf("DEL:XNYS")).toBe(6.26);
     expect(JSON.parse(await list()).securities).toBe(4);
   }, 60_000);
 
@@ -143,7 +143,7 @@ describe("lotwise market: safe imports and generation", () => {
     expect(r.stdout).toMatch(/Listings gone afterwards\s*│\s*3: AAPL:XNAS, CL:XNYS, DEL:XNYS/);
     const after = JSON.parse(await list());
     expect(after).toMatchObject({ securities: 1, priceRows: 0 });
-    expect(closeOf("DEL:XNYS")).toBeUndefined();
+    expect(await closeOf("DEL:XNYS")).toBeUndefined();
   }, 60_000);
 
   it("market generate into a store with market data needs a mode too", async () => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountOptimizationSchema, riskModelListSchema, riskModelSchema } from "../src/contract/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import { okJson as json, run, type Served, serveStore } from "./helpers/cli.js";
 
 describe("lotwise risk-models", () => {
@@ -24,9 +24,9 @@ describe("lotwise risk-models", () => {
     dir = mkdtempSync(join(tmpdir(), "lotwise-cli-risk-"));
     store = file("demo.db");
     demo = json(await run(["init", "--demo", "--store", store, "--json"]));
-    const s = openStore(store, { create: false });
-    ids = s.market.securities().map((x) => x.themeAssetId);
-    s.close();
+    const s = openSqliteStore(store, { create: false });
+    ids = (await s.market.securities()).map((x) => x.themeAssetId);
+    await s.close();
     const covered = ids.slice(0, -10);
     // Daily numbers in percent: market 1.5 %^2, size 0.5 %^2, covariance 0.3; specific 1.5-2.5% a day.
     writeFileSync(

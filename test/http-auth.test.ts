@@ -38,26 +38,29 @@ const rebalanceRuns = new Map<string, string>();
 /** One finished scan job per organization (keyed by organization uuid). */
 const scanJobs = new Map<string, string>();
 
-beforeAll(() => {
-  t = createTestStore();
-  a = seedOrganization(t, t.orgA);
-  b = seedOrganization(t, t.orgB);
+beforeAll(async () => {
+  t = await createTestStore();
+  a = await seedOrganization(t, t.orgA);
+  b = await seedOrganization(t, t.orgB);
   for (const [org, s] of [
     [t.orgA.uuid, a],
     [t.orgB.uuid, b],
   ] as const) {
-    backtests.set(org, t.store.backtestJobs.create(org, s.accountUuid, {}, FAKE_DEFAULTS, NOT_STARTED).id);
+    backtests.set(
+      org,
+      (await t.store.backtestJobs.create(org, s.accountUuid, {}, FAKE_DEFAULTS, NOT_STARTED)).id,
+    );
     riskModels.set(
       org,
-      importRiskModel(t.ctx, org, vendorModelBody(t.usTickers, "2025-01-31", "model")).uuid,
+      (await importRiskModel(t.ctx, org, vendorModelBody(t.usTickers, "2025-01-31", "model"))).uuid,
     );
     // A run over the seeded account (it only rebalances on a drift breach).
     rebalanceRuns.set(
       org,
-      runRebalance(t.ctx, org, { when: "breached", account_uuids: [s.accountUuid] }).run_uuid,
+      (await runRebalance(t.ctx, org, { when: "breached", account_uuids: [s.accountUuid] })).run_uuid,
     );
     // Under the threshold: scanned inside the call, SUCCESS at once.
-    scanJobs.set(org, startScanJob(t.ctx, org, { accounts: [s.accountUuid] }).id);
+    scanJobs.set(org, (await startScanJob(t.ctx, org, { accounts: [s.accountUuid] })).id);
   }
   app = createApp({ ctx: { ...t.ctx, backtestExecutor: fastExecutor } as BacktestServiceContext });
 });
@@ -154,16 +157,19 @@ function call(route: AnyRoute, path: string, key?: string): Promise<Answer> {
 }
 
 /** Everything organization B has, as the service reads it. */
-function snapshotB(): string {
+async function snapshotB(): Promise<string> {
   return JSON.stringify({
-    clients: listClients(t.ctx, t.orgB.uuid),
-    configs: listPortfolioConfigs(t.ctx, t.orgB.uuid),
-    assetClasses: listAssetClasses(t.ctx, t.orgB.uuid, true),
-    proposals: t.store.proposals.list(t.orgB.uuid, b.accountUuid).map((p) => p.uuid),
-    themes: t.store.themes.list(t.orgB.uuid).map((x) => [x.name, t.store.themes.revisions(x.uuid).length]),
-    backtests: t.store.backtestJobs.list(t.orgB.uuid).map((j) => [j.id, j.status, j.cancelRequested]),
-    riskModels: listRiskModels(t.ctx, t.orgB.uuid),
-    lots: t.store.accounts.lots(b.accountUuid).map((l) => [l.themeAssetId, l.quantity.toString()]),
+    clients: await listClients(t.ctx, t.orgB.uuid),
+    configs: await listPortfolioConfigs(t.ctx, t.orgB.uuid),
+    assetClasses: await listAssetClasses(t.ctx, t.orgB.uuid, true),
+    proposals: (await t.store.proposals.list(t.orgB.uuid, b.accountUuid)).map((p) => p.uuid),
+    themes: (await t.store.themes.list(t.orgB.uuid)).map(async (x) => [
+      x.name,
+      (await t.store.themes.revisions(x.uuid)).length,
+    ]),
+    backtests: (await t.store.backtestJobs.list(t.orgB.uuid)).map((j) => [j.id, j.status, j.cancelRequested]),
+    riskModels: await listRiskModels(t.ctx, t.orgB.uuid),
+    lots: (await t.store.accounts.lots(b.accountUuid)).map((l) => [l.themeAssetId, l.quantity.toString()]),
   });
 }
 
@@ -185,7 +191,7 @@ const protectedRoutes = () => API_ROUTES.filter((r) => !r.public);
 
 describe("authentication on every route", () => {
   it("answers 401 unauthorized with a challenge when the key is missing", async () => {
-    const before = snapshotB();
+    const before = await snapshotB();
     for (const route of protectedRoutes()) {
       const answer = await call(route, concrete(route, valuesOf(t.orgA.uuid, a)));
       expect(answer.status, `${route.method} ${route.path}`).toBe(401);
@@ -196,13 +202,13 @@ describe("authentication on every route", () => {
       });
       expect(answer.headers.get("www-authenticate")).toBe('ApiKey realm="lotwise", header="X-Api-Key"');
     }
-    expect(snapshotB()).toBe(before);
-    expect(listClients(t.ctx, t.orgA.uuid).some((c) => c.external_id === "intruder")).toBe(false);
+    expect(await snapshotB()).toBe(before);
+    expect((await listClients(t.ctx, t.orgA.uuid)).some((c) => c.external_id === "intruder")).toBe(false);
   });
 
   it("answers 401 with one message for malformed, unknown and revoked keys on every route", async () => {
-    const revoked = t.store.apiKeys.create(t.orgA.uuid, "to revoke");
-    t.store.apiKeys.revoke(t.orgA.uuid, revoked.record.id);
+    const revoked = await t.store.apiKeys.create(t.orgA.uuid, "to revoke");
+    await t.store.apiKeys.revoke(t.orgA.uuid, revoked.record.id);
     // Same format as a real key (lw_<12 hex>_<43 base64url>), never issued.
     const unknown = `lw_${"0".repeat(12)}_${"A".repeat(43)}`;
     // A real key with one character changed: right id, wrong secret.
@@ -223,11 +229,11 @@ describe("authentication on every route", () => {
   });
 
   it("takes a revocation into account on the very next request, even for a key just used", async () => {
-    const issued = t.store.apiKeys.create(t.orgA.uuid, "short-lived");
+    const issued = await t.store.apiKeys.create(t.orgA.uuid, "short-lived");
     const path = `/api/v1/custom/org/${t.orgA.uuid}/clients/`;
     expect((await send(app, "GET", path, { key: issued.key })).status).toBe(200);
     expect((await send(app, "GET", path, { key: issued.key })).status).toBe(200);
-    t.store.apiKeys.revoke(t.orgA.uuid, issued.record.id);
+    await t.store.apiKeys.revoke(t.orgA.uuid, issued.record.id);
     expect((await send(app, "GET", path, { key: issued.key })).status).toBe(401);
   });
 
@@ -245,7 +251,7 @@ describe("authentication on every route", () => {
         expect((await send(app, "GET", path, { key: t.orgA.apiKey })).status).toBe(200);
       expect(lookups).not.toHaveBeenCalled();
       // Any write (here an unrelated client) makes the server check the key again.
-      t.store.clients.create(t.orgB.uuid, { externalId: "unrelated" });
+      await t.store.clients.create(t.orgB.uuid, { externalId: "unrelated" });
       expect((await send(app, "GET", path, { key: t.orgA.apiKey })).status).toBe(200);
       expect(lookups).toHaveBeenCalledTimes(1);
     } finally {
@@ -259,29 +265,29 @@ describe("authentication on every route", () => {
   });
 
   it("records last_used_at at most once a minute per key, after the response", async () => {
-    const issued = t.store.apiKeys.create(t.orgA.uuid, "usage");
-    const lastUsed = () =>
-      t.store.apiKeys.list(t.orgA.uuid).find((k) => k.id === issued.record.id)!.lastUsedAt;
+    const issued = await t.store.apiKeys.create(t.orgA.uuid, "usage");
+    const lastUsed = async () =>
+      (await t.store.apiKeys.list(t.orgA.uuid)).find((k) => k.id === issued.record.id)!.lastUsedAt;
     const tick = () => new Promise((r) => setImmediate(r));
-    expect(lastUsed()).toBeNull();
+    expect(await lastUsed()).toBeNull();
     const start = t.clock.now().toISOString();
     await send(app, "GET", "/api/v1/me", { key: issued.key });
     await tick();
-    expect(lastUsed()).toBe(start);
+    expect(await lastUsed()).toBe(start);
     t.clock.advance(59_000);
     await send(app, "GET", "/api/v1/me", { key: issued.key });
     await tick();
-    expect(lastUsed()).toBe(start);
+    expect(await lastUsed()).toBe(start);
     t.clock.advance(1_000);
     await send(app, "GET", "/api/v1/me", { key: issued.key });
     await tick();
-    expect(lastUsed()).toBe(t.clock.now().toISOString());
+    expect(await lastUsed()).toBe(t.clock.now().toISOString());
   });
 });
 
 describe("isolation between organizations on every route", () => {
   it("answers A's key on B's organization paths exactly as on an organization that does not exist", async () => {
-    const before = snapshotB();
+    const before = await snapshotB();
     const ghost = crypto.randomUUID();
     const orgRoutes = protectedRoutes().filter((r) => r.path.includes("{organization_uuid}"));
     // Every route but these lives under an organization.
@@ -317,11 +323,11 @@ describe("isolation between organizations on every route", () => {
       });
       expectSameAnswer(onB, onGhost);
     }
-    expect(snapshotB()).toBe(before);
+    expect(await snapshotB()).toBe(before);
   });
 
   it("answers B's resource uuids under A's path exactly as uuids that do not exist", async () => {
-    const before = snapshotB();
+    const before = await snapshotB();
     const withResource = protectedRoutes().filter((r) =>
       /\{(uuid|client_uuid|account_uuid|config_uuid|asset_class_uuid|proposal_uuid|theme_uuid|backtest_uuid|risk_model_uuid|run_uuid|job_uuid)\}/.test(
         r.path,
@@ -391,11 +397,11 @@ describe("isolation between organizations on every route", () => {
       const onGhost = await call(route, concrete(route, ghosts), t.orgA.apiKey);
       expectSameAnswer(onB, onGhost);
     }
-    expect(snapshotB()).toBe(before);
+    expect(await snapshotB()).toBe(before);
   });
 
   it("treats B's resources named in a body of A like resources that do not exist", async () => {
-    const before = snapshotB();
+    const before = await snapshotB();
     const key = t.orgA.apiKey;
     const org = `/api/v1/custom/org/${t.orgA.uuid}`;
     const ghost = crypto.randomUUID();
@@ -459,7 +465,7 @@ describe("isolation between organizations on every route", () => {
       );
       expectSameAnswer(onB, onGhost);
     }
-    expect(snapshotB()).toBe(before);
+    expect(await snapshotB()).toBe(before);
   });
 
   it("lists only the key's organization's data", async () => {

@@ -35,8 +35,8 @@ let key: string;
 let path: string;
 
 beforeAll(async () => {
-  t = createTestStore({ withMarket: true });
-  seeded = seedOrganization(t, t.orgA);
+  t = await createTestStore({ withMarket: true });
+  seeded = await seedOrganization(t, t.orgA);
   runner = new BacktestJobRunner({
     store: t.store,
     executor: fastExecutor,
@@ -199,7 +199,7 @@ describe("endpoint 2: start an account backtest", () => {
   });
 
   it("answers 404 for an account of another client and stores nothing", async () => {
-    const before = t.store.backtestJobs.list(t.orgA.uuid).length;
+    const before = (await t.store.backtestJobs.list(t.orgA.uuid)).length;
     const other = await send(
       app,
       "POST",
@@ -208,7 +208,7 @@ describe("endpoint 2: start an account backtest", () => {
     );
     expect(other.status).toBe(404);
     expect(envelope(other).code).toBe("account_not_found");
-    expect(t.store.backtestJobs.list(t.orgA.uuid)).toHaveLength(before);
+    expect(await t.store.backtestJobs.list(t.orgA.uuid)).toHaveLength(before);
   });
 
   it("runs the job on the server's runner: read back as SUCCESS with its result and progress", async () => {
@@ -243,8 +243,8 @@ describe("endpoint 2: start an account backtest", () => {
 describe("remote backend over a real server with worker threads", () => {
   it("starts jobs on the server, polls them to the end and reads the same jobs as the local backend", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lotwise-http-backtests-"));
-    const f = createTestStore({ path: join(dir, "store.db") });
-    const s = seedOrganization(f, f.orgA);
+    const f = await createTestStore({ path: join(dir, "store.db") });
+    const s = await seedOrganization(f, f.orgA);
     const pool = new BacktestJobRunner({
       store: f.store,
       concurrency: 2,

@@ -259,7 +259,9 @@ describe("readBody", () => {
       },
     );
     await expect(missing).rejects.toThrow(/Content-Type header is required.*application\/json/);
-    const wrong = readBody(bodyRequest("a=1", "application/x-www-form-urlencoded"), { accept: ["json"] });
+    const wrong = readBody(bodyRequest("a=1", "application/x-www-form-urlencoded"), {
+      accept: ["json"],
+    });
     await expect(wrong).rejects.toBeInstanceOf(HttpError);
     await expect(readBody(bodyRequest("a=1", "text/plain"), { accept: ALL })).rejects.toThrow(
       "Content-Type text/plain is not accepted here; accepted: application/json, application/x-www-form-urlencoded, multipart/form-data.",
@@ -341,8 +343,8 @@ describe("body parity through a route of the app", () => {
   let path: string;
   const seen: unknown[] = [];
 
-  beforeAll(() => {
-    t = createTestStore();
+  beforeAll(async () => {
+    t = await createTestStore();
     // A test-only route shaped like endpoint 1: a ProposalRequest body in all three encodings.
     const echo = defineRoute<ProposalRequest>({
       method: "POST",

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type LotwiseApp, serve } from "../src/server/index.js";
 import { RISK_MODEL_MAX_BODY_BYTES } from "../src/server/routes.js";
 import { createOrganization } from "../src/service/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import {
   createTestStore,
   type SeededOrganization,
@@ -25,9 +25,9 @@ let app: LotwiseApp;
 let seeded: SeededOrganization;
 const logged: string[] = [];
 
-beforeAll(() => {
-  t = createTestStore();
-  seeded = seedOrganization(t, t.orgA);
+beforeAll(async () => {
+  t = await createTestStore();
+  seeded = await seedOrganization(t, t.orgA);
   app = createApp({ ctx: t.ctx, log: (line) => logged.push(line) });
 });
 afterAll(() => t.close());
@@ -243,19 +243,19 @@ describe("the node server", () => {
 });
 
 describe("store files", () => {
-  it("creates the store file and its -wal and -shm files readable by the owner only (0600)", () => {
+  it("creates the store file and its -wal and -shm files readable by the owner only (0600)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lotwise-mode-"));
     try {
       const path = join(dir, "private.db");
-      const store = openStore(path);
+      const store = openSqliteStore(path);
       try {
-        createOrganization({ store, clock: () => new Date("2025-07-01T00:00:00Z") }, "Private");
+        await createOrganization({ store, clock: () => new Date("2025-07-01T00:00:00Z") }, "Private");
         for (const file of [path, `${path}-wal`, `${path}-shm`]) {
           expect(existsSync(file), file).toBe(true);
           expect((statSync(file).mode & 0o777).toString(8), file).toBe("600");
         }
       } finally {
-        store.close();
+        await store.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -23,11 +23,11 @@ let cached: LotwiseApp;
 let uncached: LotwiseApp;
 const seeded = new Map<string, SeededOrganization & { riskModelUuid: string }>();
 
-beforeAll(() => {
-  t = createTestStore();
+beforeAll(async () => {
+  t = await createTestStore();
   for (const org of [t.orgA, t.orgB]) {
-    const s = seedOrganization(t, org);
-    const model = importRiskModel(
+    const s = await seedOrganization(t, org);
+    const model = await importRiskModel(
       t.ctx,
       org.uuid,
       vendorModelBody(t.usTickers.slice(0, 4), "2025-06-30", `${org.name} vendor model`),

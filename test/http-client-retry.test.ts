@@ -14,10 +14,10 @@ afterEach(() => {
   for (const t of opened.splice(0)) t.close();
 });
 
-function setup(options: Partial<HttpClientOptions> = {}, clockMoves = true) {
-  const t = createTestStore();
+async function setup(options: Partial<HttpClientOptions> = {}, clockMoves = true) {
+  const t = await createTestStore();
   opened.push(t);
-  const seeded = seedOrganization(t, t.orgA);
+  const seeded = await seedOrganization(t, t.orgA);
   let now = 0;
   // One request at once, then one a second (60 a minute), on a clock the client's sleep moves.
   const app = createApp({ ctx: t.ctx, rateLimit: { perMinute: 60, burst: 1, now: () => now } });
@@ -26,9 +26,9 @@ function setup(options: Partial<HttpClientOptions> = {}, clockMoves = true) {
   const client = new HttpClient({
     url: "http://lotwise.test",
     apiKey: t.orgA.apiKey,
-    fetch: ((input: string, init?: RequestInit) => {
+    fetch: (async (input: string, init?: RequestInit) => {
       sent += 1;
-      return Promise.resolve(app.request(input, init));
+      return Promise.resolve(await app.request(input, init));
     }) as typeof fetch,
     sleep: async (ms) => {
       slept.push(ms);
@@ -51,7 +51,7 @@ function setup(options: Partial<HttpClientOptions> = {}, clockMoves = true) {
 
 describe("HTTP client under the server's rate limit", () => {
   it("waits the Retry-After of a 429 rate_limited answer and sends the request again", async () => {
-    const { propose, slept, sent } = setup();
+    const { propose, slept, sent } = await setup();
     await propose();
     const second = await propose();
     expect(second.orders.length).toBeGreaterThan(0);
@@ -61,19 +61,19 @@ describe("HTTP client under the server's rate limit", () => {
 
   it("passes the 429 on with its code once its retries are used up, or when they are off", async () => {
     // The clock stands still: every retry is refused again.
-    const stuck = setup({ rateLimitRetries: 2 }, false);
+    const stuck = await setup({ rateLimitRetries: 2 }, false);
     await stuck.propose();
     await expect(stuck.propose()).rejects.toMatchObject({ status: 429, code: "rate_limited" });
     expect(stuck.slept).toEqual([1000, 1000]);
     expect(stuck.sent()).toBe(4);
-    const off = setup({ rateLimitRetries: 0 });
+    const off = await setup({ rateLimitRetries: 0 });
     await off.propose();
     const err = await off.propose().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RemoteServiceError);
     expect(err).toMatchObject({ status: 429, code: "rate_limited" });
     expect(off.slept).toEqual([]);
     // A Retry-After longer than the client will wait is reported at once too.
-    const impatient = setup({ maxRetryWaitMs: 500 });
+    const impatient = await setup({ maxRetryWaitMs: 500 });
     await impatient.propose();
     await expect(impatient.propose()).rejects.toMatchObject({ code: "rate_limited" });
     expect(impatient.slept).toEqual([]);

@@ -22,9 +22,9 @@ let t: TestStore;
 let app: LotwiseApp;
 let seeded: SeededOrganization;
 
-beforeAll(() => {
-  t = createTestStore();
-  seeded = seedOrganization(t, t.orgA);
+beforeAll(async () => {
+  t = await createTestStore();
+  seeded = await seedOrganization(t, t.orgA);
   app = createApp({ ctx: t.ctx, log: () => {} });
 });
 afterAll(() => t.close());

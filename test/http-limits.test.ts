@@ -26,11 +26,11 @@ afterEach(() => {
   for (const t of opened.splice(0)) t.close();
 });
 
-function setup(limits?: ServiceLimits) {
-  const t = createTestStore();
+async function setup(limits?: ServiceLimits) {
+  const t = await createTestStore();
   opened.push(t);
-  const a = seedOrganization(t, t.orgA);
-  const b = seedOrganization(t, t.orgB);
+  const a = await seedOrganization(t, t.orgA);
+  const b = await seedOrganization(t, t.orgB);
   const ctx: BacktestServiceContext = {
     ...t.ctx,
     backtestExecutor: fastExecutor,
@@ -44,7 +44,7 @@ const accountPath = (org: string, s: SeededOrganization) =>
 
 describe("rate limit per API key on the expensive routes", () => {
   it("answers 429 rate_limited with Retry-After once a key has used its burst, and serves it again after the refill", async () => {
-    const { t, a, ctx } = setup();
+    const { t, a, ctx } = await setup();
     let now = 0;
     const app = createApp({ ctx, rateLimit: { perMinute: 30, burst: 3, now: () => now } });
     const path = `${accountPath(t.orgA.uuid, a)}/proposal/`;
@@ -66,7 +66,7 @@ describe("rate limit per API key on the expensive routes", () => {
       json: {},
     });
     expect(optimize.status).toBe(429);
-    expect(t.store.proposals.list(t.orgA.uuid, a.accountUuid).length).toBe(4); // the seeded one + 3
+    expect((await t.store.proposals.list(t.orgA.uuid, a.accountUuid)).length).toBe(4); // the seeded one + 3
     now += 1_000;
     expect(
       (await send(app, "POST", path, { key: t.orgA.apiKey, json: body })).headers.get("retry-after"),
@@ -77,9 +77,9 @@ describe("rate limit per API key on the expensive routes", () => {
   });
 
   it("keeps one key's bucket from touching another key's and the cheap routes", async () => {
-    const { t, a, b, ctx } = setup();
+    const { t, a, b, ctx } = await setup();
     const app = createApp({ ctx, rateLimit: { perMinute: 1, burst: 1, now: () => 0 } });
-    const second = createApiKey(t.ctx, t.orgA.uuid, "second key").key;
+    const second = (await createApiKey(t.ctx, t.orgA.uuid, "second key")).key;
     const optimize = (key: string, org: string, s: SeededOrganization) =>
       send(app, "POST", `${accountPath(org, s)}/rebalance/`, { key, json: { as_of_date: "not a date" } });
     expect((await optimize(t.orgA.apiKey, t.orgA.uuid, a)).status).toBe(400);
@@ -95,7 +95,7 @@ describe("rate limit per API key on the expensive routes", () => {
   });
 
   it("limits by default (bursts of 100, 600 a minute per key), and not at all with rateLimit: false", async () => {
-    const { t, a, ctx } = setup();
+    const { t, a, ctx } = await setup();
     // An invalid body costs nothing to refuse, and the limit is taken before the body is read. The default bucket
     // refills 10 tokens a second, so a loop of fast requests runs past the first 100 before it is refused.
     const flood = async (app: LotwiseApp, max: number) => {
@@ -123,7 +123,7 @@ describe("rate limit per API key on the expensive routes", () => {
 
 describe("cap on queued backtest jobs per organization", () => {
   it("refuses a job beyond the cap with 429 too_many_queued_jobs, per organization, until one leaves the queue", async () => {
-    const { t, a, b, ctx } = setup({ maxQueuedJobsPerOrganization: 2 });
+    const { t, a, b, ctx } = await setup({ maxQueuedJobsPerOrganization: 2 });
     const app = createApp({ ctx, rateLimit: false });
     const start = (key: string, org: string, s: SeededOrganization) =>
       send(app, "POST", `${accountPath(org, s)}/backtests/`, { key, json: {} });
@@ -138,7 +138,7 @@ describe("cap on queued backtest jobs per organization", () => {
       message:
         "This organization already has 2 backtest jobs waiting to run (the limit is 2). Wait until some of them have started, or cancel some, then start this one again.",
     });
-    expect(t.store.backtestJobs.list(t.orgA.uuid)).toHaveLength(2);
+    expect(await t.store.backtestJobs.list(t.orgA.uuid)).toHaveLength(2);
     // Another organization's queue is its own.
     expect((await start(t.orgB.apiKey, t.orgB.uuid, b)).status).toBe(202);
     // A job that leaves the queue (cancelled here; started by a runner alike) makes room.
@@ -153,21 +153,23 @@ describe("cap on queued backtest jobs per organization", () => {
     expect((await start(t.orgA.apiKey, t.orgA.uuid, a)).status).toBe(202);
   });
 
-  it("applies the default cap of 100 through the service, and none when set to 0", () => {
-    const { t, a, ctx } = setup();
-    for (let i = 0; i < 100; i++) startBacktest(ctx, t.orgA.uuid, a.clientUuid, a.accountUuid, {});
-    expect(() => startBacktest(ctx, t.orgA.uuid, a.clientUuid, a.accountUuid, {})).toThrow(
+  it("applies the default cap of 100 through the service, and none when set to 0", async () => {
+    const { t, a, ctx } = await setup();
+    for (let i = 0; i < 100; i++) await startBacktest(ctx, t.orgA.uuid, a.clientUuid, a.accountUuid, {});
+    await expect((() => startBacktest(ctx, t.orgA.uuid, a.clientUuid, a.accountUuid, {}))()).rejects.toThrow(
       expect.objectContaining({ code: "too_many_queued_jobs" }),
     );
     const uncapped = { ...ctx, limits: { maxQueuedJobsPerOrganization: 0 } };
-    expect(startBacktest(uncapped, t.orgA.uuid, a.clientUuid, a.accountUuid, {}).status).toBe("PENDING");
-    expect(t.store.backtestJobs.list(t.orgA.uuid, { status: "PENDING" }).length).toBe(101);
+    expect((await startBacktest(uncapped, t.orgA.uuid, a.clientUuid, a.accountUuid, {})).status).toBe(
+      "PENDING",
+    );
+    expect((await t.store.backtestJobs.list(t.orgA.uuid, { status: "PENDING" })).length).toBe(101);
   });
 });
 
 describe("proposal retention per account", () => {
   it("keeps only the newest N proposals of an account when a new one is written", async () => {
-    const { t, a, b, ctx } = setup({ proposalsKeptPerAccount: 3 });
+    const { t, a, b, ctx } = await setup({ proposalsKeptPerAccount: 3 });
     const app = createApp({ ctx, rateLimit: false });
     const base = accountPath(t.orgA.uuid, a);
     const ids: string[] = [a.proposalUuid];
@@ -183,13 +185,13 @@ describe("proposal retention per account", () => {
     const status = async (id: string) =>
       (await send(app, "GET", `${base}/proposals/${id}/`, { key: t.orgA.apiKey })).status;
     expect(await Promise.all(ids.map(status))).toEqual([404, 404, 404, 200, 200, 200]);
-    expect(t.store.proposals.list(t.orgA.uuid, a.accountUuid).length).toBe(3);
+    expect((await t.store.proposals.list(t.orgA.uuid, a.accountUuid)).length).toBe(3);
     // Other accounts keep theirs.
-    expect(t.store.proposals.list(t.orgB.uuid, b.accountUuid).length).toBe(1);
+    expect((await t.store.proposals.list(t.orgB.uuid, b.accountUuid)).length).toBe(1);
   });
 
   it("deletes an account's proposals older than the maximum age when it gets a new one", async () => {
-    const { t, a, b, ctx } = setup({ proposalMaxAgeDays: 30, proposalsKeptPerAccount: 0 });
+    const { t, a, b, ctx } = await setup({ proposalMaxAgeDays: 30, proposalsKeptPerAccount: 0 });
     const app = createApp({ ctx, rateLimit: false });
     const base = accountPath(t.orgA.uuid, a);
     const post = async () =>
@@ -202,13 +204,13 @@ describe("proposal retention per account", () => {
     t.clock.advance(29 * 86_400_000);
     const young = await post();
     // Day 29: the seeded proposal is 29 days old and stays.
-    expect(t.store.proposals.list(t.orgA.uuid, a.accountUuid).length).toBe(2);
+    expect((await t.store.proposals.list(t.orgA.uuid, a.accountUuid)).length).toBe(2);
     t.clock.advance(2 * 86_400_000);
     const latest = await post();
     // Day 31: the seeded one (31 days) goes, the one of day 29 (2 days) stays.
-    const kept = t.store.proposals.list(t.orgA.uuid, a.accountUuid).map((p) => p.uuid);
+    const kept = (await t.store.proposals.list(t.orgA.uuid, a.accountUuid)).map((p) => p.uuid);
     expect(kept).toEqual([young.proposal_uuid, latest.proposal_uuid]);
     // Organization B wrote nothing: its old proposal is untouched.
-    expect(t.store.proposals.list(t.orgB.uuid, b.accountUuid).length).toBe(1);
+    expect((await t.store.proposals.list(t.orgB.uuid, b.accountUuid)).length).toBe(1);
   });
 });

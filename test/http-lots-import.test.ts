@@ -44,12 +44,12 @@ function streamOf(text: string): ReadableStream<Uint8Array> {
 const path = (account: string, query = "") =>
   `/api/v1/custom/org/${t.orgA.uuid}/accounts/${account}/tax_lots/import/${query}`;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "lotwise-http-lots-"));
-  t = createTestStore({ path: join(dir, "store.db") });
+  t = await createTestStore({ path: join(dir, "store.db") });
   app = createApp({ ctx: t.ctx });
-  const client = createClient(t.ctx, t.orgA.uuid, {});
-  accountUuid = createAccount(t.ctx, t.orgA.uuid, client.uuid, { name: "Import target" }).uuid;
+  const client = await createClient(t.ctx, t.orgA.uuid, {});
+  accountUuid = (await createAccount(t.ctx, t.orgA.uuid, client.uuid, { name: "Import target" })).uuid;
   local = new LocalBackend(t.ctx, t.orgA.uuid);
 });
 afterAll(() => {
@@ -60,7 +60,7 @@ afterAll(() => {
 const symbols = () => t.usTickers.slice(0, 10).map((id) => id.split(":")[0]!);
 /** The account's stored lots (read from the store: valuing 100,000 lots would dominate the test's time). */
 const storedLots = () => t.store.accounts.lotRows(accountUuid);
-const lotCount = async () => storedLots().length;
+const lotCount = async () => (await storedLots()).length;
 
 describe("POST .../accounts/{account}/tax_lots/import/", () => {
   it("imports a streamed text/csv body of 40,000 lots (past the 1 MiB JSON limit) in one go", async () => {
@@ -95,11 +95,7 @@ describe("POST .../accounts/{account}/tax_lots/import/", () => {
     const r = lotImportResultSchema.parse(a.body);
     expect(r).toMatchObject({ lots_before: 40_000, lots_after: 40_003, lots_in_file: 3 });
     expect(r.lots?.map((l) => l.quantity)).toEqual(["1", "2", "3"]);
-    expect(
-      storedLots()
-        .slice(-3)
-        .map((l) => l[2]),
-    ).toEqual(["1", "2", "3"]);
+    expect((await storedLots()).slice(-3).map((l) => l[2])).toEqual(["1", "2", "3"]);
   });
 
   it("answers 400 naming the line and column of a bad row, and changes nothing", async () => {
@@ -179,7 +175,7 @@ describe("RemoteBackend.importLots", () => {
   it("gets the same validation error as the local backend", async () => {
     const csv = "Symbol,Quantity,Cost Basis,Open Date\nZZZZ,1,1,2024-01-02\n";
     const [l, r] = await Promise.all(
-      [local, remote].map((b) => b.importLots(accountUuid, csv).catch((e: unknown) => e)),
+      [local, remote].map(async (b) => b.importLots(accountUuid, csv).catch((e: unknown) => e)),
     );
     expect(r).toBeInstanceOf(ValidationError);
     expect((r as ValidationError).issues).toEqual((l as ValidationError).issues);

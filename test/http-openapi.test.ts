@@ -27,7 +27,7 @@ let doc: OpenApiDocument;
 let html: string;
 
 beforeAll(async () => {
-  t = createTestStore({ withMarket: false });
+  t = await createTestStore({ withMarket: false });
   app = createApp({ ctx: t.ctx });
   const served = await send(app, "GET", "/api/v1/openapi.json");
   expect(served.status).toBe(200);

@@ -27,8 +27,8 @@ const HTTP_MD = resolve(import.meta.dirname, "..", "docs", "http.md");
 
 let t: TestStore;
 let app: LotwiseApp;
-beforeAll(() => {
-  t = createTestStore();
+beforeAll(async () => {
+  t = await createTestStore();
   app = createApp({ ctx: t.ctx });
 });
 afterAll(() => t.close());

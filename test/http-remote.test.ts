@@ -26,7 +26,7 @@ import {
 } from "../src/core/errors.js";
 import { type ServerHandle, serve } from "../src/server/index.js";
 import { type Backend, LocalBackend } from "../src/service/index.js";
-import { openStore } from "../src/store/index.js";
+import { openSqliteStore } from "../src/store/index.js";
 import {
   configCreateBody,
   createTestStore,
@@ -47,9 +47,9 @@ const logged: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "lotwise-http-remote-"));
-  t = createTestStore({ path: join(dir, "store.db") });
-  seeded = seedOrganization(t, t.orgA);
-  seedOrganization(t, t.orgB);
+  t = await createTestStore({ path: join(dir, "store.db") });
+  seeded = await seedOrganization(t, t.orgA);
+  await seedOrganization(t, t.orgB);
   handle = await serve({ ctx: t.ctx, port: 0, log: (l) => logged.push(l) });
   remote = await RemoteBackend.connect({ url: handle.url, apiKey: t.orgA.apiKey });
   local = new LocalBackend(t.ctx, t.orgA.uuid);
@@ -336,26 +336,26 @@ describe("HttpClient", () => {
 describe("cached reads over a shared store file", () => {
   it("shows writes made by another connection (a CLI on the same file) on the next request", async () => {
     const before = await remote.listClients();
-    const cli = openStore(t.store.path, { create: false });
+    const cli = openSqliteStore(t.store.connectionString!, { create: false });
     try {
-      cli.clients.create(t.orgA.uuid, { externalId: "written-by-cli" });
+      await cli.clients.create(t.orgA.uuid, { externalId: "written-by-cli" });
       const after = await remote.listClients();
       expect(after).toHaveLength(before.length + 1);
       expect(after.map((c) => c.external_id)).toContain("written-by-cli");
     } finally {
-      cli.close();
+      await cli.close();
     }
   });
 
   it("honours a revocation made by another connection on the next request", async () => {
-    const issued = t.store.apiKeys.create(t.orgA.uuid, "revoked elsewhere");
+    const issued = await t.store.apiKeys.create(t.orgA.uuid, "revoked elsewhere");
     const backend = await RemoteBackend.connect({ url: handle.url, apiKey: issued.key });
     await backend.listClients();
-    const cli = openStore(t.store.path, { create: false });
+    const cli = openSqliteStore(t.store.connectionString!, { create: false });
     try {
-      cli.apiKeys.revoke(t.orgA.uuid, issued.record.id);
+      await cli.apiKeys.revoke(t.orgA.uuid, issued.record.id);
     } finally {
-      cli.close();
+      await cli.close();
     }
     await expect(backend.listClients()).rejects.toBeInstanceOf(AuthenticationError);
   });

@@ -37,9 +37,9 @@ const completed = () => appRequestPoolStats(pooled)?.completed ?? 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "lotwise-request-pool-"));
-  t = createTestStore({ path: join(dir, "store.db") });
-  a = seedOrganization(t, t.orgA);
-  b = seedOrganization(t, t.orgB);
+  t = await createTestStore({ path: join(dir, "store.db") });
+  a = await seedOrganization(t, t.orgA);
+  b = await seedOrganization(t, t.orgB);
   pooled = createApp({ ctx: t.ctx, requestWorkers: 2 });
   inProcess = createApp({ ctx: t.ctx, requestWorkers: 0 });
   // The first request starts a worker (from the TypeScript sources under tsx: seconds on a busy machine).
@@ -57,10 +57,10 @@ afterAll(async () => {
 });
 
 describe("request worker pool", () => {
-  it("is used for a store file and not for a :memory: store or requestWorkers 0", () => {
+  it("is used for a store file and not for a :memory: store or requestWorkers 0", async () => {
     expect(appRequestPoolStats(pooled)).toMatchObject({ size: 2, started: 1 });
     expect(appRequestPoolStats(inProcess)).toBeUndefined();
-    const memory = createTestStore({ withMarket: false });
+    const memory = await createTestStore({ withMarket: false });
     try {
       expect(appRequestPoolStats(createApp({ ctx: memory.ctx, requestWorkers: 2 }))).toBeUndefined();
     } finally {
@@ -76,7 +76,7 @@ describe("request worker pool", () => {
     });
     expect(answer.status).toBe(200);
     expect(completed()).toBe(before + 1);
-    const direct = optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, {
+    const direct = await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, {
       clientUuid: a.clientUuid,
       asOf: "2025-05-30",
     });
@@ -147,7 +147,7 @@ describe("request worker pool", () => {
     );
     expect(answer.status).toBe(200);
     expect(completed()).toBe(before + 1);
-    const direct = backtestTheme(t.ctx, t.orgA.uuid, a.themeUuid, query);
+    const direct = await backtestTheme(t.ctx, t.orgA.uuid, a.themeUuid, query);
     expect(answer.body).toEqual(JSON.parse(JSON.stringify(direct)));
   });
 

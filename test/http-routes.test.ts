@@ -71,10 +71,10 @@ let seeded: SeededOrganization;
 let key: string;
 let org: string;
 
-beforeAll(() => {
-  t = createTestStore();
-  seeded = seedOrganization(t, t.orgA);
-  seedOrganization(t, t.orgB);
+beforeAll(async () => {
+  t = await createTestStore();
+  seeded = await seedOrganization(t, t.orgA);
+  await seedOrganization(t, t.orgB);
   app = createApp({ ctx: t.ctx });
   key = t.orgA.apiKey;
   org = `/api/v1/custom/org/${t.orgA.uuid}`;
@@ -190,7 +190,7 @@ describe("success shapes of every route", () => {
     );
     expect(list.map((c) => c.uuid)).toContain(seeded.configUuid);
     // The HTTP answer is the service's result, serialized.
-    expect(list).toEqual(JSON.parse(JSON.stringify(listPortfolioConfigs(t.ctx, t.orgA.uuid))));
+    expect(list).toEqual(JSON.parse(JSON.stringify(await listPortfolioConfigs(t.ctx, t.orgA.uuid))));
     const created = shape(
       await send(app, "POST", `${org}/portfolio_configs/`, { key, json: { name: "Minimal" } }),
       201,
@@ -237,14 +237,14 @@ describe("success shapes of every route", () => {
       assetClassSchema,
     );
     expect(read).toEqual(
-      JSON.parse(JSON.stringify(readAssetClass(t.ctx, t.orgA.uuid, seeded.assetClassUuids[0]!))),
+      JSON.parse(JSON.stringify(await readAssetClass(t.ctx, t.orgA.uuid, seeded.assetClassUuids[0]!))),
     );
   });
 
   it("drift (extension) agrees with the service, and refuses a date after the market data", async () => {
     const account = `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}`;
     const d = shape(await send(app, "GET", `${account}/drift/`, { key }), 200, accountDriftSchema);
-    expect(d).toEqual(JSON.parse(JSON.stringify(accountDrift(t.ctx, t.orgA.uuid, seeded.accountUuid))));
+    expect(d).toEqual(JSON.parse(JSON.stringify(await accountDrift(t.ctx, t.orgA.uuid, seeded.accountUuid))));
     expect(Number(d.total_drift)).toBeGreaterThan(0);
     const late = await send(app, "GET", `${account}/drift/?as_of_date=2099-01-01`, { key });
     expect(late.status).toBe(400);
@@ -260,7 +260,9 @@ describe("success shapes of every route", () => {
     );
     expect(monday).toEqual(
       JSON.parse(
-        JSON.stringify(evaluateAccountRules(t.ctx, t.orgA.uuid, seeded.accountUuid, { asOf: "2025-03-31" })),
+        JSON.stringify(
+          await evaluateAccountRules(t.ctx, t.orgA.uuid, seeded.accountUuid, { asOf: "2025-03-31" }),
+        ),
       ),
     );
     expect(monday.fired.map((r) => [r.rule_type, r.index, r.rule_index, r.value, r.reason])).toEqual([
@@ -283,7 +285,9 @@ describe("success shapes of every route", () => {
     );
     expect(scan).toEqual(
       JSON.parse(
-        JSON.stringify(scanAccounts(t.ctx, t.orgA.uuid, { client_uuid: seeded.clientUuid }, { limit: 2000 })),
+        JSON.stringify(
+          await scanAccounts(t.ctx, t.orgA.uuid, { client_uuid: seeded.clientUuid }, { limit: 2000 }),
+        ),
       ),
     );
     expect(scan.rows.map((r) => r.account_uuid)).toContain(seeded.accountUuid);
@@ -300,7 +304,7 @@ describe("success shapes of every route", () => {
     );
     expect(started).toMatchObject({ status: "SUCCESS", error_message: null });
     expect(started.result).toEqual(
-      JSON.parse(JSON.stringify(scanAccounts(t.ctx, t.orgA.uuid, { client_uuid: seeded.clientUuid }))),
+      JSON.parse(JSON.stringify(await scanAccounts(t.ctx, t.orgA.uuid, { client_uuid: seeded.clientUuid }))),
     );
     const read = shape(
       await send(app, "GET", `${org}/scan_jobs/${started.id}/`, { key }),
@@ -324,7 +328,9 @@ describe("success shapes of every route", () => {
       harvestScanSchema,
     );
     expect(h).toEqual(
-      JSON.parse(JSON.stringify(harvestScan(t.ctx, t.orgA.uuid, seeded.accountUuid, { minLossUsd: "1" }))),
+      JSON.parse(
+        JSON.stringify(await harvestScan(t.ctx, t.orgA.uuid, seeded.accountUuid, { minLossUsd: "1" })),
+      ),
     );
     expect(h.thresholds.min_loss_usd).toBe("1");
     const bad = await send(app, "GET", `${account}/harvest/?min_loss_usd=-5`, { key });
@@ -339,7 +345,9 @@ describe("success shapes of every route", () => {
       200,
       accountOptimizationSchema,
     );
-    expect(o).toEqual(JSON.parse(JSON.stringify(optimizeAccount(t.ctx, t.orgA.uuid, seeded.accountUuid))));
+    expect(o).toEqual(
+      JSON.parse(JSON.stringify(await optimizeAccount(t.ctx, t.orgA.uuid, seeded.accountUuid))),
+    );
     expect(o.status).toBe("optimal");
     expect(o.account_uuid).toBe(seeded.accountUuid);
     expect(o.trades.length).toBeGreaterThan(0);
@@ -410,13 +418,13 @@ describe("success shapes of every route", () => {
 
   it("risk models: import 201 (bodies past the default limit), list, read, delete 204; optimize uses the upload", async () => {
     const models = `${org}/risk_models/`;
-    const universe = prepareAccountOptimization(t.ctx, t.orgA.uuid, seeded.accountUuid).input.assets;
+    const universe = (await prepareAccountOptimization(t.ctx, t.orgA.uuid, seeded.accountUuid)).input.assets;
     // 9,000 more listings than the market has (never used; they only make the body pass 1 MiB).
     const padding = Array.from({ length: 9000 }, (_, i) => `P${String(i).padStart(4, "0")}:XNYS`);
     const body = vendorModelBody([...universe, ...padding], "2025-06-30", "Vendor over HTTP");
     expect(JSON.stringify(body).length).toBeGreaterThan(1024 * 1024);
     const created = shape(await send(app, "POST", models, { key, json: body }), 201, riskModelSchema);
-    expect(created).toEqual(JSON.parse(JSON.stringify(getRiskModel(t.ctx, t.orgA.uuid, created.uuid))));
+    expect(created).toEqual(JSON.parse(JSON.stringify(await getRiskModel(t.ctx, t.orgA.uuid, created.uuid))));
     expect([created.name, created.asset_count, created.factor_count]).toEqual([
       "Vendor over HTTP",
       universe.length + 9000,
@@ -960,7 +968,9 @@ describe("PATCH of a client (endpoint 6)", () => {
     expect(replaced.accounts[0]!.holdings.tax_lots.map((l) => [l.theme_asset_id, l.quantity])).toEqual([
       [t.usTickers[4], "3"],
     ]);
-    expect(replaced).toEqual(JSON.parse(JSON.stringify(getClient(t.ctx, t.orgA.uuid, seeded.clientUuid))));
+    expect(replaced).toEqual(
+      JSON.parse(JSON.stringify(await getClient(t.ctx, t.orgA.uuid, seeded.clientUuid))),
+    );
   });
 
   it("clears external_id given as null", async () => {
@@ -983,8 +993,8 @@ describe("PATCH of a client (endpoint 6)", () => {
       });
     shape(await assign([coreUuid]), 200, clientSchema);
     // An operator archives both sleeves; only `core` was assigned to the account.
-    t.store.assetClasses.archive(t.orgA.uuid, coreUuid);
-    t.store.assetClasses.archive(t.orgA.uuid, singleUuid);
+    await t.store.assetClasses.archive(t.orgA.uuid, coreUuid);
+    await t.store.assetClasses.archive(t.orgA.uuid, singleUuid);
     const kept = shape(await assign([coreUuid]), 200, clientSchema);
     const setting = kept.accounts[0]!.asset_class_settings[0]!;
     expect(setting.asset_class.uuid).toBe(coreUuid);

@@ -21,10 +21,10 @@ let t: TestStore;
 let clientUuid: string;
 let locker: Database.Database;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "lotwise-busy-"));
-  t = createTestStore({ path: join(dir, "store.db"), withMarket: false });
-  clientUuid = createClient(t.ctx, t.orgA.uuid, { external_id: "before" }).uuid;
+  t = await createTestStore({ path: join(dir, "store.db"), withMarket: false });
+  clientUuid = (await createClient(t.ctx, t.orgA.uuid, { external_id: "before" })).uuid;
   locker = new Database(join(dir, "store.db"));
 });
 afterEach(() => {
@@ -62,7 +62,7 @@ describe("a store locked by another writer", () => {
     expect(elapsed).toBeLessThan(3000);
     expect(logged.filter((l) => l.includes("internal error"))).toEqual([]);
     locker.exec("ROLLBACK");
-    expect(getClient(t.ctx, t.orgA.uuid, clientUuid).external_id).toBe("before");
+    expect((await getClient(t.ctx, t.orgA.uuid, clientUuid)).external_id).toBe("before");
   });
 
   it("keeps answering reads (GET /me, client list, client read) while the lock is held, the key touches included", async () => {
@@ -92,7 +92,10 @@ describe("a store locked by another writer", () => {
     const app = createApp({ ctx: t.ctx, storeBusyWaitMs: 10_000, log: () => {} });
     holdWriteLock();
     const started = performance.now();
-    const patch = send(app, "PATCH", clientPath(), { key: t.orgA.apiKey, json: { external_id: "after" } });
+    const patch = send(app, "PATCH", clientPath(), {
+      key: t.orgA.apiKey,
+      json: { external_id: "after" },
+    });
     // A read during the wait answers at once: the waiting write does not hold the event loop.
     await new Promise((r) => setTimeout(r, 100));
     const readStarted = performance.now();
@@ -105,13 +108,13 @@ describe("a store locked by another writer", () => {
     expect(res.status).toBe(200);
     expect((res.body as { external_id: string }).external_id).toBe("after");
     expect(performance.now() - started).toBeGreaterThanOrEqual(400);
-    expect(getClient(t.ctx, t.orgA.uuid, clientUuid).external_id).toBe("after");
+    expect((await getClient(t.ctx, t.orgA.uuid, clientUuid)).external_id).toBe("after");
   });
 
   it("records the key's use once the lock is released, logging the busy episode once and its end once", async () => {
     const logged: string[] = [];
     const app = createApp({ ctx: t.ctx, touchIntervalMs: 0, log: (l) => logged.push(l) });
-    const before = t.store.apiKeys.list(t.orgA.uuid).find((k) => k.id === t.orgA.keyId)!.lastUsedAt;
+    const before = (await t.store.apiKeys.list(t.orgA.uuid)).find((k) => k.id === t.orgA.keyId)!.lastUsedAt;
     holdWriteLock();
     for (let i = 0; i < 5; i++) {
       expect((await send(app, "GET", "/api/v1/me", { key: t.orgA.apiKey })).status).toBe(200);
@@ -123,7 +126,7 @@ describe("a store locked by another writer", () => {
     let used = before;
     while (used === before && performance.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
-      used = t.store.apiKeys.list(t.orgA.uuid).find((k) => k.id === t.orgA.keyId)!.lastUsedAt;
+      used = (await t.store.apiKeys.list(t.orgA.uuid)).find((k) => k.id === t.orgA.keyId)!.lastUsedAt;
     }
     expect(used).toBe(t.clock.now().toISOString());
     expect(logged.filter((l) => l.includes("locked by another writer"))).toHaveLength(1);
@@ -140,9 +143,9 @@ describe("a store locked by another writer", () => {
       tag: "Test",
       summary: "two separate writes",
       response: { status: 201, schema: clientSchema, description: "the second client" },
-      handler: ({ ctx, org }) => {
+      handler: async ({ ctx, org }) => {
         runs += 1;
-        createClient(ctx, org, { external_id: `first-${runs}` });
+        await createClient(ctx, org, { external_id: `first-${runs}` });
         holdWriteLock(); // another process takes the lock between the two writes
         return createClient(ctx, org, { external_id: `second-${runs}` });
       },
@@ -162,7 +165,7 @@ describe("a store locked by another writer", () => {
     expect(runs).toBe(1);
     expect(performance.now() - started).toBeLessThan(2000);
     locker.exec("ROLLBACK");
-    const ids = t.store.clients.list(t.orgA.uuid).map((c) => c.externalId);
+    const ids = (await t.store.clients.list(t.orgA.uuid)).map((c) => c.externalId);
     expect(ids.sort()).toEqual(["before", "first-1"]);
   });
 

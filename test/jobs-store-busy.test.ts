@@ -25,9 +25,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("job runner and a locked store", () => {
   it("keeps a runner process alive through a write lock held past the busy timeout, then runs the pending job", async () => {
-    const s = createJobStore(fastExecutor);
+    const s = await createJobStore(fastExecutor);
     cleanup.push(() => s.close());
-    const job = s.start();
+    const job = await s.start();
     const locker = new Database(s.path);
     cleanup.push(() => {
       if (locker.inTransaction) locker.exec("ROLLBACK");
@@ -60,7 +60,7 @@ describe("job runner and a locked store", () => {
     expect(stdout, stderr).toContain("starting");
     await sleep(6000);
     expect(child.exitCode, stderr).toBeNull();
-    expect(s.store.backtestJobs.getById(job.id)!.status).toBe("PENDING");
+    expect((await s.store.backtestJobs.getById(job.id))!.status).toBe("PENDING");
     locker.exec("COMMIT");
 
     const deadline = Date.now() + 20_000;
@@ -69,7 +69,7 @@ describe("job runner and a locked store", () => {
     expect(child.exitCode, stderr).toBeNull();
     expect(stdout).toContain("ready");
     expect(stdout).toContain(`finished ${job.id} SUCCESS`);
-    expect(s.store.backtestJobs.getById(job.id)!.status).toBe("SUCCESS");
+    expect((await s.store.backtestJobs.getById(job.id))!.status).toBe("SUCCESS");
     // One line when the episode starts, one when it ends; no stack, no uncaught error.
     expect(stderr.match(/locked by another writer/g)).toHaveLength(1);
     expect(stderr).toMatch(/writable again/);
@@ -77,7 +77,7 @@ describe("job runner and a locked store", () => {
   });
 
   it("finishes a job whose run meets the lock (heartbeat skipped, final write retried) on its first attempt", async () => {
-    const s = createJobStore(fastExecutor);
+    const s = await createJobStore(fastExecutor);
     cleanup.push(() => s.close());
     const logged: string[] = [];
     const runner = new BacktestJobRunner({
@@ -89,7 +89,7 @@ describe("job runner and a locked store", () => {
     });
     cleanup.push(() => runner.stop());
     await runner.start();
-    const job = s.start();
+    const job = await s.start();
     runner.wake();
     const started = Date.now();
     const done = await runner.wait(job.id);

@@ -76,10 +76,10 @@ import { RemoteBackend } from "lotwise/client";
 import { solveQp as solveQpPure } from "lotwise/solver";
 import { selectLots as selectLotsPure } from "lotwise/tax";
 
-const store = openStore(":memory:");
+const store = await openStore(":memory:");
 const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
-const demo = buildDemo(ctx, { securities: 60, years: 3 });
-const account = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+const account = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
 const qp = solveQp({
   P: { diagonal: Float64Array.of(2, 2) },
   q: Float64Array.of(-2, -4),
@@ -102,7 +102,7 @@ console.log(JSON.stringify({
   remote: typeof RemoteBackend.connect,
   subpaths: solveQpPure === solveQp && selectLotsPure === selectLots,
 }));
-store.close();
+await store.close();
 `,
     );
     writeFileSync(

@@ -28,9 +28,9 @@ let app: LotwiseApp;
 let key: string;
 let org: string;
 
-beforeAll(() => {
-  t = createTestStore({ path: file });
-  seeded = seedOrganization(t, t.orgA);
+beforeAll(async () => {
+  t = await createTestStore({ path: file });
+  seeded = await seedOrganization(t, t.orgA);
   app = createApp({ ctx: t.ctx });
   key = t.orgA.apiKey;
   org = `/api/v1/custom/org/${t.orgA.uuid}`;
@@ -57,7 +57,7 @@ describe("fraction fields refuse values beyond their range with the unit", () =>
         message: "max_weight is a fraction of the portfolio, -1 to 1: 0.05 means 5%; got 5",
       },
     ]);
-    expect(getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_weight).toBe("0.05");
+    expect((await getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid)).max_weight).toBe("0.05");
   });
 
   it("refuses each fraction field above 1 and accepts 1", async () => {
@@ -105,11 +105,11 @@ describe("fraction fields refuse values beyond their range with the unit", () =>
   it("keeps percent fields in percent: max_active_risk_pct 5 is stored", async () => {
     const a = await patch({ max_active_risk_pct: "5", max_turnover_pct: "20" });
     expect(a.status, a.text).toBe(200);
-    expect(getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_active_risk_pct).toBe("5");
+    expect((await getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid)).max_active_risk_pct).toBe("5");
   });
 
   it("CLI configs update --set max_weight=5 fails with the unit and stores nothing", async () => {
-    const before = getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_weight;
+    const before = (await getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid)).max_weight;
     const out = memoryOutput(false);
     const code = await main(
       [
@@ -131,7 +131,7 @@ describe("fraction fields refuse values beyond their range with the unit", () =>
     expect([...out.stderr, ...out.stdout].join("\n")).toContain(
       "max_weight is a fraction of the portfolio, -1 to 1: 0.05 means 5%; got 5",
     );
-    expect(getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid).max_weight).toBe(before);
+    expect((await getPortfolioConfig(t.ctx, t.orgA.uuid, seeded.configUuid)).max_weight).toBe(before);
   });
 });
 
@@ -268,7 +268,9 @@ describe("a lot dated after the last market date", () => {
     };
     expect(account.holdings.tax_lots.map((l) => [l.trade_date, l.quantity])).toEqual([["2030-01-02", "3"]]);
     expect(account.as_of_date).toBe(MARKET_END_DATE);
-    const close = t.store.market.latestPrices([lot.theme_asset_id], MARKET_END_DATE).get(lot.theme_asset_id)!;
+    const close = (await t.store.market.latestPrices([lot.theme_asset_id], MARKET_END_DATE)).get(
+      lot.theme_asset_id,
+    )!;
     const p = account.positions[0]!;
     expect(p.price_date).toBe(close.date);
     expect(Number(p.market_value_usd)).toBeCloseTo(3 * close.close, 2);

@@ -66,7 +66,7 @@ export async function runningFollower(
   concurrency: number,
 ): Promise<JobFollower> {
   const runner = new BacktestJobRunner({
-    store: ctx.store(),
+    store: await ctx.store(),
     claim: "assigned",
     concurrency,
     log: (line) => ctx.out.note(line),

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { RemoteBackend } from "../client/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { type Backend, LocalBackend, type ServiceContext } from "../service/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { isPostgresLocation, type LotwiseStore, openStore } from "../store/index.js";
 import { limitsFromEnv } from "./limits.js";
 import { type Output, processOutput } from "./output.js";
 
@@ -28,17 +28,17 @@ export const DEFAULT_STORE = "lotwise.db";
 export interface CommandContext {
   out: Output;
   options: GlobalOptions;
-  /** Path of the local store (local mode only). */
+  /** Location of the local store (local mode only): an absolute file path, or a `postgres://` URL as given. */
   storePath(): string;
   /** The local store (opened on first use). @throws {ValidationError} in remote mode. */
-  store(): Store;
+  store(): Promise<LotwiseStore>;
   /** Service context over the local store. */
-  service(): ServiceContext;
+  service(): Promise<ServiceContext>;
   /** The backend (local or remote) for organization-scoped operations. */
   backend(): Promise<Backend>;
   /** True when --url / LOTWISE_URL selects a server. */
   readonly remote: boolean;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function resolveGlobalOptions(
@@ -65,16 +65,19 @@ export function createCommandContext(
   out: Output = processOutput(Boolean(raw.json)),
 ): CommandContext {
   const options = resolveGlobalOptions(raw);
-  let store: Store | undefined;
+  let store: Promise<LotwiseStore> | undefined;
   let backend: Backend | undefined;
   const remote = options.url !== undefined;
-  const storePath = () => resolve(options.store ?? DEFAULT_STORE);
+  const storePath = () => {
+    const location = options.store ?? DEFAULT_STORE;
+    return isPostgresLocation(location) ? location : resolve(location);
+  };
   const ctx: CommandContext = {
     out,
     options,
     remote,
     storePath,
-    store() {
+    async store() {
       if (remote)
         throw new ValidationError(
           "This command works on a local store only; drop --url / LOTWISE_URL and use --store.",
@@ -83,18 +86,21 @@ export function createCommandContext(
         );
       if (!store) {
         const path = storePath();
-        if (!existsSync(path))
+        if (!isPostgresLocation(path) && !existsSync(path))
           throw new NotFoundError(
             `No lotwise store at ${path}. Create one with \`lotwise init --store ${path}\` (add --demo for sample data).`,
             "store_not_found",
           );
         store = openStore(path, { create: false });
+        store.catch(() => {
+          store = undefined;
+        });
       }
       return store;
     },
-    service() {
+    async service() {
       // Queued-job cap and proposal retention from LOTWISE_* variables (cli/limits.ts), else the service defaults.
-      return { store: ctx.store(), clock: () => new Date(), limits: limitsFromEnv() };
+      return { store: await ctx.store(), clock: () => new Date(), limits: limitsFromEnv() };
     },
     async backend(): Promise<Backend> {
       if (backend) return backend;
@@ -108,30 +114,31 @@ export function createCommandContext(
         backend = await RemoteBackend.connect({ url: checkedUrl(options.url!), apiKey: options.apiKey });
         return backend;
       }
-      const service = ctx.service();
-      backend = new LocalBackend(service, resolveOrganization(service.store, options.org));
+      const service = await ctx.service();
+      backend = new LocalBackend(service, await resolveOrganization(service.store, options.org));
       return backend;
     },
-    close() {
-      store?.close();
+    async close() {
+      const opened = store;
       store = undefined;
+      if (opened) await (await opened.catch(() => undefined))?.close();
     },
   };
   return ctx;
 }
 
 /** The organization to act for in local mode: `--org`, else the store's only organization. */
-export function resolveOrganization(store: Store, org: string | undefined): string {
+export async function resolveOrganization(store: LotwiseStore, org: string | undefined): Promise<string> {
   if (org) {
-    if (!store.organizations.get(org))
-      throw new NotFoundError(`Organization ${org} is not in ${store.path}.`, "organization_not_found");
+    if (!(await store.organizations.get(org)))
+      throw new NotFoundError(`Organization ${org} is not in ${store.location}.`, "organization_not_found");
     return org;
   }
-  const all = store.organizations.list();
+  const all = await store.organizations.list();
   if (all.length === 1) return all[0]!.uuid;
   if (all.length === 0)
     throw new NotFoundError(
-      `The store ${store.path} has no organization yet; run \`lotwise orgs create NAME\`.`,
+      `The store ${store.location} has no organization yet; run \`lotwise orgs create NAME\`.`,
       "organization_not_found",
     );
   throw new ValidationError(

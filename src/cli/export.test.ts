@@ -20,18 +20,18 @@ import {
   listClients,
   type ServiceContext,
 } from "../service/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { main } from "./main.js";
 import { memoryOutput } from "./output.js";
 
 const security = (id: string) => listing(id, { name: `${id.split(":")[0]}, Inc.`, sector: 45 });
 
 /** AAA, BBB, CCC (USD) and DDD (TSX, CAD at 1.25 per USD); closes on 2025-06-30: 110, 40, 25, 30 CAD. */
-function writeHandMarket(store: Store): void {
+async function writeHandMarket(store: SqliteStore): Promise<void> {
   const m = store.market;
-  m.upsertSecurities(["AAA:XNYS", "BBB:XNYS", "CCC:XNYS", "DDD:XTSE"].map(security));
+  await m.upsertSecurities(["AAA:XNYS", "BBB:XNYS", "CCC:XNYS", "DDD:XTSE"].map(security));
   const closes: Record<string, number> = { "AAA:XNYS": 110, "BBB:XNYS": 40, "CCC:XNYS": 25, "DDD:XTSE": 30 };
-  m.insertPrices(
+  await m.insertPrices(
     Object.entries(closes).map(([id, close]) => ({
       themeAssetId: id,
       date: "2025-06-30",
@@ -43,12 +43,12 @@ function writeHandMarket(store: Store): void {
       volume: null,
     })),
   );
-  m.insertFx([{ date: "2025-06-30", currency: "CAD", perUsd: 1.25 }]);
+  await m.insertFx([{ date: "2025-06-30", currency: "CAD", perUsd: 1.25 }]);
 }
 
 const dir = mkdtempSync(join(tmpdir(), "lotwise-export-"));
 const file = join(dir, "export.db");
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 let org: string;
 let clientUuid: string;
@@ -62,58 +62,65 @@ async function run(args: string[], json = false) {
   return { code, stdout: out.stdout.join("\n"), stderr: out.stderr.join("\n") };
 }
 
-beforeAll(() => {
-  store = openStore(file);
-  writeHandMarket(store);
+beforeAll(async () => {
+  store = openSqliteStore(file);
+  await writeHandMarket(store);
   ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-  org = createOrganization(ctx, "Export test").organization.uuid;
-  createAssetClass(ctx, org, { name: 'The "core", sleeve', single_security_theme_asset_id: "AAA:XNYS" });
-  clientUuid = createClient(ctx, org, { external_id: "CRM, 42" }).uuid;
-  accountUuid = createAccount(ctx, org, clientUuid, {
-    name: "Taxable",
-    external_id: "CUST-0001",
-    cash_value_usd: "2000",
-    holdings: {
-      tax_lots: [
-        { theme_asset_id: "AAA:XNYS", quantity: "40", cost_basis: "90.125", trade_date: "2024-01-02" },
-        {
-          theme_asset_id: "BBB:XNYS",
-          quantity: "60.5",
-          cost_basis: "3327.5",
-          cost_basis_unit: "total",
-          trade_date: "2025-01-02",
-          wash_sale_date: "2025-02-03",
-        },
-        {
-          theme_asset_id: "BBB:XNYS",
-          quantity: "10",
-          cost_basis: "30",
-          trade_date: "2023-05-04",
-          last_sold_for_loss_date: "2025-03-03",
-        },
-        {
-          theme_asset_id: "DDD:XTSE",
-          quantity: "50",
-          cost_basis: "28",
-          trade_date: "2024-06-03",
-          cost_basis_currency: "CAD",
-          fx_rate: "1.3",
-        },
-      ],
-    },
-  }).uuid;
-  emptyAccountUuid = createAccount(ctx, org, clientUuid, { name: "Copy", cash_value_usd: "0" }).uuid;
+  org = (await createOrganization(ctx, "Export test")).organization.uuid;
+  await createAssetClass(ctx, org, {
+    name: 'The "core", sleeve',
+    single_security_theme_asset_id: "AAA:XNYS",
+  });
+  clientUuid = (await createClient(ctx, org, { external_id: "CRM, 42" })).uuid;
+  accountUuid = (
+    await createAccount(ctx, org, clientUuid, {
+      name: "Taxable",
+      external_id: "CUST-0001",
+      cash_value_usd: "2000",
+      holdings: {
+        tax_lots: [
+          { theme_asset_id: "AAA:XNYS", quantity: "40", cost_basis: "90.125", trade_date: "2024-01-02" },
+          {
+            theme_asset_id: "BBB:XNYS",
+            quantity: "60.5",
+            cost_basis: "3327.5",
+            cost_basis_unit: "total",
+            trade_date: "2025-01-02",
+            wash_sale_date: "2025-02-03",
+          },
+          {
+            theme_asset_id: "BBB:XNYS",
+            quantity: "10",
+            cost_basis: "30",
+            trade_date: "2023-05-04",
+            last_sold_for_loss_date: "2025-03-03",
+          },
+          {
+            theme_asset_id: "DDD:XTSE",
+            quantity: "50",
+            cost_basis: "28",
+            trade_date: "2024-06-03",
+            cost_basis_currency: "CAD",
+            fx_rate: "1.3",
+          },
+        ],
+      },
+    })
+  ).uuid;
+  emptyAccountUuid = (await createAccount(ctx, org, clientUuid, { name: "Copy", cash_value_usd: "0" })).uuid;
   // BBB leaves the target (a sell of both its lots), CCC enters it (a notional buy), AAA and DDD move.
-  proposalUuid = createProposal(ctx, org, clientUuid, accountUuid, {
-    optimized_weights: [
-      { ticker: "AAA:XNYS", weight: "0.4" },
-      { ticker: "CCC:XNYS", weight: "0.4" },
-      { ticker: "DDD:XTSE", weight: "0.1" },
-    ],
-  }).proposal_uuid;
+  proposalUuid = (
+    await createProposal(ctx, org, clientUuid, accountUuid, {
+      optimized_weights: [
+        { ticker: "AAA:XNYS", weight: "0.4" },
+        { ticker: "CCC:XNYS", weight: "0.4" },
+        { ticker: "DDD:XTSE", weight: "0.1" },
+      ],
+    })
+  ).proposal_uuid;
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -134,8 +141,8 @@ describe("lots export", () => {
     expect(JSON.parse(dry.stdout).lots_in_file).toBe(4);
     const imported = await run(["lots", "import", out, "--account", emptyAccountUuid]);
     expect(imported.code, imported.stderr).toBe(0);
-    const original = getAccount(ctx, org, clientUuid, accountUuid).holdings.tax_lots;
-    const copy = getAccount(ctx, org, clientUuid, emptyAccountUuid).holdings.tax_lots;
+    const original = (await getAccount(ctx, org, clientUuid, accountUuid)).holdings.tax_lots;
+    const copy = (await getAccount(ctx, org, clientUuid, emptyAccountUuid)).holdings.tax_lots;
     expect(copy).toEqual(original);
     expect(copy.map((l) => [l.theme_asset_id, l.cost_basis_unit, l.fx_rate])).toEqual([
       ["AAA:XNYS", "per_share", "1"],
@@ -163,7 +170,7 @@ describe("proposal export", () => {
     const out = join(dir, "orders.csv");
     const r = await run(["proposal", "export", proposalUuid, "--account", accountUuid, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    const p = createdProposal();
+    const p = await createdProposal();
     expect(r.stdout).toBe(`Wrote ${p.orders.length} orders to ${out} (CSV).`);
     const rows = parse(readFileSync(out, "utf8"), { columns: true }) as Record<string, string>[];
     expect(rows).toHaveLength(p.orders.length);
@@ -202,7 +209,7 @@ describe("proposal export", () => {
     const r = await run(["proposal", "export", proposalUuid, "--account", accountUuid, "--layout", "lots"]);
     expect(r.code, r.stderr).toBe(0);
     const rows = parse(r.stdout, { columns: true }) as Record<string, string>[];
-    const lots = createdProposal().orders.flatMap((o) => (o.tax_lots ?? []).map((l) => ({ o, l })));
+    const lots = (await createdProposal()).orders.flatMap((o) => (o.tax_lots ?? []).map((l) => ({ o, l })));
     expect(rows.length).toBe(lots.length);
     expect(rows.length).toBeGreaterThanOrEqual(2);
     lots.forEach(({ o, l }, i) => {
@@ -237,7 +244,7 @@ describe("--out on list commands", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`Wrote 1 clients to ${out} (CSV).`);
     const rows = parse(readFileSync(out, "utf8"), { columns: true }) as Record<string, string>[];
-    const [client] = listClients(ctx, org);
+    const [client] = await listClients(ctx, org);
     expect(rows).toEqual([
       {
         client_uuid: clientUuid,
@@ -272,7 +279,7 @@ describe("--out on list commands", () => {
     const r = await run(["keys", "list", "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     const rows = parse(readFileSync(out, "utf8"), { columns: true }) as Record<string, string>[];
-    expect(rows.map((k) => k.key_id)).toEqual(store.apiKeys.list(org).map((k) => k.id));
+    expect(rows.map((k) => k.key_id)).toEqual((await store.apiKeys.list(org)).map((k) => k.id));
     expect(Object.keys(rows[0]!)).toEqual([
       "key_id",
       "prefix",

@@ -39,7 +39,7 @@ export function action<A extends unknown[]>(
     } catch (err) {
       hooks.exitCode = reportError(err, ctx.out);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   };
 }
@@ -58,7 +58,7 @@ export function actionWithCode<A extends unknown[]>(
     } catch (err) {
       hooks.exitCode = reportError(err, ctx.out);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildDemo } from "../service/demo.js";
 import { createProposal, getAccount } from "../service/index.js";
-import { openStore } from "../store/index.js";
+import { openSqliteStore } from "../store/index.js";
 import { renderProposal } from "./commands/proposal.js";
 import { renderAccount } from "./render.js";
 
@@ -10,12 +10,12 @@ const days = (a: string, b: string) =>
   Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 864e5);
 
 describe("account table", () => {
-  it("numbers each lot and shows its term (ST/LT) and days held on the valuation date", () => {
-    const store = openStore(":memory:");
+  it("numbers each lot and shows its term (ST/LT) and days held on the valuation date", async () => {
+    const store = openSqliteStore(":memory:");
     try {
       const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
-      const demo = buildDemo(ctx, { securities: 60, years: 3 });
-      const a = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+      const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+      const a = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
       const text = renderAccount(a);
       const asOf = a.as_of_date!;
       expect(text).toContain(`Tax lots (term and days held on ${asOf}; LT = held more than one year)`);
@@ -44,20 +44,20 @@ describe("account table", () => {
       expect(long).toBeGreaterThan(0);
       expect(short).toBeGreaterThan(0);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
 
 describe("proposal table", () => {
-  it("says which book an order trades (not 'Category: long', which reads as long-term)", () => {
-    const store = openStore(":memory:");
+  it("says which book an order trades (not 'Category: long', which reads as long-term)", async () => {
+    const store = openSqliteStore(":memory:");
     try {
       const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
-      const demo = buildDemo(ctx, { securities: 60, years: 3 });
-      const a = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+      const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+      const a = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
       const [first, second] = a.positions;
-      const p = createProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, {
+      const p = await createProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, {
         optimized_weights: [
           { ticker: first!.theme_asset_id, weight: "0.5" },
           { ticker: second!.theme_asset_id, weight: "0.5" },
@@ -70,7 +70,7 @@ describe("proposal table", () => {
       expect(p.orders.every((o) => o.order_category === "long")).toBe(true);
       expect(text.split("long position").length - 1).toBe(p.orders.length);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -1,10 +1,11 @@
 /**
  * @module market/staged-writer
  * A `MarketDataWriter` that writes nothing: it records the writes of an importer or of the synthetic
- * generator so that they can be replayed later onto a store inside ONE synchronous transaction. The importers
- * read their files asynchronously and an SQLite transaction cannot span an `await`, so the service layer stages
- * an import first (all parsing, validation and symbol resolution), then replays it in one transaction where it
- * can also compare with the data already there and commit or roll back (dry runs).
+ * generator so that they can be replayed later onto a store inside ONE transaction. The importers and the
+ * generator write synchronously and read their files for long, so the service layer stages an import first (all
+ * parsing, validation and symbol resolution), then replays it onto the store's asynchronous market repository
+ * ({@link StagedMarketWriter.replayInto}) in one store transaction, where it can also compare with the data already
+ * there and commit or roll back (dry runs).
  */
 import { type PricePanel, panelToBars } from "../core/data/panel.js";
 import type {
@@ -19,6 +20,20 @@ import type {
   Split,
 } from "../core/data/types.js";
 import type { PanelWriter } from "./synthetic/write.js";
+
+/** The writes {@link StagedMarketWriter.replayInto} makes: the store's asynchronous market repository. */
+export interface AsyncMarketWriteTarget {
+  upsertSecurities(securities: readonly Security[]): Promise<unknown>;
+  insertPrices(bars: readonly PriceBar[]): Promise<unknown>;
+  insertPriceMatrix?(panel: PricePanel): Promise<unknown>;
+  insertSplits(splits: readonly Split[]): Promise<unknown>;
+  insertDividends(dividends: readonly Dividend[]): Promise<unknown>;
+  insertFx(rates: readonly FxRate[]): Promise<unknown>;
+  insertCharacteristics(values: readonly CharacteristicValue[]): Promise<unknown>;
+  upsertIndex(index: IndexInfo): Promise<unknown>;
+  insertIndexLevels(levels: readonly IndexLevel[]): Promise<unknown>;
+  insertIndexWeights(weights: readonly IndexWeight[]): Promise<unknown>;
+}
 
 /** One recorded write: the name of the writer method and its argument. */
 type StagedWrite =
@@ -154,5 +169,47 @@ export class StagedMarketWriter implements PanelWriter {
         }
       }
     });
+  }
+
+  /**
+   * Apply every staged write to the asynchronous `target`, in order, one at a time. The caller holds the
+   * transaction (`store.transaction`), so that the writes commit or roll back together.
+   */
+  async replayInto(target: AsyncMarketWriteTarget): Promise<void> {
+    for (const w of this.writes) {
+      switch (w.op) {
+        case "upsertSecurities":
+          await target.upsertSecurities(w.arg);
+          break;
+        case "insertPrices":
+          await target.insertPrices(w.arg);
+          break;
+        case "insertPriceMatrix":
+          if (target.insertPriceMatrix) await target.insertPriceMatrix(w.arg);
+          else await target.insertPrices(panelToBars(w.arg));
+          break;
+        case "insertSplits":
+          await target.insertSplits(w.arg);
+          break;
+        case "insertDividends":
+          await target.insertDividends(w.arg);
+          break;
+        case "insertFx":
+          await target.insertFx(w.arg);
+          break;
+        case "insertCharacteristics":
+          await target.insertCharacteristics(w.arg);
+          break;
+        case "upsertIndex":
+          await target.upsertIndex(w.arg);
+          break;
+        case "insertIndexLevels":
+          await target.insertIndexLevels(w.arg);
+          break;
+        case "insertIndexWeights":
+          await target.insertIndexWeights(w.arg);
+          break;
+      }
+    }
   }
 }

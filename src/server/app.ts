@@ -219,8 +219,9 @@ function requestPool(options: AppOptions): RequestWorkerPool | undefined {
   const size = options.requestWorkers ?? defaultRequestWorkers();
   if (!Number.isInteger(size) || size < 0)
     throw new RangeError(`createApp: requestWorkers must be an integer >= 0, got ${size}`);
-  const path = options.ctx.store.path;
-  if (size === 0 || path === ":memory:" || path === "") return undefined;
+  // A store without a connection string (`:memory:`) cannot be opened by a worker: heavy routes run in-process.
+  const path = options.ctx.store.connectionString;
+  if (size === 0 || path === null) return undefined;
   const limits = options.ctx.limits;
   return new RequestWorkerPool({ storePath: path, size, ...(limits ? { limits } : {}) });
 }
@@ -289,8 +290,10 @@ export function createApp(options: AppOptions): LotwiseApp {
   const publicPaths = new Set(routes.filter((r) => r.public).map((r) => r.path));
   const busyWaitMs = options.storeBusyWaitMs ?? DEFAULT_STORE_BUSY_WAIT_MS;
   // A blocked write fails at once instead of freezing every request for the busy timeout; see retryWhileBusy.
-  ctx.store.setBusyTimeout(0);
+  ctx.store.sqlite?.setBusyTimeout(0);
   const changeToken = storeChangeToken(ctx.store);
+  // Rows written by the store's connection (SQLite): what tells retryWhileBusy a failed operation wrote nothing.
+  const writeCounter = { writeCount: () => ctx.store.sqlite?.writeCount() ?? 0 };
   const authenticator = new ApiKeyAuthenticator(ctx, {
     log,
     ...(options.touchIntervalMs !== undefined ? { touchIntervalMs: options.touchIntervalMs } : {}),
@@ -320,9 +323,9 @@ export function createApp(options: AppOptions): LotwiseApp {
     const path = c.req.path;
     if (path.startsWith("/api/") && !publicPaths.has(path)) {
       // One read of the change token per request serves the key memory and the response cache.
-      const storeToken = changeToken?.();
+      const storeToken = await changeToken?.();
       c.set("storeToken", storeToken);
-      c.set("principal", authenticator.authenticate(c.req.header(API_KEY_HEADER), storeToken));
+      c.set("principal", await authenticator.authenticate(c.req.header(API_KEY_HEADER), storeToken));
     }
     await next();
   });
@@ -370,7 +373,7 @@ export function createApp(options: AppOptions): LotwiseApp {
       let cacheScope: CacheScope | undefined;
       let token = "";
       if (cache && changeToken && route.cache && org !== "") {
-        token = `${c.get("storeToken") ?? changeToken()}|${clockDate(ctx)}`;
+        token = `${c.get("storeToken") ?? (await changeToken())}|${clockDate(ctx)}`;
         cacheScope = {
           organization: org,
           operation: route.operationId,
@@ -416,7 +419,7 @@ export function createApp(options: AppOptions): LotwiseApp {
       let result: unknown;
       try {
         result = await retryWhileBusy(
-          ctx.store,
+          writeCounter,
           () =>
             route.handler({
               ctx,

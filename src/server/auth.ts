@@ -64,7 +64,7 @@ export class ApiKeyAuthenticator {
    * only while the token is the same. Without it, every request looks the key up.
    * @throws {AuthenticationError} for a missing, malformed, unknown or revoked key.
    */
-  authenticate(header: string | null | undefined, storeToken?: string): Principal {
+  async authenticate(header: string | null | undefined, storeToken?: string): Promise<Principal> {
     if (header === null || header === undefined || header.trim() === "")
       throw new AuthenticationError(MISSING);
     const key = header.trim();
@@ -75,7 +75,7 @@ export class ApiKeyAuthenticator {
       this.touchLater(hit.principal.keyId);
       return hit.principal;
     }
-    const found = authenticate(this.ctx, key);
+    const found = await authenticate(this.ctx, key);
     if (!found) throw new AuthenticationError(INVALID);
     if (token !== undefined) {
       if (this.remembered.size >= MAX_REMEMBERED_KEYS) this.remembered.clear();
@@ -92,19 +92,20 @@ export class ApiKeyAuthenticator {
     if (last !== undefined && now - last < this.interval) return;
     this.lastTouch.set(keyId, now);
     // Deferred so the write never adds latency to the request it follows.
-    setImmediate(() => this.touch(keyId));
+    setImmediate(() => void this.touch(keyId));
   }
 
   /** One attempt at the `last_used_at` write; a locked store schedules another one later (unref'd timer). */
-  private touch(keyId: string): void {
+  private async touch(keyId: string): Promise<void> {
     // The store may have been closed since (a server shut down right after its last request).
     if (!this.ctx.store.isOpen) return;
     try {
-      this.ctx.store.apiKeys.touch(keyId);
+      await this.ctx.store.apiKeys.touch(keyId);
       this.busy.ok();
     } catch (err) {
+      if (!this.ctx.store.isOpen) return;
       if (isStoreBusyError(err)) {
-        setTimeout(() => this.touch(keyId), this.busy.busy()).unref();
+        setTimeout(() => void this.touch(keyId), this.busy.busy()).unref();
         return;
       }
       this.options.log(`lotwise serve: could not record the use of key ${keyId}: ${(err as Error).message}`);

@@ -79,7 +79,7 @@ function main(ctx: ServiceContext): void {
   port.on("message", (message: ToRequestWorker) => {
     chain = chain.then(async () => {
       if (message.type === "stop") {
-        ctx.store.close();
+        await ctx.store.close();
         port.close();
         return;
       }
@@ -95,11 +95,11 @@ function main(ctx: ServiceContext): void {
 
 let ctx: ServiceContext | undefined;
 try {
-  const opened = openStoreContext(init.storePath, clock);
+  const opened = await openStoreContext(init.storePath, clock);
   ctx = init.limits ? { ...opened, limits: init.limits } : opened;
   main(ctx);
 } catch (err) {
-  ctx?.store.close();
+  await ctx?.store.close();
   post({ type: "fatal", message: err instanceof Error ? err.message : String(err) });
   port.close();
 }

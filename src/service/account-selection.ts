@@ -31,25 +31,27 @@ const NAMED_UNKNOWN = 5;
  * @throws {NotFoundError} `client_not_found` for a client that is not the organization's,
  *   `portfolio_config_not_found` for a configuration that is not, `account_not_found` naming the listed account
  *   uuids that are not the organization's.
- * @example selectAccounts(ctx, org, {}).length // every account of the organization
+ * @example (await selectAccounts(ctx, org, {})).length // every account of the organization
  */
-export function selectAccounts(
+export async function selectAccounts(
   ctx: ServiceContext,
   org: string,
   selection: AccountSelection = {},
-): AccountRecord[] {
+): Promise<AccountRecord[]> {
   let accounts: AccountRecord[];
   if (selection.client_uuid !== undefined) {
-    ctx.store.clients.require(org, selection.client_uuid);
-    accounts = ctx.store.accounts.listByClient(org, selection.client_uuid);
-  } else accounts = ctx.store.accounts.listByOrganization(org);
+    await ctx.store.clients.require(org, selection.client_uuid);
+    accounts = await ctx.store.accounts.listByClient(org, selection.client_uuid);
+  } else accounts = await ctx.store.accounts.listByOrganization(org);
   if (selection.portfolio_config_uuid !== undefined) {
-    ctx.store.portfolioConfigs.require(org, selection.portfolio_config_uuid);
+    await ctx.store.portfolioConfigs.require(org, selection.portfolio_config_uuid);
     accounts = accounts.filter((a) => a.portfolioConfigUuid === selection.portfolio_config_uuid);
   }
   if (selection.accounts !== undefined) {
     const wanted = new Set(selection.accounts.map((u) => u.toLowerCase()));
-    const unknown = [...wanted].filter((u) => ctx.store.accounts.getInOrganization(org, u) === undefined);
+    const unknown: string[] = [];
+    for (const u of wanted)
+      if ((await ctx.store.accounts.getInOrganization(org, u)) === undefined) unknown.push(u);
     if (unknown.length > 0)
       throw new NotFoundError(
         `Account${unknown.length === 1 ? "" : "s"} not found: ${unknown.slice(0, NAMED_UNKNOWN).join(", ")}${unknown.length > NAMED_UNKNOWN ? ` and ${unknown.length - NAMED_UNKNOWN} more` : ""}.`,

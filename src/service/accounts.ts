@@ -21,6 +21,7 @@ import { readAssetClass } from "./asset-classes.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { lotRecordToRead, lotRecordToTaxLot, taxLotToRead } from "./lots.js";
 import { configResolvers } from "./portfolio-configs.js";
+import { mapSerial } from "./serial.js";
 
 const fmt = (v: string | number | Decimal, field: string) =>
   formatDecimal(v, NUMERIC_STRING_WIDTH.integerDigits, NUMERIC_STRING_WIDTH.fractionDigits, field);
@@ -38,23 +39,25 @@ export interface Valuation {
   fx: Map<string, number>;
 }
 
-/** Load what valuing these lots needs. */
-export function loadValuation(
+/** Load what valuing these lots needs (at `asOf`, default {@link marketAsOf}). */
+export async function loadValuation(
   ctx: ServiceContext,
   lots: readonly TaxLotRecord[],
-  asOf = marketAsOf(ctx),
-): Valuation {
+  asOfDate?: string,
+): Promise<Valuation> {
+  const asOf = asOfDate ?? (await marketAsOf(ctx));
   const ids = [...new Set(lots.map((l) => l.themeAssetId))];
+  const found = await ctx.store.market.securitiesByIds(ids);
   const securities = new Map<string, Security>();
   for (const id of ids) {
-    const s = ctx.store.market.security(id);
+    const s = found.get(id);
     if (s) securities.set(id, s);
   }
-  const prices = ctx.store.market.latestPrices(ids, asOf);
+  const prices = await ctx.store.market.latestPrices(ids, asOf);
   const fx = new Map<string, number>([["USD", 1]]);
   for (const s of securities.values()) {
     if (fx.has(s.currency)) continue;
-    const r = ctx.store.market.fxRateAsOf(s.currency, asOf);
+    const r = await ctx.store.market.fxRateAsOf(s.currency, asOf);
     if (r) fx.set(s.currency, r.perUsd);
   }
   return { asOf, securities, prices, fx };
@@ -157,12 +160,12 @@ export function futureLotWarnings(lots: readonly TaxLotRecord[], v: Valuation): 
  * Annualized volatility (percent) of the current holdings over the trailing window, from daily closes (in USD at
  * the as-of FX) with today's weights; cash has no risk. Null when fewer than 20 common trading days are known.
  */
-export function holdingsRiskPercent(
+export async function holdingsRiskPercent(
   ctx: ServiceContext,
   lots: readonly TaxLotRecord[],
   v: Valuation,
   aum: Decimal,
-): number | null {
+): Promise<number | null> {
   if (aum.lte(0) || lots.length === 0) return null;
   const weights = new Map<string, number>();
   for (const l of lots) {
@@ -175,9 +178,11 @@ export function holdingsRiskPercent(
   }
   const ids = [...weights.keys()];
   if (ids.length === 0) return null;
-  const dates = ctx.store.market.tradingDates(undefined, v.asOf).slice(-(HOLDINGS_RISK_WINDOW_DAYS + 1));
+  const dates = (await ctx.store.market.tradingDates(undefined, v.asOf)).slice(
+    -(HOLDINGS_RISK_WINDOW_DAYS + 1),
+  );
   if (dates.length < 21) return null;
-  const m = ctx.store.market.priceMatrix(dates[0]!, dates[dates.length - 1]!, ids);
+  const m = await ctx.store.market.priceMatrix(dates[0]!, dates[dates.length - 1]!, ids);
   const n = ids.length;
   const rets: number[] = [];
   for (let t = 1; t < m.dates.length; t++) {
@@ -196,11 +201,17 @@ export function holdingsRiskPercent(
 }
 
 /** The account's customization_config in the read shape (with the account's uuid), or null. */
-export function customizationRead(ctx: ServiceContext, account: AccountRecord): PortfolioConfigRead | null {
+export async function customizationRead(
+  ctx: ServiceContext,
+  account: AccountRecord,
+): Promise<PortfolioConfigRead | null> {
   if (account.customizationConfig === null || account.customizationConfig === undefined) return null;
-  return portfolioConfigReadFromWrite(
-    { uuid: account.uuid, config: account.customizationConfig as CustomizationConfigWrite },
-    configResolvers(ctx, account.organizationUuid),
+  const references = await configResolvers(ctx, account.organizationUuid);
+  return references.read((resolvers) =>
+    portfolioConfigReadFromWrite(
+      { uuid: account.uuid, config: account.customizationConfig as CustomizationConfigWrite },
+      resolvers,
+    ),
   );
 }
 
@@ -208,22 +219,22 @@ export function customizationRead(ctx: ServiceContext, account: AccountRecord): 
  * The read shape of an account. `household` holds every account of the client (including this one) so that the
  * household wash-sale view can look across them.
  */
-export function accountRead(
+export async function accountRead(
   ctx: ServiceContext,
   account: AccountRecord,
   household: readonly AccountRecord[],
-): Account {
+): Promise<Account> {
   const org = account.organizationUuid;
   const lotsByAccount = new Map<string, TaxLotRecord[]>(
-    household.map((a) => [a.uuid, ctx.store.accounts.lots(a.uuid)]),
+    await mapSerial(household, async (a) => [a.uuid, await ctx.store.accounts.lots(a.uuid)] as const),
   );
-  const lots = lotsByAccount.get(account.uuid) ?? ctx.store.accounts.lots(account.uuid);
+  const lots = lotsByAccount.get(account.uuid) ?? (await ctx.store.accounts.lots(account.uuid));
   const allLots = [...lotsByAccount.values()].flat();
-  const v = loadValuation(ctx, allLots);
+  const v = await loadValuation(ctx, allLots);
   const cash = new Decimal(account.cashValueUsd);
   const { positions, aum, shortTerm, longTerm } = valuePositions(lots, v, cash);
   const netWorth = aum.plus(account.nonTradableAssetsValue).minus(account.liabilitiesValue);
-  const risk = holdingsRiskPercent(ctx, lots, v, aum);
+  const risk = await holdingsRiskPercent(ctx, lots, v, aum);
   const names = new Map(household.map((a) => [a.uuid, a.name]));
   const views = washSaleViews(
     household.map((a) => ({
@@ -246,6 +257,17 @@ export function accountRead(
       account_name: names.get(e.accountId) ?? null,
     };
   };
+  const assetClassSettings = await mapSerial(
+    await ctx.store.accounts.assetClassSettings(account.uuid),
+    async (s) => ({
+      asset_class: await readAssetClass(ctx, org, s.assetClassUuid),
+      direct_indexing_enabled: s.directIndexingEnabled,
+      implementation_sleeve: s.implementationSleeveUuid
+        ? await readAssetClass(ctx, org, s.implementationSleeveUuid)
+        : null,
+    }),
+  );
+  const customization = await customizationRead(ctx, account);
   return {
     uuid: account.uuid,
     external_id: account.externalId,
@@ -265,13 +287,7 @@ export function accountRead(
     },
     created: account.created,
     modified: account.modified,
-    asset_class_settings: ctx.store.accounts.assetClassSettings(account.uuid).map((s) => ({
-      asset_class: readAssetClass(ctx, org, s.assetClassUuid),
-      direct_indexing_enabled: s.directIndexingEnabled,
-      implementation_sleeve: s.implementationSleeveUuid
-        ? readAssetClass(ctx, org, s.implementationSleeveUuid)
-        : null,
-    })),
+    asset_class_settings: assetClassSettings,
     wash_sale_lots: views.washSaleLots.map(entry),
     household_wash_sale_lots: views.householdWashSaleLots.map(entry),
     aum: fmt(aum.toDecimalPlaces(2), "aum"),
@@ -285,7 +301,7 @@ export function accountRead(
     source_brokerage_is_paper: null,
     source_brokerage_account_type: null,
     metadata: (account.metadata ?? null) as Account["metadata"],
-    customization_config: customizationRead(ctx, account),
+    customization_config: customization,
     portfolio_config_uuid: account.portfolioConfigUuid,
     as_of_date: v.prices.size > 0 || lots.length === 0 ? v.asOf : null,
     positions,

@@ -74,24 +74,24 @@ export function backtestJobRead(job: BacktestJobRecord): BacktestJob {
  * @throws {ValidationError} naming the field when the parameters do not fit the account or the market data
  * @throws {TooManyRequestsError} `too_many_queued_jobs` when the organization already has
  * `limits.maxQueuedJobsPerOrganization` (default 100) PENDING jobs
- * @example startBacktest(ctx, org, client, account, { start_date: "2020-01-02", tax_gamma: 1 }) // status PENDING
+ * @example await startBacktest(ctx, org, client, account, { start_date: "2020-01-02", tax_gamma: 1 }) // status PENDING
  */
-export function startBacktest(
+export async function startBacktest(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   accountUuid: string,
   request: BacktestRequest,
-): BacktestJob {
-  ctx.store.accounts.require(org, clientUuid, accountUuid);
-  const resolved = executorOf(ctx).resolveParams(ctx, org, accountUuid, request);
+): Promise<BacktestJob> {
+  await ctx.store.accounts.require(org, clientUuid, accountUuid);
+  const resolved = await executorOf(ctx).resolveParams(ctx, org, accountUuid, request);
   const checked = backtestResolvedParamsSchema.safeParse(resolved);
   if (!checked.success)
     throw new TypeError(
       `startBacktest: the engine resolved parameters that do not match the contract (${summarizeIssues(toFieldIssues(checked.error))})`,
     );
   const cap = serviceLimit(ctx, "maxQueuedJobsPerOrganization");
-  const job = ctx.store.backtestJobs.create(
+  const job = await ctx.store.backtestJobs.create(
     org,
     accountUuid,
     request,
@@ -108,28 +108,28 @@ export function startBacktest(
  * @throws {NotFoundError} `backtest_not_found` (also for another organization's job), `client_not_found`,
  * `account_not_found`
  */
-export function getBacktest(
+export async function getBacktest(
   ctx: ServiceContext,
   org: string,
   jobId: string,
   account?: { clientUuid: string; accountUuid: string },
-): BacktestJob {
-  if (account) ctx.store.accounts.require(org, account.clientUuid, account.accountUuid);
-  return backtestJobRead(ctx.store.backtestJobs.require(org, jobId, account?.accountUuid));
+): Promise<BacktestJob> {
+  if (account) await ctx.store.accounts.require(org, account.clientUuid, account.accountUuid);
+  return backtestJobRead(await ctx.store.backtestJobs.require(org, jobId, account?.accountUuid));
 }
 
 /**
  * The jobs of one account, oldest first.
  * @throws {NotFoundError} `client_not_found` / `account_not_found`
  */
-export function listBacktests(
+export async function listBacktests(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   accountUuid: string,
-): BacktestJob[] {
-  ctx.store.accounts.require(org, clientUuid, accountUuid);
-  return ctx.store.backtestJobs.list(org, { accountUuid }).map(backtestJobRead);
+): Promise<BacktestJob[]> {
+  await ctx.store.accounts.require(org, clientUuid, accountUuid);
+  return (await ctx.store.backtestJobs.list(org, { accountUuid })).map(backtestJobRead);
 }
 
 /**
@@ -138,14 +138,14 @@ export function listBacktests(
  * @throws {NotFoundError} `backtest_not_found`
  * @throws {ConflictError} `backtest_finished` for a job that is already SUCCESS or FAILURE
  */
-export function cancelBacktest(ctx: ServiceContext, org: string, jobId: string): BacktestJob {
-  const job = ctx.store.backtestJobs.require(org, jobId);
+export async function cancelBacktest(ctx: ServiceContext, org: string, jobId: string): Promise<BacktestJob> {
+  const job = await ctx.store.backtestJobs.require(org, jobId);
   if (job.status === "SUCCESS" || job.status === "FAILURE")
     throw new ConflictError(
       `Backtest job ${jobId} already finished with status ${job.status} at ${job.finishedAt ?? "an unknown time"}; there is nothing to cancel.`,
       "backtest_finished",
     );
-  const after = ctx.store.backtestJobs.requestCancel(org, jobId);
+  const after = await ctx.store.backtestJobs.requestCancel(org, jobId);
   if (after.status === "RUNNING") (ctx as BacktestServiceContext).backtestRunner?.signalCancel(jobId);
   return backtestJobRead(after);
 }

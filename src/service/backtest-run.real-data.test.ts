@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BacktestCaseResult, backtestCaseResultSchema } from "../contract/index.js";
 import { trackingError } from "../core/metrics/index.js";
 import { loadSp500Dataset } from "../market/real-data/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { resolveBacktestParams, runAccountBacktest, runAccountBacktestDetailed } from "./backtest-run.js";
 import { createAccount, createClient } from "./clients.js";
 import type { ServiceContext } from "./context.js";
@@ -26,26 +26,26 @@ const DATA_DIR =
 const HAVE_DATA = existsSync(join(DATA_DIR, "prices/all_stocks_5yr.csv.gz"));
 
 describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DATA_DIR}`, () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let result: Record<string, BacktestCaseResult>;
   let indexReturns: number[];
 
   beforeAll(async () => {
-    store = openStore(":memory:");
-    await loadSp500Dataset(DATA_DIR, store.market);
+    store = openSqliteStore(":memory:");
+    await loadSp500Dataset(DATA_DIR, store.engine.market);
     ctx = { store, clock: () => new Date("2018-02-08T12:00:00Z") };
-    const org = createOrganization(ctx, "Real data").organization.uuid;
-    const client = createClient(ctx, org, {});
-    const account = createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
-    const params = resolveBacktestParams(ctx, org, account.uuid, {
+    const org = (await createOrganization(ctx, "Real data")).organization.uuid;
+    const client = await createClient(ctx, org, {});
+    const account = await createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
+    const params = await resolveBacktestParams(ctx, org, account.uuid, {
       start_date: "2013-02-08",
       end_date: "2018-02-07",
       starting_nav: 1_000_000,
     });
-    result = runAccountBacktest(ctx, org, account.uuid, params);
+    result = await runAccountBacktest(ctx, org, account.uuid, params);
     const levels = new Map(
-      store.market.indexLevels("SP500", "2013-02-08", "2018-02-07").map((l) => [l.date, l.level]),
+      (await store.market.indexLevels("SP500", "2013-02-08", "2018-02-07")).map((l) => [l.date, l.level]),
     );
     const dates = result.tax_managed!.values.map((v) => v.date);
     indexReturns = dates.slice(1).map((d, k) => levels.get(d)! / levels.get(dates[k]!)! - 1);
@@ -90,21 +90,21 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DA
     expect(result.benchmark!.turnover).toBe(0);
   });
 
-  it("runs the optimizer every period and walks into no wash sale, thin gains of recent buys included", () => {
+  it("runs the optimizer every period and walks into no wash sale, thin gains of recent buys included", async () => {
     // Paper settings with the 5% threshold: the run where the optimizer path once sold lots whose thin gain
     // at the decision close had turned into a loss washed by a purchase 30 days earlier.
-    const org = createOrganization(ctx, "Wash sales").organization.uuid;
-    const client = createClient(ctx, org, {});
-    const config = createPortfolioConfig(ctx, org, {
+    const org = (await createOrganization(ctx, "Wash sales")).organization.uuid;
+    const client = await createClient(ctx, org, {});
+    const config = await createPortfolioConfig(ctx, org, {
       name: "paper",
       tcost_bps: "0",
       tax_preferences: { short_term_rate: "0.35", long_term_rate: "0.15" },
     });
-    const account = createAccount(ctx, org, client.uuid, {
+    const account = await createAccount(ctx, org, client.uuid, {
       cash_value_usd: "0",
       portfolio_config_uuid: config.uuid,
     });
-    const detailed = runAccountBacktestDetailed(ctx, org, account.uuid, {
+    const detailed = await runAccountBacktestDetailed(ctx, org, account.uuid, {
       start_date: "2013-02-08",
       end_date: "2018-02-07",
       rebalance_period: "MONTHLY",

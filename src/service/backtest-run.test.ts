@@ -9,7 +9,7 @@ import { addDays, daysBetween } from "../core/dates.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { sharpeRatio } from "../core/metrics/index.js";
 import { riskModelCovariance } from "../core/risk/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import {
   type AccountBacktestParams,
   type AccountBacktestProgress,
@@ -26,19 +26,20 @@ import { createAccount, createClient } from "./clients.js";
 import type { ServiceContext } from "./context.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { prepareAccountOptimization } from "./optimize.js";
+import { characteristicsRiskModel, RISK_LOOKBACK_DAYS } from "./optimizer-inputs.js";
 import { updatePortfolioConfig } from "./portfolio-configs.js";
 import { getThemeConstituents } from "./themes.js";
 
 describe("account backtest service over the demo store", () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let demo: DemoResult;
   let org: string;
 
-  beforeAll(() => {
-    store = openStore(":memory:");
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
-    demo = buildDemo(ctx, { securities: 120, years: 5 });
+    demo = await buildDemo(ctx, { securities: 120, years: 5 });
     org = demo.organization_uuid;
   });
   afterAll(() => store.close());
@@ -53,8 +54,8 @@ describe("account backtest service over the demo store", () => {
     ...extra,
   });
 
-  it("resolves defaults: three years to the last market date, the configuration's tax_gamma, the account's value", () => {
-    const p = resolveBacktestParams(ctx, org, demo.account_uuid, {});
+  it("resolves defaults: three years to the last market date, the configuration's tax_gamma, the account's value", async () => {
+    const p = await resolveBacktestParams(ctx, org, demo.account_uuid, {});
     expect(backtestResolvedParamsSchema.parse(p)).toEqual(p);
     expect(p.end_date).toBe("2025-12-31");
     expect(p.start_date).toBe("2022-12-31");
@@ -66,43 +67,52 @@ describe("account backtest service over the demo store", () => {
     expect(p.liquidate_at_end).toBe(true);
     // The demo account held lots bought 1,460 and 1,100 days before 2025-12-31 on the start date, plus cash.
     expect(p.starting_nav).toBeGreaterThan(25_000);
-    const given = resolveBacktestParams(ctx, org, demo.account_uuid, { tax_gamma: 3, starting_nav: 2e6 });
+    const given = await resolveBacktestParams(ctx, org, demo.account_uuid, {
+      tax_gamma: 3,
+      starting_nav: 2e6,
+    });
     expect(given.tax_gamma).toBe(3);
     expect(given.starting_nav).toBe(2e6);
   });
 
-  it("starts an account without holdings from 1,000,000 in cash", () => {
-    const client = createClient(ctx, org, {});
-    const empty = createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
-    expect(resolveBacktestParams(ctx, org, empty.uuid, {}).starting_nav).toBe(1_000_000);
+  it("starts an account without holdings from 1,000,000 in cash", async () => {
+    const client = await createClient(ctx, org, {});
+    const empty = await createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
+    expect((await resolveBacktestParams(ctx, org, empty.uuid, {})).starting_nav).toBe(1_000_000);
   });
 
-  it("names the field of a window outside the market data", () => {
-    const fail = (request: Parameters<typeof resolveBacktestParams>[3]) => {
+  it("names the field of a window outside the market data", async () => {
+    const fail = async (request: Parameters<typeof resolveBacktestParams>[3]) => {
       try {
-        resolveBacktestParams(ctx, org, demo.account_uuid, request);
+        await resolveBacktestParams(ctx, org, demo.account_uuid, request);
       } catch (e) {
         expect(e).toBeInstanceOf(ValidationError);
         return (e as ValidationError).issues.map((i) => i.path);
       }
       throw new Error("expected a ValidationError");
     };
-    expect(fail({ end_date: "2026-06-30" })).toEqual(["end_date"]);
-    expect(fail({ start_date: "1999-01-04" })).toEqual(["start_date"]);
-    expect(fail({ start_date: "2025-12-30", end_date: "2025-12-31" })).toEqual(["end_date"]);
+    expect(await fail({ end_date: "2026-06-30" })).toEqual(["end_date"]);
+    expect(await fail({ start_date: "1999-01-04" })).toEqual(["start_date"]);
+    expect(await fail({ start_date: "2025-12-30", end_date: "2025-12-31" })).toEqual(["end_date"]);
   });
 
-  it("answers an account of another organization as not found", () => {
-    expect(() =>
-      resolveBacktestParams(ctx, "00000000-0000-0000-0000-000000000000", demo.account_uuid, {}),
-    ).toThrow(NotFoundError);
+  it("answers an account of another organization as not found", async () => {
+    await expect(
+      (() => resolveBacktestParams(ctx, "00000000-0000-0000-0000-000000000000", demo.account_uuid, {}))(),
+    ).rejects.toThrow(NotFoundError);
   });
 
-  it("runs the five cases and returns contract-valid results", () => {
+  it("runs the five cases and returns contract-valid results", async () => {
     const progress: AccountBacktestProgress[] = [];
-    const result = runAccountBacktest(ctx, org, demo.account_uuid, oneYear({ ls_tlh_factor: "value" }), {
-      onProgress: (p) => progress.push(p),
-    });
+    const result = await runAccountBacktest(
+      ctx,
+      org,
+      demo.account_uuid,
+      oneYear({ ls_tlh_factor: "value" }),
+      {
+        onProgress: (p) => progress.push(p),
+      },
+    );
     expect(Object.keys(result).sort()).toEqual([
       "benchmark",
       "harvest_baseline",
@@ -126,9 +136,9 @@ describe("account backtest service over the demo store", () => {
     expect(progress.map((p) => p.completed_periods)).toEqual([...Array(13).keys()]);
   });
 
-  it("states the assumptions and attributes the tax alpha in every case; loss_usage and liquidate_at_end change them", () => {
-    const base = runAccountBacktest(ctx, org, demo.account_uuid, oneYear());
-    const other = runAccountBacktest(
+  it("states the assumptions and attributes the tax alpha in every case; loss_usage and liquidate_at_end change them", async () => {
+    const base = await runAccountBacktest(ctx, org, demo.account_uuid, oneYear());
+    const other = await runAccountBacktest(
       ctx,
       org,
       demo.account_uuid,
@@ -162,8 +172,8 @@ describe("account backtest service over the demo store", () => {
     expect(other.tax_managed!.taxes_paid).toBeLessThan(base.tax_managed!.taxes_paid);
   });
 
-  it("starts the managed cases from the account's lots and the benchmark from cash", () => {
-    const result = runAccountBacktest(ctx, org, demo.account_uuid, oneYear());
+  it("starts the managed cases from the account's lots and the benchmark from cash", async () => {
+    const result = await runAccountBacktest(ctx, org, demo.account_uuid, oneYear());
     // The pre-tax case sells the concentrated demo holdings into the index at once: large realized gains.
     const realized = (r: (typeof result)["pre_tax"]) =>
       r!.realized_long_term_gains + r!.realized_short_term_gains;
@@ -172,23 +182,24 @@ describe("account backtest service over the demo store", () => {
     expect(result.benchmark!.realized_long_term_gains).toBe(0);
   });
 
-  it("is deterministic: the same parameters give the same bytes", () => {
-    const a = JSON.stringify(runAccountBacktest(ctx, org, demo.account_uuid, oneYear()));
-    const b = JSON.stringify(runAccountBacktest(ctx, org, demo.account_uuid, oneYear()));
+  it("is deterministic: the same parameters give the same bytes", async () => {
+    const a = JSON.stringify(await runAccountBacktest(ctx, org, demo.account_uuid, oneYear()));
+    const b = JSON.stringify(await runAccountBacktest(ctx, org, demo.account_uuid, oneYear()));
     expect(a).toBe(b);
   });
 
-  it("stops when the job asks to cancel", () => {
+  it("stops when the job asks to cancel", async () => {
     let calls = 0;
-    expect(() =>
-      runAccountBacktest(ctx, org, demo.account_uuid, oneYear(), { shouldCancel: () => ++calls > 2 }),
-    ).toThrow(BacktestCancelledError);
+    await expect(
+      (() =>
+        runAccountBacktest(ctx, org, demo.account_uuid, oneYear(), { shouldCancel: () => ++calls > 2 }))(),
+    ).rejects.toThrow(BacktestCancelledError);
   });
 
-  it("refuses parameters outside the contract's limits, naming them", () => {
-    expect(() => runAccountBacktest(ctx, org, demo.account_uuid, oneYear({ tax_gamma: 101 }))).toThrow(
-      /tax_gamma: 101 is outside 0..100/,
-    );
+  it("refuses parameters outside the contract's limits, naming them", async () => {
+    await expect(
+      (() => runAccountBacktest(ctx, org, demo.account_uuid, oneYear({ tax_gamma: 101 })))(),
+    ).rejects.toThrow(/tax_gamma: 101 is outside 0..100/);
   });
 
   /** The backtest runs the account's configuration in force at each decision date (docs/backtests.md, section 8). */
@@ -204,34 +215,34 @@ describe("account backtest service over the demo store", () => {
       risk_model_name: "characteristics",
     };
 
-    function withConfig<T>(patch: PortfolioConfigWrite, run: () => T): T {
-      updatePortfolioConfig(ctx, org, demo.portfolio_config_uuid, { ...reset, ...patch });
+    async function withConfig<T>(patch: PortfolioConfigWrite, run: () => T | Promise<T>): Promise<T> {
+      await updatePortfolioConfig(ctx, org, demo.portfolio_config_uuid, { ...reset, ...patch });
       try {
-        return run();
+        return await run();
       } finally {
-        updatePortfolioConfig(ctx, org, demo.portfolio_config_uuid, reset);
+        await updatePortfolioConfig(ctx, org, demo.portfolio_config_uuid, reset);
       }
     }
     const detailed = () => runAccountBacktestDetailed(ctx, org, demo.account_uuid, params);
 
-    it("keeps its own dust rule unless the configuration sets a minimum trade (the service default is not applied)", () => {
-      const account = store.accounts.getInOrganization(org, demo.account_uuid)!;
-      const view = { date: "2025-06-30" } as Parameters<ReturnType<typeof accountConfigProvider>>[0];
+    it("keeps its own dust rule unless the configuration sets a minimum trade (the service default is not applied)", async () => {
+      const account = (await store.accounts.getInOrganization(org, demo.account_uuid))!;
+      const view = { date: "2025-06-30" } as Parameters<Awaited<ReturnType<typeof accountConfigProvider>>>[0];
       const facts = { navUsd: 500_000, cashUsd: 10_000, positions: 10 };
-      const implicit = accountConfigProvider(ctx, account)(view, facts);
+      const implicit = (await accountConfigProvider(ctx, account, [view.date]))(view, facts);
       expect([implicit.minTradeUsd, implicit.minTradePct]).toEqual([0, 0]);
-      withConfig({ min_trade_amount_usd: "250" }, () => {
-        const explicit = accountConfigProvider(ctx, account)(view, facts);
+      await withConfig({ min_trade_amount_usd: "250" }, async () => {
+        const explicit = (await accountConfigProvider(ctx, account, [view.date]))(view, facts);
         expect([explicit.minTradeUsd, explicit.minTradePct]).toEqual([250, 0.05]);
       });
     });
-    it("computes every case's Sharpe ratio against the configuration's risk_free_rate_pct", () => {
+    it("computes every case's Sharpe ratio against the configuration's risk_free_rate_pct", async () => {
       const at = (pct: string) =>
         withConfig({ risk_free_rate_pct: pct }, () =>
           runAccountBacktest(ctx, org, demo.account_uuid, params),
         );
-      const r0 = at("0");
-      const r4 = at("4");
+      const r0 = await at("0");
+      const r4 = await at("4");
       for (const name of ["benchmark", "pre_tax", "tax_managed"]) {
         const values = r0[name]!.values.map((v) => v.value);
         expect(r4[name]!.values, name).toEqual(r0[name]!.values);
@@ -249,16 +260,16 @@ describe("account backtest service over the demo store", () => {
         expect(r4[name]!.sharpe_ratio!, name).toBeLessThan(r0[name]!.sharpe_ratio!);
       }
     });
-    it("optimizes and backtests against the tilted target: 0.9 x SYNTH500 + 0.1 x the demo theme's snapshot", () => {
+    it("optimizes and backtests against the tilted target: 0.9 x SYNTH500 + 0.1 x the demo theme's snapshot", async () => {
       const date = "2025-06-30";
-      const snapshot = getThemeConstituents(ctx, org, demo.theme_uuid).constituents;
+      const snapshot = (await getThemeConstituents(ctx, org, demo.theme_uuid)).constituents;
       const theme = new Map(snapshot.map((c) => [c.theme_asset_id, c.weight]));
       const sleeve = (tilts: { weight_adjustment: string; theme_uuid: string }[]): PortfolioConfigWrite => ({
         asset_allocations: [{ asset_class_uuid: demo.asset_class_uuid, target_allocation: "1", tilts }],
       });
-      const targets = () => {
-        const o = prepareAccountOptimization(ctx, org, demo.account_uuid, { asOf: date });
-        const { market } = loadAccountBacktestMarket(ctx, org, demo.account_uuid, params);
+      const targets = async () => {
+        const o = await prepareAccountOptimization(ctx, org, demo.account_uuid, { asOf: date });
+        const { market } = await loadAccountBacktestMarket(ctx, org, demo.account_uuid, params);
         const byId = (ids: readonly string[], w: Float64Array) => new Map(ids.map((id, i) => [id, w[i]!]));
         return {
           optimizer: { name: o.benchmarkName, weights: byId(o.input.assets, o.input.benchmark) },
@@ -268,8 +279,11 @@ describe("account backtest service over the demo store", () => {
           },
         };
       };
-      const plain = withConfig(sleeve([]), targets);
-      const tilted = withConfig(sleeve([{ weight_adjustment: "0.1", theme_uuid: demo.theme_uuid }]), targets);
+      const plain = await withConfig(sleeve([]), targets);
+      const tilted = await withConfig(
+        sleeve([{ weight_adjustment: "0.1", theme_uuid: demo.theme_uuid }]),
+        targets,
+      );
       const name = 'SYNTH500 tilted 10% toward theme "US tech and media dividend payers"';
       expect([plain.optimizer.name, plain.backtest.name]).toEqual(["SYNTH500", "SYNTH500"]);
       expect([tilted.optimizer.name, tilted.backtest.name]).toEqual([name, name]);
@@ -291,16 +305,16 @@ describe("account backtest service over the demo store", () => {
 
     const managed = (r: StandardBacktestResult) => r.simulation.cases.find((c) => c.name === "tax_managed")!;
     /** The largest starting position of the account (a concentrated, long-held demo lot). */
-    const largestHolding = (): string => {
-      const at = holdingsAt(
+    const largestHolding = async (): Promise<string> => {
+      const at = await holdingsAt(
         ctx,
-        store.accounts.getInOrganization(org, demo.account_uuid)!,
+        (await store.accounts.getInOrganization(org, demo.account_uuid))!,
         params.start_date,
       );
       const byId = new Map<string, number>();
       for (const l of at.lots)
         byId.set(l.themeAssetId, (byId.get(l.themeAssetId) ?? 0) + l.quantity.toNumber());
-      const prices = store.market.latestPrices([...byId.keys()], params.start_date);
+      const prices = await store.market.latestPrices([...byId.keys()], params.start_date);
       return [...byId].sort((a, b) => b[1] * prices.get(b[0])!.close - a[1] * prices.get(a[0])!.close)[0]![0];
     };
 
@@ -309,10 +323,12 @@ describe("account backtest service over the demo store", () => {
      * date's closes: weights of the invested value (an upper bound of the
      * weights of NAV, as cash is left out).
      */
-    function weightsAfterFills(r: StandardBacktestResult): { date: string; weights: Map<string, number> }[] {
-      const at = holdingsAt(
+    async function weightsAfterFills(
+      r: StandardBacktestResult,
+    ): Promise<{ date: string; weights: Map<string, number> }[]> {
+      const at = await holdingsAt(
         ctx,
-        store.accounts.getInOrganization(org, demo.account_uuid)!,
+        (await store.accounts.getInOrganization(org, demo.account_uuid))!,
         params.start_date,
       );
       const scale = params.starting_nav / at.valueUsd.toNumber();
@@ -322,7 +338,7 @@ describe("account backtest service over the demo store", () => {
       const fills = managed(r).fills;
       const dates = [...new Set(fills.map((f) => f.date))].sort();
       const out: { date: string; weights: Map<string, number> }[] = [];
-      const splits = store.market.splits(addDays(params.start_date, 1), params.end_date);
+      const splits = await store.market.splits(addDays(params.start_date, 1), params.end_date);
       let applied = 0;
       for (const date of dates) {
         for (; applied < splits.length && splits[applied]!.date <= date; applied++) {
@@ -334,12 +350,12 @@ describe("account backtest service over the demo store", () => {
           qty.set(f.themeAssetId, (qty.get(f.themeAssetId) ?? 0) + (f.side === "buy" ? q : -q));
         }
         const ids = [...qty.keys()].filter((id) => qty.get(id)! > 1e-9);
-        const prices = store.market.latestPrices(ids, date);
+        const prices = await store.market.latestPrices(ids, date);
         const value = new Map<string, number>();
         let total = 0;
         for (const id of ids) {
-          const currency = store.market.security(id)!.currency;
-          const fx = currency === "USD" ? 1 : store.market.fxRateAsOf(currency, date)!.perUsd;
+          const currency = (await store.market.security(id))!.currency;
+          const fx = currency === "USD" ? 1 : (await store.market.fxRateAsOf(currency, date))!.perUsd;
           const v = (qty.get(id)! * prices.get(id)!.close) / fx;
           value.set(id, v);
           total += v;
@@ -349,25 +365,25 @@ describe("account backtest service over the demo store", () => {
       return out;
     }
 
-    it("sells a no_hold ticker held at the start at the first rebalance and never buys it again", () => {
-      const ticker = largestHolding();
-      const base = managed(detailed()).fills.filter((f) => f.themeAssetId === ticker);
-      const r = withConfig({ no_hold_tickers: [{ theme_asset_id: ticker }] }, detailed);
+    it("sells a no_hold ticker held at the start at the first rebalance and never buys it again", async () => {
+      const ticker = await largestHolding();
+      const base = managed(await detailed()).fills.filter((f) => f.themeAssetId === ticker);
+      const r = await withConfig({ no_hold_tickers: [{ theme_asset_id: ticker }] }, detailed);
       const fills = managed(r).fills.filter((f) => f.themeAssetId === ticker);
       const first = managed(r).fills.reduce((d, f) => (f.date < d ? f.date : d), "9999-12-31");
       // Without the restriction the demo's concentrated position is only trimmed.
       expect(base.some((f) => f.side === "buy" || f.date > first)).toBe(true);
       expect(fills.length).toBeGreaterThan(0);
       expect(fills.every((f) => f.side === "sell" && f.date === first)).toBe(true);
-      const weights = weightsAfterFills(r);
+      const weights = await weightsAfterFills(r);
       expect(weights[0]!.date).toBe(first);
       for (const w of weights) expect(w.weights.get(ticker) ?? 0, w.date).toBe(0);
       for (const h of r.policyStats.tax_managed!.held) expect(h.reasons.join(" ")).not.toMatch(ticker);
     });
 
-    it("keeps max_weight and a tighter per-ticker upper bound at every rebalance of the tax_managed case", () => {
-      const ticker = largestHolding();
-      const r = withConfig(
+    it("keeps max_weight and a tighter per-ticker upper bound at every rebalance of the tax_managed case", async () => {
+      const ticker = await largestHolding();
+      const r = await withConfig(
         {
           max_weight: "0.05",
           target_ticker_weights: [{ theme_asset_id: ticker, upper_bound: "0.01" }],
@@ -376,7 +392,7 @@ describe("account backtest service over the demo store", () => {
       );
       const held = new Set(r.policyStats.tax_managed!.held.map((h) => h.date));
       expect(r.simulation.schedule.rebalances.length).toBe(12);
-      const weights = weightsAfterFills(r);
+      const weights = await weightsAfterFills(r);
       expect(weights.length).toBeGreaterThan(6);
       // The optimizer decides at the decision close; the fills execute at the next close (a day's drift).
       for (const { date, weights: w } of weights) {
@@ -385,16 +401,16 @@ describe("account backtest service over the demo store", () => {
         expect(w.get(ticker) ?? 0, `${ticker} on ${date}`).toBeLessThan(0.01 * 1.06 + 1e-4);
       }
       // Before: the demo's max_weight 0.1 and no per-ticker bound let the largest position stay above 5%.
-      const before = weightsAfterFills(detailed());
+      const before = await weightsAfterFills(await detailed());
       expect(Math.max(...before.map((b) => b.weights.get(ticker) ?? 0))).toBeGreaterThan(0.05);
     });
 
-    it("applies a restriction from its starts_from on and not before", () => {
-      const ticker = largestHolding();
+    it("applies a restriction from its starts_from on and not before", async () => {
+      const ticker = await largestHolding();
       // Mid-July: the June 30 decision (executed July 1) is before it, the July 31 one after.
       const from = "2025-07-15";
-      const base = detailed();
-      const r = withConfig(
+      const base = await detailed();
+      const r = await withConfig(
         { no_hold_tickers: [{ theme_asset_id: ticker, starts_from: `${from}T00:00:00Z` }] },
         detailed,
       );
@@ -406,27 +422,27 @@ describe("account backtest service over the demo store", () => {
       const after = managed(r).fills.filter((f) => f.themeAssetId === ticker && f.date >= from);
       expect(after.length).toBeGreaterThan(0);
       expect(after.every((f) => f.side === "sell")).toBe(true);
-      const weights = weightsAfterFills(r).filter((w) => w.date >= from);
+      const weights = (await weightsAfterFills(r)).filter((w) => w.date >= from);
       for (const w of weights) expect(w.weights.get(ticker) ?? 0, w.date).toBe(0);
       expect(
-        weightsAfterFills(base)
+        (await weightsAfterFills(base))
           .filter((w) => w.date >= from)
           .some((w) => (w.weights.get(ticker) ?? 0) > 0),
       ).toBe(true);
     });
 
-    it("reports the rebalances an infeasible configuration held, from a dynamic rule's date on", () => {
+    it("reports the rebalances an infeasible configuration held, from a dynamic rule's date on", async () => {
       const from = "2025-06-01";
       const rule: PortfolioConfigWrite = {
         // 120 assets at 5% each cannot fit in 100%: infeasible from June on.
         dynamic_rules: [{ field_name: "min_weight", rules: [{ value: "0.05", starts_from: from }] }],
       };
-      const r = withConfig(rule, detailed);
+      const r = await withConfig(rule, detailed);
       const stats = r.policyStats.tax_managed!;
       expect(stats.held.length).toBe(stats.fallbacks);
       expect(stats.held.filter((h) => h.status === "infeasible").length).toBe(stats.infeasible);
       // The demo configuration itself is infeasible once before June (a recent loss lot above max_weight 0.1).
-      const base = detailed().policyStats.tax_managed!.held.map((h) => h.date);
+      const base = (await detailed()).policyStats.tax_managed!.held.map((h) => h.date);
       expect(base.every((d) => d < from)).toBe(true);
       const infeasible = stats.held.filter((h) => h.date >= from);
       expect(stats.held.filter((h) => h.date < from).map((h) => h.date)).toEqual(base);
@@ -440,7 +456,7 @@ describe("account backtest service over the demo store", () => {
       for (const f of managed(r).fills)
         if (f.date > infeasible[0]!.date) expect(f.harvest, f.date).toBe(true);
       // The contract's result names them in the case's description.
-      const result = withConfig(rule, () => runAccountBacktest(ctx, org, demo.account_uuid, params));
+      const result = await withConfig(rule, () => runAccountBacktest(ctx, org, demo.account_uuid, params));
       expect(result.tax_managed!.description).toMatch(
         new RegExp(
           `${stats.held.length} of 12 rebalances held .*infeasible on ${stats.held[0]!.date}, .* \\(`,
@@ -449,12 +465,22 @@ describe("account backtest service over the demo store", () => {
       expect(result.pre_tax!.description).not.toMatch(/held/);
     });
 
-    it("uses the characteristics model the optimize service builds, not pca", () => {
+    it("uses the characteristics model the optimize service builds, not pca", async () => {
       const date = "2025-03-31";
-      const { market, securities } = loadAccountBacktestMarket(ctx, org, demo.account_uuid, params);
+      const { market, securities } = await loadAccountBacktestMarket(ctx, org, demo.account_uuid, params);
       const view = new MarketView(market, market.dates.indexOf(date));
-      const served = characteristicsRiskModelProvider(ctx, securities)(view);
-      const built = prepareAccountOptimization(ctx, org, demo.account_uuid, { asOf: date }).input.riskModel;
+      // The model the optimizer-inputs service builds from per-date reads (characteristicsAsOf) of this view.
+      const served = await characteristicsRiskModel(
+        ctx,
+        view.ids,
+        (id) => securities.get(id),
+        Float64Array.from(view.ids, (_, i) => view.priceUsd(i)),
+        view.returns(RISK_LOOKBACK_DAYS).returns,
+        date,
+        [],
+      );
+      const built = (await prepareAccountOptimization(ctx, org, demo.account_uuid, { asOf: date })).input
+        .riskModel;
       expect(served.diagnostics.model).toBe("characteristics");
       expect([...served.factors]).toEqual([...built.factors]);
       const common = built.assets.filter((id) => served.assets.includes(id));
@@ -471,17 +497,20 @@ describe("account backtest service over the demo store", () => {
           worst = Math.max(worst, Math.abs(u - v) / Math.max(1e-12, Math.abs(v)));
         }
       expect(worst).toBeLessThan(1e-9);
-      // Reading every characteristic at all the decision dates in one pass serves the same model, bit for bit.
-      const batched = characteristicsRiskModelProvider(ctx, securities, ["2025-01-31", date, "2025-06-30"])(
-        view,
-      );
+      // The backtest's provider reads every characteristic at all the decision dates in one pass (before the run, as
+      // the engine asks synchronously) and serves the same model, bit for bit.
+      const batched = (
+        await characteristicsRiskModelProvider(ctx, securities, ["2025-01-31", date, "2025-06-30"])
+      )(view);
       expect(Array.from(batched.exposures)).toEqual(Array.from(served.exposures));
       expect(Array.from(batched.factorCovariance)).toEqual(Array.from(served.factorCovariance));
       expect(Array.from(batched.specificVariance)).toEqual(Array.from(served.specificVariance));
 
-      const characteristics = runAccountBacktest(ctx, org, demo.account_uuid, params).tax_managed!;
-      const pca = withConfig({ risk_model_name: "pca" }, () =>
-        runAccountBacktest(ctx, org, demo.account_uuid, params),
+      const characteristics = (await runAccountBacktest(ctx, org, demo.account_uuid, params)).tax_managed!;
+      const pca = (
+        await withConfig({ risk_model_name: "pca" }, () =>
+          runAccountBacktest(ctx, org, demo.account_uuid, params),
+        )
       ).tax_managed!;
       expect(characteristics.ending_value).not.toBe(pca.ending_value);
       expect(characteristics.turnover).not.toBe(pca.turnover);

@@ -33,23 +33,26 @@ import {
   runStandardBacktest,
   type StandardBacktestResult,
 } from "../core/backtest/index.js";
-import type { Currency, Security } from "../core/data/types.js";
+import type { Currency, Security, Split } from "../core/data/types.js";
 import { addDays, addMonths, daysBetween, indexAtOrBefore } from "../core/dates.js";
 import { DataError, type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
 import type { FactorModel } from "../core/risk/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
-import type { AccountRecord } from "../store/index.js";
+import type { AccountRecord, StoredRiskModelRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
-import { effectiveConfig } from "./effective-config.js";
+import { effectiveConfig, loadConfigInputs, primeConfigInputs } from "./effective-config.js";
 import { lotRecordToTaxLot } from "./lots.js";
 import {
   accountOptimizerConfig,
-  characteristicsRiskModel,
+  accountOptimizerConfigLoaded,
+  characteristicsModelInputs,
+  characteristicsRiskModelOf,
   configuredTickers,
   MIN_RETURN_OBSERVATIONS,
   RISK_LOOKBACK_DAYS,
 } from "./optimizer-inputs.js";
-import { isUploadedKind, latestUploadedModel, uploadedModelOver } from "./risk-models.js";
+import { isUploadedKind, latestUploadedModel, uploadedModelOverLoaded } from "./risk-models.js";
+import { mapSerial } from "./serial.js";
 import { benchmarkSource, benchmarkWeightsAsOf, sourceHasIndexes } from "./targets.js";
 
 /** Resolved parameters plus the optional long-short factor (as stored with a job). */
@@ -83,8 +86,8 @@ export const RISK_HISTORY_CALENDAR_DAYS = 380;
 /** Benchmarks tried, in order, when the account names none (re-exported from service/targets). */
 export { FALLBACK_BENCHMARKS } from "./targets.js";
 
-function requireAccount(ctx: ServiceContext, org: string, accountUuid: string): AccountRecord {
-  const account = ctx.store.accounts.getInOrganization(org, accountUuid);
+async function requireAccount(ctx: ServiceContext, org: string, accountUuid: string): Promise<AccountRecord> {
+  const account = await ctx.store.accounts.getInOrganization(org, accountUuid);
   if (!account) throw new NotFoundError(`Account ${accountUuid} not found.`, "account_not_found");
   return account;
 }
@@ -93,11 +96,13 @@ function invalid(path: string, message: string): ValidationError {
   return new ValidationError(`Invalid backtest request: ${path}: ${message}`, [{ path, message }]);
 }
 
-/** Product of the split ratios of an asset effective after `date` (to bring today's lot quantities back). */
-function splitFactorAfter(ctx: ServiceContext, themeAssetId: string, date: string): Decimal {
+/**
+ * Product of the split ratios of an asset effective after a date (to bring today's lot quantities back), from
+ * `later`: the store's splits after that date.
+ */
+function splitFactorAfter(later: readonly Split[], themeAssetId: string): Decimal {
   let f = new TaxDecimal(1);
-  for (const s of ctx.store.market.splits(addDays(date, 1), "9999-12-31"))
-    if (s.themeAssetId === themeAssetId) f = f.times(s.ratio);
+  for (const s of later) if (s.themeAssetId === themeAssetId) f = f.times(s.ratio);
   return f;
 }
 
@@ -109,18 +114,18 @@ function splitFactorAfter(ctx: ServiceContext, themeAssetId: string, date: strin
  * same way without reading the market again; `lotValues[i]` is the USD value of `lots[i]` at that close. `options.lots`: the account's stored lots already converted (e.g. by
  * the memoized read `accountLots` of service/proposals.ts), in stored order; default: read and converted here.
  */
-export function holdingsAt(
+export async function holdingsAt(
   ctx: ServiceContext,
   account: AccountRecord,
   date: string,
   options: { lots?: readonly TaxLot[] } = {},
-): {
+): Promise<{
   lots: TaxLot[];
   lotValues: Decimal[];
   cashUsd: Decimal;
   valueUsd: Decimal;
   quotes: Map<string, HeldQuote>;
-} {
+}> {
   const lots: TaxLot[] = [];
   const lotValues: Decimal[] = [];
   const closes = new Map<string, Decimal>();
@@ -128,27 +133,26 @@ export function holdingsAt(
   const quotes = new Map<string, HeldQuote>();
   const stored =
     options.lots ??
-    ctx.store.accounts
-      .lots(account.uuid)
-      .filter((r) => r.tradeDate <= date)
-      .map(lotRecordToTaxLot);
+    (await ctx.store.accounts.lots(account.uuid)).filter((r) => r.tradeDate <= date).map(lotRecordToTaxLot);
+  let later: Split[] | undefined;
   for (const lot of stored) {
     if (lot.tradeDate > date) continue;
-    const factor = splitFactorAfter(ctx, lot.themeAssetId, date);
+    later ??= await ctx.store.market.splits(addDays(date, 1), "9999-12-31");
+    const factor = splitFactorAfter(later, lot.themeAssetId);
     const adjusted = factor.eq(1) ? lot : { ...lot, quantity: lot.quantity.dividedBy(factor) };
     lots.push(adjusted);
     let quote = quotes.get(lot.themeAssetId);
     if (!quote) {
-      const p = ctx.store.market.latestPrices([lot.themeAssetId], date).get(lot.themeAssetId);
+      const p = (await ctx.store.market.latestPrices([lot.themeAssetId], date)).get(lot.themeAssetId);
       if (!p)
         throw new DataError(
           `The account holds ${lot.themeAssetId} on ${date} but the store has no price for it on or before that date.`,
           { code: "missing_price" },
         );
-      const security = ctx.store.market.security(lot.themeAssetId);
+      const security = await ctx.store.market.security(lot.themeAssetId);
       const perUsd =
         security && security.currency !== "USD"
-          ? (ctx.store.market.fxRateAsOf(security.currency, date)?.perUsd ?? Number.NaN)
+          ? ((await ctx.store.market.fxRateAsOf(security.currency, date))?.perUsd ?? Number.NaN)
           : 1;
       if (!Number.isFinite(perUsd))
         throw new DataError(`No ${security?.currency} per USD rate on or before ${date}.`, {
@@ -190,16 +194,16 @@ export interface HeldQuote {
  *   a resolved starting_nav outside the limits.
  * @example resolveBacktestParams(ctx, org, account, {}) // { start_date: "2022-12-31", end_date: "2025-12-31", ... }
  */
-export function resolveBacktestParams(
+export async function resolveBacktestParams(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   request: BacktestRequest,
-): BacktestResolvedParams {
-  const account = requireAccount(ctx, org, accountUuid);
+): Promise<BacktestResolvedParams> {
+  const account = await requireAccount(ctx, org, accountUuid);
   const market = ctx.store.market;
-  const lastDate = market.latestPriceDate();
-  const firstDate = market.tradingDates()[0];
+  const lastDate = await market.latestPriceDate();
+  const firstDate = (await market.tradingDates())[0];
   if (lastDate === null || firstDate === undefined)
     throw new ValidationError("Invalid backtest request: the store holds no market data to backtest on.", [
       { path: "start_date", message: "the store holds no prices (lotwise market generate | import)" },
@@ -216,21 +220,21 @@ export function resolveBacktestParams(
   if (start >= end) throw invalid("end_date", "end_date must be after start_date");
   if (end < addMonths(start, 1))
     throw invalid("end_date", `the window ${start} to ${end} is shorter than one monthly rebalance period`);
-  const dates = market.tradingDates(start, end);
+  const dates = await market.tradingDates(start, end);
   if (dates.length < 2 || backtestSchedule(dates, start, end).rebalances.length === 0)
     throw invalid("end_date", `the window ${start} to ${end} holds fewer than two trading dates`);
 
-  const config = effectiveConfig(ctx, account, dates[0]!).read;
+  const config = (await effectiveConfig(ctx, account, dates[0]!)).read;
   // An uploaded risk model must be in force from the first decision date on (point in time, never a later one).
   const kind = config.risk_model_name;
   if (kind !== null && isUploadedKind(kind))
-    latestUploadedModel(ctx, org, kind, dates[0]!, "start the backtest on or after it");
+    await latestUploadedModel(ctx, org, kind, dates[0]!, "start the backtest on or after it");
   const gammaPref = config.tax_preferences.tax_gamma;
   const taxGamma = request.tax_gamma ?? (gammaPref === null ? DEFAULT_BACKTEST_TAX_GAMMA : Number(gammaPref));
   const threshold = request.tax_loss_threshold_bps ?? DEFAULT_TAX_LOSS_THRESHOLD_BPS;
   let startingNav = request.starting_nav;
   if (startingNav === undefined) {
-    const at = holdingsAt(ctx, account, dates[0]!);
+    const at = await holdingsAt(ctx, account, dates[0]!);
     startingNav = at.valueUsd.gt(0) ? at.valueUsd.toDecimalPlaces(2).toNumber() : DEFAULT_STARTING_NAV;
     const { min, max } = BACKTEST_LIMITS.starting_nav;
     if (startingNav < min || startingNav > max)
@@ -263,13 +267,13 @@ interface LoadedBacktest {
   rebalanceDates: readonly string[];
 }
 
-function loadBacktest(
+async function loadBacktest(
   ctx: ServiceContext,
   account: AccountRecord,
   params: AccountBacktestParams,
-): LoadedBacktest {
+): Promise<LoadedBacktest> {
   const store = ctx.store.market;
-  const windowDates = store.tradingDates(params.start_date, params.end_date);
+  const windowDates = await store.tradingDates(params.start_date, params.end_date);
   if (windowDates.length < 2)
     throw invalid(
       "end_date",
@@ -278,10 +282,11 @@ function loadBacktest(
   const first = windowDates[0]!;
   const schedule = backtestSchedule(windowDates, params.start_date, params.end_date, params.rebalance_period);
   const rebalanceDates = schedule.rebalances.map((t) => windowDates[t]!);
-  const config = effectiveConfig(ctx, account, first).read;
+  const inputs = await loadConfigInputs(ctx, account);
+  const config = (await effectiveConfig(ctx, account, first, {}, inputs)).read;
 
   // The starting account, scaled to starting_nav (quantities and basis alike, so gains keep their ratio).
-  const at = holdingsAt(ctx, account, first);
+  const at = await holdingsAt(ctx, account, first);
   const nav = new TaxDecimal(params.starting_nav);
   const scale = at.valueUsd.gt(0) ? nav.dividedBy(at.valueUsd) : null;
   const lots =
@@ -295,12 +300,15 @@ function loadBacktest(
   const cashUsd = scale === null ? nav : scale.eq(1) ? at.cashUsd : at.cashUsd.times(scale);
 
   // Target weights in force at each rebalance date (point in time), with the date they were set.
-  const source = benchmarkSource(ctx, account, config);
-  const byDate: { date: string; weights: Map<string, number> }[] = rebalanceDates.map((date) => {
-    if (source === null) return { date, weights: new Map<string, number>() };
-    const { weights, date: set } = benchmarkWeightsAsOf(ctx, source, date);
-    return { date: set === "" ? date : set, weights };
-  });
+  const source = await benchmarkSource(ctx, account, config);
+  const byDate: { date: string; weights: Map<string, number> }[] = await mapSerial(
+    rebalanceDates,
+    async (date) => {
+      if (source === null) return { date, weights: new Map<string, number>() };
+      const { weights, date: set } = await benchmarkWeightsAsOf(ctx, source, date);
+      return { date: set === "" ? date : set, weights };
+    },
+  );
   // An index whose first weights are dated after the start (month-end weights, a start mid-month) uses its
   // earliest weights from the start on: a slight look-ahead in the constituent list (docs/backtests.md).
   const firstWeighted = byDate.findIndex((b) => b.weights.size > 0);
@@ -322,17 +330,19 @@ function loadBacktest(
   // those priced then and ignores the others.
   const named = new Set<string>();
   for (const date of rebalanceDates)
-    for (const id of configuredTickers(accountOptimizerConfig(ctx, account, date, undefined, []).config))
+    for (const id of configuredTickers(
+      (await accountOptimizerConfig(ctx, account, date, undefined, [], inputs)).config,
+    ))
       if (!universe.has(id)) named.add(id);
   if (named.size > 0)
-    for (const s of store.securities({ themeAssetIds: [...named] })) universe.add(s.themeAssetId);
+    for (const s of await store.securities({ themeAssetIds: [...named] })) universe.add(s.themeAssetId);
   const ids = [...universe].sort();
   if (ids.length === 0)
     throw invalid(
       "start_date",
       "nothing to backtest: the account holds nothing on the start date and no benchmark index with constituent weights is stored",
     );
-  const securityList = store.securities({ themeAssetIds: ids });
+  const securityList = await store.securities({ themeAssetIds: ids });
   const securityById = new Map<string, Security>(securityList.map((s) => [s.themeAssetId, s]));
   const unknown = ids.filter((id) => !securityById.has(id));
   if (unknown.length > 0)
@@ -341,7 +351,7 @@ function loadBacktest(
     );
 
   const from = addDays(first, -RISK_HISTORY_CALENDAR_DAYS);
-  const matrix = store.priceMatrix(from, params.end_date, ids);
+  const matrix = await store.priceMatrix(from, params.end_date, ids);
   const N = ids.length;
   const column = new Map(ids.map((id, i) => [id, i]));
   let benchmark: BacktestBenchmark;
@@ -353,7 +363,8 @@ function loadBacktest(
     for (const l of lots) {
       const i = column.get(l.themeAssetId)!;
       const s = securityById.get(l.themeAssetId)!;
-      const fx = s.currency === "USD" ? 1 : (store.fxRateAsOf(s.currency, first)?.perUsd ?? Number.NaN);
+      const fx =
+        s.currency === "USD" ? 1 : ((await store.fxRateAsOf(s.currency, first))?.perUsd ?? Number.NaN);
       const v = (l.quantity.toNumber() * matrix.close[t0 * N + i]!) / fx;
       w[i]! += v;
       total += v;
@@ -380,9 +391,9 @@ function loadBacktest(
   for (const currency of new Set(securityList.map((s) => s.currency))) {
     if (currency === "USD") continue;
     const series = new Float64Array(matrix.dates.length).fill(Number.NaN);
-    const seed = store.fxRateAsOf(currency, from);
+    const seed = await store.fxRateAsOf(currency, from);
     if (seed) series[0] = seed.perUsd;
-    for (const r of store.fxSeries(currency, from, params.end_date)) {
+    for (const r of await store.fxSeries(currency, from, params.end_date)) {
       const t = dateIndex.get(r.date);
       if (t !== undefined) series[t] = r.perUsd;
     }
@@ -394,23 +405,24 @@ function loadBacktest(
     const names = LONG_SHORT_FACTOR_CHARACTERISTICS[params.ls_tlh_factor];
     const values: Record<string, Float64Array> = {};
     const obsDates = new Set<string>();
-    const available = names.filter((n) => store.characteristicDates(n).length > 0);
+    const available: string[] = [];
+    for (const n of names) if ((await store.characteristicDates(n)).length > 0) available.push(n);
     if (available.length === 0)
       throw invalid(
         "ls_tlh_factor",
         `the ${params.ls_tlh_factor} overlay needs the characteristic ${names.join(" or ")}, which the store does not hold`,
       );
     for (const name of available)
-      for (const d of store.characteristicDates(name)) if (d <= params.end_date) obsDates.add(d);
+      for (const d of await store.characteristicDates(name)) if (d <= params.end_date) obsDates.add(d);
     const dates = [...obsDates].sort();
     for (const name of available) {
       const v = new Float64Array(dates.length * N).fill(Number.NaN);
-      dates.forEach((d, j) => {
-        for (const [id, x] of store.characteristicsAsOf(name, d)) {
+      for (const [j, d] of dates.entries()) {
+        for (const [id, x] of await store.characteristicsAsOf(name, d)) {
           const i = column.get(id);
           if (i !== undefined) v[j * N + i] = x;
         }
-      });
+      }
       values[name] = v;
     }
     characteristics = { dates, values };
@@ -423,8 +435,8 @@ function loadBacktest(
       return { themeAssetId: id, currency: s.currency, sector: s.sector };
     }),
     close: matrix.close,
-    splits: store.splits(from, params.end_date),
-    dividends: store.dividends(from, params.end_date),
+    splits: await store.splits(from, params.end_date),
+    dividends: await store.dividends(from, params.end_date),
     fxPerUsd,
     ...(characteristics === undefined ? {} : { characteristics }),
     benchmark,
@@ -445,42 +457,79 @@ function loadBacktest(
  * FX, point-in-time benchmark weights), as {@link runAccountBacktestDetailed} loads it: for studies and checks.
  * @throws as {@link runAccountBacktest}.
  */
-export function loadAccountBacktestMarket(
+export async function loadAccountBacktestMarket(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   params: AccountBacktestParams,
-): { market: BacktestMarket; securities: ReadonlyMap<string, Security> } {
-  const loaded = loadBacktest(ctx, requireAccount(ctx, org, accountUuid), params);
-  return { market: loaded.market, securities: loaded.securities };
+): Promise<{
+  market: BacktestMarket;
+  securities: ReadonlyMap<string, Security>;
+  rebalanceDates: readonly string[];
+}> {
+  const loaded = await loadBacktest(ctx, await requireAccount(ctx, org, accountUuid), params);
+  return { market: loaded.market, securities: loaded.securities, rebalanceDates: loaded.rebalanceDates };
 }
 
 /**
  * The tax-aware cases' risk model when the configuration names `custom` or `vendor`: at each decision date the
  * organization's newest model of that kind dated on or before it (the last uploaded among models of one date, as
- * `latestAsOf`), over the backtest's securities, assets it does not cover imputed from their sector. Each model is
- * read and imputed once per run.
+ * `latestAsOf`), over the backtest's securities, assets it does not cover imputed from their sector. The engine
+ * asks synchronously, so the models of the decision dates (`decisionDates`) are read before the run, each once,
+ * with the listings their sectors need; a date without a model fails as `latestUploadedModel` says.
  */
-function uploadedRiskModelProvider(
+async function uploadedRiskModelProvider(
   ctx: ServiceContext,
   org: string,
   kind: "custom" | "vendor",
-): RiskModelProvider {
-  const dated = ctx.store.riskModels.list(org, kind);
+  decisionDates: readonly string[],
+): Promise<RiskModelProvider> {
+  const dated = await ctx.store.riskModels.list(org, kind);
+  const pickOn = (date: string) => {
+    let pick: string | undefined;
+    for (const m of dated) if (m.asOfDate <= date) pick = m.uuid;
+    return pick;
+  };
+  const stored = new Map<string, { record: StoredRiskModelRecord; listings: Map<string, Security> }>();
+  const missing = new Map<string, unknown>();
+  for (const date of decisionDates) {
+    const uuid = pickOn(date);
+    if (uuid === undefined) {
+      // None dated by then: the store's answer (the error saying what to upload).
+      try {
+        await latestUploadedModel(ctx, org, kind, date, "start the backtest on or after it");
+      } catch (err) {
+        missing.set(date, err);
+      }
+      continue;
+    }
+    if (stored.has(uuid)) continue;
+    const record = await ctx.store.riskModels.require(org, uuid);
+    const listings = await ctx.store.market.securitiesByIds((record.document as { assets: string[] }).assets);
+    stored.set(uuid, { record, listings });
+  }
   const built = new Map<string, FactorModel>();
   return (view) => {
-    let pick: string | undefined;
-    for (const m of dated) if (m.asOfDate <= view.date) pick = m.uuid;
-    // None dated by then: the store's answer (an error saying what to upload, or a model uploaded since).
-    const uuid =
-      pick ?? latestUploadedModel(ctx, org, kind, view.date, "start the backtest on or after it").uuid;
+    const uuid = pickOn(view.date);
+    if (uuid === undefined) {
+      if (missing.has(view.date)) throw missing.get(view.date);
+      throw new Error(`uploadedRiskModelProvider: ${view.date} is not a decision date of the run.`);
+    }
     let model = built.get(uuid);
     if (model === undefined) {
+      const s = stored.get(uuid);
+      if (s === undefined)
+        throw new Error(`uploadedRiskModelProvider: ${view.date} is not a decision date of the run.`);
       const column = new Map(view.ids.map((id, i) => [id, i]));
-      model = uploadedModelOver(ctx, ctx.store.riskModels.require(org, uuid), view.ids, (id) => {
-        const i = column.get(id);
-        return i === undefined ? null : view.security(i).sector;
-      }).model;
+      model = uploadedModelOverLoaded(
+        s.record,
+        view.ids,
+        (id) => {
+          const i = column.get(id);
+          return i === undefined ? null : view.security(i).sector;
+        },
+        s.listings,
+      ).model;
       built.set(uuid, model);
     }
     return model;
@@ -490,12 +539,19 @@ function uploadedRiskModelProvider(
 /**
  * The tax_managed case's optimizer configuration at each decision date: the account's effective configuration on
  * that date (dynamic rules in force then, their conditions tested on the simulated account), mapped as for
- * `lotwise optimize` (service/optimizer-inputs).
+ * `lotwise optimize` (service/optimizer-inputs). The engine asks synchronously, so what any of `decisionDates` can
+ * need is read from the store first ({@link primeConfigInputs}).
  */
-export function accountConfigProvider(ctx: ServiceContext, account: AccountRecord): OptimizerConfigProvider {
+export async function accountConfigProvider(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  decisionDates: readonly string[],
+): Promise<OptimizerConfigProvider> {
+  const inputs = await loadConfigInputs(ctx, account);
+  await primeConfigInputs(inputs, account, decisionDates);
   return (view, facts) => {
-    const { config, write } = accountOptimizerConfig(
-      ctx,
+    const { config, write } = accountOptimizerConfigLoaded(
+      inputs,
       account,
       view.date,
       { nav: facts.navUsd, cash_usd: facts.cashUsd, positions: facts.positions },
@@ -518,33 +574,36 @@ export const CHARACTERISTICS_MODEL_MAX_AGE_DAYS = 80;
  * builds (service/optimizer-inputs `characteristicsRiskModel`) from the view's trailing returns and the store's
  * characteristics, sectors and market caps as of the decision date, rebuilt every
  * {@link CHARACTERISTICS_MODEL_MAX_AGE_DAYS} days. Before {@link MIN_RETURN_OBSERVATIONS} returns exist, the
- * estimated provider's structural prior.
+ * estimated provider's structural prior. The engine asks synchronously: each characteristic the model reads is read
+ * before the run at every decision date in one pass of the store (characteristicsAsOfDates) over the securities
+ * (in their order), the same values as one characteristicsAsOf query per date; a view over other assets reads its
+ * columns from those.
+ * @throws {Error} (when asked) for a date that is not one of `decisionDates`.
  */
-export function characteristicsRiskModelProvider(
+export async function characteristicsRiskModelProvider(
   ctx: ServiceContext,
   securities: ReadonlyMap<string, Security>,
-  decisionDates: readonly string[] = [],
-): RiskModelProvider {
+  decisionDates: readonly string[],
+): Promise<RiskModelProvider> {
   const fallback = createRiskModelProvider();
-  // Each characteristic at every decision date in one pass of the store (characteristicsAsOfDates), read on first
-  // use: the same values as one characteristicsAsOf query per date, without rescanning the history at each
-  // re-estimation. A date outside the schedule asks the store directly.
+  const available = new Set(await ctx.store.market.characteristicNames());
+  const ids = [...securities.keys()];
+  const position = new Map(ids.map((id, i) => [id, i]));
   const column = new Map(decisionDates.map((d, k) => [d, k]));
-  const series = new Map<string, { universe: string; values: Float64Array }>();
-  const read = (ids: readonly string[]) => {
-    const universe = ids.join("\u0000");
-    return (name: string, asOf: string): ReadonlyMap<string, number> => {
-      const k = column.get(asOf);
-      if (k === undefined) return ctx.store.market.characteristicsAsOf(name, asOf);
-      let s = series.get(name);
-      if (s === undefined || s.universe !== universe) {
-        s = { universe, values: ctx.store.market.characteristicsAsOfDates(name, ids, decisionDates) };
-        series.set(name, s);
-      }
+  const series = new Map<string, Float64Array>();
+  for (const name of characteristicsModelInputs(available))
+    series.set(name, await ctx.store.market.characteristicsAsOfDates(name, ids, decisionDates));
+  const read = (viewIds: readonly string[], asOf: string) => {
+    const k = column.get(asOf);
+    if (k === undefined)
+      throw new Error(`characteristicsRiskModelProvider: ${asOf} is not a decision date of the run.`);
+    return (name: string): ReadonlyMap<string, number> => {
+      const values = series.get(name)!;
       const out = new Map<string, number>();
-      for (let i = 0; i < ids.length; i++) {
-        const v = s.values[k * ids.length + i]!;
-        if (!Number.isNaN(v)) out.set(ids[i]!, v);
+      for (const id of viewIds) {
+        const i = position.get(id);
+        const v = i === undefined ? Number.NaN : values[k * ids.length + i]!;
+        if (!Number.isNaN(v)) out.set(id, v);
       }
       return out;
     };
@@ -557,15 +616,14 @@ export function characteristicsRiskModelProvider(
     const { periods, returns } = view.returns(RISK_LOOKBACK_DAYS);
     if (periods < MIN_RETURN_OBSERVATIONS) return fallback(view);
     const pricesUsd = Float64Array.from(view.ids, (_, i) => view.priceUsd(i));
-    cached = characteristicsRiskModel(
-      ctx,
+    cached = characteristicsRiskModelOf(
       view.ids,
       (id) => securities.get(id),
       pricesUsd,
       returns,
-      view.date,
       [],
-      read(view.ids),
+      available,
+      read(view.ids, view.date),
     );
     cachedDate = view.date;
     return cached;
@@ -659,15 +717,16 @@ export function toCaseResult(
 }
 
 /** The assumptions of a run with `params` under the account's effective configuration (as the run resolves them). */
-export function backtestAssumptions(
+export async function backtestAssumptions(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   params: AccountBacktestParams,
-): BacktestRunAssumptions {
-  const account = requireAccount(ctx, org, accountUuid);
-  const first = ctx.store.market.tradingDates(params.start_date, params.end_date)[0] ?? params.start_date;
-  const tp = effectiveConfig(ctx, account, first).read.tax_preferences;
+): Promise<BacktestRunAssumptions> {
+  const account = await requireAccount(ctx, org, accountUuid);
+  const first =
+    (await ctx.store.market.tradingDates(params.start_date, params.end_date))[0] ?? params.start_date;
+  const tp = (await effectiveConfig(ctx, account, first)).read.tax_preferences;
   return {
     short_term_rate: configNumber(tp.short_term_rate, 0.37),
     long_term_rate: configNumber(tp.long_term_rate, 0.2),
@@ -681,15 +740,15 @@ export function backtestAssumptions(
  * job helper uses {@link runAccountBacktest}, this is for reports and studies.
  * @throws as {@link runAccountBacktest}.
  */
-export function runAccountBacktestDetailed(
+export async function runAccountBacktestDetailed(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   params: AccountBacktestParams,
   hooks: AccountBacktestHooks = {},
   options: { rebalanceEngine?: RebalanceEngine } = {},
-): StandardBacktestResult {
-  const account = requireAccount(ctx, org, accountUuid);
+): Promise<StandardBacktestResult> {
+  const account = await requireAccount(ctx, org, accountUuid);
   const issues: FieldIssue[] = [];
   for (const key of ["tax_gamma", "tax_loss_threshold_bps", "starting_nav"] as const) {
     const { min, max } = BACKTEST_LIMITS[key];
@@ -702,15 +761,16 @@ export function runAccountBacktestDetailed(
       `Invalid backtest parameters: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
       issues,
     );
-  const loaded = loadBacktest(ctx, account, params);
+  const loaded = await loadBacktest(ctx, account, params);
   const c = loaded.config;
   const kind = c.risk_model_name;
   const riskModelProvider =
     kind !== null && isUploadedKind(kind)
-      ? uploadedRiskModelProvider(ctx, org, kind)
+      ? await uploadedRiskModelProvider(ctx, org, kind, loaded.rebalanceDates)
       : kind === "characteristics"
-        ? characteristicsRiskModelProvider(ctx, loaded.securities, loaded.rebalanceDates)
+        ? await characteristicsRiskModelProvider(ctx, loaded.securities, loaded.rebalanceDates)
         : undefined;
+  const optimizerConfig = await accountConfigProvider(ctx, account, loaded.rebalanceDates);
   const tp = c.tax_preferences;
   const shortTermRate = configNumber(tp.short_term_rate, 0.37);
   return runStandardBacktest({
@@ -740,7 +800,7 @@ export function runAccountBacktestDetailed(
     cashBuffer: configNumber(c.cash_buffer_usd, 0),
     maxWeight: configNumber(c.max_weight, 1),
     ...(options.rebalanceEngine === undefined ? {} : { rebalanceEngine: options.rebalanceEngine }),
-    optimizerConfig: accountConfigProvider(ctx, account),
+    optimizerConfig,
     hooks: {
       ...(hooks.onProgress === undefined
         ? {}
@@ -768,23 +828,23 @@ export function runAccountBacktestDetailed(
  *   whose characteristic the store lacks.
  * @throws {DataError} for prices or FX missing where the account needs them.
  * @throws {BacktestCancelledError} when `hooks.shouldCancel` returns true.
- * @example runAccountBacktest(ctx, org, account, resolveBacktestParams(ctx, org, account, {}), { onProgress })
+ * @example await runAccountBacktest(ctx, org, account, await resolveBacktestParams(ctx, org, account, {}), { onProgress })
  */
-export function runAccountBacktest(
+export async function runAccountBacktest(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   params: AccountBacktestParams,
   hooks: AccountBacktestHooks = {},
-): Record<string, BacktestCaseResult> {
-  const { metrics, policyStats, benchmarkName, returnBasis } = runAccountBacktestDetailed(
+): Promise<Record<string, BacktestCaseResult>> {
+  const { metrics, policyStats, benchmarkName, returnBasis } = await runAccountBacktestDetailed(
     ctx,
     org,
     accountUuid,
     params,
     hooks,
   );
-  const assumptions = backtestAssumptions(ctx, org, accountUuid, params);
+  const assumptions = await backtestAssumptions(ctx, org, accountUuid, params);
   const run: BacktestRunContext = { benchmark_name: benchmarkName, return_basis: returnBasis };
   const out: Record<string, BacktestCaseResult> = {};
   for (const [name, m] of Object.entries(metrics)) {

@@ -10,7 +10,7 @@ import { memoryOutput } from "../cli/output.js";
 import { type AccountRebalance, accountRebalanceSchema, type ProposalResponse } from "../contract/index.js";
 import { ValidationError } from "../core/errors.js";
 import { createApp, serve } from "../server/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import {
   createAccount,
   createAssetClass,
@@ -67,11 +67,11 @@ function closes(symbol: string, seed: number, dates: number): number[] {
   return path.map((p, t) => (t === dates - 1 ? LAST[symbol]! : p * k));
 }
 
-function writeHandMarket(store: Store): void {
+async function writeHandMarket(store: SqliteStore): Promise<void> {
   const m = store.market;
   const dates = weekdays("2025-03-03", "2025-06-30");
-  m.upsertSecurities(Object.keys(LAST).map((s) => listing(`${s}:XNYS`, { sector: 45 })));
-  m.insertPrices(
+  await m.upsertSecurities(Object.keys(LAST).map((s) => listing(`${s}:XNYS`, { sector: 45 })));
+  await m.insertPrices(
     Object.keys(LAST).flatMap((s, k) =>
       closes(s, k + 1, dates.length).map((close, t) => ({
         themeAssetId: `${s}:XNYS`,
@@ -85,8 +85,8 @@ function writeHandMarket(store: Store): void {
       })),
     ),
   );
-  m.upsertIndex({ identifier: "HAND4", name: "Hand four", currency: "USD", description: null });
-  m.insertIndexWeights(
+  await m.upsertIndex({ identifier: "HAND4", name: "Hand four", currency: "USD", description: null });
+  await m.insertIndexWeights(
     Object.keys(LAST).map((s) => ({
       identifier: "HAND4",
       date: "2025-06-02",
@@ -98,7 +98,7 @@ function writeHandMarket(store: Store): void {
 
 const dir = mkdtempSync(join(tmpdir(), "lotwise-cash-"));
 const file = join(dir, "cash.db");
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 let org: string;
 let key: string;
@@ -112,14 +112,14 @@ let indexed: string;
 
 const RATES = { short_term_rate: "0.4", long_term_rate: "0.15" };
 
-beforeAll(() => {
-  store = openStore(file);
-  writeHandMarket(store);
+beforeAll(async () => {
+  store = openSqliteStore(file);
+  await writeHandMarket(store);
   ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-  const made = createOrganization(ctx, "Cash test");
+  const made = await createOrganization(ctx, "Cash test");
   org = made.organization.uuid;
   key = made.apiKey.key;
-  clientUuid = createClient(ctx, org, { external_id: "cash-client" }).uuid;
+  clientUuid = (await createClient(ctx, org, { external_id: "cash-client" })).uuid;
   const holdings = {
     tax_lots: LOTS.map(([s, shares, basis, date]) => ({
       theme_asset_id: `${s}:XNYS`,
@@ -128,28 +128,30 @@ beforeAll(() => {
       trade_date: date,
     })),
   };
-  const account = (name: string, config: Parameters<typeof createPortfolioConfig>[2]) =>
-    createAccount(ctx, org, clientUuid, {
-      name,
-      cash_value_usd: "0",
-      portfolio_config_uuid: createPortfolioConfig(ctx, org, config).uuid,
-      holdings,
-    }).uuid;
-  plain = account("Plain", {
+  const account = async (name: string, config: Parameters<typeof createPortfolioConfig>[2]) =>
+    (
+      await createAccount(ctx, org, clientUuid, {
+        name,
+        cash_value_usd: "0",
+        portfolio_config_uuid: (await createPortfolioConfig(ctx, org, config)).uuid,
+        holdings,
+      })
+    ).uuid;
+  plain = await account("Plain", {
     name: "No target",
     min_trade_amount_usd: "0",
     min_trade_pct: "0",
     tax_preferences: RATES,
   });
-  strict = account("Strict", {
+  strict = await account("Strict", {
     name: "Whole shares, 500 USD minimum",
     require_whole_shares: true,
     min_trade_amount_usd: "500",
     min_trade_pct: "0",
     tax_preferences: RATES,
   });
-  const sleeve = createAssetClass(ctx, org, { name: "Hand four", benchmark_index_identifier: "HAND4" });
-  indexed = account("Indexed", {
+  const sleeve = await createAssetClass(ctx, org, { name: "Hand four", benchmark_index_identifier: "HAND4" });
+  indexed = await account("Indexed", {
     name: "Indexed",
     asset_allocations: [{ asset_class_uuid: sleeve.uuid, target_allocation: "1" }],
     cash_buffer_usd: "0.02",
@@ -159,8 +161,8 @@ beforeAll(() => {
     tax_preferences: RATES,
   });
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -179,8 +181,8 @@ function sells(p: ProposalResponse | null) {
 }
 
 describe("withdrawal by the lot engine (no target)", () => {
-  it("raises 3,000 USD exactly with the least-tax lots: L3, L1, L5 in full and 5 shares of L2", () => {
-    const r = withdraw(plain, "3000");
+  it("raises 3,000 USD exactly with the least-tax lots: L3, L1, L5 in full and 5 shares of L2", async () => {
+    const r = await withdraw(plain, "3000");
     expect(accountRebalanceSchema.parse(r)).toEqual(r);
     expect(r.optimization).toBeNull();
     expect(r.cash_request).toMatchObject({
@@ -218,17 +220,17 @@ describe("withdrawal by the lot engine (no target)", () => {
 
   it.each(["450", "1234.56", "2599.99", "4321.37", "5100"])(
     "raises %s USD to the cent with the brute force's least tax among the feasible lot sets",
-    (amount) => {
-      const c = withdraw(plain, amount).cash_request!;
+    async (amount) => {
+      const c = (await withdraw(plain, amount)).cash_request!;
       expect(Math.abs(Number(c.cash_raised_usd) - Number(amount))).toBeLessThan(0.01);
       expect(Number(c.cash_raised_usd)).toBeGreaterThanOrEqual(Number(amount));
       expect(Number(c.estimated_tax_usd)).toBeCloseTo(leastTaxBruteForce(PLAIN, Number(amount)), 3);
     },
   );
 
-  it("with whole shares and a 500 USD minimum: no order below the minimum, whole shares, the smallest amount >= X", () => {
+  it("with whole shares and a 500 USD minimum: no order below the minimum, whole shares, the smallest amount >= X", async () => {
     // 3,010: L3 (BBB 800), L1 (AAA 800), L5 (CCC 1,000), then 410 more from AAA (already sold): 6 shares = 480.
-    const r = withdraw(strict, "3010");
+    const r = await withdraw(strict, "3010");
     expect(r.cash_request!.cash_raised_usd).toBe("3080");
     for (const o of r.proposal!.orders) {
       expect(o.type).toBe("qty");
@@ -236,7 +238,7 @@ describe("withdrawal by the lot engine (no target)", () => {
       expect(-Number(o.amount) * LAST[o.ticker.split(":")[0]!]!).toBeGreaterThanOrEqual(500);
     }
     // 100 USD alone is below the minimum: BBB's best lot sells the minimum, 13 whole shares (520 >= 500).
-    const small = withdraw(strict, "100");
+    const small = await withdraw(strict, "100");
     expect(sells(small.proposal)).toEqual([
       { ticker: "BBB:XNYS", quantity: "13", lots: [["13", ST, "-65"]] },
     ]);
@@ -245,8 +247,11 @@ describe("withdrawal by the lot engine (no target)", () => {
 });
 
 describe("cash requests with the optimizer (indexed account)", () => {
-  it("invests a deposit: cash after is about the 2% buffer, and the stored cash is unchanged", () => {
-    const r = rebalanceAccount(ctx, org, indexed, { clientUuid, cashRequest: { deposit_usd: "10000" } });
+  it("invests a deposit: cash after is about the 2% buffer, and the stored cash is unchanged", async () => {
+    const r = await rebalanceAccount(ctx, org, indexed, {
+      clientUuid,
+      cashRequest: { deposit_usd: "10000" },
+    });
     expect(r.optimization).not.toBeNull();
     expect(r.optimization!.cash_usd).toBe(10000);
     // NAV 5,200 + 10,000 = 15,200; the buffer keeps 2% = 304 USD in cash, the rest is invested.
@@ -257,15 +262,15 @@ describe("cash requests with the optimizer (indexed account)", () => {
     expect(r.proposal!.nav_usd).toBe("15200");
     const buys = r.proposal!.orders.filter((o) => !o.amount.startsWith("-"));
     expect(buys.length).toBeGreaterThan(0);
-    expect(store.accounts.require(org, clientUuid, indexed).cashValueUsd).toBe("0");
+    expect((await store.accounts.require(org, clientUuid, indexed)).cashValueUsd).toBe("0");
     // Without the deposit the account has no cash to invest.
-    const none = rebalanceAccount(ctx, org, indexed, { clientUuid });
+    const none = await rebalanceAccount(ctx, org, indexed, { clientUuid });
     expect(none.cash_request).toBeNull();
     expect(none.optimization!.cash_usd).toBe(0);
   });
 
-  it("withdraws 2,000 USD: the account ends with cash >= the withdrawal + its buffer, with the taxes reported", () => {
-    const r = withdraw(indexed, "2000");
+  it("withdraws 2,000 USD: the account ends with cash >= the withdrawal + its buffer, with the taxes reported", async () => {
+    const r = await withdraw(indexed, "2000");
     expect(r.cash_request!.method).toBe("optimizer");
     // Buffer 2% x 5,200 = 104: at least 2,104 USD in cash after the orders.
     expect(r.optimization!.cash_after_usd).toBeGreaterThanOrEqual(2104 - 1e-6);
@@ -292,9 +297,9 @@ describe("cash requests with the optimizer (indexed account)", () => {
 });
 
 describe("withdrawal by the lot engine (no risk model)", () => {
-  it("falls back to the lot engine when the indexed account has too little history for its risk model", () => {
+  it("falls back to the lot engine when the indexed account has too little history for its risk model", async () => {
     // On 2025-04-15 the store holds 30 daily returns, below the 60 the pca model needs.
-    const r = rebalanceAccount(ctx, org, indexed, {
+    const r = await rebalanceAccount(ctx, org, indexed, {
       clientUuid,
       asOf: "2025-04-15",
       cashRequest: { withdraw_usd: "1000" },
@@ -311,26 +316,26 @@ describe("withdrawal by the lot engine (no risk model)", () => {
     expect(Number(c.cash_raised_usd) - Number(c.cash_needed_usd)).toBeLessThan(0.01);
     expect(c.covered).toBe(true);
     // Without a cash request the same date is the optimizer's error, as before.
-    expect(() => rebalanceAccount(ctx, org, indexed, { clientUuid, asOf: "2025-04-15" })).toThrow(
-      /needs at least 60/,
-    );
+    await expect(
+      (() => rebalanceAccount(ctx, org, indexed, { clientUuid, asOf: "2025-04-15" }))(),
+    ).rejects.toThrow(/needs at least 60/);
   });
 });
 
 describe("bad cash requests", () => {
-  it("refuses a withdrawal above the account's value, or above it less the buffers, naming the field", () => {
+  it("refuses a withdrawal above the account's value, or above it less the buffers, naming the field", async () => {
     const over = () => withdraw(plain, "5200.01");
-    expect(over).toThrow(ValidationError);
-    expect(over).toThrow(
+    await expect(over()).rejects.toThrow(ValidationError);
+    await expect(over()).rejects.toThrow(
       "withdraw_usd 5200.01 is more than the account's value of 5200.00 USD on 2025-06-30.",
     );
     try {
-      over();
+      await over();
     } catch (e) {
       expect((e as ValidationError).issues[0]!.path).toBe("cash_request.withdraw_usd");
     }
     // 2% of 5,200 = 104 stays in cash: at most 5,096 can be withdrawn.
-    expect(() => withdraw(indexed, "5100")).toThrow(/at most 5096.00 USD can be withdrawn/);
+    await expect((() => withdraw(indexed, "5100"))()).rejects.toThrow(/at most 5096.00 USD can be withdrawn/);
   });
 
   it("over HTTP: zero, negative, malformed and double amounts are 400s naming the field", async () => {
@@ -377,7 +382,7 @@ describe("HTTP and CLI", () => {
   });
 
   it("answers the service's withdrawal over HTTP, and the CLI prints the same locally and remotely", async () => {
-    const service = withdraw(plain, "3000");
+    const service = await withdraw(plain, "3000");
     const app = createApp({ ctx });
     const res = await app.request(
       `/api/v1/custom/org/${org}/clients/${clientUuid}/accounts/${plain}/rebalance/`,

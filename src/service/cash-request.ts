@@ -61,7 +61,7 @@ export interface AccountValue {
     string,
     { quantity: Decimal; priceUsd: Decimal; proceedsPerShareUsd: Decimal; whole: boolean }
   >;
-  readonly config: ReturnType<typeof effectiveConfig>;
+  readonly config: Awaited<ReturnType<typeof effectiveConfig>>;
 }
 
 /**
@@ -70,19 +70,19 @@ export interface AccountValue {
  * the NAV with the deposit, when one.
  * @throws {DataError} for a held asset without a price or FX rate.
  */
-export function accountValue(
+export async function accountValue(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   depositUsd: Decimal = ZERO,
-): AccountValue {
+): Promise<AccountValue> {
   const market = ctx.store.market;
-  const lots = accountLots(ctx, account.uuid);
-  const config = effectiveConfig(ctx, account, asOf, { at: nowIso(ctx) });
+  const lots = await accountLots(ctx, account.uuid);
+  const config = await effectiveConfig(ctx, account, asOf, { at: nowIso(ctx) });
   const c = config.read;
   const ids = [...new Set(lots.map((l) => l.themeAssetId))];
-  const prices = market.latestPrices(ids, asOf);
-  const securities = market.securitiesByIds(ids);
+  const prices = await market.latestPrices(ids, asOf);
+  const securities = await market.securitiesByIds(ids);
   const wholeAll =
     c.require_whole_shares && (c.whole_share_assets === null || c.whole_share_assets.length === 0);
   const wholeSet = new Set(c.require_whole_shares ? (c.whole_share_assets ?? []) : []);
@@ -100,7 +100,7 @@ export function accountValue(
     let priceUsd = new TaxDecimal(String(p.close));
     let net = priceUsd;
     if (s.currency !== "USD") {
-      const fx = market.fxRateAsOf(s.currency, asOf);
+      const fx = await market.fxRateAsOf(s.currency, asOf);
       if (!fx)
         throw new DataError(`No ${s.currency} per USD rate on or before ${asOf}.`, { code: "missing_fx" });
       priceUsd = priceUsd.dividedBy(String(fx.perUsd));
@@ -111,7 +111,7 @@ export function accountValue(
     assets.set(id, { quantity, priceUsd, proceedsPerShareUsd: net, whole: wholeAll || wholeSet.has(id) });
   }
   const cadSet = c.cash_buffer_cad_amount !== null || Number(c.cash_buffer_cad ?? 0) > 0;
-  const cad = cadSet ? market.fxRateAsOf("CAD", asOf) : null;
+  const cad = cadSet ? await market.fxRateAsOf("CAD", asOf) : null;
   const dec = (v: string | null) => (v === null ? null : new TaxDecimal(v));
   const buffers = cashBuffers(
     {
@@ -198,7 +198,7 @@ export function cashRequestReport(
  * is its value over the investable value NAV - buffers - withdrawal).
  * @throws {ValidationError} when the sellable lots cannot raise the cash (no-trade assets).
  */
-export function withdrawWithLotEngine(
+export async function withdrawWithLotEngine(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
@@ -207,7 +207,7 @@ export function withdrawWithLotEngine(
   v: AccountValue,
   cash: CashAmount,
   reason: string,
-): AccountRebalance {
+): Promise<AccountRebalance> {
   const c = v.config.read;
   const tp = c.tax_preferences;
   const need = cashNeeded(v, cash);
@@ -223,7 +223,7 @@ export function withdrawWithLotEngine(
         v.navUsd.times(c.min_trade_pct).dividedBy(100).toDecimalPlaces(2, TaxDecimal.ROUND_CEIL),
       );
     const washDays = tp.wash_sale_threshold ?? WASH_SALE_THRESHOLD_DAYS;
-    const washed = recentlyBought(ctx, org, account, asOf, washDays, v.lots);
+    const washed = await recentlyBought(ctx, org, account, asOf, washDays, v.lots);
     const noTrade = new Set(v.config.noTrade);
     const assets = new Map<string, RaiseCashAsset>();
     for (const [id, a] of v.assets)
@@ -276,7 +276,7 @@ export function withdrawWithLotEngine(
       cash_request: cashRequestReport(v, cash, "lot_engine", reason, null, v.cashUsd),
     });
   const body = parseOrThrow(proposalRequestSchema, { optimized_weights: weights });
-  const made = createProposalJson(ctx, org, clientUuid, account.uuid, body, {
+  const made = await createProposalJson(ctx, org, clientUuid, account.uuid, body, {
     asOf,
     lotChoices,
     withdrawalUsd: cash.amountUsd.toFixed(),
@@ -294,23 +294,23 @@ export function withdrawWithLotEngine(
  * second lot (a lot's own purchase does not wash its loss): selling their loss lots now would have the loss
  * disallowed.
  */
-function recentlyBought(
+async function recentlyBought(
   ctx: ServiceContext,
   org: string,
   account: AccountRecord,
   asOf: string,
   days: number,
   lots: readonly TaxLot[],
-): Set<string> {
+): Promise<Set<string>> {
   const from = addDays(asOf, -days);
   const recent = (l: TaxLot) => l.tradeDate >= from && l.tradeDate <= asOf;
   const out = new Set<string>();
   const byAsset = new Map<string, TaxLot[]>();
   for (const l of lots) byAsset.set(l.themeAssetId, [...(byAsset.get(l.themeAssetId) ?? []), l]);
   for (const [id, list] of byAsset) if (list.length > 1 && list.some(recent)) out.add(id);
-  for (const other of ctx.store.accounts.listByClient(org, account.clientUuid)) {
+  for (const other of await ctx.store.accounts.listByClient(org, account.clientUuid)) {
     if (other.uuid === account.uuid) continue;
-    for (const l of accountLots(ctx, other.uuid)) if (recent(l)) out.add(l.themeAssetId);
+    for (const l of await accountLots(ctx, other.uuid)) if (recent(l)) out.add(l.themeAssetId);
   }
   return out;
 }

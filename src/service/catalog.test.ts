@@ -3,14 +3,14 @@ import { caught } from "../../test/helpers/caught.js";
 import { industrySearchResponseSchema, universePresetsResponseSchema } from "../contract/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { compileExpression, fieldCatalog } from "../core/themes/expression/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { getUniversePreset, listUniversePresets, searchIndustries } from "./catalog.js";
 import type { ServiceContext } from "./context.js";
 
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 beforeAll(() => {
-  store = openStore(":memory:");
+  store = openSqliteStore(":memory:");
   ctx = { store, clock: () => new Date("2025-01-15T12:00:00Z") };
 });
 afterAll(() => store.close());

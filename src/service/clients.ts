@@ -13,52 +13,53 @@ import { accountRead } from "./accounts.js";
 import type { ServiceContext } from "./context.js";
 import { lotWriteToInput } from "./lots.js";
 import { validateConfigReferences } from "./portfolio-configs.js";
+import { mapSerial } from "./serial.js";
 
 /** The client response: the client with every account in the read shape. */
-export function clientRead(ctx: ServiceContext, client: ClientRecord): Client {
-  const accounts = ctx.store.accounts.listByClient(client.organizationUuid, client.uuid);
+export async function clientRead(ctx: ServiceContext, client: ClientRecord): Promise<Client> {
+  const accounts = await ctx.store.accounts.listByClient(client.organizationUuid, client.uuid);
   return {
     uuid: client.uuid,
     external_id: client.externalId,
     created: client.created,
     modified: client.modified,
-    accounts: accounts.map((a) => accountRead(ctx, a, accounts)),
+    accounts: await mapSerial(accounts, (a) => accountRead(ctx, a, accounts)),
     metadata: (client.metadata ?? null) as Client["metadata"],
   };
 }
 
-export function createClient(ctx: ServiceContext, org: string, body: ClientCreate): Client {
-  const c = ctx.store.clients.create(org, {
+export async function createClient(ctx: ServiceContext, org: string, body: ClientCreate): Promise<Client> {
+  const c = await ctx.store.clients.create(org, {
     ...(body.external_id !== undefined ? { externalId: body.external_id } : {}),
     ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
   });
   return clientRead(ctx, c);
 }
 
-export function listClients(ctx: ServiceContext, org: string): Client[] {
-  return ctx.store.clients.list(org).map((c) => clientRead(ctx, c));
+export async function listClients(ctx: ServiceContext, org: string): Promise<Client[]> {
+  return mapSerial(await ctx.store.clients.list(org), (c) => clientRead(ctx, c));
 }
 
 /** @throws {NotFoundError} */
-export function getClient(ctx: ServiceContext, org: string, uuid: string): Client {
-  return clientRead(ctx, ctx.store.clients.require(org, uuid));
+export async function getClient(ctx: ServiceContext, org: string, uuid: string): Promise<Client> {
+  return clientRead(ctx, await ctx.store.clients.require(org, uuid));
 }
 
 /** @throws {NotFoundError} */
-export function deleteClient(ctx: ServiceContext, org: string, uuid: string): void {
-  ctx.store.clients.delete(org, uuid);
+export async function deleteClient(ctx: ServiceContext, org: string, uuid: string): Promise<void> {
+  await ctx.store.clients.delete(org, uuid);
 }
 
 /** Check lot references against the security master; returns issues under `path`. */
-function lotIssues(
+async function lotIssues(
   ctx: ServiceContext,
   lots: readonly { theme_asset_id: string; cost_basis_currency?: string | undefined }[],
   path: string,
-): FieldIssue[] {
+): Promise<FieldIssue[]> {
   const issues: FieldIssue[] = [];
+  const known = await ctx.store.market.securitiesByIds([...new Set(lots.map((l) => l.theme_asset_id))]);
   lots.forEach((l, i) => {
-    const s = ctx.store.market.security(l.theme_asset_id);
-    if (!s)
+    if (!known.has(l.theme_asset_id))
       issues.push({
         path: `${path}[${i}].theme_asset_id`,
         message: `unknown theme_asset_id ${l.theme_asset_id}: not in the security master`,
@@ -68,12 +69,12 @@ function lotIssues(
 }
 
 /** Validate and convert wire lots to store rows. @throws {ValidationError} naming unknown assets. */
-export function lotsForStore(
+export async function lotsForStore(
   ctx: ServiceContext,
   lots: NonNullable<NonNullable<ClientUpdate["holdings"]>["tax_lots"]>,
   path: string,
-): TaxLotInput[] {
-  const issues = lotIssues(ctx, lots, path);
+): Promise<TaxLotInput[]> {
+  const issues = await lotIssues(ctx, lots, path);
   if (issues.length > 0)
     throw new ValidationError(
       `${issues.length} tax lot(s) name assets that are not in the security master: ${issues.map((i) => i.message).join("; ")}`,
@@ -82,19 +83,19 @@ export function lotsForStore(
   return lots.map(lotWriteToInput);
 }
 
-export function createAccount(
+export async function createAccount(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   body: AccountCreate,
-): Account {
-  return ctx.store.transaction(() => {
-    ctx.store.clients.require(org, clientUuid);
-    if (body.portfolio_config_uuid) ctx.store.portfolioConfigs.require(org, body.portfolio_config_uuid);
+): Promise<Account> {
+  return ctx.store.transaction(async (tx) => {
+    await tx.clients.require(org, clientUuid);
+    if (body.portfolio_config_uuid) await tx.portfolioConfigs.require(org, body.portfolio_config_uuid);
     const lots = body.holdings?.tax_lots
-      ? lotsForStore(ctx, body.holdings.tax_lots, "holdings.tax_lots")
+      ? await lotsForStore(ctx, body.holdings.tax_lots, "holdings.tax_lots")
       : [];
-    const a = ctx.store.accounts.create(org, clientUuid, {
+    const a = await tx.accounts.create(org, clientUuid, {
       externalId: body.external_id ?? null,
       name: body.name ?? null,
       cashValueUsd: body.cash_value_usd ?? "0",
@@ -102,45 +103,50 @@ export function createAccount(
       portfolioConfigUuid: body.portfolio_config_uuid ?? null,
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     });
-    if (lots.length > 0) ctx.store.accounts.replaceLots(a.uuid, lots);
+    if (lots.length > 0) await tx.accounts.replaceLots(a.uuid, lots);
     return getAccount(ctx, org, clientUuid, a.uuid);
   });
 }
 
-export function listAccounts(ctx: ServiceContext, org: string, clientUuid: string): Account[] {
-  ctx.store.clients.require(org, clientUuid);
-  const accounts = ctx.store.accounts.listByClient(org, clientUuid);
-  return accounts.map((a) => accountRead(ctx, a, accounts));
+export async function listAccounts(ctx: ServiceContext, org: string, clientUuid: string): Promise<Account[]> {
+  await ctx.store.clients.require(org, clientUuid);
+  const accounts = await ctx.store.accounts.listByClient(org, clientUuid);
+  return mapSerial(accounts, (a) => accountRead(ctx, a, accounts));
 }
 
 /** @throws {NotFoundError} */
-export function getAccount(
+export async function getAccount(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   accountUuid: string,
-): Account {
-  const a = ctx.store.accounts.require(org, clientUuid, accountUuid);
-  return accountRead(ctx, a, ctx.store.accounts.listByClient(org, clientUuid));
+): Promise<Account> {
+  const a = await ctx.store.accounts.require(org, clientUuid, accountUuid);
+  return accountRead(ctx, a, await ctx.store.accounts.listByClient(org, clientUuid));
 }
 
 /** The client of an account of the organization. @throws {NotFoundError} */
-export function findAccount(
+export async function findAccount(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
-): { clientUuid: string; account: AccountRecord } {
-  const a = ctx.store.accounts.getInOrganization(org, accountUuid);
+): Promise<{ clientUuid: string; account: AccountRecord }> {
+  const a = await ctx.store.accounts.getInOrganization(org, accountUuid);
   if (!a) throw new NotFoundError(`Account ${accountUuid} not found.`, "account_not_found");
   return { clientUuid: a.clientUuid, account: a };
 }
 
 /** Endpoint 6: update a client (and one of its accounts). All or nothing. @throws {NotFoundError} @throws {ValidationError} */
-export function updateClient(ctx: ServiceContext, org: string, uuid: string, body: ClientUpdate): Client {
-  return ctx.store.transaction(() => {
-    const client = ctx.store.clients.require(org, uuid);
+export async function updateClient(
+  ctx: ServiceContext,
+  org: string,
+  uuid: string,
+  body: ClientUpdate,
+): Promise<Client> {
+  return ctx.store.transaction(async (tx) => {
+    const client = await tx.clients.require(org, uuid);
     if (body.external_id !== undefined || body.metadata !== undefined)
-      ctx.store.clients.update(org, uuid, {
+      await tx.clients.update(org, uuid, {
         ...(body.external_id !== undefined ? { externalId: body.external_id } : {}),
         ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
       });
@@ -150,21 +156,21 @@ export function updateClient(ctx: ServiceContext, org: string, uuid: string, bod
       body.portfolio_config_uuid !== undefined ||
       body.asset_class_settings !== undefined;
     if (touchesAccount || body.account_uuid !== undefined) {
-      const account = targetAccount(ctx, org, client, body.account_uuid);
-      applyAccountFields(ctx, org, account, body);
+      const account = await targetAccount(ctx, org, client, body.account_uuid);
+      await applyAccountFields(ctx, org, account, body);
     }
     return getClient(ctx, org, uuid);
   });
 }
 
-function targetAccount(
+async function targetAccount(
   ctx: ServiceContext,
   org: string,
   client: ClientRecord,
   accountUuid: string | undefined,
-): AccountRecord {
+): Promise<AccountRecord> {
   if (accountUuid !== undefined) {
-    const a = ctx.store.accounts.get(org, client.uuid, accountUuid);
+    const a = await ctx.store.accounts.get(org, client.uuid, accountUuid);
     if (!a)
       throw new ValidationError(`Account ${accountUuid} is not an account of client ${client.uuid}.`, [
         { path: "account_uuid", message: `account ${accountUuid} does not belong to this client` },
@@ -172,36 +178,40 @@ function targetAccount(
     return a;
   }
   return (
-    ctx.store.accounts.listByClient(org, client.uuid)[0] ??
-    ctx.store.accounts.create(org, client.uuid, { name: "Primary" })
+    (await ctx.store.accounts.listByClient(org, client.uuid))[0] ??
+    (await ctx.store.accounts.create(org, client.uuid, { name: "Primary" }))
   );
 }
 
-function applyAccountFields(
+async function applyAccountFields(
   ctx: ServiceContext,
   org: string,
   account: AccountRecord,
   body: ClientUpdate,
-): void {
+): Promise<void> {
   const issues: FieldIssue[] = [];
-  if (body.portfolio_config_uuid != null && !ctx.store.portfolioConfigs.get(org, body.portfolio_config_uuid))
+  if (
+    body.portfolio_config_uuid != null &&
+    !(await ctx.store.portfolioConfigs.get(org, body.portfolio_config_uuid))
+  )
     issues.push({
       path: "portfolio_config_uuid",
       message: `portfolio configuration ${body.portfolio_config_uuid} not found`,
     });
   if (body.asset_class_settings) {
     const before = new Set(
-      ctx.store.accounts
-        .assetClassSettings(account.uuid)
-        .flatMap((s) => [s.assetClassUuid, s.implementationSleeveUuid ?? ""]),
+      (await ctx.store.accounts.assetClassSettings(account.uuid)).flatMap((s) => [
+        s.assetClassUuid,
+        s.implementationSleeveUuid ?? "",
+      ]),
     );
-    body.asset_class_settings.forEach((s, i) => {
+    for (const [i, s] of body.asset_class_settings.entries()) {
       for (const [field, ref] of [
         ["asset_class_uuid", s.asset_class_uuid],
         ["implementation_sleeve_uuid", s.implementation_sleeve_uuid],
       ] as const) {
         if (ref == null) continue;
-        const ac = ctx.store.assetClasses.get(org, ref);
+        const ac = await ctx.store.assetClasses.get(org, ref);
         if (!ac)
           issues.push({
             path: `asset_class_settings[${i}].${field}`,
@@ -213,16 +223,17 @@ function applyAccountFields(
             message: `asset class ${ac.name} (${ac.uuid}) is archived since ${ac.archivedAt} and cannot be newly assigned`,
           });
       }
-    });
+    }
   }
-  if (body.holdings?.tax_lots) issues.push(...lotIssues(ctx, body.holdings.tax_lots, "holdings.tax_lots"));
+  if (body.holdings?.tax_lots)
+    issues.push(...(await lotIssues(ctx, body.holdings.tax_lots, "holdings.tax_lots")));
   if (issues.length > 0)
     throw new ValidationError(
       `The client update has ${issues.length} invalid reference(s): ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
       issues,
     );
   if (body.customization_config)
-    validateConfigReferences(
+    await validateConfigReferences(
       ctx,
       org,
       body.customization_config,
@@ -231,9 +242,9 @@ function applyAccountFields(
     );
 
   if (body.holdings?.tax_lots)
-    ctx.store.accounts.replaceLots(account.uuid, body.holdings.tax_lots.map(lotWriteToInput));
+    await ctx.store.accounts.replaceLots(account.uuid, body.holdings.tax_lots.map(lotWriteToInput));
   if (body.asset_class_settings)
-    ctx.store.accounts.replaceAssetClassSettings(
+    await ctx.store.accounts.replaceAssetClassSettings(
       account.uuid,
       body.asset_class_settings.map((s) => ({
         assetClassUuid: s.asset_class_uuid,
@@ -241,7 +252,7 @@ function applyAccountFields(
         implementationSleeveUuid: s.implementation_sleeve_uuid ?? null,
       })),
     );
-  ctx.store.accounts.update(org, account.clientUuid, account.uuid, {
+  await ctx.store.accounts.update(org, account.clientUuid, account.uuid, {
     ...(body.holdings?.non_tradable_assets_value !== undefined
       ? { nonTradableAssetsValue: body.holdings.non_tradable_assets_value }
       : {}),

@@ -5,10 +5,10 @@
  */
 import { SCAN_JOB_THRESHOLD } from "../contract/index.js";
 import { ValidationError } from "../core/errors.js";
-import { openStore, type Store } from "../store/index.js";
+import { type LotwiseStore, openStore } from "../store/index.js";
 
 export interface ServiceContext {
-  readonly store: Store;
+  readonly store: LotwiseStore;
   /** Wall clock (timestamps of records). */
   readonly clock: () => Date;
   /** Limits on what one organization may pile up in the store. @default DEFAULT_SERVICE_LIMITS */
@@ -50,13 +50,13 @@ export function serviceLimit(ctx: ServiceContext, name: keyof ServiceLimits): nu
 }
 
 /**
- * A context over an existing store file on a connection of its own, with `clock` for the operations and for the
- * store's record timestamps (a worker thread of the HTTP server runs requests on one). Close it with
- * `ctx.store.close()`.
+ * A context over an existing store (a file path or a `postgres://` URL: a store's `connectionString`) on a
+ * connection of its own, with `clock` for the operations and for the store's record timestamps (a worker thread of
+ * the HTTP server runs requests on one). Close it with `await ctx.store.close()`.
  * @throws {StoreVersionError} when the file is missing, not a lotwise store, or from a newer lotwise.
  */
-export function openStoreContext(path: string, clock: () => Date): ServiceContext {
-  return { store: openStore(path, { create: false, now: () => clock().toISOString() }), clock };
+export async function openStoreContext(location: string, clock: () => Date): Promise<ServiceContext> {
+  return { store: await openStore(location, { create: false, now: () => clock().toISOString() }), clock };
 }
 
 /** ISO 8601 UTC timestamp of now. */
@@ -73,9 +73,9 @@ export function clockDate(ctx: ServiceContext): string {
  * The as-of date of valuations: the last trading date with prices on or before today, or today when the store
  * holds no prices yet.
  */
-export function marketAsOf(ctx: ServiceContext): string {
+export async function marketAsOf(ctx: ServiceContext): Promise<string> {
   const today = clockDate(ctx);
-  return ctx.store.market.latestTradingDate(today) ?? today;
+  return (await ctx.store.market.latestTradingDate(today)) ?? today;
 }
 
 /**
@@ -85,8 +85,12 @@ export function marketAsOf(ctx: ServiceContext): string {
  * @throws {ValidationError} when the store holds no prices, or `asOf` is outside them.
  * @example checkedAsOf(ctx, "2026-06-30") // ValidationError: as_of_date 2026-06-30 is after the last market date 2025-12-31.
  */
-export function checkedAsOf(ctx: ServiceContext, asOf: string | undefined, field = "as_of_date"): string {
-  const last = ctx.store.market.latestTradingDate("9999-12-31");
+export async function checkedAsOf(
+  ctx: ServiceContext,
+  asOf: string | undefined,
+  field = "as_of_date",
+): Promise<string> {
+  const last = await ctx.store.market.latestTradingDate("9999-12-31");
   if (last === null)
     throw new ValidationError("The store holds no market data (lotwise market generate | import).", [
       { path: field, message: "no market data" },
@@ -96,7 +100,7 @@ export function checkedAsOf(ctx: ServiceContext, asOf: string | undefined, field
     throw new ValidationError(`${field} ${asOf} is after the last market date ${last}.`, [
       { path: field, message: `the store's prices end on ${last}` },
     ]);
-  if (ctx.store.market.latestTradingDate(asOf) === null)
+  if ((await ctx.store.market.latestTradingDate(asOf)) === null)
     throw new ValidationError(`The store holds no prices on or before ${asOf}.`, [
       { path: field, message: "before the first market date" },
     ]);

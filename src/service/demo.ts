@@ -11,6 +11,7 @@ import { addDays, daysBetween, indexAtOrBefore } from "../core/dates.js";
 import { ValidationError } from "../core/errors.js";
 import { createRandom } from "../core/random.js";
 import { holdingTerm } from "../core/tax/index.js";
+import { StagedMarketWriter } from "../market/staged-writer.js";
 import type { SyntheticWriteSummary } from "../market/synthetic/index.js";
 import { generateMarket, SYNTH500, writeSyntheticMarket } from "../market/synthetic/index.js";
 import { createAssetClass } from "./asset-classes.js";
@@ -71,7 +72,7 @@ interface PlannedLot {
 }
 
 /** Build the demo in an (empty or not) store. All market and organization writes are transactional per step. */
-export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoResult {
+export async function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): Promise<DemoResult> {
   const seed = options.seed ?? 7;
   const market = generateMarket({
     seed,
@@ -79,8 +80,11 @@ export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoR
     years: options.years ?? 8,
     endDate: options.endDate ?? "2025-12-31",
   });
-  const written = writeSyntheticMarket(market, ctx.store.market);
-  const { organization, apiKey } = createOrganization(
+  // The generator writes synchronously: staged, then replayed onto the store in one transaction.
+  const staged = new StagedMarketWriter();
+  const written = writeSyntheticMarket(market, staged);
+  await ctx.store.transaction((tx) => staged.replayInto(tx.market));
+  const { organization, apiKey } = await createOrganization(
     ctx,
     options.organizationName ?? "Demo Advisors",
     "demo",
@@ -90,29 +94,29 @@ export function buildDemo(ctx: ServiceContext, options: DemoOptions = {}): DemoR
   const asOf = dates[dates.length - 1]!;
 
   const lots = planLots(market, seed);
-  const assetClass = createAssetClass(ctx, org, {
+  const assetClass = await createAssetClass(ctx, org, {
     name: "US equity (direct index)",
     description: `Direct-indexed ${SYNTH500}, the cap-weighted index of the largest synthetic US listings`,
     benchmark_index_identifier: SYNTH500,
   });
-  const config = createPortfolioConfig(ctx, org, demoConfig(lots));
-  const client = createClient(ctx, org, {
+  const config = await createPortfolioConfig(ctx, org, demoConfig(lots));
+  const client = await createClient(ctx, org, {
     external_id: "DEMO-001",
     metadata: { segment: "HNW", advisor: "Demo Advisor" },
   });
-  const account = createAccount(ctx, org, client.uuid, {
+  const account = await createAccount(ctx, org, client.uuid, {
     name: "Joint taxable",
     external_id: "DEMO-001-TAX",
     cash_value_usd: "25000",
     portfolio_config_uuid: config.uuid,
     holdings: { tax_lots: lots.map(toWire) },
   });
-  updateClient(ctx, org, client.uuid, {
+  await updateClient(ctx, org, client.uuid, {
     account_uuid: account.uuid,
     asset_class_settings: [{ asset_class_uuid: assetClass.uuid, direct_indexing_enabled: true }],
   });
-  const theme = createTheme(ctx, org, DEMO_THEME);
-  evaluateTheme(ctx, org, theme.uuid, { as_of_date: asOf });
+  const theme = await createTheme(ctx, org, DEMO_THEME);
+  await evaluateTheme(ctx, org, theme.uuid, { as_of_date: asOf });
   return {
     organization_uuid: org,
     api_key: apiKey.key,

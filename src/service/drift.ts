@@ -42,7 +42,7 @@ const fmt = (v: Decimal, field: string) =>
   );
 
 /** What the account holds on the date, as {@link holdingsAt} returns it. */
-export type Holdings = ReturnType<typeof holdingsAt>;
+export type Holdings = Awaited<ReturnType<typeof holdingsAt>>;
 
 /** USD value of each asset the account holds on `asOf` (split-adjusted lots at the last closes). */
 function valuesOn(held: Holdings) {
@@ -68,7 +68,7 @@ export function holdingsConfig(
   account: AccountRecord,
   asOf: string,
   held: Holdings,
-): EffectiveConfig {
+): Promise<EffectiveConfig> {
   return effectiveConfig(ctx, account, asOf, {
     account: {
       nav: held.valueUsd.toNumber(),
@@ -137,26 +137,26 @@ function prepareTarget(target: PreparedTarget["target"]): PreparedTarget {
  * (keyed by the target's sources and the date).
  * @throws {DataError} (`no_target`) when no target applies, (`empty_account`) when the account is worth nothing.
  */
-export function measureDrift(
+export async function measureDrift(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   held: Holdings,
-  config: () => EffectiveConfig,
+  config: () => Promise<EffectiveConfig>,
   targets?: Map<string, PreparedTarget>,
-): DriftMeasure {
+): Promise<DriftMeasure> {
   const { values, cash, nav } = valuesOn(held);
   if (!nav.gt(0))
     throw new DataError(`Account ${account.uuid} is worth nothing on ${asOf}: drift is not defined.`, {
       code: "empty_account",
     });
-  const eff = config();
+  const eff = await config();
   const warnings = [...eff.warnings];
-  const source = benchmarkSource(ctx, account, eff.read);
+  const source = await benchmarkSource(ctx, account, eff.read);
   const key = source === null ? "" : JSON.stringify([source.indexes, source.singles, asOf]);
   let prepared = source === null ? undefined : targets?.get(key);
   if (source !== null && prepared === undefined) {
-    const weights = benchmarkWeightsAsOf(ctx, source, asOf);
+    const weights = await benchmarkWeightsAsOf(ctx, source, asOf);
     if (weights.weights.size > 0) {
       prepared = prepareTarget(weights);
       targets?.set(key, prepared);
@@ -257,18 +257,18 @@ export function measureDrift(
  * what the single-account drift and harvest operations start from.
  * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data.
  */
-export function accountHoldings(
+export async function accountHoldings(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: { clientUuid?: string | undefined; asOf?: string | undefined },
-): { account: AccountRecord; asOf: string; held: Holdings } {
+): Promise<{ account: AccountRecord; asOf: string; held: Holdings }> {
   const account =
     options.clientUuid !== undefined
-      ? ctx.store.accounts.require(org, options.clientUuid, accountUuid)
-      : findAccount(ctx, org, accountUuid).account;
-  const asOf = checkedAsOf(ctx, options.asOf);
-  return { account, asOf, held: holdingsAt(ctx, account, asOf) };
+      ? await ctx.store.accounts.require(org, options.clientUuid, accountUuid)
+      : (await findAccount(ctx, org, accountUuid)).account;
+  const asOf = await checkedAsOf(ctx, options.asOf);
+  return { account, asOf, held: await holdingsAt(ctx, account, asOf) };
 }
 
 /**
@@ -276,20 +276,21 @@ export function accountHoldings(
  * and the status from the configuration's drift thresholds.
  * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data;
  *   {@link DataError} (`no_target`) when no target applies, (`empty_account`) when the account is worth nothing.
- * @example accountDrift(ctx, org, accountUuid).status // "warning"
+ * @example (await accountDrift(ctx, org, accountUuid)).status // "warning"
  */
-export function accountDrift(
+export async function accountDrift(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: AccountDriftOptions = {},
-): AccountDrift {
-  const { account, asOf, held } = accountHoldings(ctx, org, accountUuid, options);
-  const m = measureDrift(ctx, account, asOf, held, () => holdingsConfig(ctx, account, asOf, held));
+): Promise<AccountDrift> {
+  const { account, asOf, held } = await accountHoldings(ctx, org, accountUuid, options);
+  const m = await measureDrift(ctx, account, asOf, held, () => holdingsConfig(ctx, account, asOf, held));
   const { rows, source, target, nav, total, maxAbs, status, reasons, thresholds, assetBreach, warnings } = m;
   const { cashWeight, cashTarget, cashDrift } = m;
 
   rows.sort((a, b) => b.drift.abs().comparedTo(a.drift.abs()) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const listings = await ctx.store.market.securitiesByIds(rows.map((r) => r.id));
   return {
     account_uuid: account.uuid,
     as_of_date: asOf,
@@ -317,7 +318,7 @@ export function accountDrift(
     },
     assets: rows.map((r) => ({
       theme_asset_id: r.id,
-      ticker_symbol: ctx.store.market.security(r.id)?.symbol ?? null,
+      ticker_symbol: listings.get(r.id)?.symbol ?? null,
       current_weight: fmt(r.current, `${r.id} current_weight`),
       target_weight: fmt(r.target, `${r.id} target_weight`),
       drift: fmt(r.drift, `${r.id} drift`),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateMarket, writeSyntheticMarket } from "../market/synthetic/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { effectiveConfig } from "./effective-config.js";
 import {
   createAccount,
@@ -11,46 +11,46 @@ import {
 } from "./index.js";
 
 describe("effective configuration", () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let org: string;
   let ids: string[];
 
-  beforeAll(() => {
-    store = openStore(":memory:");
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
     const m = generateMarket({ seed: 3, securities: 50, years: 2, endDate: "2025-12-31" });
-    writeSyntheticMarket(m, store.market);
+    writeSyntheticMarket(m, store.engine.market);
     ids = m.securities.filter((s) => s.currency === "USD").map((s) => s.themeAssetId);
-    org = createOrganization(ctx, "Org").organization.uuid;
+    org = (await createOrganization(ctx, "Org")).organization.uuid;
   });
   afterAll(() => store.close());
 
-  function account(config: Parameters<typeof createPortfolioConfig>[2], customization?: object) {
-    const cfg = createPortfolioConfig(ctx, org, config);
-    const client = createClient(ctx, org, {});
-    const a = createAccount(ctx, org, client.uuid, { portfolio_config_uuid: cfg.uuid });
+  async function account(config: Parameters<typeof createPortfolioConfig>[2], customization?: object) {
+    const cfg = await createPortfolioConfig(ctx, org, config);
+    const client = await createClient(ctx, org, {});
+    const a = await createAccount(ctx, org, client.uuid, { portfolio_config_uuid: cfg.uuid });
     if (customization)
-      store.accounts.update(org, client.uuid, a.uuid, { customizationConfig: customization });
-    return store.accounts.getInOrganization(org, a.uuid)!;
+      await store.accounts.update(org, client.uuid, a.uuid, { customizationConfig: customization });
+    return (await store.accounts.getInOrganization(org, a.uuid))!;
   }
 
-  it("merges the account's customization over the configuration", () => {
-    const a = account(
+  it("merges the account's customization over the configuration", async () => {
+    const a = await account(
       { name: "Base", max_weight: "0.1", min_weight: "0.01", no_hold_tickers: [{ theme_asset_id: ids[0]! }] },
       {
         max_weight: "0.05",
         no_hold_tickers: [{ theme_asset_id: ids[1]! }],
       },
     );
-    const e = effectiveConfig(ctx, a, "2025-12-31");
+    const e = await effectiveConfig(ctx, a, "2025-12-31");
     expect(e.read.max_weight).toBe("0.05");
     expect(e.read.min_weight).toBe("0.01");
     expect(e.noHold).toEqual([ids[1]]);
   });
 
-  it("applies the highest-priority dynamic rule in force on the date, by window and cron", () => {
-    const a = account({
+  it("applies the highest-priority dynamic rule in force on the date, by window and cron", async () => {
+    const a = await account({
       name: "Dynamic",
       max_weight: "0.1",
       dynamic_rules: [
@@ -64,17 +64,17 @@ describe("effective configuration", () => {
         },
       ],
     });
-    expect(effectiveConfig(ctx, a, "2024-12-31").read.max_weight).toBe("0.1");
-    expect(effectiveConfig(ctx, a, "2025-03-03").read.max_weight).toBe("0.08");
-    expect(effectiveConfig(ctx, a, "2025-06-15").read.max_weight).toBe("0.06");
-    expect(effectiveConfig(ctx, a, "2025-07-01").read.max_weight).toBe("0.04"); // cron fires on Jul 1
-    expect(effectiveConfig(ctx, a, "2025-07-02").appliedRules).toEqual([
+    expect((await effectiveConfig(ctx, a, "2024-12-31")).read.max_weight).toBe("0.1");
+    expect((await effectiveConfig(ctx, a, "2025-03-03")).read.max_weight).toBe("0.08");
+    expect((await effectiveConfig(ctx, a, "2025-06-15")).read.max_weight).toBe("0.06");
+    expect((await effectiveConfig(ctx, a, "2025-07-01")).read.max_weight).toBe("0.04"); // cron fires on Jul 1
+    expect((await effectiveConfig(ctx, a, "2025-07-02")).appliedRules).toEqual([
       { field_name: "max_weight", value: "0.08", priority: 1, rule_index: 0 },
     ]);
   });
 
-  it("keeps a dynamic rule in force through its expires_at day (inclusive), so a one-day rule applies", () => {
-    const a = account({
+  it("keeps a dynamic rule in force through its expires_at day (inclusive), so a one-day rule applies", async () => {
+    const a = await account({
       name: "One day",
       max_weight: "0.1",
       dynamic_rules: [
@@ -84,13 +84,13 @@ describe("effective configuration", () => {
         },
       ],
     });
-    expect(effectiveConfig(ctx, a, "2025-06-27").read.max_weight).toBe("0.1");
-    expect(effectiveConfig(ctx, a, "2025-06-30").read.max_weight).toBe("0.05");
-    expect(effectiveConfig(ctx, a, "2025-07-01").read.max_weight).toBe("0.1");
+    expect((await effectiveConfig(ctx, a, "2025-06-27")).read.max_weight).toBe("0.1");
+    expect((await effectiveConfig(ctx, a, "2025-06-30")).read.max_weight).toBe("0.05");
+    expect((await effectiveConfig(ctx, a, "2025-07-01")).read.max_weight).toBe("0.1");
   });
 
-  it("evaluates dynamic-rule conditions over the account and keeps free text as a label", () => {
-    const a = account({
+  it("evaluates dynamic-rule conditions over the account and keeps free text as a label", async () => {
+    const a = await account({
       name: "Conditional",
       max_weight: "0.1",
       dynamic_rules: [
@@ -98,28 +98,31 @@ describe("effective configuration", () => {
       ],
     });
     expect(
-      effectiveConfig(ctx, a, "2025-12-31", { account: { nav: 500_000, cash_usd: 0, positions: 3 } }).read
-        .max_weight,
+      (await effectiveConfig(ctx, a, "2025-12-31", { account: { nav: 500_000, cash_usd: 0, positions: 3 } }))
+        .read.max_weight,
     ).toBe("0.1");
     expect(
-      effectiveConfig(ctx, a, "2025-12-31", { account: { nav: 2_000_000, cash_usd: 0, positions: 3 } }).read
-        .max_weight,
+      (
+        await effectiveConfig(ctx, a, "2025-12-31", {
+          account: { nav: 2_000_000, cash_usd: 0, positions: 3 },
+        })
+      ).read.max_weight,
     ).toBe("0.03");
-    const b = account({
+    const b = await account({
       name: "Label",
       dynamic_rules: [
         { field_name: "max_weight", rules: [{ value: "0.02", condition: "advisor approved" }] },
       ],
     });
-    const e = effectiveConfig(ctx, b, "2025-12-31");
+    const e = await effectiveConfig(ctx, b, "2025-12-31");
     expect(e.read.max_weight).toBe("0.02");
     expect(e.warnings[0]).toMatch(/treated as a label/);
   });
 
-  it("keeps only restrictions active at the instant and whose security condition holds", () => {
-    const s4 = store.market.security(ids[4]!)!;
-    const s6 = store.market.security(ids[6]!)!;
-    const a = account({
+  it("keeps only restrictions active at the instant and whose security condition holds", async () => {
+    const s4 = (await store.market.security(ids[4]!))!;
+    const s6 = (await store.market.security(ids[6]!))!;
+    const a = await account({
       name: "Restrictions",
       no_trade_tickers: [
         { theme_asset_id: ids[2]!, expires_at: "2025-06-30T00:00:00Z" },
@@ -129,8 +132,8 @@ describe("effective configuration", () => {
         { theme_asset_id: ids[6]!, condition: `sector != ${s6.sector}` },
       ],
     });
-    const e = effectiveConfig(ctx, a, "2025-12-31");
+    const e = await effectiveConfig(ctx, a, "2025-12-31");
     expect(e.noTrade).toEqual([ids[3], ids[4], ids[5]]);
-    expect(effectiveConfig(ctx, a, "2025-03-31").noTrade).toContain(ids[2]);
+    expect((await effectiveConfig(ctx, a, "2025-03-31")).noTrade).toContain(ids[2]);
   });
 });

@@ -35,7 +35,7 @@ import {
 } from "../core/themes/expression/index.js";
 import type { AccountRecord, PortfolioConfigRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
-import { configResolvers } from "./portfolio-configs.js";
+import { type ConfigReferences, configResolvers } from "./portfolio-configs.js";
 
 /** Scalar facts about an account that dynamic-rule conditions can test. */
 export interface AccountConditionContext {
@@ -70,12 +70,12 @@ export interface EffectiveConfig {
  * The configuration write that governs an account before dynamic rules: its `customization_config` merged over its
  * portfolio configuration (lists replace, tax preferences merge field by field).
  */
-export function mergedConfigWrite(
+export async function mergedConfigWrite(
   ctx: ServiceContext,
   account: AccountRecord,
-): { record: PortfolioConfigRecord | undefined; write: PortfolioConfigWrite } {
+): Promise<{ record: PortfolioConfigRecord | undefined; write: PortfolioConfigWrite }> {
   const record = account.portfolioConfigUuid
-    ? ctx.store.portfolioConfigs.get(account.organizationUuid, account.portfolioConfigUuid)
+    ? await ctx.store.portfolioConfigs.get(account.organizationUuid, account.portfolioConfigUuid)
     : undefined;
   const base: PortfolioConfigWrite = record
     ? { ...(record.document as PortfolioConfigWrite), name: record.name }
@@ -91,21 +91,187 @@ function inWindow(start: string | null | undefined, end: string | null | undefin
 }
 
 /**
+ * What the security conditions of restrictions and per-ticker targets read from the store (characteristic names,
+ * listings, characteristics on a date), read ahead by {@link load} so that {@link evaluate} answers synchronously
+ * (the backtest engine asks for configurations from inside its synchronous loop).
+ */
+export class SecurityConditions {
+  private names: string[] | undefined;
+  private readonly securities = new Map<string, Security | undefined>();
+  private readonly values = new Map<string, ReadonlyMap<string, number>>();
+
+  constructor(private readonly ctx: ServiceContext) {}
+
+  private compile(condition: string, names: readonly string[]) {
+    return safeCompileExpression(condition, { fields: fieldCatalog(names), kind: "filter" });
+  }
+
+  /** Read what evaluating `condition` for the asset on `date` needs (nothing again that was read before). */
+  async load(themeAssetId: string, condition: string, date: string): Promise<void> {
+    const market = this.ctx.store.market;
+    this.names ??= await market.characteristicNames();
+    const compiled = this.compile(condition, this.names);
+    if (!compiled.success) return;
+    if (!this.securities.has(themeAssetId))
+      this.securities.set(themeAssetId, await market.security(themeAssetId));
+    for (const f of compiled.expression.fields) {
+      if (!this.names.includes(f)) continue;
+      const key = `${f}\u0000${date}`;
+      if (!this.values.has(key)) this.values.set(key, await market.characteristicsAsOf(f, date));
+    }
+  }
+
+  /**
+   * Does the condition hold for the asset on `date` (see {@link securityCondition})? `undefined` when {@link load}
+   * has not read what it needs.
+   */
+  evaluate(
+    themeAssetId: string,
+    condition: string,
+    date: string,
+    path: string,
+    warnings: string[],
+  ): boolean | undefined {
+    const names = this.names;
+    if (names === undefined) return undefined;
+    const compiled = this.compile(condition, names);
+    if (!compiled.success) {
+      warnings.push(
+        `${path}.condition "${condition}" is not a filter expression; treated as a label (the restriction applies)`,
+      );
+      return true;
+    }
+    if (!this.securities.has(themeAssetId)) return undefined;
+    const security = this.securities.get(themeAssetId) as Security;
+    const columns = new Map<string, Float64Array>();
+    for (const f of compiled.expression.fields) {
+      if (!names.includes(f)) continue;
+      const values = this.values.get(`${f}\u0000${date}`);
+      if (values === undefined) return undefined;
+      columns.set(f, Float64Array.of(values.get(themeAssetId) ?? Number.NaN));
+    }
+    return evaluateFilter(compiled.expression, securityTable([security], columns))[0] === 1;
+  }
+}
+
+/**
+ * What resolving an account's effective configuration reads from the store: the merged write, the references of
+ * its read shape and the security conditions. {@link effectiveConfig} reads what is missing as it goes;
+ * {@link primeConfigInputs} reads ahead what any date of a list can need, for {@link effectiveConfigLoaded}.
+ */
+export interface ConfigInputs {
+  readonly merged: { record: PortfolioConfigRecord | undefined; write: PortfolioConfigWrite };
+  readonly references: ConfigReferences;
+  readonly conditions: SecurityConditions;
+}
+
+/** The {@link ConfigInputs} of an account (its merged write read now; references and conditions as needed). */
+export async function loadConfigInputs(ctx: ServiceContext, account: AccountRecord): Promise<ConfigInputs> {
+  return {
+    merged: await mergedConfigWrite(ctx, account),
+    references: await configResolvers(ctx, account.organizationUuid),
+    conditions: new SecurityConditions(ctx),
+  };
+}
+
+/** What a resolution found missing in its inputs. */
+interface MissingInputs {
+  references: Parameters<ConfigReferences["resolve"]>[0][number][];
+  conditions: [themeAssetId: string, condition: string, date: string][];
+}
+
+function readOf(cfg: PortfolioConfigRecord | undefined, account: AccountRecord, write: PortfolioConfigWrite) {
+  return (resolvers: Parameters<typeof portfolioConfigReadFromWrite>[1]) =>
+    portfolioConfigReadFromWrite(
+      { uuid: cfg?.uuid ?? account.uuid, status: cfg?.status ?? "draft", config: write },
+      resolvers,
+    );
+}
+
+/**
  * Resolve the effective configuration of `account` on `date` (restrictions checked at the instant `at`, default
  * the end of `date`).
  */
-export function effectiveConfig(
+export async function effectiveConfig(
   ctx: ServiceContext,
   account: AccountRecord,
   date: string,
   options: { at?: string; account?: AccountConditionContext } = {},
+  inputs?: ConfigInputs,
+): Promise<EffectiveConfig> {
+  const loaded = inputs ?? (await loadConfigInputs(ctx, account));
+  for (;;) {
+    const missing: MissingInputs = { references: [], conditions: [] };
+    const eff = resolveEffectiveConfig(loaded, account, date, options, missing);
+    if (eff !== undefined) return eff;
+    await loaded.references.resolve(missing.references);
+    for (const [id, condition, on] of missing.conditions) await loaded.conditions.load(id, condition, on);
+  }
+}
+
+/**
+ * {@link effectiveConfig} from inputs read ahead by {@link primeConfigInputs} for `date`, synchronously.
+ * @throws {Error} when the inputs lack something (they were not primed for the date).
+ */
+export function effectiveConfigLoaded(
+  inputs: ConfigInputs,
+  account: AccountRecord,
+  date: string,
+  options: { at?: string; account?: AccountConditionContext } = {},
 ): EffectiveConfig {
-  const org = account.organizationUuid;
+  const eff = resolveEffectiveConfig(inputs, account, date, options, { references: [], conditions: [] });
+  if (eff === undefined)
+    throw new Error(
+      `effectiveConfigLoaded: the store data of ${date} was not read ahead (primeConfigInputs).`,
+    );
+  return eff;
+}
+
+/**
+ * Read ahead what resolving the account's configuration on any of `dates` can need, whatever the account facts:
+ * the references and security conditions of the merged write and of every dynamic rule's value (a resolution
+ * combines fields of these, each field from one of them).
+ */
+export async function primeConfigInputs(
+  inputs: ConfigInputs,
+  account: AccountRecord,
+  dates: readonly string[],
+): Promise<void> {
+  const base = inputs.merged.write;
+  const variants: PortfolioConfigWrite[] = [base];
+  for (const item of base.dynamic_rules ?? [])
+    for (const rule of item.rules)
+      variants.push({ ...base, [item.field_name]: rule.value } as PortfolioConfigWrite);
+  for (const write of variants) {
+    try {
+      await inputs.references.read(readOf(inputs.merged.record, account, write));
+    } catch {
+      // A variant that cannot be read fails the same way when a date resolves to it.
+    }
+    const conditional = [
+      ...(Array.isArray(write.no_hold_tickers) ? write.no_hold_tickers : []),
+      ...(Array.isArray(write.no_trade_tickers) ? write.no_trade_tickers : []),
+      ...(Array.isArray(write.target_ticker_weights) ? write.target_ticker_weights : []),
+    ];
+    for (const r of conditional) {
+      if (typeof r?.condition !== "string" || typeof r.theme_asset_id !== "string") continue;
+      for (const date of dates) await inputs.conditions.load(r.theme_asset_id, r.condition, date);
+    }
+  }
+}
+
+/** The resolution itself, over `inputs`; undefined (with `missing` filled) when they lack something. */
+function resolveEffectiveConfig(
+  inputs: ConfigInputs,
+  account: AccountRecord,
+  date: string,
+  options: { at?: string; account?: AccountConditionContext },
+  missing: MissingInputs,
+): EffectiveConfig | undefined {
   const at = options.at ?? `${date}T23:59:59.999Z`;
   const warnings: string[] = [];
-  const { record: cfg, write: mergedWrite } = mergedConfigWrite(ctx, account);
+  const { record: cfg, write: mergedWrite } = inputs.merged;
   const merged: Record<string, unknown> = { ...mergedWrite };
-
   const appliedRules: AppliedRule[] = [];
   const accountFacts = options.account;
   const contextTable = accountFacts
@@ -158,31 +324,41 @@ export function effectiveConfig(
     }
   }
   const write = merged as PortfolioConfigWrite;
-  const read = portfolioConfigReadFromWrite(
-    { uuid: cfg?.uuid ?? account.uuid, status: cfg?.status ?? "draft", config: write },
-    configResolvers(ctx, org),
-  );
+  const read = inputs.references.tryRead(readOf(cfg, account, write));
+  if (!read.done) {
+    missing.references.push(...read.missing);
+    return undefined;
+  }
 
   const restricted = (list: PortfolioConfigWrite["no_hold_tickers"], name: string): string[] => {
     const out: string[] = [];
     for (const [i, r] of (list ?? []).entries()) {
       if (!inWindow(r.starts_from, r.expires_at, at)) continue;
-      if (
-        r.condition &&
-        !securityCondition(ctx, r.theme_asset_id, r.condition, date, `${name}[${i}]`, warnings)
-      )
-        continue;
+      if (r.condition) {
+        const holds = inputs.conditions.evaluate(
+          r.theme_asset_id,
+          r.condition,
+          date,
+          `${name}[${i}]`,
+          warnings,
+        );
+        if (holds === undefined) missing.conditions.push([r.theme_asset_id, r.condition, date]);
+        if (!holds) continue;
+      }
       out.push(r.theme_asset_id);
     }
     return out;
   };
+  const noHold = restricted(write.no_hold_tickers, "no_hold_tickers");
+  const noTrade = restricted(write.no_trade_tickers, "no_trade_tickers");
+  if (missing.conditions.length > 0) return undefined;
   return {
     configUuid: cfg?.uuid ?? null,
     write,
-    read,
+    read: read.value,
     appliedRules,
-    noHold: restricted(write.no_hold_tickers, "no_hold_tickers"),
-    noTrade: restricted(write.no_trade_tickers, "no_trade_tickers"),
+    noHold,
+    noTrade,
     warnings,
   };
 }
@@ -191,28 +367,15 @@ export function effectiveConfig(
  * Does a restriction's (or a per-ticker target's) condition hold for the asset on `date`? Free text (not an
  * expression) holds, with a warning.
  */
-export function securityCondition(
+export async function securityCondition(
   ctx: ServiceContext,
   themeAssetId: string,
   condition: string,
   date: string,
   path: string,
   warnings: string[],
-): boolean {
-  const names = ctx.store.market.characteristicNames();
-  const compiled = safeCompileExpression(condition, { fields: fieldCatalog(names), kind: "filter" });
-  if (!compiled.success) {
-    warnings.push(
-      `${path}.condition "${condition}" is not a filter expression; treated as a label (the restriction applies)`,
-    );
-    return true;
-  }
-  const security = ctx.store.market.security(themeAssetId) as Security;
-  const columns = new Map<string, Float64Array>();
-  for (const f of compiled.expression.fields) {
-    if (!names.includes(f)) continue;
-    const v = ctx.store.market.characteristicsAsOf(f, date).get(themeAssetId);
-    columns.set(f, Float64Array.of(v ?? Number.NaN));
-  }
-  return evaluateFilter(compiled.expression, securityTable([security], columns))[0] === 1;
+): Promise<boolean> {
+  const conditions = new SecurityConditions(ctx);
+  await conditions.load(themeAssetId, condition, date);
+  return conditions.evaluate(themeAssetId, condition, date, path, warnings)!;
 }

@@ -8,7 +8,7 @@ import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { accountEvaluationSchema, portfolioConfigWriteSchema } from "../contract/index.js";
 import { createApp, serve } from "../server/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules, evaluateAccountRulesWith } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
@@ -25,11 +25,11 @@ import {
  * A hand market: AAA and BBB (USD) at constant closes AAA 100, BBB 50 from 2026-01-02 to 2026-03-31; index HAND2
  * weighs AAA 60%, BBB 40%.
  */
-function writeHandMarket(store: Store): void {
+async function writeHandMarket(store: SqliteStore): Promise<void> {
   const m = store.market;
-  m.upsertSecurities(["AAA:XNYS", "BBB:XNYS"].map((id) => listing(id, { sector: 45 })));
+  await m.upsertSecurities(["AAA:XNYS", "BBB:XNYS"].map((id) => listing(id, { sector: 45 })));
   const closes: Record<string, number> = { "AAA:XNYS": 100, "BBB:XNYS": 50 };
-  m.insertPrices(
+  await m.insertPrices(
     Object.entries(closes).flatMap(([id, close]) =>
       ["2026-01-02", "2026-03-31"].map((date) => ({
         themeAssetId: id,
@@ -43,8 +43,8 @@ function writeHandMarket(store: Store): void {
       })),
     ),
   );
-  m.upsertIndex({ identifier: "HAND2", name: "Hand two", currency: "USD", description: null });
-  m.insertIndexWeights([
+  await m.upsertIndex({ identifier: "HAND2", name: "Hand two", currency: "USD", description: null });
+  await m.insertIndexWeights([
     { identifier: "HAND2", date: "2026-01-02", themeAssetId: "AAA:XNYS", weight: 0.6 },
     { identifier: "HAND2", date: "2026-01-02", themeAssetId: "BBB:XNYS", weight: 0.4 },
   ]);
@@ -76,7 +76,7 @@ const EVALUATION_RULES = [
 
 const dir = mkdtempSync(join(tmpdir(), "lotwise-evaluation-"));
 const file = join(dir, "evaluation.db");
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 let org: string;
 let key: string;
@@ -87,69 +87,75 @@ let drifted: string;
 let onTarget: string;
 let configUuid: string;
 
-beforeAll(() => {
-  store = openStore(file);
-  writeHandMarket(store);
+beforeAll(async () => {
+  store = openSqliteStore(file);
+  await writeHandMarket(store);
   ctx = { store, clock: () => new Date("2026-04-01T12:00:00Z") };
-  const made = createOrganization(ctx, "Evaluation test");
+  const made = await createOrganization(ctx, "Evaluation test");
   org = made.organization.uuid;
   key = made.apiKey.key;
-  const core = createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND2" });
-  configUuid = createPortfolioConfig(ctx, org, {
-    name: "Watched",
-    asset_allocations: [{ asset_class_uuid: core.uuid, target_allocation: "1" }],
-    drift_warning_threshold: "0.1",
-    drift_breach_threshold: "0.25",
-    evaluation_rules: EVALUATION_RULES,
-  }).uuid;
-  clientUuid = createClient(ctx, org, { external_id: "evaluation-client" }).uuid;
+  const core = await createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND2" });
+  configUuid = (
+    await createPortfolioConfig(ctx, org, {
+      name: "Watched",
+      asset_allocations: [{ asset_class_uuid: core.uuid, target_allocation: "1" }],
+      drift_warning_threshold: "0.1",
+      drift_breach_threshold: "0.25",
+      evaluation_rules: EVALUATION_RULES,
+    })
+  ).uuid;
+  clientUuid = (await createClient(ctx, org, { external_id: "evaluation-client" })).uuid;
   // AAA 60 x 100 = 6,000; BBB 40 x 50 = 2,000 (basis 40 x 62.5 = 2,500: a 500 loss); cash 1,000; NAV 9,000.
-  drifted = createAccount(ctx, org, clientUuid, {
-    name: "Drifted",
-    cash_value_usd: "1000",
-    portfolio_config_uuid: configUuid,
-    holdings: {
-      tax_lots: [
-        { theme_asset_id: "AAA:XNYS", quantity: "60", cost_basis: "80", trade_date: "2025-01-02" },
-        { theme_asset_id: "BBB:XNYS", quantity: "40", cost_basis: "62.5", trade_date: "2025-06-02" },
-      ],
-    },
-  }).uuid;
+  drifted = (
+    await createAccount(ctx, org, clientUuid, {
+      name: "Drifted",
+      cash_value_usd: "1000",
+      portfolio_config_uuid: configUuid,
+      holdings: {
+        tax_lots: [
+          { theme_asset_id: "AAA:XNYS", quantity: "60", cost_basis: "80", trade_date: "2025-01-02" },
+          { theme_asset_id: "BBB:XNYS", quantity: "40", cost_basis: "62.5", trade_date: "2025-06-02" },
+        ],
+      },
+    })
+  ).uuid;
   // AAA 54 x 100 = 5,400 (60%), BBB 72 x 50 = 3,600 (40%), no cash: on target, no loss.
-  onTarget = createAccount(ctx, org, clientUuid, {
-    name: "On target",
-    cash_value_usd: "0",
-    portfolio_config_uuid: configUuid,
-    holdings: {
-      tax_lots: [
-        { theme_asset_id: "AAA:XNYS", quantity: "54", cost_basis: "100", trade_date: "2025-01-02" },
-        { theme_asset_id: "BBB:XNYS", quantity: "72", cost_basis: "50", trade_date: "2025-01-02" },
-      ],
-    },
-  }).uuid;
+  onTarget = (
+    await createAccount(ctx, org, clientUuid, {
+      name: "On target",
+      cash_value_usd: "0",
+      portfolio_config_uuid: configUuid,
+      holdings: {
+        tax_lots: [
+          { theme_asset_id: "AAA:XNYS", quantity: "54", cost_basis: "100", trade_date: "2025-01-02" },
+          { theme_asset_id: "BBB:XNYS", quantity: "72", cost_basis: "50", trade_date: "2025-01-02" },
+        ],
+      },
+    })
+  ).uuid;
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 const february = Array.from({ length: 28 }, (_, i) => `2026-02-${String(i + 1).padStart(2, "0")}`);
 
 /** The values of the fired rules on each date of February 2026 where some rule fires. */
-function calendar(accountUuid: string): Record<string, unknown[]> {
+async function calendar(accountUuid: string): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const date of february) {
-    const e = evaluateAccountRules(ctx, org, accountUuid, { clientUuid, asOf: date });
+    const e = await evaluateAccountRules(ctx, org, accountUuid, { clientUuid, asOf: date });
     if (e.fired.length > 0) out[date] = e.fired.map((r) => r.value);
   }
   return out;
 }
 
 describe("evaluation rules", () => {
-  it("fires by cron and condition over a month: which dates fire, highest priority first", () => {
+  it("fires by cron and condition over a month: which dates fire, highest priority first", async () => {
     // February 2026 starts on a Sunday: Mondays are the 2nd, 9th, 16th, 23rd. The harvest rule's cron fires on
     // the 1st and 16th; "later" is in force from the 20th; January's review expired on the 31st.
-    expect(calendar(drifted)).toEqual({
+    expect(await calendar(drifted)).toEqual({
       "2026-02-01": ["harvest"],
       "2026-02-02": ["rebalance"],
       "2026-02-09": ["rebalance"],
@@ -165,12 +171,14 @@ describe("evaluation rules", () => {
       "2026-02-28": ["later"],
     });
     // On target with no loss, the conditions never hold: only the unconditional label fires.
-    expect(Object.keys(calendar(onTarget))).toEqual(february.slice(19));
-    expect(Object.values(calendar(onTarget)).every((v) => v.length === 1 && v[0] === "later")).toBe(true);
+    expect(Object.keys(await calendar(onTarget))).toEqual(february.slice(19));
+    expect(Object.values(await calendar(onTarget)).every((v) => v.length === 1 && v[0] === "later")).toBe(
+      true,
+    );
   });
 
-  it("says why each rule fired or not, with the facts its condition read", () => {
-    const e = evaluateAccountRules(ctx, org, drifted, { asOf: "2026-02-16" });
+  it("says why each rule fired or not, with the facts its condition read", async () => {
+    const e = await evaluateAccountRules(ctx, org, drifted, { asOf: "2026-02-16" });
     expect(accountEvaluationSchema.parse(e)).toEqual(e);
     // Drift: AAA 6000/9000 - 0.6 = +0.0667, BBB 2000/9000 - 0.4 = -0.1778, cash +0.1111: total 0.3556 / 2.
     // Harvest: BBB loss 2,500 - 2,000 = 500, short term (bought 2025-06-02) at 37%: 185.
@@ -217,32 +225,34 @@ describe("evaluation rules", () => {
       [0, 4, "not in force yet: it starts on 2026-02-20"],
       [1, 0, "its policy is disabled (enabled: false)"],
     ]);
-    const tuesday = evaluateAccountRules(ctx, org, drifted, { asOf: "2026-02-17" });
+    const tuesday = await evaluateAccountRules(ctx, org, drifted, { asOf: "2026-02-17" });
     expect(tuesday.not_fired[0]!.reason).toBe('cron "0 9 * * 1" does not fire on 2026-02-17 (Tuesday)');
   });
 
-  it("keeps a rule in force through its expires_at day and not after; a disabled policy never fires", () => {
-    const last = evaluateAccountRules(ctx, org, onTarget, { asOf: "2026-01-31" });
+  it("keeps a rule in force through its expires_at day and not after; a disabled policy never fires", async () => {
+    const last = await evaluateAccountRules(ctx, org, onTarget, { asOf: "2026-01-31" });
     expect(last.fired.map((r) => [r.value, r.reason])).toEqual([
       ["january-review", "in force … to 2026-01-31"],
     ]);
-    const after = evaluateAccountRules(ctx, org, onTarget, { asOf: "2026-02-01" });
+    const after = await evaluateAccountRules(ctx, org, onTarget, { asOf: "2026-02-01" });
     expect(after.fired).toEqual([]);
     for (const date of ["2026-01-31", "2026-02-20", "2026-03-31"])
       expect(
-        evaluateAccountRules(ctx, org, drifted, { asOf: date }).fired.some((r) => r.value === "never"),
+        (await evaluateAccountRules(ctx, org, drifted, { asOf: date })).fired.some(
+          (r) => r.value === "never",
+        ),
       ).toBe(false);
   });
 
-  it("evaluates from a drift and harvest scan computed by the caller, reading no other result", () => {
-    const account = store.accounts.require(org, clientUuid, drifted);
+  it("evaluates from a drift and harvest scan computed by the caller, reading no other result", async () => {
+    const account = await store.accounts.require(org, clientUuid, drifted);
     const asOf = "2026-02-16";
-    const drift = accountDrift(ctx, org, drifted, { asOf });
-    const harvest = harvestScan(ctx, org, drifted, { asOf });
-    const direct = evaluateAccountRules(ctx, org, drifted, { asOf });
-    expect(evaluateAccountRulesWith(ctx, account, asOf, { drift, harvest })).toEqual(direct);
+    const drift = await accountDrift(ctx, org, drifted, { asOf });
+    const harvest = await harvestScan(ctx, org, drifted, { asOf });
+    const direct = await evaluateAccountRules(ctx, org, drifted, { asOf });
+    expect(await evaluateAccountRulesWith(ctx, account, asOf, { drift, harvest })).toEqual(direct);
     // The facts are the caller's: a drift reporting a breach makes the harvest rule's condition false.
-    const breach = evaluateAccountRulesWith(ctx, account, asOf, {
+    const breach = await evaluateAccountRulesWith(ctx, account, asOf, {
       drift: { ...drift, status: "breach" },
       harvest,
     });
@@ -251,7 +261,7 @@ describe("evaluation rules", () => {
       "condition \"harvest_value_usd >= 100 and drift_status = 'warning'\" is false (drift_status = 'breach', harvest_value_usd = 185)",
     );
     // Without a drift (no target), drift facts are null and every comparison with them is false.
-    const none = evaluateAccountRulesWith(ctx, account, asOf, { drift: null, harvest });
+    const none = await evaluateAccountRulesWith(ctx, account, asOf, { drift: null, harvest });
     expect(none.facts).toMatchObject({ total_drift: null, drift_status: null, nav: "9000", positions: 2 });
     expect(none.facts.cash_weight).toBe("0.1111111111");
     expect(none.fired).toEqual([]);
@@ -260,27 +270,31 @@ describe("evaluation rules", () => {
 });
 
 describe("rules stored before the write-time checks", () => {
-  it("load, never fire when their cron or condition does not parse, and are named in warnings", () => {
+  it("load, never fire when their cron or condition does not parse, and are named in warnings", async () => {
     // The service functions take already-validated writes: this stands for a configuration stored earlier.
-    const legacy = createPortfolioConfig(ctx, org, {
-      name: "Legacy",
-      evaluation_rules: [
-        {
-          enabled: true,
-          rules: [
-            { value: "bad-cron", cron: "0 9 * * 8" },
-            { value: "label", condition: "advisor approved" },
-            { value: "ok", condition: "nav > 0" },
-          ],
-        },
-      ],
-    }).uuid;
-    const account = createAccount(ctx, org, clientUuid, {
-      name: "Legacy",
-      cash_value_usd: "500",
-      portfolio_config_uuid: legacy,
-    }).uuid;
-    const e = evaluateAccountRules(ctx, org, account, { asOf: "2026-02-16" });
+    const legacy = (
+      await createPortfolioConfig(ctx, org, {
+        name: "Legacy",
+        evaluation_rules: [
+          {
+            enabled: true,
+            rules: [
+              { value: "bad-cron", cron: "0 9 * * 8" },
+              { value: "label", condition: "advisor approved" },
+              { value: "ok", condition: "nav > 0" },
+            ],
+          },
+        ],
+      })
+    ).uuid;
+    const account = (
+      await createAccount(ctx, org, clientUuid, {
+        name: "Legacy",
+        cash_value_usd: "500",
+        portfolio_config_uuid: legacy,
+      })
+    ).uuid;
+    const e = await evaluateAccountRules(ctx, org, account, { asOf: "2026-02-16" });
     expect(e.fired.map((r) => r.value)).toEqual(["ok"]);
     expect(e.not_fired.map((r) => r.reason)).toEqual([
       'cron "0 9 * * 8" is not valid',
@@ -392,7 +406,7 @@ describe("write-time checks of rules", () => {
 describe("evaluation over HTTP and the CLI", () => {
   it("answers the same through HTTP, the CLI (local and --account) and the service", async () => {
     const expected = JSON.parse(
-      JSON.stringify(evaluateAccountRules(ctx, org, drifted, { clientUuid, asOf: "2026-02-16" })),
+      JSON.stringify(await evaluateAccountRules(ctx, org, drifted, { clientUuid, asOf: "2026-02-16" })),
     );
     const app = createApp({ ctx });
     const path = `/api/v1/custom/org/${org}/clients/${clientUuid}/accounts/${drifted}/evaluation/`;

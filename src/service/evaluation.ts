@@ -108,39 +108,39 @@ const decimalText = (v: Decimal, places: number, field: string) =>
  * target or is empty) and its harvest scan, then {@link evaluateAccountRulesWith}.
  * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data;
  *   {@link DataError} a held asset without a price or FX rate on the date.
- * @example evaluateAccountRules(ctx, org, accountUuid, { asOf: "2026-03-02" }).fired[0]?.value // "rebalance"
+ * @example (await evaluateAccountRules(ctx, org, accountUuid, { asOf: "2026-03-02" })).fired[0]?.value // "rebalance"
  */
-export function evaluateAccountRules(
+export async function evaluateAccountRules(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: EvaluateAccountRulesOptions = {},
-): AccountEvaluation {
+): Promise<AccountEvaluation> {
   const account =
     options.clientUuid !== undefined
-      ? ctx.store.accounts.require(org, options.clientUuid, accountUuid)
-      : findAccount(ctx, org, accountUuid).account;
-  const asOf = checkedAsOf(ctx, options.asOf);
+      ? await ctx.store.accounts.require(org, options.clientUuid, accountUuid)
+      : (await findAccount(ctx, org, accountUuid)).account;
+  const asOf = await checkedAsOf(ctx, options.asOf);
   const scoped = { clientUuid: account.clientUuid, asOf };
   const warnings: string[] = [];
   let drift: AccountDrift | null = null;
   try {
-    drift = accountDrift(ctx, org, account.uuid, scoped);
+    drift = await accountDrift(ctx, org, account.uuid, scoped);
   } catch (err) {
     if (!(err instanceof DataError) || (err.code !== "no_target" && err.code !== "empty_account")) throw err;
     warnings.push(`Drift facts are null: ${err.message}`);
   }
-  const harvest = harvestScan(ctx, org, account.uuid, scoped);
+  const harvest = await harvestScan(ctx, org, account.uuid, scoped);
   return evaluateAccountRulesWith(ctx, account, asOf, { drift, harvest, warnings });
 }
 
 /** The facts of the account on `asOf`, from its drift and harvest scan (holdings read only when drift is null). */
-function factsOf(
+async function factsOf(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   s: RuleFactSources,
-): EvaluationFacts {
+): Promise<EvaluationFacts> {
   const cash = new Decimal(account.cashValueUsd);
   let nav: Decimal;
   let positions: number;
@@ -151,7 +151,7 @@ function factsOf(
     positions = s.drift.assets.filter((a) => a.current_weight !== "0").length;
     cashWeight = s.drift.cash.current_weight;
   } else {
-    const held = holdingsAt(ctx, account, asOf);
+    const held = await holdingsAt(ctx, account, asOf);
     nav = new Decimal(held.valueUsd.toString());
     positions = new Set(held.lots.map((l) => l.themeAssetId)).size;
     cashWeight = nav.gt(0) ? decimalText(cash.dividedBy(nav), 10, "cash_weight") : null;
@@ -190,29 +190,35 @@ function factTable(facts: EvaluationFacts) {
  * batch scan computes them once per account and reuses them here). Rules stored before write-time checking whose
  * cron or condition does not parse never fire; a warning names them.
  */
-export function evaluateAccountRulesWith(
+export async function evaluateAccountRulesWith(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   sources: RuleFactSources,
-): AccountEvaluation {
-  return evaluateRulesOnFacts(ctx, account, asOf, factsOf(ctx, account, asOf, sources), sources.warnings);
+): Promise<AccountEvaluation> {
+  return evaluateRulesOnFacts(
+    ctx,
+    account,
+    asOf,
+    await factsOf(ctx, account, asOf, sources),
+    sources.warnings,
+  );
 }
 
 /**
  * Evaluate an account's evaluation rules on `asOf` over facts the caller computed (the batch scan measures drift,
  * harvest and NAV once per account and builds the facts from them).
  */
-export function evaluateRulesOnFacts(
+export async function evaluateRulesOnFacts(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   facts: EvaluationFacts,
   callerWarnings: readonly string[] = [],
-): AccountEvaluation {
+): Promise<AccountEvaluation> {
   const warnings = [...callerWarnings];
   const table = factTable(facts);
-  const policies = (mergedConfigWrite(ctx, account).write.evaluation_rules ?? []) as NonNullable<
+  const policies = ((await mergedConfigWrite(ctx, account)).write.evaluation_rules ?? []) as NonNullable<
     PortfolioConfigWrite["evaluation_rules"]
   >;
   const fired: RuleOutcome[] = [];

@@ -8,7 +8,7 @@ import { main } from "../cli/main.js";
 import { memoryOutput } from "../cli/output.js";
 import { harvestScanSchema } from "../contract/index.js";
 import { createApp, serve } from "../server/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { harvestScan } from "./harvest.js";
 import {
   createAccount,
@@ -110,10 +110,10 @@ function storedReturns(symbol: string): number[] {
   return c.slice(1).map((v, t) => v / c[t]! - 1);
 }
 
-function writeHandMarket(store: Store): void {
+async function writeHandMarket(store: SqliteStore): Promise<void> {
   const m = store.market;
-  m.upsertSecurities(Object.keys(CLASS).map(security));
-  m.insertPrices(
+  await m.upsertSecurities(Object.keys(CLASS).map(security));
+  await m.insertPrices(
     Object.keys(CLASS).flatMap((symbol) =>
       closes(symbol).map((close, t) => ({
         themeAssetId: `${symbol}:XNYS`,
@@ -131,7 +131,7 @@ function writeHandMarket(store: Store): void {
 
 const dir = mkdtempSync(join(tmpdir(), "lotwise-harvest-"));
 const file = join(dir, "harvest.db");
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 let org: string;
 let clientUuid: string;
@@ -147,38 +147,42 @@ const lot = (symbol: string, quantity: string, costBasis: string, tradeDate: str
   ...extra,
 });
 
-beforeAll(() => {
-  store = openStore(file);
-  writeHandMarket(store);
+beforeAll(async () => {
+  store = openSqliteStore(file);
+  await writeHandMarket(store);
   ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-  const made = createOrganization(ctx, "Harvest test");
+  const made = await createOrganization(ctx, "Harvest test");
   org = made.organization.uuid;
   key = made.apiKey.key;
-  configUuid = createPortfolioConfig(ctx, org, {
-    name: "Harvest",
-    tax_preferences: { short_term_rate: "0.4", long_term_rate: "0.15" },
-    no_hold_tickers: [{ theme_asset_id: "FFF:XNYS" }],
-    no_trade_tickers: [{ theme_asset_id: "HHH:XNYS" }],
-  }).uuid;
-  clientUuid = createClient(ctx, org, { external_id: "harvest-client" }).uuid;
-  accountUuid = createAccount(ctx, org, clientUuid, {
-    name: "Taxable",
-    cash_value_usd: "1000",
-    portfolio_config_uuid: configUuid,
-    holdings: {
-      tax_lots: [
-        lot("AAA", "100", "100", "2024-01-02"), // long-term loss 2,000
-        lot("BBB", "50", "50", "2025-02-03"), // short-term loss 500
-        lot("CCC", "10", "26", "2025-01-02"), // loss 10 = 3.85% of basis: below the threshold
-        lot("DDD", "20", "60", "2025-01-02"), // loss 200, but...
-        lot("DDD", "1", "49", "2025-06-16"), // ... DDD bought again in this account 14 days ago (a gain itself)
-        lot("GGG", "10", "40", "2025-01-02"), // loss 100, but GGG bought in the client's IRA 10 days ago
-        lot("HHH", "10", "30", "2025-01-02"), // loss 100, but HHH is on the no-trade list
-        lot("JJJ", "10", "30", "2025-06-20"), // loss 50 on a lot bought 10 days ago: its own purchase, no wash sale
-      ],
-    },
-  }).uuid;
-  createAccount(ctx, org, clientUuid, {
+  configUuid = (
+    await createPortfolioConfig(ctx, org, {
+      name: "Harvest",
+      tax_preferences: { short_term_rate: "0.4", long_term_rate: "0.15" },
+      no_hold_tickers: [{ theme_asset_id: "FFF:XNYS" }],
+      no_trade_tickers: [{ theme_asset_id: "HHH:XNYS" }],
+    })
+  ).uuid;
+  clientUuid = (await createClient(ctx, org, { external_id: "harvest-client" })).uuid;
+  accountUuid = (
+    await createAccount(ctx, org, clientUuid, {
+      name: "Taxable",
+      cash_value_usd: "1000",
+      portfolio_config_uuid: configUuid,
+      holdings: {
+        tax_lots: [
+          lot("AAA", "100", "100", "2024-01-02"), // long-term loss 2,000
+          lot("BBB", "50", "50", "2025-02-03"), // short-term loss 500
+          lot("CCC", "10", "26", "2025-01-02"), // loss 10 = 3.85% of basis: below the threshold
+          lot("DDD", "20", "60", "2025-01-02"), // loss 200, but...
+          lot("DDD", "1", "49", "2025-06-16"), // ... DDD bought again in this account 14 days ago (a gain itself)
+          lot("GGG", "10", "40", "2025-01-02"), // loss 100, but GGG bought in the client's IRA 10 days ago
+          lot("HHH", "10", "30", "2025-01-02"), // loss 100, but HHH is on the no-trade list
+          lot("JJJ", "10", "30", "2025-06-20"), // loss 50 on a lot bought 10 days ago: its own purchase, no wash sale
+        ],
+      },
+    })
+  ).uuid;
+  await createAccount(ctx, org, clientUuid, {
     name: "IRA",
     cash_value_usd: "0",
     holdings: {
@@ -189,21 +193,21 @@ beforeAll(() => {
     },
   });
   // Another client's recent purchase of AAA does not touch this household.
-  const stranger = createClient(ctx, org, { external_id: "someone-else" }).uuid;
-  createAccount(ctx, org, stranger, {
+  const stranger = (await createClient(ctx, org, { external_id: "someone-else" })).uuid;
+  await createAccount(ctx, org, stranger, {
     name: "Stranger",
     cash_value_usd: "0",
     holdings: { tax_lots: [lot("AAA", "1", "81", "2025-06-25")] },
   });
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe("harvest scan", () => {
-  it("computes each lot's loss, term and tax value by hand, and totals the harvestable ones", () => {
-    const h = harvestScan(ctx, org, accountUuid, { clientUuid });
+  it("computes each lot's loss, term and tax value by hand, and totals the harvestable ones", async () => {
+    const h = await harvestScan(ctx, org, accountUuid, { clientUuid });
     expect(harvestScanSchema.parse(h)).toEqual(h);
     expect(h.as_of_date).toBe("2025-06-30");
     expect(h.thresholds).toEqual({
@@ -295,7 +299,7 @@ describe("harvest scan", () => {
     });
   });
 
-  it("matches the worked example of docs/harvest.md row by row", () => {
+  it("matches the worked example of docs/harvest.md row by row", async () => {
     const doc = readFileSync(new URL("../../docs/harvest.md", import.meta.url), "utf8");
     const section = doc.slice(doc.indexOf("## Worked example"));
     const rows = section
@@ -307,7 +311,7 @@ describe("harvest scan", () => {
           .slice(1, -1)
           .map((c) => c.trim()),
       );
-    const h = harvestScan(ctx, org, accountUuid, { clientUuid });
+    const h = await harvestScan(ctx, org, accountUuid, { clientUuid });
     const num = (s: string) => Number(s.replace(/,/g, "").replace("%", ""));
     expect(rows.map((r) => r[0])).toEqual(h.lots.map((l) => l.ticker_symbol));
     rows.forEach(([symbol, bought, basis, value, loss, fraction, term, tax, verdict], i) => {
@@ -333,8 +337,8 @@ describe("harvest scan", () => {
     expect(h.totals.estimated_tax_value_usd).toBe("520");
   });
 
-  it("excludes a lot exposed to a purchase of the asset in the same account within the window", () => {
-    const h = harvestScan(ctx, org, accountUuid, { clientUuid });
+  it("excludes a lot exposed to a purchase of the asset in the same account within the window", async () => {
+    const h = await harvestScan(ctx, org, accountUuid, { clientUuid });
     const ddd = h.lots.filter((l) => l.theme_asset_id === "DDD:XNYS");
     // Only the old lot is at a loss; the lot bought on 2025-06-16 (a gain) blocks it until 2025-06-16 + 30 days.
     expect(ddd.map((l) => [l.trade_date, l.harvestable, l.reasons, l.wash_sale_window_ends])).toEqual([
@@ -342,8 +346,8 @@ describe("harvest scan", () => {
     ]);
   });
 
-  it("excludes a lot exposed to a household purchase (another account of the same client), not another client's", () => {
-    const h = harvestScan(ctx, org, accountUuid, { clientUuid });
+  it("excludes a lot exposed to a household purchase (another account of the same client), not another client's", async () => {
+    const h = await harvestScan(ctx, org, accountUuid, { clientUuid });
     const ggg = h.lots.find((l) => l.theme_asset_id === "GGG:XNYS")!;
     expect(ggg.harvestable).toBe(false);
     expect(ggg.reasons).toEqual(["wash_sale_household"]);
@@ -352,12 +356,12 @@ describe("harvest scan", () => {
     expect(h.lots.find((l) => l.theme_asset_id === "AAA:XNYS")!.harvestable).toBe(true);
   });
 
-  it("reads the wash-sale window from tax_preferences.wash_sale_threshold", () => {
-    updatePortfolioConfig(ctx, org, configUuid, {
+  it("reads the wash-sale window from tax_preferences.wash_sale_threshold", async () => {
+    await updatePortfolioConfig(ctx, org, configUuid, {
       tax_preferences: { short_term_rate: "0.4", long_term_rate: "0.15", wash_sale_threshold: 10 },
     });
     try {
-      const h = harvestScan(ctx, org, accountUuid, { clientUuid });
+      const h = await harvestScan(ctx, org, accountUuid, { clientUuid });
       expect(h.thresholds.wash_sale_threshold).toBe(10);
       // DDD was bought again 14 days ago (outside 10 days); GGG 10 days ago (the window is inclusive).
       const by = (id: string) => h.lots.find((l) => l.theme_asset_id === id)!;
@@ -367,26 +371,26 @@ describe("harvest scan", () => {
         "2025-06-30",
       ]);
     } finally {
-      updatePortfolioConfig(ctx, org, configUuid, {
+      await updatePortfolioConfig(ctx, org, configUuid, {
         tax_preferences: { short_term_rate: "0.4", long_term_rate: "0.15", wash_sale_threshold: null },
       });
     }
   });
 
-  it("applies the loss threshold in USD and as a fraction of basis", () => {
-    const usd = harvestScan(ctx, org, accountUuid, { clientUuid, minLossUsd: "500" });
+  it("applies the loss threshold in USD and as a fraction of basis", async () => {
+    const usd = await harvestScan(ctx, org, accountUuid, { clientUuid, minLossUsd: "500" });
     expect(usd.lots.filter((l) => l.harvestable).map((l) => l.ticker_symbol)).toEqual(["AAA", "BBB"]);
     expect(usd.lots.find((l) => l.ticker_symbol === "JJJ")!.reasons).toEqual(["below_threshold"]);
     expect(usd.totals.harvestable_loss_usd).toBe("2500");
     expect(usd.totals.estimated_tax_value_usd).toBe("500");
-    const frac = harvestScan(ctx, org, accountUuid, { clientUuid, minLossFraction: "0.03" });
+    const frac = await harvestScan(ctx, org, accountUuid, { clientUuid, minLossFraction: "0.03" });
     expect(frac.lots.find((l) => l.ticker_symbol === "CCC")!.harvestable).toBe(true);
-    const strict = harvestScan(ctx, org, accountUuid, { clientUuid, minLossFraction: "0.2" });
+    const strict = await harvestScan(ctx, org, accountUuid, { clientUuid, minLossFraction: "0.2" });
     expect(strict.lots.filter((l) => l.harvestable).map((l) => l.ticker_symbol)).toEqual(["AAA", "BBB"]);
   });
 
-  it("proposes as substitutes the most correlated same-sector assets that can be bought", () => {
-    const h = harvestScan(ctx, org, accountUuid, { clientUuid });
+  it("proposes as substitutes the most correlated same-sector assets that can be bought", async () => {
+    const h = await harvestScan(ctx, org, accountUuid, { clientUuid });
     expect(h.substitutes.map((s) => s.ticker_symbol)).toEqual(["AAA", "BBB", "JJJ"]);
     // Excluded whatever their correlation: BBB and JJJ (harvested too), EEE (sector 10), FFF (no-hold),
     // HHH (no-trade), III (sold at a loss in the IRA on 2025-06-25), DDD (moves opposite: correlation -1).
@@ -410,9 +414,9 @@ describe("harvest scan", () => {
     ]);
   });
 
-  it("proposes the other member of a perfectly correlated pair once it is no longer harvested", () => {
+  it("proposes the other member of a perfectly correlated pair once it is no longer harvested", async () => {
     // With a threshold that leaves BBB out, BBB (same sub-industry, the same returns) is AAA's best replacement.
-    const h = harvestScan(ctx, org, accountUuid, { clientUuid, minLossUsd: "1000" });
+    const h = await harvestScan(ctx, org, accountUuid, { clientUuid, minLossUsd: "1000" });
     expect(h.substitutes.map((s) => s.ticker_symbol)).toEqual(["AAA"]);
     expect(h.substitutes[0]!.candidates[0]).toEqual({
       theme_asset_id: "BBB:XNYS",
@@ -423,9 +427,9 @@ describe("harvest scan", () => {
     expect(h.substitutes[0]!.candidates).toHaveLength(3);
   });
 
-  it("values a Toronto listing at the date's FX rate, whatever the currency of the lot's basis", () => {
+  it("values a Toronto listing at the date's FX rate, whatever the currency of the lot's basis", async () => {
     // KKK on the TSX (sector 20, alone): 30 CAD on 2025-06-30 at 1.25 CAD per USD = 24 USD a share.
-    store.market.upsertSecurities([
+    await store.market.upsertSecurities([
       {
         ...security("AAA"),
         symbol: "KKK",
@@ -436,7 +440,7 @@ describe("harvest scan", () => {
         sector: 20,
       },
     ]);
-    store.market.insertPrices(
+    await store.market.insertPrices(
       DATES.map((date) => ({
         themeAssetId: "KKK:XTSE",
         date,
@@ -448,27 +452,29 @@ describe("harvest scan", () => {
         volume: null,
       })),
     );
-    store.market.insertFx(DATES.map((date) => ({ date, currency: "CAD" as const, perUsd: 1.25 })));
-    const canadian = createClient(ctx, org, { external_id: "cad-client" }).uuid;
-    const account = createAccount(ctx, org, canadian, {
-      name: "CAD",
-      cash_value_usd: "0",
-      holdings: {
-        tax_lots: [
-          {
-            theme_asset_id: "KKK:XTSE",
-            quantity: "10",
-            cost_basis: "40",
-            trade_date: "2025-01-02",
-            cost_basis_currency: "CAD",
-            fx_rate: "1.25",
-          },
-          // A basis recorded in USD (a broker export in the account's currency).
-          { theme_asset_id: "KKK:XTSE", quantity: "10", cost_basis: "30", trade_date: "2025-01-03" },
-        ],
-      },
-    }).uuid;
-    const h = harvestScan(ctx, org, account);
+    await store.market.insertFx(DATES.map((date) => ({ date, currency: "CAD" as const, perUsd: 1.25 })));
+    const canadian = (await createClient(ctx, org, { external_id: "cad-client" })).uuid;
+    const account = (
+      await createAccount(ctx, org, canadian, {
+        name: "CAD",
+        cash_value_usd: "0",
+        holdings: {
+          tax_lots: [
+            {
+              theme_asset_id: "KKK:XTSE",
+              quantity: "10",
+              cost_basis: "40",
+              trade_date: "2025-01-02",
+              cost_basis_currency: "CAD",
+              fx_rate: "1.25",
+            },
+            // A basis recorded in USD (a broker export in the account's currency).
+            { theme_asset_id: "KKK:XTSE", quantity: "10", cost_basis: "30", trade_date: "2025-01-03" },
+          ],
+        },
+      })
+    ).uuid;
+    const h = await harvestScan(ctx, org, account);
     expect(
       h.lots.map((l) => [l.trade_date, l.cost_basis_usd, l.value_usd, l.loss_usd, l.loss_fraction]),
     ).toEqual([
@@ -482,14 +488,14 @@ describe("harvest scan", () => {
   });
 
   it("answers the same through HTTP and the CLI as through the service", async () => {
-    const other = createOrganization(ctx, "Other").apiKey.key;
+    const other = (await createOrganization(ctx, "Other")).apiKey.key;
     const app = createApp({ ctx });
     const path = `/api/v1/custom/org/${org}/clients/${clientUuid}/accounts/${accountUuid}/harvest/`;
     const res = await app.request(`${path}?as_of_date=2025-06-30&min_loss_usd=100`, {
       headers: { "X-Api-Key": key },
     });
     expect(res.status).toBe(200);
-    const service = harvestScan(ctx, org, accountUuid, { clientUuid, minLossUsd: "100" });
+    const service = await harvestScan(ctx, org, accountUuid, { clientUuid, minLossUsd: "100" });
     expect(await res.json()).toEqual(service);
     expect((await app.request(path, { headers: { "X-Api-Key": other } })).status).toBe(404);
     const bad = await app.request(`${path}?min_loss_fraction=5`, { headers: { "X-Api-Key": key } });

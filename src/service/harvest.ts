@@ -44,6 +44,7 @@ import type { EffectiveConfig } from "./effective-config.js";
 import { priceHistory } from "./optimize.js";
 import { MIN_RETURN_OBSERVATIONS } from "./optimizer-inputs.js";
 import { accountLots } from "./proposals.js";
+import { mapSerial } from "./serial.js";
 
 /** Candidate replacements listed per harvestable asset. */
 export const MAX_SUBSTITUTES = 3;
@@ -142,13 +143,13 @@ export interface HarvestLotRow {
 }
 
 /** The loss lots of an account and the totals of the harvestable ones, before formatting ({@link harvestScan}). */
-export type HarvestMeasure = ReturnType<typeof measureHarvest>;
+export type HarvestMeasure = Awaited<ReturnType<typeof measureHarvest>>;
 
 /**
  * The harvest analysis of an account whose holdings on `asOf` are `held` and effective configuration `eff`: every
  * lot at a loss with its blocking reasons, and the harvestable totals (no substitutes: {@link harvestScan} adds them).
  */
-export function measureHarvest(
+export async function measureHarvest(
   ctx: ServiceContext,
   org: string,
   account: AccountRecord,
@@ -167,13 +168,13 @@ export function measureHarvest(
   const minFraction = new Decimal(options.minLossFraction ?? DEFAULT_MIN_LOSS_FRACTION);
 
   // Wash-sale windows open on the date, in this account (its lots held then) and the client's other accounts.
-  const household = ctx.store.accounts
-    .listByClient(org, account.clientUuid)
-    .filter((a) => a.uuid !== account.uuid)
-    .map((a) => ({
+  const household = await mapSerial(
+    (await ctx.store.accounts.listByClient(org, account.clientUuid)).filter((a) => a.uuid !== account.uuid),
+    async (a) => ({
       accountId: a.uuid,
-      lots: accountLots(ctx, a.uuid).filter((l) => l.tradeDate <= asOf),
-    }));
+      lots: (await accountLots(ctx, a.uuid)).filter((l) => l.tradeDate <= asOf),
+    }),
+  );
   const views = washSaleViews(
     [{ accountId: account.uuid, lots: held.lots }, ...household],
     account.uuid,
@@ -184,11 +185,9 @@ export function measureHarvest(
   );
   const noTrade = new Set(eff.noTrade);
 
-  const securities = new Map<string, Security | undefined>();
-  const securityOf = (id: string) => {
-    if (!securities.has(id)) securities.set(id, market.security(id));
-    return securities.get(id);
-  };
+  // The listings of the held assets (every asset the analysis names), read at once.
+  const securities = await market.securitiesByIds([...new Set(held.lots.map((l) => l.themeAssetId))]);
+  const securityOf = (id: string): Security | undefined => securities.get(id);
 
   const rows: HarvestLotRow[] = [];
   held.lots.forEach((lot, i) => {
@@ -286,17 +285,17 @@ export function measureHarvest(
  * per harvestable asset. See the module doc for the rules.
  * @throws {NotFoundError} unknown account; {@link ValidationError} a date outside the market data;
  *   {@link DataError} a held asset without a price or FX rate on the date.
- * @example harvestScan(ctx, org, accountUuid, { minLossUsd: "500" }).totals.estimated_tax_value_usd
+ * @example (await harvestScan(ctx, org, accountUuid, { minLossUsd: "500" })).totals.estimated_tax_value_usd
  */
-export function harvestScan(
+export async function harvestScan(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: HarvestScanOptions = {},
-): HarvestScan {
-  const { account, asOf, held } = accountHoldings(ctx, org, accountUuid, options);
-  const eff = holdingsConfig(ctx, account, asOf, held);
-  const m = measureHarvest(ctx, org, account, asOf, held, eff, options);
+): Promise<HarvestScan> {
+  const { account, asOf, held } = await accountHoldings(ctx, org, accountUuid, options);
+  const eff = await holdingsConfig(ctx, account, asOf, held);
+  const m = await measureHarvest(ctx, org, account, asOf, held, eff, options);
   const { rows, st, lt, taxValue, harvestLoss, views, securityOf, shortRate, longRate } = m;
   const { washDays, longTermDays, minUsd, minFraction } = m;
   const warnings = [...eff.warnings];
@@ -312,7 +311,7 @@ export function harvestScan(
       .filter((e) => e.reasons.includes("recent_loss_sale"))
       .map((e) => e.lot.themeAssetId),
   );
-  const substitutes = substitutesOf(ctx, harvested, asOf, securityOf, (s) => {
+  const substitutes = await substitutesOf(ctx, harvested, asOf, securityOf, (s) => {
     const id = s.themeAssetId;
     return !harvestLoss.has(id) && !lossSold.has(id) && !noHold.has(id) && !noTrade.has(id);
   });
@@ -364,33 +363,31 @@ export function harvestScan(
 }
 
 /** Up to {@link MAX_SUBSTITUTES} replacements of each harvested asset (see the module doc). */
-function substitutesOf(
+async function substitutesOf(
   ctx: ServiceContext,
   harvested: readonly string[],
   asOf: string,
   securityOf: (id: string) => Security | undefined,
   allowed: (s: Security) => boolean,
-): HarvestScan["substitutes"] {
+): Promise<HarvestScan["substitutes"]> {
   if (harvested.length === 0) return [];
   const sectors = new Set(harvested.map((id) => securityOf(id)?.sector).filter((s) => s != null));
   const harvestedSymbols = new Set(harvested.map((id) => securityOf(id)?.symbol));
-  const pool = ctx.store.market
-    .securities()
-    .filter(
-      (s) =>
-        s.sector !== null &&
-        sectors.has(s.sector) &&
-        (s.listedFrom === null || s.listedFrom <= asOf) &&
-        (s.delistedOn === null || s.delistedOn > asOf) &&
-        !harvestedSymbols.has(s.symbol) &&
-        allowed(s),
-    );
+  const pool = (await ctx.store.market.securities()).filter(
+    (s) =>
+      s.sector !== null &&
+      sectors.has(s.sector) &&
+      (s.listedFrom === null || s.listedFrom <= asOf) &&
+      (s.delistedOn === null || s.delistedOn > asOf) &&
+      !harvestedSymbols.has(s.symbol) &&
+      allowed(s),
+  );
   const ids = [...harvested, ...pool.map((s) => s.themeAssetId)];
   const currencies = [
     ...harvested.map((id) => securityOf(id)?.currency ?? "USD"),
     ...pool.map((s) => s.currency),
   ];
-  const history = priceHistory(ctx, ids, currencies, asOf);
+  const history = await priceHistory(ctx, ids, currencies, asOf);
   const n = ids.length;
   return harvested.map((id, i) => {
     const security = securityOf(id);

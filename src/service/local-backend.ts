@@ -40,15 +40,23 @@ export interface LocalBackend extends BackendMethods {}
 export class LocalBackend implements Backend {
   readonly kind = "local" as const;
 
+  /** A backend of an organization known to exist (see {@link LocalBackend.open}, which checks). */
   constructor(
     readonly ctx: ServiceContext,
     readonly organizationUuid: string,
-  ) {
-    if (!ctx.store.organizations.get(organizationUuid))
+  ) {}
+
+  /**
+   * The backend of an organization of the store.
+   * @throws {NotFoundError} `organization_not_found` when the store has no such organization.
+   */
+  static async open(ctx: ServiceContext, organizationUuid: string): Promise<LocalBackend> {
+    if (!(await ctx.store.organizations.get(organizationUuid)))
       throw new NotFoundError(
-        `Organization ${organizationUuid} not found in ${ctx.store.path}.`,
+        `Organization ${organizationUuid} not found in ${ctx.store.location}.`,
         "organization_not_found",
       );
+    return new LocalBackend(ctx, organizationUuid);
   }
 
   async rebalanceAll(
@@ -63,7 +71,7 @@ export class LocalBackend implements Backend {
             workers: options.concurrency!,
             onProgress,
           })
-        : runRebalance(this.ctx, this.organizationUuid, request, {
+        : await runRebalance(this.ctx, this.organizationUuid, request, {
             ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.completed, p.total) }),
           });
     return rebalanceRunSchema.parse(run);

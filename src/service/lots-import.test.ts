@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lotImportResultSchema } from "../contract/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { createOrganization, getAccount, importLots, type ServiceContext } from "./index.js";
 
@@ -16,18 +16,18 @@ async function* chunked(text: string, size = 7): AsyncIterable<Uint8Array> {
 }
 
 describe("importLots (service)", () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let demo: DemoResult;
-  const lotIds = () =>
-    getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid).holdings.tax_lots.map(
-      (l) => `${l.theme_asset_id} ${l.quantity} ${l.trade_date}`,
-    );
+  const lotIds = async () =>
+    (
+      await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid)
+    ).holdings.tax_lots.map((l) => `${l.theme_asset_id} ${l.quantity} ${l.trade_date}`);
 
-  beforeAll(() => {
-    store = openStore(":memory:");
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
-    demo = buildDemo(ctx);
+    demo = await buildDemo(ctx);
   });
   afterAll(() => store.close());
 
@@ -51,7 +51,7 @@ describe("importLots (service)", () => {
     ]);
     expect(r.preview).toHaveLength(6);
     expect(r.lots).toBeUndefined();
-    expect(lotIds()).toEqual([
+    expect(await lotIds()).toEqual([
       "DEL:XNYS 120 2022-03-14",
       "DEL:XNYS 40 2025-11-03",
       "OSM:XNYS 1000 2023-06-02",
@@ -62,7 +62,7 @@ describe("importLots (service)", () => {
   });
 
   it("appends after the existing lots without rewriting them, and a dry run writes nothing", async () => {
-    const before = lotIds();
+    const before = await lotIds();
     const csv = "Symbol,Quantity,Cost Basis,Open Date\nOSM,5,50,2024-01-02\nSGR,7,70,2024-01-03\n";
     const dry = await importLots(ctx, demo.organization_uuid, demo.account_uuid, csv, {
       mode: "append",
@@ -71,14 +71,14 @@ describe("importLots (service)", () => {
     });
     expect(dry).toMatchObject({ lots_before: 6, lots_after: 8, dry_run: true });
     expect(dry.lots?.map((l) => l.theme_asset_id)).toEqual(["OSM:XNYS", "SGR:XNYS"]);
-    expect(lotIds()).toEqual(before);
+    expect(await lotIds()).toEqual(before);
     const r = await importLots(ctx, demo.organization_uuid, demo.account_uuid, csv, { mode: "append" });
     expect(r).toMatchObject({ lots_before: 6, lots_after: 8, lots_in_file: 2 });
-    expect(lotIds()).toEqual([...before, "OSM:XNYS 5 2024-01-02", "SGR:XNYS 7 2024-01-03"]);
+    expect(await lotIds()).toEqual([...before, "OSM:XNYS 5 2024-01-02", "SGR:XNYS 7 2024-01-03"]);
   });
 
   it("refuses a file with a bad row anywhere (even after thousands of good ones) and writes nothing", async () => {
-    const before = lotIds();
+    const before = await lotIds();
     const rows = Array.from({ length: 5000 }, (_, i) => `OSM,${i + 1},10,2024-01-02`);
     rows.push("OSM,-3,10,2024-01-02");
     const csv = `Symbol,Quantity,Cost Basis,Open Date\n${rows.join("\n")}\n`;
@@ -93,7 +93,7 @@ describe("importLots (service)", () => {
         message: 'quantity must be a number above 0, got "-3"',
       },
     ]);
-    expect(lotIds()).toEqual(before);
+    expect(await lotIds()).toEqual(before);
   });
 
   it("names unknown symbols and foreign lots without FX rate by line, after the rows are valid", async () => {
@@ -140,7 +140,7 @@ describe("importLots (service)", () => {
     await expect(importLots(ctx, demo.organization_uuid, demo.account_uuid, broken)).rejects.toThrow(
       /lots\.csv is not a readable CSV file/,
     );
-    const other = createOrganization(ctx, "Other firm").organization.uuid;
+    const other = (await createOrganization(ctx, "Other firm")).organization.uuid;
     await expect(importLots(ctx, other, demo.account_uuid, "Symbol,Quantity\n")).rejects.toBeInstanceOf(
       NotFoundError,
     );

@@ -73,7 +73,7 @@ export async function importLots(
   source: LotCsvSource,
   query: LotImportQuery = {},
 ): Promise<LotImportResult> {
-  const { clientUuid } = findAccount(ctx, org, accountUuid);
+  const { clientUuid } = await findAccount(ctx, org, accountUuid);
   const file = query.file_name ?? "lots.csv";
   const mode = query.mode ?? "replace";
   const mic = query.mic?.toUpperCase();
@@ -83,7 +83,7 @@ export async function importLots(
     dateOrder: query.date_order ?? "auto",
     defaultCurrency: (query.currency ?? "USD") as Currency,
   });
-  const staging = ctx.store.beginLotImport();
+  const staging = await ctx.store.beginLotImport();
   try {
     const tickerIssues = new IssueList();
     const fxIssues = new IssueList();
@@ -91,7 +91,7 @@ export async function importLots(
     const totals = new Map<string, TickerTotals>();
     let pending: ParsedLotRow[] = [];
 
-    const flush = () => {
+    const flush = async () => {
       const rows = pending;
       pending = [];
       // Once a row is bad the file is refused with the rows' problems alone (as before symbols are resolved).
@@ -100,7 +100,7 @@ export async function importLots(
         r.mic ? `${r.symbol}:${r.mic}` : mic ? `${r.symbol}:${mic}` : r.symbol,
       );
       const unseen = [...new Set(queries.filter((q) => !resolved.has(q)))];
-      resolveTickersAtOnce(ctx.store, unseen).forEach((r, i) => {
+      (await resolveTickersAtOnce(ctx.store, unseen)).forEach((r, i) => {
         resolved.set(
           unseen[i]!,
           r.ok ? { id: r.security.themeAssetId, message: "" } : { id: null, message: r.message },
@@ -134,7 +134,7 @@ export async function importLots(
         addToTotals(totals, r, res.id);
         lots.push(lotWriteToInput(lot));
       });
-      if (lots.length > 0 && tickerIssues.count === 0 && fxIssues.count === 0) staging.add(lots);
+      if (lots.length > 0 && tickerIssues.count === 0 && fxIssues.count === 0) await staging.add(lots);
     };
 
     const parser = parse(LOT_CSV_PARSE_OPTIONS);
@@ -149,7 +149,7 @@ export async function importLots(
         const row = reader.accept(record, info.lines);
         if (row) {
           pending.push(row);
-          if (pending.length >= CHUNK_ROWS) flush();
+          if (pending.length >= CHUNK_ROWS) await flush();
         }
       }
     } catch (err) {
@@ -157,7 +157,7 @@ export async function importLots(
       if (err instanceof CsvError) throw unreadableCsv(file, err);
       throw err;
     }
-    flush();
+    await flush();
     reader.finish();
     if (tickerIssues.count + fxIssues.count > 0) {
       const issues = new IssueList();
@@ -171,19 +171,25 @@ export async function importLots(
     }
 
     const preview: TaxLotWrite[] = [];
-    for (const l of staging.lots()) {
+    for await (const l of staging.lots()) {
       if (preview.length === LOT_IMPORT_PREVIEW_LOTS) break;
       preview.push(inputToWrite(l));
     }
-    const lots = query.include_lots ? Array.from(staging.lots(), inputToWrite) : undefined;
+    let lots: TaxLotWrite[] | undefined;
+    if (query.include_lots) {
+      lots = [];
+      for await (const l of staging.lots()) lots.push(inputToWrite(l));
+    }
     const inFile = staging.size;
     let before: number;
     let after: number;
     if (query.dry_run) {
-      before = staging.accountLotCount(accountUuid);
+      before = await staging.accountLotCount(accountUuid);
       after = mode === "append" ? before + inFile : inFile;
     } else {
-      ({ before, after } = staging.commit(accountUuid, mode, () => findAccount(ctx, org, accountUuid)));
+      ({ before, after } = await staging.commit(accountUuid, mode, async () => {
+        await findAccount(ctx, org, accountUuid);
+      }));
     }
     return {
       file,
@@ -207,7 +213,7 @@ export async function importLots(
       ...(lots ? { lots } : {}),
     };
   } finally {
-    staging.discard();
+    await staging.discard();
   }
 }
 

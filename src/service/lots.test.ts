@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { lotInput } from "../../test/helpers/lot-input.js";
-import { openStore, type Store, type TaxLotInput } from "../store/index.js";
+import { openSqliteStore, type SqliteStore, type TaxLotInput } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { lotRecordToTaxLot, lotRowToTaxLot } from "./lots.js";
 import { accountLots } from "./proposals.js";
@@ -8,15 +8,15 @@ import { accountLots } from "./proposals.js";
 const lot = lotInput;
 
 describe("stored lots as tax-engine lots", () => {
-  let store: Store;
+  let store: SqliteStore;
   let accountUuid: string;
 
-  beforeAll(() => {
-    store = openStore(":memory:");
-    const org = store.organizations.create("Lots");
-    const client = store.clients.create(org.uuid);
-    accountUuid = store.accounts.create(org.uuid, client.uuid, { cashValueUsd: "0" }).uuid;
-    store.accounts.replaceLots(accountUuid, [
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
+    const org = await store.organizations.create("Lots");
+    const client = await store.clients.create(org.uuid);
+    accountUuid = (await store.accounts.create(org.uuid, client.uuid, { cashValueUsd: "0" })).uuid;
+    await store.accounts.replaceLots(accountUuid, [
       lot({}),
       lot({ quantity: "0.0000000001", costBasis: "0" }),
       lot({ quantity: "12.5000", costBasis: "1877.50", costBasisUnit: "total" }),
@@ -49,9 +49,9 @@ describe("stored lots as tax-engine lots", () => {
   });
   afterAll(() => store.close());
 
-  it("builds from the compact rows exactly the lots createLot builds from the records", () => {
-    const records = store.accounts.lots(accountUuid);
-    const rows = store.accounts.lotRows(accountUuid);
+  it("builds from the compact rows exactly the lots createLot builds from the records", async () => {
+    const records = await store.accounts.lots(accountUuid);
+    const rows = await store.accounts.lotRows(accountUuid);
     expect(rows).toHaveLength(records.length);
     rows.forEach((row, i) => {
       const trusted = lotRowToTaxLot(row, accountUuid);
@@ -64,95 +64,99 @@ describe("stored lots as tax-engine lots", () => {
 });
 
 describe("the proposal's memoized lot read", () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let org: string;
   let client: string;
 
-  const newAccount = (lots: TaxLotInput[]) => {
-    const uuid = store.accounts.create(org, client, { cashValueUsd: "0" }).uuid;
-    store.accounts.replaceLots(uuid, lots);
+  const newAccount = async (lots: TaxLotInput[]) => {
+    const uuid = (await store.accounts.create(org, client, { cashValueUsd: "0" })).uuid;
+    await store.accounts.replaceLots(uuid, lots);
     return uuid;
   };
   /** What createLot builds from the stored records (the reference). */
-  const reference = (uuid: string) => store.accounts.lots(uuid).map(lotRecordToTaxLot);
+  const reference = async (uuid: string) => (await store.accounts.lots(uuid)).map(lotRecordToTaxLot);
 
-  beforeAll(() => {
-    store = openStore(":memory:");
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-    org = store.organizations.create("Memo").uuid;
-    client = store.clients.create(org).uuid;
+    org = (await store.organizations.create("Memo")).uuid;
+    client = (await store.clients.create(org)).uuid;
   });
   afterAll(() => store.close());
 
-  it("reuses the lots of unchanged rows and converts changed, added and removed ones anew", () => {
-    const a = newAccount([lot({}), lot({ quantity: "3.5", costBasis: "99", costBasisUnit: "total" })]);
-    const first = accountLots(ctx, a);
-    expect(first).toStrictEqual(reference(a));
+  it("reuses the lots of unchanged rows and converts changed, added and removed ones anew", async () => {
+    const a = await newAccount([lot({}), lot({ quantity: "3.5", costBasis: "99", costBasisUnit: "total" })]);
+    const first = await accountLots(ctx, a);
+    expect(first).toStrictEqual(await reference(a));
     expect(first.every((l) => Object.isFrozen(l))).toBe(true);
-    const second = accountLots(ctx, a);
-    expect(second).toStrictEqual(reference(a));
+    const second = await accountLots(ctx, a);
+    expect(second).toStrictEqual(await reference(a));
     expect(second[0]).toBe(first[0]);
     expect(second[1]).toBe(first[1]);
 
-    store.accounts.appendLots(a, [
+    await store.accounts.appendLots(a, [
       lot({ themeAssetId: "RY:XTSE", costBasisCurrency: "CAD", fxRate: "1.35" }),
     ]);
-    const appended = accountLots(ctx, a);
-    expect(appended).toStrictEqual(reference(a));
+    const appended = await accountLots(ctx, a);
+    expect(appended).toStrictEqual(await reference(a));
     expect(appended[0]).toBe(first[0]);
     expect(appended).toHaveLength(3);
 
-    store.accounts.replaceLots(a, [lot({ quantity: "7" }), lot({ washSaleDate: "2024-03-05" })]);
-    const replaced = accountLots(ctx, a);
-    expect(replaced).toStrictEqual(reference(a));
+    await store.accounts.replaceLots(a, [lot({ quantity: "7" }), lot({ washSaleDate: "2024-03-05" })]);
+    const replaced = await accountLots(ctx, a);
+    expect(replaced).toStrictEqual(await reference(a));
     expect(replaced.map((l) => l.quantity.toString())).toEqual(["7", "10"]);
 
-    store.accounts.replaceLots(a, []);
-    expect(accountLots(ctx, a)).toEqual([]);
+    await store.accounts.replaceLots(a, []);
+    expect(await accountLots(ctx, a)).toEqual([]);
   });
 
-  it("gives an unchanged account's lots again without reading its rows", () => {
-    const a = newAccount([lot({}), lot({ quantity: "2" })]);
-    const first = accountLots(ctx, a);
+  it("gives an unchanged account's lots again without reading its rows", async () => {
+    const a = await newAccount([lot({}), lot({ quantity: "2" })]);
+    const first = await accountLots(ctx, a);
     const read = vi.spyOn(store.accounts, "lotValues");
     try {
-      const again = accountLots(ctx, a);
+      const again = await accountLots(ctx, a);
       expect(read).not.toHaveBeenCalled();
-      expect(again).toStrictEqual(reference(a));
+      expect(again).toStrictEqual(await reference(a));
       expect(again).not.toBe(first); // the caller's own array
       again.pop();
-      expect(accountLots(ctx, a)).toHaveLength(2);
-      store.accounts.appendLots(a, [lot({ quantity: "4" })]);
-      expect(accountLots(ctx, a)).toStrictEqual(reference(a));
+      expect(await accountLots(ctx, a)).toHaveLength(2);
+      await store.accounts.appendLots(a, [lot({ quantity: "4" })]);
+      expect(await accountLots(ctx, a)).toStrictEqual(await reference(a));
       expect(read).toHaveBeenCalledTimes(1);
     } finally {
       read.mockRestore();
     }
   });
 
-  it("does not keep lots read inside a transaction that rolled back", () => {
-    const a = newAccount([lot({})]);
-    accountLots(ctx, a);
-    expect(() =>
-      store.transaction(() => {
-        store.accounts.replaceLots(a, [lot({ quantity: "99" })]);
-        expect(accountLots(ctx, a).map((l) => l.quantity.toString())).toEqual(["99"]);
-        throw new Error("abort");
-      }),
-    ).toThrow("abort");
-    expect(accountLots(ctx, a)).toStrictEqual(reference(a));
-    expect(accountLots(ctx, a).map((l) => l.quantity.toString())).toEqual(["10"]);
+  it("does not keep lots read inside a transaction that rolled back", async () => {
+    const a = await newAccount([lot({})]);
+    await accountLots(ctx, a);
+    await expect(
+      (() =>
+        store.transaction(async () => {
+          await store.accounts.replaceLots(a, [lot({ quantity: "99" })]);
+          expect((await accountLots(ctx, a)).map((l) => l.quantity.toString())).toEqual(["99"]);
+          throw new Error("abort");
+        }))(),
+    ).rejects.toThrow("abort");
+    expect(await accountLots(ctx, a)).toStrictEqual(await reference(a));
+    expect((await accountLots(ctx, a)).map((l) => l.quantity.toString())).toEqual(["10"]);
   });
 
-  it("stays exact for more accounts than it remembers, read in turns", () => {
-    const accounts = Array.from({ length: 11 }, (_, i) =>
-      newAccount([lot({ quantity: String(i + 1) }), lot({ tradeDate: `2024-01-${String(i + 10)}` })]),
-    );
+  it("stays exact for more accounts than it remembers, read in turns", async () => {
+    const accounts: string[] = [];
+    for (let i = 0; i < 11; i++)
+      accounts.push(
+        await newAccount([lot({ quantity: String(i + 1) }), lot({ tradeDate: `2024-01-${String(i + 10)}` })]),
+      );
     for (let round = 0; round < 3; round++)
       for (const [i, a] of accounts.entries()) {
-        if (round === 1 && i % 3 === 0) store.accounts.appendLots(a, [lot({ costBasis: String(round + i) })]);
-        expect(accountLots(ctx, a)).toStrictEqual(reference(a));
+        if (round === 1 && i % 3 === 0)
+          await store.accounts.appendLots(a, [lot({ costBasis: String(round + i) })]);
+        expect(await accountLots(ctx, a)).toStrictEqual(await reference(a));
       }
   });
 });

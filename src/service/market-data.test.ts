@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { lotInput } from "../../test/helpers/lot-input.js";
 import { ConflictError } from "../core/errors.js";
 import { CsvFormatError, UnresolvedSymbolError } from "../market/importers/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { generateMarketData, importMarketData, MarketModeRequiredError } from "./market-data.js";
 
@@ -41,22 +41,22 @@ const OTHER_PRICES = `date,open,high,low,close,volume,Name
 
 describe("market data writes through the service", () => {
   let dir: string;
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   const file = (name: string, text: string) => {
     const p = join(dir, name);
     writeFileSync(p, text);
     return p;
   };
-  const close = (id: string) => store.market.latestPrices([id], "2099-12-31").get(id)?.close;
+  const close = async (id: string) => (await store.market.latestPrices([id], "2099-12-31")).get(id)?.close;
   /** Everything a user could see of the market data, to compare before and after. */
-  const snapshot = () => {
-    const m = store.market.priceMatrix("2000-01-01", "2099-12-31");
+  const snapshot = async () => {
+    const m = await store.market.priceMatrix("2000-01-01", "2099-12-31");
     return JSON.stringify({
-      summary: store.market.summary(),
-      securities: store.market.securities(),
+      summary: await store.market.summary(),
+      securities: await store.market.securities(),
       prices: { ...m, close: [...m.close], volume: [...m.volume] },
-      imports: store.market.imports().length,
+      imports: (await store.market.imports()).length,
     });
   };
 
@@ -65,7 +65,7 @@ describe("market data writes through the service", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   beforeEach(async () => {
-    store = openStore(":memory:");
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2026-01-02T00:00:00Z") };
     const s = await importMarketData(ctx, "securities", file("securities.csv", SECURITIES));
     expect(s.plan).toMatchObject({ storeHadMarketData: false, mode: null, applied: true });
@@ -74,7 +74,7 @@ describe("market data writes through the service", () => {
   });
 
   it("refuses to merge silently into a store with market data: the plan names new listings, overwritten closes and ambiguous symbols", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const attempt = importMarketData(ctx, "prices", file("other.csv", OTHER_PRICES), {
       mic: "XNYS",
       createSecurities: true,
@@ -100,12 +100,12 @@ describe("market data writes through the service", () => {
     expect(p.pricesAddedToExistingListings).toEqual([{ themeAssetId: "CL:XNYS", count: 2 }]);
     expect(p.ambiguousSymbols).toEqual([{ symbol: "AAPL", listings: ["AAPL:XNAS", "AAPL:XNYS"] }]);
     expect(p.removed).toBeNull();
-    expect(snapshot()).toBe(before);
-    expect(close("DEL:XNYS")).toBe(86.95);
+    expect(await snapshot()).toBe(before);
+    expect(await close("DEL:XNYS")).toBe(86.95);
   });
 
   it("dry run computes the same plan and leaves the store unchanged", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const r = await importMarketData(ctx, "prices", file("other.csv", OTHER_PRICES), {
       mic: "XNYS",
       createSecurities: true,
@@ -116,8 +116,8 @@ describe("market data writes through the service", () => {
     expect(r.plan.pricesOverwritten.count).toBe(3);
     expect(r.plan.listingsAdded).toEqual(["AAPL:XNYS"]);
     expect(r.summary).toMatchObject({ records: 6 });
-    expect(snapshot()).toBe(before);
-    expect(store.market.findSecuritiesBySymbol("AAPL")).toHaveLength(1);
+    expect(await snapshot()).toBe(before);
+    expect(await store.market.findSecuritiesBySymbol("AAPL")).toHaveLength(1);
     // The rolled-back run leaves no watcher behind: the real merge that follows reports the same changes.
     const merged = await importMarketData(ctx, "prices", file("other.csv", OTHER_PRICES), {
       mic: "XNYS",
@@ -135,12 +135,12 @@ describe("market data writes through the service", () => {
       mode: "merge",
     });
     expect(r.plan).toMatchObject({ mode: "merge", applied: true });
-    expect(close("DEL:XNYS")).toBe(6.26);
-    expect(store.market.findSecuritiesBySymbol("AAPL").map((s) => s.themeAssetId)).toEqual([
+    expect(await close("DEL:XNYS")).toBe(6.26);
+    expect((await store.market.findSecuritiesBySymbol("AAPL")).map((s) => s.themeAssetId)).toEqual([
       "AAPL:XNAS",
       "AAPL:XNYS",
     ]);
-    const last = store.market.imports().at(-1)!;
+    const last = (await store.market.imports()).at(-1)!;
     expect(last).toMatchObject({ kind: "prices", rows: 6 });
     expect(last.summary).toMatchObject({ mode: "merge" });
   });
@@ -165,7 +165,7 @@ describe("market data writes through the service", () => {
     );
     expect(r.plan.listingsChanged).toEqual(["DEL:XNYS"]);
     expect(r.plan.listingsAdded).toEqual([]);
-    expect(store.market.security("DEL:XNYS")?.name).toBe("Delta Renamed");
+    expect((await store.market.security("DEL:XNYS"))?.name).toBe("Delta Renamed");
   });
 
   it("replace removes the old listings and their prices, and reports them", async () => {
@@ -182,28 +182,28 @@ describe("market data writes through the service", () => {
       listings: ["AAPL:XNAS", "CL:XNYS", "SAG:XNYS"],
     });
     expect(r.plan.listingsAdded).toEqual(["NEW:XNYS"]);
-    expect(store.market.listingIds()).toEqual(["DEL:XNYS", "NEW:XNYS"]);
-    expect(store.market.summary()).toMatchObject({ priceRows: 0, firstDate: null });
-    expect(store.market.tradingDates()).toEqual([]);
+    expect(await store.market.listingIds()).toEqual(["DEL:XNYS", "NEW:XNYS"]);
+    expect(await store.market.summary()).toMatchObject({ priceRows: 0, firstDate: null });
+    expect(await store.market.tradingDates()).toEqual([]);
   });
 
   it("replace resolves plain symbols against the new data only, not the listings it removes", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     await expect(
       importMarketData(ctx, "prices", file("other.csv", OTHER_PRICES), { mode: "replace" }),
     ).rejects.toBeInstanceOf(UnresolvedSymbolError);
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
   });
 
   it("replace is refused, naming them, when tax lots hold listings the new data lacks", async () => {
-    const org = store.organizations.create("Holder");
-    const client = store.clients.create(org.uuid);
-    const account = store.accounts.create(org.uuid, client.uuid).uuid;
-    store.accounts.replaceLots(account, [
+    const org = await store.organizations.create("Holder");
+    const client = await store.clients.create(org.uuid);
+    const account = (await store.accounts.create(org.uuid, client.uuid)).uuid;
+    await store.accounts.replaceLots(account, [
       lotInput({ themeAssetId: "DEL:XNYS" }),
       lotInput({ themeAssetId: "DEL:XNYS", tradeDate: "2024-05-01" }),
     ]);
-    const before = snapshot();
+    const before = await snapshot();
     const lacking = file("lacking.csv", "theme_asset_id,name\nNEW:XNYS,New Co\n");
     for (const dryRun of [false, true]) {
       const err = await importMarketData(ctx, "securities", lacking, { mode: "replace", dryRun }).catch(
@@ -213,7 +213,7 @@ describe("market data writes through the service", () => {
       expect((err as ConflictError).code).toBe("listings_held");
       expect((err as Error).message).toContain("DEL:XNYS (2 lots in 1 account)");
     }
-    expect(snapshot()).toBe(before);
+    expect(await snapshot()).toBe(before);
     // Data that lists the held listing may replace the rest.
     const r = await importMarketData(
       ctx,
@@ -222,11 +222,11 @@ describe("market data writes through the service", () => {
       { mode: "replace" },
     );
     expect(r.plan.applied).toBe(true);
-    expect(store.market.listingIds()).toEqual(["DEL:XNYS", "NEW:XNYS"]);
+    expect(await store.market.listingIds()).toEqual(["DEL:XNYS", "NEW:XNYS"]);
   });
 
   it("a malformed row leaves the store unchanged, whatever the mode", async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const bad = file(
       "bad.csv",
       "date,open,high,low,close,volume,Name\n2025-12-31,,,,6.26,100,DEL\n2026-01-02,,,,7.x,100,DEL\n",
@@ -236,32 +236,34 @@ describe("market data writes through the service", () => {
       expect(err).toBeInstanceOf(CsvFormatError);
       expect((err as Error).message).toContain("line 3");
     }
-    expect(snapshot()).toBe(before);
-    expect(close("DEL:XNYS")).toBe(86.95);
+    expect(await snapshot()).toBe(before);
+    expect(await close("DEL:XNYS")).toBe(86.95);
   });
 
-  it("generation into an empty store needs no mode; into a store with market data it needs one", () => {
-    const empty: ServiceContext = { store: openStore(":memory:"), clock: ctx.clock };
+  it("generation into an empty store needs no mode; into a store with market data it needs one", async () => {
+    const empty: ServiceContext = { store: openSqliteStore(":memory:"), clock: ctx.clock };
     const options = { seed: 3, securities: 50, years: 1, characteristics: false };
-    const first = generateMarketData(empty, options);
+    const first = await generateMarketData(empty, options);
     expect(first.plan).toMatchObject({ storeHadMarketData: false, applied: true });
     expect(first.plan.listingsAdded).toHaveLength(50);
-    const rows = empty.store.market.summary().priceRows;
+    const rows = (await empty.store.market.summary()).priceRows;
     expect(rows).toBe(first.written.prices);
-    expect(() => generateMarketData(empty, { ...options, seed: 4 })).toThrow(MarketModeRequiredError);
-    expect(empty.store.market.summary().priceRows).toBe(rows);
+    await expect((() => generateMarketData(empty, { ...options, seed: 4 }))()).rejects.toThrow(
+      MarketModeRequiredError,
+    );
+    expect((await empty.store.market.summary()).priceRows).toBe(rows);
     // The same market again overwrites nothing; another seed on the same calendar overwrites closes it reports.
-    const again = generateMarketData(empty, options, { mode: "merge" });
+    const again = await generateMarketData(empty, options, { mode: "merge" });
     expect(again.plan.pricesOverwritten.count).toBe(0);
     expect(again.plan.listingsAdded).toEqual([]);
-    const other = generateMarketData(empty, { ...options, seed: 4 }, { mode: "merge", dryRun: true });
+    const other = await generateMarketData(empty, { ...options, seed: 4 }, { mode: "merge", dryRun: true });
     const shared = other.plan.pricesOverwritten.byListing.map((b) => b.themeAssetId);
     for (const id of shared) expect(first.plan.listingsAdded).toContain(id);
     expect(other.plan.pricesOverwritten.count).toBeGreaterThan(0);
-    expect(empty.store.market.summary().priceRows).toBe(rows);
-    const replaced = generateMarketData(empty, { ...options, seed: 4 }, { mode: "replace" });
+    expect((await empty.store.market.summary()).priceRows).toBe(rows);
+    const replaced = await generateMarketData(empty, { ...options, seed: 4 }, { mode: "replace" });
     expect(replaced.plan.removed?.prices).toBe(rows);
-    expect(empty.store.market.summary().priceRows).toBe(replaced.written.prices);
-    empty.store.close();
+    expect((await empty.store.market.summary()).priceRows).toBe(replaced.written.prices);
+    await empty.store.close();
   });
 });

@@ -11,6 +11,7 @@
  * of a listing the new data does not define, the operation is refused with an error naming those listings, so a
  * replace never leaves lots without a security.
  */
+import type { Security } from "../core/data/types.js";
 import { ConflictError, ValidationError } from "../core/errors.js";
 import {
   type ImportSummary,
@@ -32,7 +33,7 @@ import {
   writeSyntheticMarket,
 } from "../market/synthetic/index.js";
 
-import type { CapturedMarketChanges, MarketRemovalCounts, Store } from "../store/index.js";
+import type { CapturedMarketChanges, LotwiseStore, MarketRemovalCounts } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 
 /** How new market data combines with what the store holds: upsert by key, or delete the store's market data first. */
@@ -154,7 +155,7 @@ export async function importMarketData(
       `Unknown import kind "${kind}". Use one of: ${MARKET_IMPORT_KINDS.join(", ")}.`,
       [{ path: "kind", message: `one of ${MARKET_IMPORT_KINDS.join(", ")}` }],
     );
-  const staged = stagingWriter(ctx.store, options.mode);
+  const staged = await stagingWriter(ctx.store, options.mode);
   const sym = {
     ...(options.mic ? { defaultMic: options.mic.toUpperCase() } : {}),
     ...(options.skipUnresolved ? { onUnresolvedSymbol: "skip" as const } : {}),
@@ -197,9 +198,9 @@ export async function importMarketData(
       break;
   }
   const rows = "records" in summary ? summary.records : 0;
-  const plan = applyStaged(ctx.store, staged, options, (p) =>
-    ctx.store.market.recordImport(kind, path, rows, { mode: p.mode, summary }),
-  );
+  const plan = await applyStaged(ctx.store, staged, options, async (p) => {
+    await ctx.store.market.recordImport(kind, path, rows, { mode: p.mode, summary });
+  });
   return { kind, source: path, summary, plan };
 }
 
@@ -207,24 +208,24 @@ export async function importMarketData(
  * Generate a seeded synthetic market and write it into the store, all or nothing.
  * @throws {ValidationError} for invalid generator options.
  * @throws {MarketModeRequiredError} / {ConflictError} as {@link importMarketData}.
- * @example generateMarketData(ctx, { seed: 42, securities: 200, years: 3 }, { mode: "replace" })
+ * @example await generateMarketData(ctx, { seed: 42, securities: 200, years: 3 }, { mode: "replace" })
  */
-export function generateMarketData(
+export async function generateMarketData(
   ctx: ServiceContext,
   options: SyntheticMarketOptions,
   write: MarketWriteOptions & { onProgress?: (message: string) => void } = {},
-): MarketGenerateResult {
+): Promise<MarketGenerateResult> {
   const market = generateMarket(options);
   write.onProgress?.(`writing ${market.securities.length} securities x ${market.prices.dates.length} days`);
-  const staged = stagingWriter(ctx.store, write.mode);
+  const staged = await stagingWriter(ctx.store, write.mode);
   const written = writeSyntheticMarket(market, staged);
-  const plan = applyStaged(ctx.store, staged, write, (p) =>
-    ctx.store.market.recordImport("synthetic", `seed=${options.seed}`, written.prices, {
+  const plan = await applyStaged(ctx.store, staged, write, async (p) => {
+    await ctx.store.market.recordImport("synthetic", `seed=${options.seed}`, written.prices, {
       mode: p.mode,
       options: market.options,
       written,
-    }),
-  );
+    });
+  });
   return { seed: options.seed, written, plan };
 }
 
@@ -232,10 +233,20 @@ export function generateMarketData(
  * A staging writer whose symbol lookups see the store's listings, or none when the store is to be replaced (then
  * plain symbols resolve only against the new data, which is what the store will hold).
  */
-function stagingWriter(store: Store, mode: MarketWriteMode | undefined): StagedMarketWriter {
-  return new StagedMarketWriter(
-    mode === "replace" ? () => [] : (symbol) => store.market.findSecuritiesBySymbol(symbol),
-  );
+async function stagingWriter(
+  store: LotwiseStore,
+  mode: MarketWriteMode | undefined,
+): Promise<StagedMarketWriter> {
+  if (mode === "replace") return new StagedMarketWriter(() => []);
+  // The importers resolve symbols synchronously: the store's listings are read first, by symbol (as
+  // findSecuritiesBySymbol: upper-cased, ordered by theme_asset_id).
+  const bySymbol = new Map<string, Security[]>();
+  for (const s of await store.market.securities()) {
+    const list = bySymbol.get(s.symbol);
+    if (list) list.push(s);
+    else bySymbol.set(s.symbol, [s]);
+  }
+  return new StagedMarketWriter((symbol) => bySymbol.get(symbol.toUpperCase()) ?? []);
 }
 
 /** Thrown inside the transaction to roll it back after the plan is computed (dry runs, missing mode). */
@@ -245,42 +256,42 @@ const ROLLBACK = Symbol("rollback");
 const NAMED_IN_MESSAGES = 10;
 
 /** Replays `staged` onto the store in one transaction with the change plan; commits unless dry run or refused. */
-function applyStaged(
-  store: Store,
+async function applyStaged(
+  store: LotwiseStore,
   staged: StagedMarketWriter,
   options: MarketWriteOptions,
-  record: (plan: MarketChangePlan) => void,
-): MarketChangePlan {
+  record: (plan: MarketChangePlan) => Promise<void>,
+): Promise<MarketChangePlan> {
   const mode = options.mode ?? null;
   const dryRun = options.dryRun === true;
   let plan: MarketChangePlan | undefined;
   let held = { listings: 0, priceRows: 0 };
   let refused = false;
   try {
-    store.transaction(() => {
-      const hadData = store.market.hasMarketData();
+    await store.transaction(async (tx) => {
+      const hadData = await tx.market.hasMarketData();
       refused = hadData && mode === null && !dryRun;
       if (hadData) {
-        const s = store.market.summary();
+        const s = await tx.market.summary();
         held = { listings: s.securities, priceRows: s.priceRows };
       }
-      const before = new Set(store.market.listingIds());
-      const ambiguousBefore = store.market.ambiguousSymbols();
+      const before = new Set(await tx.market.listingIds());
+      const ambiguousBefore = await tx.market.ambiguousSymbols();
       let removed: MarketChangePlan["removed"] = null;
       if (mode === "replace" && hadData) {
         const incoming = staged.stagedListingIds();
-        refuseOrphanedLots(store, incoming);
+        await refuseOrphanedLots(tx, incoming);
         removed = {
-          ...store.market.clearMarketData(),
+          ...(await tx.market.clearMarketData()),
           listings: [...before].filter((id) => !incoming.has(id)),
         };
       }
       // Into an empty store (or one just cleared by a replace) nothing can be overwritten: no need to watch.
       const empty = !hadData || removed !== null;
       const changes = empty
-        ? noChanges(staged, store)
-        : store.market.captureChanges(() => staged.replay(store.market), PLAN_PRICE_EXAMPLES).changes;
-      const ambiguousSymbols = [...store.market.ambiguousSymbols()]
+        ? await noChanges(staged, tx)
+        : (await tx.market.captureChanges(() => staged.replayInto(tx.market), PLAN_PRICE_EXAMPLES)).changes;
+      const ambiguousSymbols = [...(await tx.market.ambiguousSymbols())]
         .filter(([symbol, ids]) => (ambiguousBefore.get(symbol) ?? []).join(" ") !== ids.join(" "))
         .map(([symbol, listings]) => ({ symbol, listings }));
       plan = {
@@ -297,7 +308,7 @@ function applyStaged(
       };
       if (dryRun || refused) throw ROLLBACK;
       plan.applied = true;
-      record(plan);
+      await record(plan);
     });
   } catch (err) {
     if (err !== ROLLBACK) throw err;
@@ -308,10 +319,10 @@ function applyStaged(
 }
 
 /** Replays into a store without market data: every listing written is new, nothing is overwritten. */
-function noChanges(staged: StagedMarketWriter, store: Store): CapturedMarketChanges {
-  staged.replay(store.market);
+async function noChanges(staged: StagedMarketWriter, store: LotwiseStore): Promise<CapturedMarketChanges> {
+  await staged.replayInto(store.market);
   return {
-    listingsAdded: store.market.listingIds(),
+    listingsAdded: await store.market.listingIds(),
     listingsChanged: [],
     priceChanges: { count: 0, byListing: [], examples: [] },
     pricesAddedToExistingListings: [],
@@ -319,8 +330,8 @@ function noChanges(staged: StagedMarketWriter, store: Store): CapturedMarketChan
 }
 
 /** A replace must not drop listings that tax lots name: refuse, naming them. */
-function refuseOrphanedLots(store: Store, incoming: ReadonlySet<string>): void {
-  const orphaned = store.accounts.heldListings().filter((h) => !incoming.has(h.themeAssetId));
+async function refuseOrphanedLots(store: LotwiseStore, incoming: ReadonlySet<string>): Promise<void> {
+  const orphaned = (await store.accounts.heldListings()).filter((h) => !incoming.has(h.themeAssetId));
   if (orphaned.length === 0) return;
   const named = orphaned
     .slice(0, NAMED_IN_MESSAGES)

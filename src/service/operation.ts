@@ -186,7 +186,11 @@ export interface OperationSpec<
       QS extends z.ZodType ? z.output<QS> : Record<string, never>,
       US extends OperationUpload ? LotCsvSource : undefined
     >,
-  ): Out<RS> | JsonText<Out<RS>> | Promise<Out<RS>> | (RS extends undefined ? unknown : never);
+  ):
+    | Out<RS>
+    | JsonText<Out<RS>>
+    | Promise<Out<RS> | JsonText<Out<RS>>>
+    | (RS extends undefined ? unknown : never);
 }
 
 /** An operation of the table with its types erased (what the routes and the backends iterate over). */

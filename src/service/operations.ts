@@ -162,9 +162,9 @@ export const OPERATIONS = {
       "Extension. Answers which organization (and which key id) the X-Api-Key belongs to; remote clients use it to learn the organization uuid of their key.",
     response: { status: 200, schema: whoAmISchema, description: "The key's organization." },
     errors: [],
-    run: ({ ctx, org, keyId }) => ({
+    run: async ({ ctx, org, keyId }) => ({
       organization_uuid: org,
-      organization_name: ctx.store.organizations.get(org)?.name ?? "",
+      organization_name: (await ctx.store.organizations.get(org))?.name ?? "",
       api_key_id: keyId,
     }),
   }),
@@ -269,9 +269,12 @@ export const OPERATIONS = {
     cache: true,
     response: { status: 200, schema: accountLookupSchema, description: "The account and its client." },
     errors: ["account_not_found"],
-    run: ({ ctx, org, params }) => {
-      const { clientUuid } = findAccount(ctx, org, params.account_uuid);
-      return { client_uuid: clientUuid, account: getAccount(ctx, org, clientUuid, params.account_uuid) };
+    run: async ({ ctx, org, params }) => {
+      const { clientUuid } = await findAccount(ctx, org, params.account_uuid);
+      return {
+        client_uuid: clientUuid,
+        account: await getAccount(ctx, org, clientUuid, params.account_uuid),
+      };
     },
   }),
 
@@ -405,8 +408,14 @@ export const OPERATIONS = {
       "tax_lot_error",
       "invalid_cron",
     ],
-    run: ({ ctx, org, params, body }) => {
-      const { response, json } = createProposalJson(ctx, org, params.client_uuid, params.account_uuid, body);
+    run: async ({ ctx, org, params, body }) => {
+      const { response, json } = await createProposalJson(
+        ctx,
+        org,
+        params.client_uuid,
+        params.account_uuid,
+        body,
+      );
       return new JsonText(response, json);
     },
   }),
@@ -727,7 +736,7 @@ export const OPERATIONS = {
     errors: [],
     // The method takes the queries themselves: resolveTickers(["AAPL", "RY:XTSE"]).
     backend: { args: (queries: readonly string[]) => ({ body: { tickers: [...queries] } }) },
-    run: ({ ctx, body }) => resolveTickerQueries(ctx.store, marketAsOf(ctx), body.tickers),
+    run: async ({ ctx, body }) => resolveTickerQueries(ctx.store, await marketAsOf(ctx), body.tickers),
   }),
 
   // Themes (design preview: no organization in the path; the key's organization owns the theme)

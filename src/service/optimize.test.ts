@@ -11,7 +11,7 @@ import {
 } from "../contract/index.js";
 import { DataError, NotFoundError, ValidationError } from "../core/errors.js";
 import { resolveOptimizerConfig } from "../core/optimizer/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { createOrganization, type ServiceContext, updatePortfolioConfig } from "./index.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
@@ -200,16 +200,16 @@ describe("optimizerConfigFromPortfolioConfig", () => {
 });
 
 describe("optimizeAccount and rebalanceAccount over the demo account", () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let demo: DemoResult;
   let result: AccountOptimization;
 
-  beforeAll(() => {
-    store = openStore(":memory:");
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
-    demo = buildDemo(ctx);
-    result = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+    demo = await buildDemo(ctx);
+    result = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
   }, 60_000);
   afterAll(() => store.close());
 
@@ -278,16 +278,16 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
     for (const [id, q] of sold) expect(q).toBeCloseTo(sells.get(id)!.shares, 5);
   });
 
-  it("leaves no dust on the demo account: 100 orders without a minimum trade, 90 with the default 100 USD / 0.05% of NAV", () => {
+  it("leaves no dust on the demo account: 100 orders without a minimum trade, 90 with the default 100 USD / 0.05% of NAV", async () => {
     const minimum = Math.max(100, 0.0005 * result.nav_usd);
     const dust = (r: AccountOptimization) =>
       r.trades.filter((t) => Math.abs(t.to_weight) > 1e-12 && t.amount_usd < minimum - 1e-6);
     expect(result.status).toBe("optimal");
     expect(dust(result)).toEqual([]);
     expect(result.trades).toHaveLength(90);
-    setConfig({ min_trade_amount_usd: "0", min_trade_pct: "0" });
+    await setConfig({ min_trade_amount_usd: "0", min_trade_pct: "0" });
     try {
-      const before = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const before = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
       expect(before.trades).toHaveLength(100);
       expect(dust(before)).toHaveLength(10);
       expect(Math.min(...before.trades.map((t) => t.amount_usd))).toBeCloseTo(23.3, 1);
@@ -295,22 +295,22 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
       expect(result.tracking_error).toBeLessThanOrEqual(0.03 + 1e-6);
       expect(Math.abs(result.turnover - before.turnover)).toBeLessThan(0.001);
     } finally {
-      setConfig({ min_trade_amount_usd: null, min_trade_pct: null });
+      await setConfig({ min_trade_amount_usd: null, min_trade_pct: null });
     }
-    setConfig({ max_trade_count: 40 });
+    await setConfig({ max_trade_count: 40 });
     try {
-      const counted = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const counted = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
       expect(counted.status).toBe("optimal");
       expect(counted.trades.length).toBeLessThanOrEqual(40);
       expect(counted.trades.length).toBeGreaterThan(20);
       expect(dust(counted)).toEqual([]);
       expect(counted.tracking_error).toBeLessThanOrEqual(0.03 + 1e-6);
     } finally {
-      setConfig({ max_trade_count: null });
+      await setConfig({ max_trade_count: null });
     }
   });
 
-  it("sees a household purchase in the wash-sale window: avoided under prevent_tlh_invalidating_sale, else priced and warned", () => {
+  it("sees a household purchase in the wash-sale window: avoided under prevent_tlh_invalidating_sale, else priced and warned", async () => {
     // The asset whose loss lots the demo optimization sells for the most loss.
     const byTicker = new Map<string, number>();
     for (const l of result.lots_to_sell)
@@ -322,8 +322,10 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
     expect(result.lots_to_sell.every((l) => l.disallowed_loss_usd === 0)).toBe(true);
     // Another account of the same client bought a tenth of those shares five days before the as-of date.
     const bought = Math.max(1, Math.floor(soldShares / 10));
-    const other = store.accounts.create(demo.organization_uuid, demo.client_uuid, { cashValueUsd: "0" });
-    store.accounts.replaceLots(other.uuid, [
+    const other = await store.accounts.create(demo.organization_uuid, demo.client_uuid, {
+      cashValueUsd: "0",
+    });
+    await store.accounts.replaceLots(other.uuid, [
       lotInput({ themeAssetId: ticker, quantity: String(bought), costBasis: "10", tradeDate: "2025-12-26" }),
     ]);
     const tax = {
@@ -336,12 +338,12 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
     };
     try {
       // The demo configuration prevents wash sales: the loss lots of the asset are kept now.
-      const avoided = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const avoided = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
       expect(avoided.status).toBe("optimal");
       expect(avoided.lots_to_sell.filter((l) => l.ticker === ticker && l.gain_usd < 0)).toEqual([]);
       // Without the flag the losses are sold, the washed fraction priced and reported.
-      setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: false } });
-      const priced = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      await setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: false } });
+      const priced = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
       const lines = priced.lots_to_sell.filter((l) => l.ticker === ticker && l.gain_usd < 0);
       const disallowed = lines.reduce((s, l) => s + l.disallowed_loss_usd, 0);
       const loss = -lines.reduce((s, l) => s + l.gain_usd, 0);
@@ -351,46 +353,46 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
       expect(disallowed).toBeLessThanOrEqual(bought * Math.max(...lossPerShare) + 1e-6);
       expect(disallowed).toBeLessThan(loss);
       // The proposal of the rebalance warns of the washed loss.
-      const rb = rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const rb = await rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
       const warning = rb.proposal!.warnings!.find(
         (w) => w.code === "sale_loss_washed" && w.ticker === ticker,
       );
       expect(warning?.message).toMatch(/disallowed by the wash-sale rule/);
       expect(Number(rb.proposal!.realized!.disallowed_loss_usd)).toBeGreaterThan(0);
     } finally {
-      setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: true } });
-      store.accounts.replaceLots(other.uuid, []);
+      await setConfig({ tax_preferences: { ...tax, prevent_tlh_invalidating_sale: true } });
+      await store.accounts.replaceLots(other.uuid, []);
     }
   });
 
-  it("answers infeasible with a diagnosis when min_weight x the universe exceeds the budget, and stores no proposal", () => {
-    setConfig({ min_weight: "0.05" });
+  it("answers infeasible with a diagnosis when min_weight x the universe exceeds the budget, and stores no proposal", async () => {
+    await setConfig({ min_weight: "0.05" });
     try {
-      const r = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const r = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
       expect(r.status).toBe("infeasible");
       expect(r.diagnosis.length).toBeGreaterThan(0);
       expect(r.diagnosis.join(" ")).toMatch(/min_weight/);
       expect(r.trades).toEqual([]);
       expect(r.weights.every((w) => w.target_weight === 0)).toBe(true);
-      const before = store.proposals.list(demo.organization_uuid, demo.account_uuid).length;
-      const rb = rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const before = (await store.proposals.list(demo.organization_uuid, demo.account_uuid)).length;
+      const rb = await rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
       expect(rb.proposal).toBeNull();
       expect(rb.message).toContain("infeasible");
       expect(rb.message).toContain(r.diagnosis[0]!);
-      expect(store.proposals.list(demo.organization_uuid, demo.account_uuid)).toHaveLength(before);
+      expect(await store.proposals.list(demo.organization_uuid, demo.account_uuid)).toHaveLength(before);
     } finally {
-      setConfig({ min_weight: "0" });
+      await setConfig({ min_weight: "0" });
     }
   });
 
-  it("rebalances: stores the proposal of the optimized weights, orders in the trades' directions", () => {
-    const rb = rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
+  it("rebalances: stores the proposal of the optimized weights, orders in the trades' directions", async () => {
+    const rb = await rebalanceAccount(ctx, demo.organization_uuid, demo.account_uuid);
     expect(rb.message).toBeNull();
     expect(rb.optimization).toEqual(result);
     const p = proposalResponseSchema.parse(rb.proposal);
     expect(p.as_of_date).toBe(result.as_of_date);
     expect(
-      getProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, p.proposal_uuid),
+      await getProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, p.proposal_uuid),
     ).toEqual(p);
     const trades = new Map(result.trades.map((t) => [t.ticker, t]));
     expect(p.orders.length).toBeGreaterThan(10);
@@ -428,42 +430,43 @@ describe("optimizeAccount and rebalanceAccount over the demo account", () => {
     for (const t of result.trades) if (t.amount_usd >= 1) expect(placed.has(t.ticker), t.ticker).toBe(true);
   });
 
-  it("uses the pca model when configured, and refuses custom without an uploaded model", () => {
-    setConfig({ risk_model_name: "pca" });
+  it("uses the pca model when configured, and refuses custom without an uploaded model", async () => {
+    await setConfig({ risk_model_name: "pca" });
     try {
-      const r = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
+      const r = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid);
       expect(r.risk_model).toBe("pca");
       expect(r.status).not.toBe("infeasible");
       expect(r.total_risk).toBeGreaterThan(0.02);
-      setConfig({ risk_model_name: "custom" });
-      expect(() => optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid)).toThrow(
+      await setConfig({ risk_model_name: "custom" });
+      await expect((() => optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid))()).rejects.toThrow(
         /risk_model_name is "custom"/,
       );
-      expect(() => optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid)).toThrow(DataError);
+      await expect((() => optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid))()).rejects.toThrow(
+        DataError,
+      );
     } finally {
-      setConfig({ risk_model_name: "characteristics" });
+      await setConfig({ risk_model_name: "characteristics" });
     }
   });
 
-  it("optimizes as of an earlier date with the lots held then", () => {
-    const r = optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid, { asOf: "2025-11-28" });
+  it("optimizes as of an earlier date with the lots held then", async () => {
+    const r = await optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid, { asOf: "2025-11-28" });
     expect(r.as_of_date).toBe("2025-11-28");
     expect(r.nav_usd).not.toBeCloseTo(result.nav_usd, 0);
     // Lots bought in December (15 days before the demo's as-of date) were not held yet.
-    const december = store.accounts
-      .lots(demo.account_uuid)
+    const december = (await store.accounts.lots(demo.account_uuid))
       .filter((l) => l.tradeDate > "2025-11-28")
       .map((l) => l.uuid);
     expect(december.length).toBeGreaterThan(0);
     for (const l of r.lots_to_sell) expect(december).not.toContain(l.lot_uuid);
   });
 
-  it("refuses a date without market data and an account of another organization", () => {
-    expect(() =>
-      optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid, { asOf: "1990-01-02" }),
-    ).toThrow(ValidationError);
-    const other = createOrganization(ctx, "Other").organization.uuid;
-    expect(() => optimizeAccount(ctx, other, demo.account_uuid)).toThrow(NotFoundError);
-    expect(() => rebalanceAccount(ctx, other, demo.account_uuid)).toThrow(NotFoundError);
+  it("refuses a date without market data and an account of another organization", async () => {
+    await expect(
+      (() => optimizeAccount(ctx, demo.organization_uuid, demo.account_uuid, { asOf: "1990-01-02" }))(),
+    ).rejects.toThrow(ValidationError);
+    const other = (await createOrganization(ctx, "Other")).organization.uuid;
+    await expect((() => optimizeAccount(ctx, other, demo.account_uuid))()).rejects.toThrow(NotFoundError);
+    await expect((() => rebalanceAccount(ctx, other, demo.account_uuid))()).rejects.toThrow(NotFoundError);
   });
 });

@@ -81,7 +81,7 @@ export interface OptimizationMemo {
   readonly history: Map<string, PriceHistory>;
   readonly riskModels: Map<string, { model: FactorModel; warnings: readonly string[] }>;
   /** Benchmark weights by source and date. */
-  readonly targets: Map<string, ReturnType<typeof benchmarkWeightsAsOf>>;
+  readonly targets: Map<string, Awaited<ReturnType<typeof benchmarkWeightsAsOf>>>;
   /** Security master rows and last closes of a candidate list on a date. */
   readonly quotes: Map<
     string,
@@ -106,10 +106,10 @@ export function createOptimizationMemo(): OptimizationMemo {
 }
 
 /** `compute()` through `map` under `key` (no memo: computed each time). */
-function memoized<K, V>(map: Map<K, V> | undefined, key: K, compute: () => V): V {
+async function memoized<K, V>(map: Map<K, V> | undefined, key: K, compute: () => V | Promise<V>): Promise<V> {
   let v = map?.get(key);
   if (v === undefined) {
-    v = compute();
+    v = await compute();
     map?.set(key, v);
   }
   return v;
@@ -128,17 +128,26 @@ export interface PreparedOptimization {
   closes: ProposalQuotes["closes"];
 }
 
-function resolveAccount(ctx: ServiceContext, org: string, accountUuid: string, clientUuid?: string) {
+async function resolveAccount(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  clientUuid?: string,
+): Promise<AccountRecord> {
   if (clientUuid !== undefined) return ctx.store.accounts.require(org, clientUuid, accountUuid);
-  return findAccount(ctx, org, accountUuid).account;
+  return (await findAccount(ctx, org, accountUuid)).account;
 }
 
 /** Units of each listing currency per USD on `asOf`. @throws {DataError} when a rate is missing. */
-function fxOn(ctx: ServiceContext, currencies: Iterable<Currency>, asOf: string): Map<Currency, number> {
+async function fxOn(
+  ctx: ServiceContext,
+  currencies: Iterable<Currency>,
+  asOf: string,
+): Promise<Map<Currency, number>> {
   const out = new Map<Currency, number>();
   for (const c of currencies) {
     if (out.has(c)) continue;
-    const r = ctx.store.market.fxRateAsOf(c, asOf);
+    const r = await ctx.store.market.fxRateAsOf(c, asOf);
     if (!r) throw new DataError(`No ${c} per USD rate on or before ${asOf}.`, { code: "missing_fx" });
     out.set(c, r.perUsd);
   }
@@ -150,21 +159,21 @@ function fxOn(ctx: ServiceContext, currencies: Iterable<Currency>, asOf: string)
  * docs/optimize-service.md), with the warnings so far: for research, and to check the service against the core.
  * @throws as {@link optimizeAccount}.
  */
-export function prepareAccountOptimization(
+export async function prepareAccountOptimization(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: OptimizeAccountOptions = {},
-): PreparedOptimization {
-  const account = resolveAccount(ctx, org, accountUuid, options.clientUuid);
-  const asOf = checkedAsOf(ctx, options.asOf);
+): Promise<PreparedOptimization> {
+  const account = await resolveAccount(ctx, org, accountUuid, options.clientUuid);
+  const asOf = await checkedAsOf(ctx, options.asOf);
   const market = ctx.store.market;
   const warnings: string[] = [];
 
   // The account on the date (lots bought on or before it, split-adjusted back), valued at the closes.
-  const held = holdingsAt(ctx, account, asOf);
+  const held = await holdingsAt(ctx, account, asOf);
   const heldIds = new Set(held.lots.map((l) => l.themeAssetId));
-  const { read, config } = accountOptimizerConfig(
+  const { read, config } = await accountOptimizerConfig(
     ctx,
     account,
     asOf,
@@ -173,14 +182,14 @@ export function prepareAccountOptimization(
   );
 
   // Target weights.
-  const source = benchmarkSource(ctx, account, read);
+  const source = await benchmarkSource(ctx, account, read);
   let benchmarkName: string;
   let targetWeights: Map<string, number>;
   const memo = options.memo;
   const fromSource =
     source === null
       ? null
-      : memoized(memo?.targets, `${asOf}|${JSON.stringify(source)}`, () =>
+      : await memoized(memo?.targets, `${asOf}|${JSON.stringify(source)}`, () =>
           benchmarkWeightsAsOf(ctx, source, asOf),
         );
   if (source !== null && fromSource !== null && fromSource.weights.size > 0) {
@@ -202,10 +211,16 @@ export function prepareAccountOptimization(
   // Universe: benchmark constituents, holdings, and what the configuration names.
   const named = new Set<string>(configuredTickers(config));
   const candidates = [...new Set([...targetWeights.keys(), ...heldIds, ...named])].sort();
-  const { securities, closes } = memoized(memo?.quotes, `${asOf}|${candidates.join(",")}`, () => ({
-    securities: new Map(market.securities({ themeAssetIds: candidates }).map((s) => [s.themeAssetId, s])),
-    closes: market.latestPrices(candidates, asOf),
-  }));
+  const { securities, closes } = await memoized(
+    memo?.quotes,
+    `${asOf}|${candidates.join(",")}`,
+    async () => ({
+      securities: new Map(
+        (await market.securities({ themeAssetIds: candidates })).map((s) => [s.themeAssetId, s] as const),
+      ),
+      closes: await market.latestPrices(candidates, asOf),
+    }),
+  );
   const assets: string[] = [];
   const dropped: string[] = [];
   for (const id of candidates) {
@@ -222,7 +237,7 @@ export function prepareAccountOptimization(
       `Left out of the universe (no security or no price on or before ${asOf}): ${dropped.slice(0, 10).join(", ")}${dropped.length > 10 ? ` and ${dropped.length - 10} more` : ""}.`,
     );
   const n = assets.length;
-  const fx = fxOn(
+  const fx = await fxOn(
     ctx,
     assets.map((id) => securities.get(id)!.currency),
     asOf,
@@ -245,18 +260,20 @@ export function prepareAccountOptimization(
   // Market data for the risk model and the cost terms (shared through the memo by accounts of the same universe).
   const riskModelName = read.risk_model_name ?? DEFAULT_RISK_MODEL;
   const universeKey = memo === undefined ? "" : `${asOf}|${assets.join(",")}`;
-  const history = memoized(memo?.history, universeKey, () => priceHistory(ctx, assets, currencies, asOf));
+  const history = await memoized(memo?.history, universeKey, () =>
+    priceHistory(ctx, assets, currencies, asOf),
+  );
   let uploaded: PreparedOptimization["uploaded"] = null;
   let riskModel: FactorModel;
   if (isUploadedKind(riskModelName)) {
-    const u = uploadedRiskModel(ctx, org, riskModelName, assets, securities, asOf);
+    const u = await uploadedRiskModel(ctx, org, riskModelName, assets, securities, asOf);
     riskModel = u.model;
     uploaded = u.used;
     if (u.warning !== null) warnings.push(u.warning);
   } else {
-    const built = memoized(memo?.riskModels, `${riskModelName}|${universeKey}`, () => {
+    const built = await memoized(memo?.riskModels, `${riskModelName}|${universeKey}`, async () => {
       const modelWarnings: string[] = [];
-      const model = buildAccountRiskModel(
+      const model = await buildAccountRiskModel(
         ctx,
         riskModelName,
         assets,
@@ -272,8 +289,8 @@ export function prepareAccountOptimization(
     warnings.push(...built.warnings);
   }
   const cad = read.cash_buffer_cad_amount !== null || Number(read.cash_buffer_cad ?? 0) > 0;
-  const cadPerUsd = cad ? fxOn(ctx, ["CAD"], asOf).get("CAD") : undefined;
-  const household = householdWashSaleEvents(ctx, account, asOf, config.tax.washSaleThresholdDays);
+  const cadPerUsd = cad ? (await fxOn(ctx, ["CAD"], asOf)).get("CAD") : undefined;
+  const household = await householdWashSaleEvents(ctx, account, asOf, config.tax.washSaleThresholdDays);
 
   return {
     account,
@@ -307,21 +324,21 @@ export function prepareAccountOptimization(
  * account's loss sales, with their quantities) and their loss sales within the window (for
  * prevent_tlh_invalidating_purchase). The optimizer prices the washed fraction of a loss from them.
  */
-function householdWashSaleEvents(
+async function householdWashSaleEvents(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   thresholdDays: number,
-): {
+): Promise<{
   purchases: { themeAssetId: string; date: string; quantity: number }[];
   lossSales: { themeAssetId: string; date: string }[];
-} {
+}> {
   const purchases: { themeAssetId: string; date: string; quantity: number }[] = [];
   const lossSales: { themeAssetId: string; date: string }[] = [];
   const from = addDays(asOf, -thresholdDays);
-  for (const other of ctx.store.accounts.listByClient(account.organizationUuid, account.clientUuid)) {
+  for (const other of await ctx.store.accounts.listByClient(account.organizationUuid, account.clientUuid)) {
     if (other.uuid === account.uuid) continue;
-    for (const lot of accountLots(ctx, other.uuid)) {
+    for (const lot of await accountLots(ctx, other.uuid)) {
       if (lot.tradeDate >= from && lot.tradeDate <= asOf && lot.washSaleDate === null)
         purchases.push({
           themeAssetId: lot.themeAssetId,
@@ -349,27 +366,27 @@ export interface PriceHistory {
  * on their dates, converted at each date's FX (carried forward); the last {@link RISK_LOOKBACK_DAYS}. The average
  * daily traded value is close x volume / FX over the last {@link ADV_WINDOW_DAYS} rows with a volume (NaN without).
  */
-export function priceHistory(
+export async function priceHistory(
   ctx: ServiceContext,
   assets: readonly string[],
   currencies: readonly Currency[],
   asOf: string,
-): PriceHistory {
+): Promise<PriceHistory> {
   const market = ctx.store.market;
   const from = addDays(asOf, -RISK_HISTORY_CALENDAR_DAYS);
-  const m = market.priceMatrix(from, asOf, assets);
+  const m = await market.priceMatrix(from, asOf, assets);
   const n = assets.length;
   const T = m.dates.length;
   const column = new Map(assets.map((id, i) => [id, i]));
   const row = new Map(m.dates.map((d, t) => [d, t]));
   const ratio = new Float64Array(T * n).fill(1);
-  for (const s of market.splits(from, asOf)) {
+  for (const s of await market.splits(from, asOf)) {
     const i = column.get(s.themeAssetId);
     const t = row.get(s.date);
     if (i !== undefined && t !== undefined) ratio[t * n + i]! *= s.ratio;
   }
   const dividend = new Float64Array(T * n);
-  for (const d of market.dividends(from, asOf)) {
+  for (const d of await market.dividends(from, asOf)) {
     const i = column.get(d.themeAssetId);
     const t = row.get(d.exDate);
     if (i !== undefined && t !== undefined) dividend[t * n + i]! += d.amount;
@@ -378,8 +395,8 @@ export function priceHistory(
   for (const c of new Set(currencies)) {
     const series = new Float64Array(T).fill(c === "USD" ? 1 : Number.NaN);
     if (c !== "USD") {
-      let last = market.fxRateAsOf(c, from)?.perUsd ?? Number.NaN;
-      const byDate = new Map(market.fxSeries(c, from, asOf).map((r) => [r.date, r.perUsd]));
+      let last = (await market.fxRateAsOf(c, from))?.perUsd ?? Number.NaN;
+      const byDate = new Map((await market.fxSeries(c, from, asOf)).map((r) => [r.date, r.perUsd]));
       for (let t = 0; t < T; t++) {
         last = byDate.get(m.dates[t]!) ?? last;
         series[t] = last;
@@ -423,7 +440,7 @@ export function priceHistory(
  * sector and style factors from the store's characteristics (point in time on `asOf`), market caps from
  * `market_cap` (else shares outstanding x price, else the median). (`custom` / `vendor`: {@link uploadedRiskModel}.)
  */
-function buildAccountRiskModel(
+async function buildAccountRiskModel(
   ctx: ServiceContext,
   name: string,
   assets: readonly string[],
@@ -432,7 +449,7 @@ function buildAccountRiskModel(
   history: PriceHistory,
   asOf: string,
   warnings: string[],
-): FactorModel {
+): Promise<FactorModel> {
   const n = assets.length;
   if (history.periods < MIN_RETURN_OBSERVATIONS)
     throw new DataError(
@@ -482,16 +499,20 @@ function buildAccountRiskModel(
  * @throws {DataError} `risk_model_inputs_missing` when no model of the kind is dated on or before `asOf`.
  * @throws {ValidationError} when the model covers none of the universe.
  */
-export function uploadedRiskModel(
+export async function uploadedRiskModel(
   ctx: ServiceContext,
   org: string,
   kind: RiskModelKind,
   assets: readonly string[],
   securities: ReadonlyMap<string, Security>,
   asOf: string,
-): { model: FactorModel; used: NonNullable<PreparedOptimization["uploaded"]>; warning: string | null } {
-  const stored = latestUploadedModel(ctx, org, kind, asOf, "optimize as of a later date");
-  const { model, uncovered, label } = uploadedModelOver(
+): Promise<{
+  model: FactorModel;
+  used: NonNullable<PreparedOptimization["uploaded"]>;
+  warning: string | null;
+}> {
+  const stored = await latestUploadedModel(ctx, org, kind, asOf, "optimize as of a later date");
+  const { model, uncovered, label } = await uploadedModelOver(
     ctx,
     stored,
     assets,
@@ -620,28 +641,28 @@ function toWire(p: PreparedOptimization, r: OptimizationResult): AccountOptimiza
  * @throws {NotFoundError} for an account not in the organization (or not of `clientUuid`).
  * @throws {ValidationError} for a date without market data, invalid configuration values, nothing to optimize.
  * @throws {DataError} for missing prices / FX of held assets, a risk model without its inputs.
- * @example optimizeAccount(ctx, org, accountUuid).trades
+ * @example (await optimizeAccount(ctx, org, accountUuid)).trades
  */
-export function optimizeAccount(
+export async function optimizeAccount(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: OptimizeAccountOptions = {},
-): AccountOptimization {
-  return optimizeAccountWithQuotes(ctx, org, accountUuid, options).optimization;
+): Promise<AccountOptimization> {
+  return (await optimizeAccountWithQuotes(ctx, org, accountUuid, options)).optimization;
 }
 
 /**
  * {@link optimizeAccount}, with the security rows and closes it priced the universe at, for a proposal of the same
  * date ({@link proposalOfOptimization}) to reuse.
  */
-export function optimizeAccountWithQuotes(
+export async function optimizeAccountWithQuotes(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: OptimizeAccountOptions = {},
-): { optimization: AccountOptimization; quotes: ProposalQuotes } {
-  const prepared = prepareAccountOptimization(ctx, org, accountUuid, options);
+): Promise<{ optimization: AccountOptimization; quotes: ProposalQuotes }> {
+  const prepared = await prepareAccountOptimization(ctx, org, accountUuid, options);
   const optimizer = options.memo?.optimizer;
   const result =
     optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input);
@@ -686,24 +707,25 @@ const NO_RISK_MODEL_CODES = new Set(["insufficient_history", "risk_model_inputs_
  * @throws as {@link optimizeAccount} and endpoint 1; {@link ValidationError} for a withdrawal above the account's
  *   value (less its buffers).
  */
-export function rebalanceAccount(
+export async function rebalanceAccount(
   ctx: ServiceContext,
   org: string,
   accountUuid: string,
   options: RebalanceAccountOptions = {},
-): AccountRebalance {
-  const clientUuid = options.clientUuid ?? findAccount(ctx, org, accountUuid).clientUuid;
+): Promise<AccountRebalance> {
+  const clientUuid = options.clientUuid ?? (await findAccount(ctx, org, accountUuid)).clientUuid;
   const cash = options.cashRequest === undefined ? null : cashAmountOf(options.cashRequest);
   let prepared: PreparedOptimization;
   let value: AccountValue | null = null;
-  if (cash === null) prepared = prepareAccountOptimization(ctx, org, accountUuid, { ...options, clientUuid });
+  if (cash === null)
+    prepared = await prepareAccountOptimization(ctx, org, accountUuid, { ...options, clientUuid });
   else {
-    const account = resolveAccount(ctx, org, accountUuid, clientUuid);
-    const asOf = checkedAsOf(ctx, options.asOf);
-    value = accountValue(ctx, account, asOf, cash.kind === "deposit" ? cash.amountUsd : undefined);
+    const account = await resolveAccount(ctx, org, accountUuid, clientUuid);
+    const asOf = await checkedAsOf(ctx, options.asOf);
+    value = await accountValue(ctx, account, asOf, cash.kind === "deposit" ? cash.amountUsd : undefined);
     checkWithdrawal(value, cash, asOf);
     try {
-      prepared = prepareAccountOptimization(ctx, org, accountUuid, { ...options, clientUuid });
+      prepared = await prepareAccountOptimization(ctx, org, accountUuid, { ...options, clientUuid });
     } catch (err) {
       if (!(cash.kind === "withdrawal" && err instanceof DataError && NO_RISK_MODEL_CODES.has(err.code)))
         throw err;
@@ -728,7 +750,7 @@ export function rebalanceAccount(
     prepared,
     optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input),
   );
-  const made = proposalOfOptimization(
+  const made = await proposalOfOptimization(
     ctx,
     org,
     clientUuid,
@@ -790,7 +812,7 @@ export type NoProposalReason = "infeasible" | "all_cash";
  * `cash`: a cash request's deposit (assumed added to the cash) or withdrawal (reserved like a cash buffer).
  * @throws as endpoint 1.
  */
-export function proposalOfOptimization(
+export async function proposalOfOptimization(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
@@ -798,9 +820,10 @@ export function proposalOfOptimization(
   optimization: AccountOptimization,
   quotes?: ProposalQuotes,
   cash: { depositUsd?: Decimal; withdrawalUsd?: Decimal } = {},
-):
+): Promise<
   | { proposal: ProposalResponse; message: null; reason: null; cashAfterUsd: Decimal }
-  | { proposal: null; message: string; reason: NoProposalReason; cashAfterUsd: null } {
+  | { proposal: null; message: string; reason: NoProposalReason; cashAfterUsd: null }
+> {
   if (optimization.status === "infeasible")
     return {
       proposal: null,
@@ -824,7 +847,7 @@ export function proposalOfOptimization(
     list.push({ lotId: l.lot_uuid, quantity: l.quantity });
     lotChoices[l.ticker] = list;
   }
-  const made = createProposalJson(ctx, org, clientUuid, accountUuid, body, {
+  const made = await createProposalJson(ctx, org, clientUuid, accountUuid, body, {
     asOf: optimization.as_of_date,
     lotChoices,
     quotes,

@@ -18,7 +18,14 @@ import {
 import { buildRiskModel, type FactorModel, type RiskModelInputs } from "../core/risk/index.js";
 import type { AccountRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
-import { type AccountConditionContext, effectiveConfig, securityCondition } from "./effective-config.js";
+import {
+  type AccountConditionContext,
+  type ConfigInputs,
+  type EffectiveConfig,
+  effectiveConfig,
+  effectiveConfigLoaded,
+  loadConfigInputs,
+} from "./effective-config.js";
 
 /** risk_aversion when a configuration leaves it unset (the application default; the library's is 1). */
 export const SERVICE_RISK_AVERSION = 2;
@@ -180,20 +187,61 @@ function defined<T>(o: { [K in keyof T]: T[K] | undefined }): Partial<T> {
  * @throws {ValidationError} for configuration values the optimizer refuses.
  * @example accountOptimizerConfig(ctx, account, "2025-06-30", undefined, []).config.maxWeight // 0.1
  */
-export function accountOptimizerConfig(
+export async function accountOptimizerConfig(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   facts: AccountConditionContext | undefined,
   warnings: string[],
+  inputs?: ConfigInputs,
+): Promise<{ read: PortfolioConfigRead; config: OptimizerConfig; write: PortfolioConfigWrite }> {
+  const loaded = inputs ?? (await loadConfigInputs(ctx, account));
+  const eff = await effectiveConfig(
+    ctx,
+    account,
+    asOf,
+    facts === undefined ? {} : { account: facts },
+    loaded,
+  );
+  // The mapping is synchronous: the per-ticker target conditions are read first.
+  for (const t of eff.read.target_ticker_weights)
+    if (t.condition !== null) await loaded.conditions.load(t.ticker.theme_asset_id, t.condition, asOf);
+  return optimizerConfigOf(loaded, eff, asOf, warnings);
+}
+
+/**
+ * {@link accountOptimizerConfig} from inputs read ahead for `asOf` ({@link primeConfigInputs}), synchronously: the
+ * backtest engine asks for the configuration of each decision date from inside its loop.
+ * @throws {Error} when the inputs were not primed for the date.
+ */
+export function accountOptimizerConfigLoaded(
+  inputs: ConfigInputs,
+  account: AccountRecord,
+  asOf: string,
+  facts: AccountConditionContext | undefined,
+  warnings: string[],
 ): { read: PortfolioConfigRead; config: OptimizerConfig; write: PortfolioConfigWrite } {
-  const eff = effectiveConfig(ctx, account, asOf, facts === undefined ? {} : { account: facts });
+  const eff = effectiveConfigLoaded(inputs, account, asOf, facts === undefined ? {} : { account: facts });
+  return optimizerConfigOf(inputs, eff, asOf, warnings);
+}
+
+function optimizerConfigOf(
+  inputs: ConfigInputs,
+  eff: EffectiveConfig,
+  asOf: string,
+  warnings: string[],
+): { read: PortfolioConfigRead; config: OptimizerConfig; write: PortfolioConfigWrite } {
   warnings.push(...eff.warnings);
   const read = eff.read;
   const input = optimizerConfigFromPortfolioConfig(read, asOf, {
     noHold: eff.noHold,
     noTrade: eff.noTrade,
-    conditionHolds: (id, condition, path) => securityCondition(ctx, id, condition, asOf, path, warnings),
+    conditionHolds: (id, condition, path) => {
+      const holds = inputs.conditions.evaluate(id, condition, asOf, path, warnings);
+      if (holds === undefined)
+        throw new Error(`accountOptimizerConfig: the condition of ${path} on ${asOf} was not read ahead.`);
+      return holds;
+    },
   });
   return { read, config: resolveOptimizerConfig(input), write: eff.write };
 }
@@ -215,7 +263,7 @@ export function configuredTickers(config: OptimizerConfig): string[] {
  * (else shares outstanding x `pricesUsd`, else the median cap, with a warning). Point in time: nothing dated after
  * `asOf` is read.
  */
-export function characteristicsRiskModel(
+export async function characteristicsRiskModel(
   ctx: ServiceContext,
   assets: readonly string[],
   securityOf: (themeAssetId: string) => Security | undefined,
@@ -224,25 +272,52 @@ export function characteristicsRiskModel(
   asOf: string,
   warnings: string[],
   /** Point-in-time values of one characteristic (default: the store's `characteristicsAsOf`). */
-  read: (name: string, asOf: string) => ReadonlyMap<string, number> = (name, date) =>
+  read: (name: string, asOf: string) => Promise<ReadonlyMap<string, number>> = (name, date) =>
     ctx.store.market.characteristicsAsOf(name, date),
+): Promise<FactorModel> {
+  const available = new Set(await ctx.store.market.characteristicNames());
+  const values = new Map<string, ReadonlyMap<string, number>>();
+  for (const name of characteristicsModelInputs(available)) values.set(name, await read(name, asOf));
+  return characteristicsRiskModelOf(assets, securityOf, pricesUsd, returns, warnings, available, (name) => {
+    const v = values.get(name);
+    if (v === undefined) throw new Error(`characteristicsRiskModel: ${name} was not read.`);
+    return v;
+  });
+}
+
+/** The characteristics the `characteristics` model reads when the store holds `available`. */
+export function characteristicsModelInputs(available: ReadonlySet<string>): string[] {
+  const names = STYLE_CHARACTERISTICS.filter((c) => available.has(c));
+  return names.length > 0 || available.has("market_cap") ? [...names, "market_cap"] : [];
+}
+
+/**
+ * {@link characteristicsRiskModel} over characteristics already read: `available` (the store's characteristic
+ * names) and `read(name)`, the values of one characteristic on the model's date.
+ */
+export function characteristicsRiskModelOf(
+  assets: readonly string[],
+  securityOf: (themeAssetId: string) => Security | undefined,
+  pricesUsd: Float64Array,
+  returns: Float64Array,
+  warnings: string[],
+  available: ReadonlySet<string>,
+  read: (name: string) => ReadonlyMap<string, number>,
 ): FactorModel {
   const n = assets.length;
-  const market = ctx.store.market;
-  const available = new Set(market.characteristicNames());
   const names = STYLE_CHARACTERISTICS.filter((c) => available.has(c));
   const inputs: RiskModelInputs = { returns: { assets: [...assets], returns } };
   if (names.length > 0 || available.has("market_cap")) {
     const c = names.length;
     const characteristics = new Float64Array(n * c).fill(Number.NaN);
     names.forEach((nm, j) => {
-      const values = read(nm, asOf);
+      const values = read(nm);
       assets.forEach((id, i) => {
         const v = values.get(id);
         if (v !== undefined) characteristics[i * c + j] = v;
       });
     });
-    const caps = read("market_cap", asOf);
+    const caps = read("market_cap");
     const marketCap = Float64Array.from(assets, (id, i) => {
       const v = caps.get(id);
       if (v !== undefined && v > 0) return v;

@@ -13,40 +13,44 @@ export interface IssuedKey {
 }
 
 /** Create an organization with a first API key. */
-export function createOrganization(
+export async function createOrganization(
   ctx: ServiceContext,
   name: string,
   keyLabel = "default",
-): { organization: OrganizationRecord; apiKey: IssuedKey } {
-  return ctx.store.transaction(() => {
-    const organization = ctx.store.organizations.create(name);
-    const apiKey = ctx.store.apiKeys.create(organization.uuid, keyLabel);
+): Promise<{ organization: OrganizationRecord; apiKey: IssuedKey }> {
+  return ctx.store.transaction(async (tx) => {
+    const organization = await tx.organizations.create(name);
+    const apiKey = await tx.apiKeys.create(organization.uuid, keyLabel);
     return { organization, apiKey };
   });
 }
 
-export function listOrganizations(ctx: ServiceContext): OrganizationRecord[] {
+export async function listOrganizations(ctx: ServiceContext): Promise<OrganizationRecord[]> {
   return ctx.store.organizations.list();
 }
 
-export function createApiKey(ctx: ServiceContext, org: string, label: string | null): IssuedKey {
-  if (!ctx.store.organizations.get(org))
+export async function createApiKey(
+  ctx: ServiceContext,
+  org: string,
+  label: string | null,
+): Promise<IssuedKey> {
+  if (!(await ctx.store.organizations.get(org)))
     throw new NotFoundError(`Organization ${org} not found.`, "organization_not_found");
   return ctx.store.apiKeys.create(org, label);
 }
 
-export function listApiKeys(ctx: ServiceContext, org: string): ApiKeyRecord[] {
+export async function listApiKeys(ctx: ServiceContext, org: string): Promise<ApiKeyRecord[]> {
   return ctx.store.apiKeys.list(org);
 }
 
-export function revokeApiKey(ctx: ServiceContext, org: string, id: string): ApiKeyRecord {
+export async function revokeApiKey(ctx: ServiceContext, org: string, id: string): Promise<ApiKeyRecord> {
   return ctx.store.apiKeys.revoke(org, id);
 }
 
 /** The organization a presented key belongs to, or undefined. */
-export function authenticate(
+export async function authenticate(
   ctx: ServiceContext,
   presented: string,
-): { organizationUuid: string; keyId: string } | undefined {
+): Promise<{ organizationUuid: string; keyId: string } | undefined> {
   return ctx.store.apiKeys.authenticate(presented);
 }

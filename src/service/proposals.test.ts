@@ -3,20 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatDecimal, proposalResponseSchema } from "../contract/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { ProposalResult } from "../core/proposal/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { createOrganization, getAccount, type ServiceContext, updatePortfolioConfig } from "./index.js";
 import { createProposal, getProposal, toWire } from "./proposals.js";
 
 describe("proposals over the demo account", () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let demo: DemoResult;
 
-  beforeAll(() => {
-    store = openStore(":memory:");
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
-    demo = buildDemo(ctx);
+    demo = await buildDemo(ctx);
   });
   afterAll(() => store.close());
 
@@ -25,17 +25,16 @@ describe("proposals over the demo account", () => {
       optimized_weights: weights.map(([ticker, weight]) => ({ ticker, weight })),
     });
 
-  it("sells what leaves the target with its lots, buys what enters, and stores the proposal", () => {
-    const account = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+  it("sells what leaves the target with its lots, buys what enters, and stores the proposal", async () => {
+    const account = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
     const held = account.positions.map((p) => p.theme_asset_id);
     // Keep the first five holdings at 15% each, drop the rest, add two new names at 10%.
     const keep = held.slice(0, 5);
-    const fresh = store.market
-      .securities({ currency: "USD" })
+    const fresh = (await store.market.securities({ currency: "USD" }))
       .map((s) => s.themeAssetId)
       .filter((id) => !held.includes(id))
       .slice(0, 2);
-    const p = create([
+    const p = await create([
       ...keep.map((id) => [id, "0.15"] as [string, string]),
       ...fresh.map((id) => [id, "0.1"] as [string, string]),
     ]);
@@ -57,12 +56,12 @@ describe("proposals over the demo account", () => {
       expect(o.fx_cost_breakdown?.currency).toBe(o.currency);
     expect(p.as_of_date).toBe("2025-12-31");
     expect(
-      getProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, p.proposal_uuid),
+      await getProposal(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid, p.proposal_uuid),
     ).toEqual(p);
   });
 
-  it("drops orders below the configured minimum trade (100 USD or 0.05% of NAV), and places them when it is 0", () => {
-    const account = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+  it("drops orders below the configured minimum trade (100 USD or 0.05% of NAV), and places them when it is 0", async () => {
+    const account = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
     const nav = new Decimal(account.aum);
     const investable = nav.times("0.99"); // the demo's 1% USD buffer
     const usd = account.positions.filter((p) => p.currency === "USD" && p.market_value_usd !== null);
@@ -76,33 +75,33 @@ describe("proposals over the demo account", () => {
     // A buy of about 150 USD of `a` (below the 0.05% x NAV minimum, about 268 USD) and 2,000 USD of `b`.
     const minimum = nav.times("0.0005").toDecimalPlaces(2, Decimal.ROUND_UP);
     expect(minimum.toNumber()).toBeGreaterThan(200);
-    const p = create(weights(150, 2000));
+    const p = await create(weights(150, 2000));
     const dropped = p.dropped_orders!.find((d) => d.ticker === a.theme_asset_id)!;
     expect(dropped.reason).toBe("below_min_notional");
     expect(Number(dropped.wanted_amount_usd)).toBeCloseTo(150, 0);
     expect(dropped.message).toContain(`minimum order of ${minimum.toString()} USD`);
     expect(p.orders.find((o) => o.ticker === a.theme_asset_id)).toBeUndefined();
     expect(Number(p.orders.find((o) => o.ticker === b.theme_asset_id)!.amount)).toBeCloseTo(2000, 0);
-    updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
+    await updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
       min_trade_amount_usd: "0",
       min_trade_pct: "0",
     });
     try {
-      const free = create(weights(150, 2000));
+      const free = await create(weights(150, 2000));
       expect(Number(free.orders.find((o) => o.ticker === a.theme_asset_id)!.amount)).toBeCloseTo(150, 0);
     } finally {
-      updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
+      await updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
         min_trade_amount_usd: null,
         min_trade_pct: null,
       });
     }
   });
 
-  it("names unknown, ambiguous-free duplicate and invalid tickers and stores nothing", () => {
-    const before = store.proposals.list(demo.organization_uuid, demo.account_uuid).length;
+  it("names unknown, ambiguous-free duplicate and invalid tickers and stores nothing", async () => {
+    const before = (await store.proposals.list(demo.organization_uuid, demo.account_uuid)).length;
     let err: unknown;
     try {
-      create([
+      await create([
         ["NOPE", "0.1"],
         ["DEL", "0.1"],
         ["DEL:XNYS", "0.1"],
@@ -118,33 +117,37 @@ describe("proposals over the demo account", () => {
         message: "DEL:XNYS is DEL:XNYS, already given at optimized_weights[1]",
       },
     ]);
-    expect(store.proposals.list(demo.organization_uuid, demo.account_uuid)).toHaveLength(before);
+    expect(await store.proposals.list(demo.organization_uuid, demo.account_uuid)).toHaveLength(before);
   });
 
-  it("rejects weights above 1 and a no-hold ticker with a positive weight", () => {
-    expect(() =>
-      create([
-        ["DEL", "0.7"],
-        ["OSM", "0.6"],
-      ]),
-    ).toThrow(ValidationError);
-    updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
+  it("rejects weights above 1 and a no-hold ticker with a positive weight", async () => {
+    await expect(
+      (() =>
+        create([
+          ["DEL", "0.7"],
+          ["OSM", "0.6"],
+        ]))(),
+    ).rejects.toThrow(ValidationError);
+    await updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
       no_hold_tickers: [{ theme_asset_id: "OSM:XNYS" }],
     });
     try {
-      expect(() => create([["OSM", "0.05"]])).toThrow(/OSM/);
+      await expect((() => create([["OSM", "0.05"]]))()).rejects.toThrow(/OSM/);
     } finally {
-      updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, { no_hold_tickers: [] });
+      await updatePortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid, {
+        no_hold_tickers: [],
+      });
     }
   });
 
-  it("answers 404 for an account of another organization or client", () => {
-    const other = createOrganization(ctx, "Other").organization.uuid;
-    expect(() =>
-      createProposal(ctx, other, demo.client_uuid, demo.account_uuid, {
-        optimized_weights: [{ ticker: "DEL", weight: "0.1" }],
-      }),
-    ).toThrow(NotFoundError);
+  it("answers 404 for an account of another organization or client", async () => {
+    const other = (await createOrganization(ctx, "Other")).organization.uuid;
+    await expect(
+      (() =>
+        createProposal(ctx, other, demo.client_uuid, demo.account_uuid, {
+          optimized_weights: [{ ticker: "DEL", weight: "0.1" }],
+        }))(),
+    ).rejects.toThrow(NotFoundError);
   });
 });
 

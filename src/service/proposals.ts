@@ -18,7 +18,7 @@ import type { Currency, Security } from "../core/data/types.js";
 import { type FieldIssue, MissingPriceError, ValidationError } from "../core/errors.js";
 import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
-import type { Store } from "../store/index.js";
+import type { LotwiseStore } from "../store/index.js";
 import { marketAsOf, nowIso, type ServiceContext, serviceLimit } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { lotRowToTaxLot } from "./lots.js";
@@ -61,7 +61,7 @@ interface LotMemo {
   lots: readonly TaxLot[];
   rows: ReadonlyMap<string, TaxLot>;
 }
-const lotMemos = new WeakMap<Store, Map<string, LotMemo>>();
+const lotMemos = new WeakMap<LotwiseStore, Map<string, LotMemo>>();
 const LOT_MEMO_ACCOUNTS = 8;
 
 /**
@@ -70,21 +70,21 @@ const LOT_MEMO_ACCOUNTS = 8;
  * requests, they must never be modified (the tax engine never does; it returns new lots). The array is the
  * caller's own.
  */
-export function accountLots(ctx: ServiceContext, accountUuid: string): TaxLot[] {
+export async function accountLots(ctx: ServiceContext, accountUuid: string): Promise<TaxLot[]> {
   let memos = lotMemos.get(ctx.store);
   if (memos === undefined) {
     memos = new Map();
     lotMemos.set(ctx.store, memos);
   }
+  const token = await ctx.store.accounts.lotsToken(accountUuid);
   const previous = memos.get(accountUuid);
-  const token = ctx.store.accounts.lotsToken(accountUuid);
   memos.delete(accountUuid);
   if (previous !== undefined && token !== null && previous.token === token) {
     memos.set(accountUuid, previous);
     return previous.lots.slice();
   }
   const shared = new Map<string, Decimal>();
-  const { values, memo } = ctx.store.accounts.lotValues(
+  const { values, memo } = await ctx.store.accounts.lotValues(
     accountUuid,
     (row) => Object.freeze(lotRowToTaxLot(row, accountUuid, shared)),
     previous?.rows,
@@ -120,12 +120,12 @@ export interface ProposalQuotes {
  * Resolve the request's tickers; every unknown, ambiguous or duplicated one is reported by path. Also returns the
  * resolved listings by theme_asset_id (the proposal needs them again).
  */
-function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
+async function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
   const issues: FieldIssue[] = [];
   const out: { themeAssetId: string; weight: string }[] = [];
   const listings = new Map<string, Security>();
   const seen = new Map<string, number>();
-  const resolved = resolveTickersAtOnce(
+  const resolved = await resolveTickersAtOnce(
     ctx.store,
     body.optimized_weights.map((w) => w.ticker),
   );
@@ -162,40 +162,42 @@ function resolveTargets(ctx: ServiceContext, body: ProposalRequest) {
  * the proposal at its optimization's date, and sells the lots the optimizer chose: `options.lotChoices`).
  * @throws {NotFoundError} for an account not of this client/organization. @throws {ValidationError}
  */
-export function createProposal(...args: Parameters<typeof createProposalJson>): ProposalResponse {
-  return createProposalJson(...args).response;
+export async function createProposal(
+  ...args: Parameters<typeof createProposalJson>
+): Promise<ProposalResponse> {
+  return (await createProposalJson(...args)).response;
 }
 
 /**
  * {@link createProposal} that also returns the response as the JSON text it stored (`JSON.stringify` of
  * `response`): the HTTP route replies with that text instead of serializing a response of hundreds of KiB again.
  */
-export function createProposalJson(
+export async function createProposalJson(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   accountUuid: string,
   body: ProposalRequest,
   options: CreateProposalOptions = {},
-): { response: ProposalResponse; json: string; cashAfterUsd: Decimal } {
-  return ctx.store.transaction(() => {
-    const account = ctx.store.accounts.require(org, clientUuid, accountUuid);
-    const { targets, listings } = resolveTargets(ctx, body);
-    const asOf = options.asOf ?? marketAsOf(ctx);
+): Promise<{ response: ProposalResponse; json: string; cashAfterUsd: Decimal }> {
+  return ctx.store.transaction(async (tx) => {
+    const account = await tx.accounts.require(org, clientUuid, accountUuid);
+    const { targets, listings } = await resolveTargets(ctx, body);
+    const asOf = options.asOf ?? (await marketAsOf(ctx));
     const created = nowIso(ctx);
-    const household = ctx.store.accounts.listByClient(org, clientUuid);
-    const lots: TaxLot[] = accountLots(ctx, account.uuid);
-    const householdLots: TaxLot[] = household
-      .filter((a) => a.uuid !== account.uuid)
-      .flatMap((a) => accountLots(ctx, a.uuid));
-    const eff = effectiveConfig(ctx, account, asOf, { at: created });
+    const household = await tx.accounts.listByClient(org, clientUuid);
+    const lots: TaxLot[] = await accountLots(ctx, account.uuid);
+    const householdLots: TaxLot[] = [];
+    for (const a of household)
+      if (a.uuid !== account.uuid) householdLots.push(...(await accountLots(ctx, a.uuid)));
+    const eff = await effectiveConfig(ctx, account, asOf, { at: created });
     const c = eff.read;
     const ids = [...new Set([...lots.map((l) => l.themeAssetId), ...targets.map((t) => t.themeAssetId)])];
     const q = options.quotes;
     const known = q !== undefined && ids.every((id) => q.closes.has(id) && q.securities.has(id));
     const prices: ReadonlyMap<string, { close: number }> = known
       ? q.closes
-      : ctx.store.market.latestPrices(ids, asOf);
+      : await tx.market.latestPrices(ids, asOf);
     const wholeAll =
       c.require_whole_shares && (c.whole_share_assets === null || c.whole_share_assets.length === 0);
     const wholeSet = new Set(c.require_whole_shares ? (c.whole_share_assets ?? []) : []);
@@ -205,7 +207,7 @@ export function createProposalJson(
     // The targeted listings were resolved above (same transaction); only held-but-untargeted ones are read.
     const master = known
       ? new Map(ids.map((id) => [id, q.securities.get(id)!]))
-      : ctx.store.market.securitiesByIds(ids.filter((id) => !listings.has(id)));
+      : await tx.market.securitiesByIds(ids.filter((id) => !listings.has(id)));
     for (const [id, s] of listings) master.set(id, s);
     for (const id of ids) {
       const s = master.get(id);
@@ -222,12 +224,12 @@ export function createProposalJson(
       if (!p) throw new MissingPriceError(id, asOf);
       priceMap[id] = String(p.close);
       if (s.currency !== "USD" && fx[s.currency] === undefined) {
-        const r = ctx.store.market.fxRateAsOf(s.currency, asOf);
+        const r = await tx.market.fxRateAsOf(s.currency, asOf);
         if (r) fx[s.currency] = String(r.perUsd);
       }
     }
     if (c.cash_buffer_cad_amount !== null || (c.cash_buffer_cad !== null && Number(c.cash_buffer_cad) > 0)) {
-      const r = ctx.store.market.fxRateAsOf("CAD", asOf);
+      const r = await tx.market.fxRateAsOf("CAD", asOf);
       if (r) fx.CAD = String(r.perUsd);
     }
     const tp = c.tax_preferences;
@@ -273,13 +275,13 @@ export function createProposalJson(
     );
     const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
     const json = JSON.stringify(response);
-    ctx.store.proposals.insertSerialized(org, account.uuid, response.proposal_uuid, body, json);
+    await tx.proposals.insertSerialized(org, account.uuid, response.proposal_uuid, body, json);
     // Retention, in the same transaction as the write: the account keeps at most N proposals (and, when set, none
     // older than D days), so a client creating proposals in a loop cannot grow the store without bound.
     const keep = serviceLimit(ctx, "proposalsKeptPerAccount");
     const maxAgeDays = serviceLimit(ctx, "proposalMaxAgeDays");
     if (keep > 0 || maxAgeDays > 0)
-      ctx.store.proposals.prune(org, account.uuid, {
+      await tx.proposals.prune(org, account.uuid, {
         ...(keep > 0 ? { keep } : {}),
         ...(maxAgeDays > 0 ? { maxAgeDays } : {}),
         spare: response.proposal_uuid,
@@ -333,15 +335,15 @@ export function requestPath(path: string): string {
 }
 
 /** Read extension: a stored proposal. @throws {NotFoundError} */
-export function getProposal(
+export async function getProposal(
   ctx: ServiceContext,
   org: string,
   clientUuid: string,
   accountUuid: string,
   proposalUuid: string,
-): ProposalResponse {
-  ctx.store.accounts.require(org, clientUuid, accountUuid);
-  return ctx.store.proposals.require(org, accountUuid, proposalUuid).response as ProposalResponse;
+): Promise<ProposalResponse> {
+  await ctx.store.accounts.require(org, clientUuid, accountUuid);
+  return (await ctx.store.proposals.require(org, accountUuid, proposalUuid)).response as ProposalResponse;
 }
 
 /** The builder's result in the wire shape (decimals rounded to the spec's limits, refusing overflow). */

@@ -11,9 +11,9 @@ import { runRebalance } from "./rebalance-runs.js";
 
 const init = workerData as RebalanceRunWorkerInit;
 const post = (m: RebalanceRunWorkerMessage) => parentPort!.postMessage(m);
-const ctx = openStoreContext(init.storePath, () => new Date(Date.now() + init.clockOffsetMs));
+const ctx = await openStoreContext(init.storePath, () => new Date(Date.now() + init.clockOffsetMs));
 try {
-  runRebalance(ctx, init.org, init.request, {
+  await runRebalance(ctx, init.org, init.request, {
     shard: init.shard,
     onProgress: () => post({ kind: "account" }),
   });
@@ -25,5 +25,5 @@ try {
       : { kind: "error", code: "internal_error", message: "A rebalance-run worker failed." },
   );
 } finally {
-  ctx.store.close();
+  await ctx.store.close();
 }

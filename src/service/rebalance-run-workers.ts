@@ -42,13 +42,15 @@ export async function runRebalanceInWorkers(
 ): Promise<RebalanceRun> {
   const workers = Math.min(MAX_REBALANCE_RUN_WORKERS, Math.max(1, Math.floor(options.workers)));
   const progress = options.onProgress;
-  if (workers === 1 || ctx.store.path === ":memory:" || request.max_accounts !== undefined)
+  // A store without a connection string (`:memory:`) cannot be opened by a worker: run here.
+  const connection = ctx.store.connectionString;
+  if (workers === 1 || connection === null || request.max_accounts !== undefined)
     return runRebalance(ctx, org, request, {
       onProgress: progress && ((p) => progress(p.completed, p.total)),
     });
   // Create (or find) the run without processing an account; the workers then continue it (without force, so that
   // they find this run as the newest of its key) on the resolved date.
-  const started = runRebalance(ctx, org, { ...request, max_accounts: 0 });
+  const started = await runRebalance(ctx, org, { ...request, max_accounts: 0 });
   if (started.status === "completed") return started;
   const { force: _force, ...rest } = request;
   const continued: RebalanceRunRequest = { ...rest, as_of_date: started.as_of_date };
@@ -56,7 +58,7 @@ export async function runRebalanceInWorkers(
   const entry = new URL(`./rebalance-run-worker${EXTENSION}`, import.meta.url);
   const threads = Array.from({ length: workers }, (_, index) =>
     spawnModuleWorker(entry, {
-      storePath: ctx.store.path,
+      storePath: connection,
       clockOffsetMs: ctx.clock().getTime() - Date.now(),
       org,
       request: continued,

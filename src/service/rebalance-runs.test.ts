@@ -7,7 +7,7 @@ import { memoryOutput } from "../cli/output.js";
 import { type PortfolioConfigWrite, rebalanceRunSchema } from "../contract/index.js";
 import { ValidationError } from "../core/errors.js";
 import { createApp, serve } from "../server/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import { accountDrift } from "./drift.js";
 import { createAccount, createClient, type ServiceContext, updateClient } from "./index.js";
@@ -23,7 +23,7 @@ import { getRebalanceRun, listRebalanceRuns, rebalanceRunKey, runRebalance } fro
  */
 const dir = mkdtempSync(join(tmpdir(), "lotwise-rebalance-runs-"));
 const file = join(dir, "runs.db");
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 let demo: DemoResult;
 let org: string;
@@ -35,13 +35,13 @@ let otherClient: string;
 
 const proposals = (account: string) => store.proposals.count(org, account);
 
-beforeAll(() => {
-  store = openStore(file);
+beforeAll(async () => {
+  store = openSqliteStore(file);
   ctx = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
-  demo = buildDemo(ctx, { securities: 60, years: 2 });
+  demo = await buildDemo(ctx, { securities: 60, years: 2 });
   org = demo.organization_uuid;
   a = demo.account_uuid;
-  const lots = store.accounts.lots(a).map((l) => ({
+  const lots = (await store.accounts.lots(a)).map((l) => ({
     theme_asset_id: l.themeAssetId,
     quantity: l.quantity,
     cost_basis: l.costBasis,
@@ -50,43 +50,50 @@ beforeAll(() => {
     cost_basis_currency: l.costBasisCurrency as "USD" | "CAD",
     fx_rate: l.fxRate,
   }));
-  const like = (name: string, customization: PortfolioConfigWrite) => {
-    const uuid = createAccount(ctx, org, demo.client_uuid, {
-      name,
-      cash_value_usd: "25000",
-      portfolio_config_uuid: demo.portfolio_config_uuid,
-      holdings: { tax_lots: lots },
-    }).uuid;
-    updateClient(ctx, org, demo.client_uuid, { account_uuid: uuid, customization_config: customization });
+  const like = async (name: string, customization: PortfolioConfigWrite) => {
+    const uuid = (
+      await createAccount(ctx, org, demo.client_uuid, {
+        name,
+        cash_value_usd: "25000",
+        portfolio_config_uuid: demo.portfolio_config_uuid,
+        holdings: { tax_lots: lots },
+      })
+    ).uuid;
+    await updateClient(ctx, org, demo.client_uuid, {
+      account_uuid: uuid,
+      customization_config: customization,
+    });
     return uuid;
   };
-  f = like("Broken", { risk_model_name: "custom" });
-  b = like("Calm", {
+  f = await like("Broken", { risk_model_name: "custom" });
+  b = await like("Calm", {
     drift_warning_threshold: "1",
     drift_breach_threshold: "1",
     asset_drift_breach_threshold: "1",
   });
-  otherClient = createClient(ctx, org, { external_id: "cash-only" }).uuid;
-  c = createAccount(ctx, org, otherClient, {
-    name: "Cash",
-    cash_value_usd: "10000",
-    portfolio_config_uuid: demo.portfolio_config_uuid,
-  }).uuid;
+  otherClient = (await createClient(ctx, org, { external_id: "cash-only" })).uuid;
+  c = (
+    await createAccount(ctx, org, otherClient, {
+      name: "Cash",
+      cash_value_usd: "10000",
+      portfolio_config_uuid: demo.portfolio_config_uuid,
+    })
+  ).uuid;
 }, 120_000);
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe("runRebalance", () => {
-  let first: ReturnType<typeof runRebalance>;
+  let first: Awaited<ReturnType<typeof runRebalance>>;
 
-  it("records created, skipped (why) and failed (the error) per account; the broken account does not stop the run", () => {
-    expect(accountDrift(ctx, org, a).status).toBe("breach");
-    const calm = accountDrift(ctx, org, b);
+  it("records created, skipped (why) and failed (the error) per account; the broken account does not stop the run", async () => {
+    expect((await accountDrift(ctx, org, a)).status).toBe("breach");
+    const calm = await accountDrift(ctx, org, b);
     expect(calm.status).toBe("ok");
     const progress: string[] = [];
-    first = runRebalance(
+    first = await runRebalance(
       ctx,
       org,
       { when: "breached", client_uuid: demo.client_uuid },
@@ -111,27 +118,27 @@ describe("runRebalance", () => {
     ]);
     expect(progress).toEqual(["1/3 created", "2/3 failed", "3/3 skipped"]);
     const [created, failed, skipped] = first.accounts;
-    const stored = getProposal(ctx, org, demo.client_uuid, a, created!.proposal_uuid!);
+    const stored = await getProposal(ctx, org, demo.client_uuid, a, created!.proposal_uuid!);
     expect(stored.proposal_uuid).toBe(created!.proposal_uuid);
     expect(stored.orders.length).toBeGreaterThan(0);
     expect(failed!.proposal_uuid).toBeNull();
     expect(failed!.error?.code).toBe("risk_model_inputs_missing");
     expect(failed!.error?.message).toMatch(/custom/);
     expect(skipped!.reason).toBe(`drift ok (total drift ${(Number(calm.total_drift) * 100).toFixed(2)}%)`);
-    expect(proposals(a)).toBe(1);
-    expect(proposals(f)).toBe(0);
-    expect(proposals(b)).toBe(0);
+    expect(await proposals(a)).toBe(1);
+    expect(await proposals(f)).toBe(0);
+    expect(await proposals(b)).toBe(0);
   }, 60_000);
 
-  it("creates nothing when the same run is asked again: it reports the stored run", () => {
-    const again = runRebalance(ctx, org, { when: "breached", client_uuid: demo.client_uuid });
+  it("creates nothing when the same run is asked again: it reports the stored run", async () => {
+    const again = await runRebalance(ctx, org, { when: "breached", client_uuid: demo.client_uuid });
     expect(again).toEqual(first);
-    expect(getRebalanceRun(ctx, org, first.run_uuid)).toEqual(first);
-    expect(proposals(a)).toBe(1);
+    expect(await getRebalanceRun(ctx, org, first.run_uuid)).toEqual(first);
+    expect(await proposals(a)).toBe(1);
   });
 
-  it("skips an account that got a proposal on the date in another run, naming that run", () => {
-    const other = runRebalance(ctx, org, { when: "always", account_uuids: [a] });
+  it("skips an account that got a proposal on the date in another run, naming that run", async () => {
+    const other = await runRebalance(ctx, org, { when: "always", account_uuids: [a] });
     expect(other.run_uuid).not.toBe(first.run_uuid);
     expect(other.accounts).toEqual([
       {
@@ -143,27 +150,31 @@ describe("runRebalance", () => {
         error: null,
       },
     ]);
-    expect(proposals(a)).toBe(1);
+    expect(await proposals(a)).toBe(1);
   });
 
-  it("with force, starts a new run of the same key that creates new proposals", () => {
-    const forced = runRebalance(ctx, org, { when: "breached", client_uuid: demo.client_uuid, force: true });
+  it("with force, starts a new run of the same key that creates new proposals", async () => {
+    const forced = await runRebalance(ctx, org, {
+      when: "breached",
+      client_uuid: demo.client_uuid,
+      force: true,
+    });
     expect(forced.run_uuid).not.toBe(first.run_uuid);
     expect(forced.run_key).toBe(first.run_key);
     expect(forced.forced).toBe(true);
     expect(forced.accounts.map((x) => x.outcome)).toEqual(["created", "failed", "skipped"]);
     expect(forced.accounts[0]!.proposal_uuid).not.toBe(first.accounts[0]!.proposal_uuid);
-    expect(proposals(a)).toBe(2);
+    expect(await proposals(a)).toBe(2);
     // The newest run of the key is the one a repeated request now reports.
-    expect(runRebalance(ctx, org, { when: "breached", client_uuid: demo.client_uuid }).run_uuid).toBe(
+    expect((await runRebalance(ctx, org, { when: "breached", client_uuid: demo.client_uuid })).run_uuid).toBe(
       forced.run_uuid,
     );
-    expect(proposals(a)).toBe(2);
-    expect(listRebalanceRuns(ctx, org).map((r) => r.run_uuid)[0]).toBe(forced.run_uuid);
+    expect(await proposals(a)).toBe(2);
+    expect((await listRebalanceRuns(ctx, org)).map((r) => r.run_uuid)[0]).toBe(forced.run_uuid);
   });
 
-  it("skips accounts without a harvestable loss under when=harvest", () => {
-    const run = runRebalance(ctx, org, { when: "harvest", client_uuid: otherClient });
+  it("skips accounts without a harvestable loss under when=harvest", async () => {
+    const run = await runRebalance(ctx, org, { when: "harvest", client_uuid: otherClient });
     expect(run.accounts).toEqual([
       {
         account_uuid: c,
@@ -176,41 +187,46 @@ describe("runRebalance", () => {
     ]);
   });
 
-  it("resumes an interrupted run with only the accounts that have no outcome", () => {
+  it("resumes an interrupted run with only the accounts that have no outcome", async () => {
     // Forced (A already got proposals on the date); the repeated request, without force, continues the newest run.
     const request = { when: "always" as const, account_uuids: [a, b, c] };
-    const before = [proposals(a), proposals(b)];
-    expect(() =>
-      runRebalance(
-        ctx,
-        org,
-        { ...request, force: true },
-        {
-          onProgress: (p) => {
-            if (p.completed === 1) throw new Error("interrupted");
+    const before = [await proposals(a), await proposals(b)];
+    await expect(
+      (() =>
+        runRebalance(
+          ctx,
+          org,
+          { ...request, force: true },
+          {
+            onProgress: (p) => {
+              if (p.completed === 1) throw new Error("interrupted");
+            },
           },
-        },
-      ),
-    ).toThrow("interrupted");
-    const [runUuid] = listRebalanceRuns(ctx, org).map((r) => r.run_uuid);
-    const half = getRebalanceRun(ctx, org, runUuid!);
+        ))(),
+    ).rejects.toThrow("interrupted");
+    const [runUuid] = (await listRebalanceRuns(ctx, org)).map((r) => r.run_uuid);
+    const half = await getRebalanceRun(ctx, org, runUuid!);
     expect(half.status).toBe("running");
     expect(half.finished).toBeNull();
     expect(half.totals).toEqual({ accounts: 3, created: 1, skipped: 0, failed: 0, pending: 2 });
     expect(half.accounts.map((x) => x.outcome)).toEqual(["created", "pending", "pending"]);
 
     const progress: number[] = [];
-    const done = runRebalance(ctx, org, request, { onProgress: (p) => progress.push(p.completed) });
+    const done = await runRebalance(ctx, org, request, { onProgress: (p) => progress.push(p.completed) });
     expect(done.run_uuid).toBe(runUuid);
     expect(progress).toEqual([2, 3]);
     expect(done.status).toBe("completed");
     expect(done.accounts[0]).toEqual(half.accounts[0]);
     expect(done.accounts.map((x) => x.outcome)).toEqual(["created", "created", "created"]);
     // One proposal per account, the first one's from before the interruption.
-    expect([proposals(a), proposals(b), proposals(c)]).toEqual([before[0]! + 1, before[1]! + 1, 1]);
+    expect([await proposals(a), await proposals(b), await proposals(c)]).toEqual([
+      before[0]! + 1,
+      before[1]! + 1,
+      1,
+    ]);
   }, 60_000);
 
-  it("keys a list of accounts by its set, and refuses unknown accounts naming them", () => {
+  it("keys a list of accounts by its set, and refuses unknown accounts naming them", async () => {
     const sel = (ids: string[]) => ({
       kind: "accounts" as const,
       client_uuid: null,
@@ -226,7 +242,7 @@ describe("runRebalance", () => {
     const unknown = "00000000-0000-4000-8000-000000000000";
     let error: unknown;
     try {
-      runRebalance(ctx, org, { account_uuids: [a, unknown] });
+      await runRebalance(ctx, org, { account_uuids: [a, unknown] });
     } catch (e) {
       error = e;
     }
@@ -297,7 +313,7 @@ describe("rebalance runs over HTTP and the CLI", () => {
     const listed = await app.request(`${base}?as_of_date=2025-12-31`, { headers });
     const runs = (await listed.json()) as { run_uuid: string }[];
     expect(runs[0]!.run_uuid).toBe(run.run_uuid);
-    expect(runs).toHaveLength(listRebalanceRuns(ctx, org).length);
+    expect(runs).toHaveLength((await listRebalanceRuns(ctx, org)).length);
 
     const shown = memoryOutput(false);
     expect(
@@ -311,7 +327,7 @@ describe("rebalance runs over HTTP and the CLI", () => {
     expect(text).toContain(run.accounts[0]!.proposal_uuid!);
 
     // --concurrency 2: two worker threads on the shards of one run, the same outcomes, one proposal per account.
-    const counts = [a, b, c].map(proposals);
+    const counts = await Promise.all([a, b, c].map(proposals));
     const threaded = memoryOutput(true);
     const threadedCode = await main(
       [
@@ -333,7 +349,7 @@ describe("rebalance runs over HTTP and the CLI", () => {
     expect(parallel.status).toBe("completed");
     expect(parallel.accounts.map((x) => x.outcome)).toEqual(["created", "failed", "created", "created"]);
     expect(parallel.accounts[1]!.error?.code).toBe("risk_model_inputs_missing");
-    expect([a, b, c].map(proposals)).toEqual(counts.map((n) => n + 1));
+    expect(await Promise.all([a, b, c].map(proposals))).toEqual(counts.map((n) => n + 1));
 
     // A run with a failed account exits 1, after printing the summary.
     const failing = memoryOutput(false);

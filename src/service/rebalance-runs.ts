@@ -86,10 +86,10 @@ export function rebalanceRunKey(asOf: string, when: string, selection: Rebalance
 }
 
 /** A stored run in the wire shape, with its outcomes (pending accounts included). */
-function runOf(ctx: ServiceContext, run: RebalanceRunRecord): RebalanceRun {
-  const outcomes = ctx.store.rebalanceRuns.outcomes(run.uuid);
+async function runOf(ctx: ServiceContext, run: RebalanceRunRecord): Promise<RebalanceRun> {
+  const outcomes = await ctx.store.rebalanceRuns.outcomes(run.uuid);
   const names = new Map(
-    ctx.store.accounts.listByOrganization(run.organizationUuid).map((a) => [a.uuid, a.name]),
+    (await ctx.store.accounts.listByOrganization(run.organizationUuid)).map((a) => [a.uuid, a.name]),
   );
   const accounts = run.accountUuids.map((id) => wireOutcome(id, names.get(id) ?? null, outcomes.get(id)));
   const count = (k: string) => accounts.filter((a) => a.outcome === k).length;
@@ -157,18 +157,24 @@ class OutcomeAlreadyRecorded extends Error {}
 const pct = (fraction: string) => `${(Number(fraction) * 100).toFixed(2)}%`;
 
 /** Why the account needs no proposal under `when`, or null when it needs one. */
-function skipReason(
+async function skipReason(
   ctx: ServiceContext,
   org: string,
   run: RebalanceRunRecord,
   account: AccountRecord,
-): string | null {
+): Promise<string | null> {
   if (run.when === "breached") {
-    const d = accountDrift(ctx, org, account.uuid, { clientUuid: account.clientUuid, asOf: run.asOfDate });
+    const d = await accountDrift(ctx, org, account.uuid, {
+      clientUuid: account.clientUuid,
+      asOf: run.asOfDate,
+    });
     return d.status === "breach" ? null : `drift ${d.status} (total drift ${pct(d.total_drift)})`;
   }
   if (run.when === "harvest") {
-    const h = harvestScan(ctx, org, account.uuid, { clientUuid: account.clientUuid, asOf: run.asOfDate });
+    const h = await harvestScan(ctx, org, account.uuid, {
+      clientUuid: account.clientUuid,
+      asOf: run.asOfDate,
+    });
     return h.totals.harvestable_lots > 0 ? null : "no harvestable loss";
   }
   return null;
@@ -178,44 +184,44 @@ function skipReason(
  * Process one account of a run and record its outcome; returns it, null when the run already had one (another
  * worker got there first), `busy` when the store stayed locked (nothing recorded: the account stays pending).
  */
-function processAccount(
+async function processAccount(
   ctx: ServiceContext,
   org: string,
   run: RebalanceRunRecord,
   accountUuid: string,
   position: number,
   memo: OptimizationMemo,
-): "created" | "skipped" | "failed" | "busy" | null {
+): Promise<"created" | "skipped" | "failed" | "busy" | null> {
   const repo = ctx.store.rebalanceRuns;
   const none = { proposalUuid: null, reason: null, errorCode: null, errorMessage: null };
-  const record = (o: Partial<RebalanceOutcomeRecord> & { outcome: "skipped" | "failed" }) =>
-    repo.recordOutcome(run.uuid, position, { ...none, ...o, accountUuid }) ? o.outcome : null;
+  const record = async (o: Partial<RebalanceOutcomeRecord> & { outcome: "skipped" | "failed" }) =>
+    (await repo.recordOutcome(run.uuid, position, { ...none, ...o, accountUuid })) ? o.outcome : null;
   if (!run.forced) {
-    const prior = repo.proposalRunOf(org, run.asOfDate, accountUuid, run.uuid);
+    const prior = await repo.proposalRunOf(org, run.asOfDate, accountUuid, run.uuid);
     if (prior !== undefined)
-      return record({
+      return await record({
         outcome: "skipped",
         reason: `already in run ${prior.runUuid} (proposal ${prior.proposalUuid})`,
       });
   }
   try {
-    const account = ctx.store.accounts.getInOrganization(org, accountUuid);
+    const account = await ctx.store.accounts.getInOrganization(org, accountUuid);
     if (!account) throw new NotFoundError(`Account ${accountUuid} not found.`, "account_not_found");
-    const skip = skipReason(ctx, org, run, account);
-    if (skip !== null) return record({ outcome: "skipped", reason: skip });
+    const skip = await skipReason(ctx, org, run, account);
+    if (skip !== null) return await record({ outcome: "skipped", reason: skip });
     const clientUuid = account.clientUuid;
-    const { optimization, quotes } = optimizeAccountWithQuotes(ctx, org, accountUuid, {
+    const { optimization, quotes } = await optimizeAccountWithQuotes(ctx, org, accountUuid, {
       asOf: run.asOfDate,
       clientUuid,
       memo,
     });
-    return ctx.store.transaction(() => {
-      const r = proposalOfOptimization(ctx, org, clientUuid, accountUuid, optimization, quotes);
+    return await ctx.store.transaction(async () => {
+      const r = await proposalOfOptimization(ctx, org, clientUuid, accountUuid, optimization, quotes);
       if (r.proposal === null)
         return r.reason === "infeasible"
-          ? record({ outcome: "failed", errorCode: "infeasible", errorMessage: r.message })
-          : record({ outcome: "skipped", reason: "the optimized portfolio is all cash" });
-      const ok = repo.recordOutcome(run.uuid, position, {
+          ? await record({ outcome: "failed", errorCode: "infeasible", errorMessage: r.message })
+          : await record({ outcome: "skipped", reason: "the optimized portfolio is all cash" });
+      const ok = await repo.recordOutcome(run.uuid, position, {
         ...none,
         accountUuid,
         outcome: "created",
@@ -244,21 +250,21 @@ function processAccount(
  *   client or configuration. Errors of one account are recorded, never thrown.
  * @example runRebalance(ctx, org, { when: "breached" }).totals // { accounts: 120, created: 14, skipped: 106, ... }
  */
-export function runRebalance(
+export async function runRebalance(
   ctx: ServiceContext,
   org: string,
   request: RebalanceRunRequest,
   options: RunRebalanceOptions = {},
-): RebalanceRun {
+): Promise<RebalanceRun> {
   const repo = ctx.store.rebalanceRuns;
-  const asOf = checkedAsOf(ctx, request.as_of_date);
+  const asOf = await checkedAsOf(ctx, request.as_of_date);
   const when = request.when ?? DEFAULT_REBALANCE_RUN_WHEN;
   const selection = runSelectionOf(request);
   const runKey = rebalanceRunKey(asOf, when, selection);
-  const run = ctx.store.transaction(() => {
-    const existing = request.force === true ? undefined : repo.latestByKey(org, runKey);
+  const run = await ctx.store.transaction(async () => {
+    const existing = request.force === true ? undefined : await repo.latestByKey(org, runKey);
     if (existing !== undefined) return existing;
-    const accounts = selectRunAccounts(ctx, org, selection);
+    const accounts = await selectRunAccounts(ctx, org, selection);
     return repo.create(org, {
       runKey,
       asOfDate: asOf,
@@ -270,7 +276,7 @@ export function runRebalance(
   });
   if (run.status === "completed") return runOf(ctx, run);
 
-  const done = repo.outcomes(run.uuid);
+  const done = await repo.outcomes(run.uuid);
   const memo = options.memo ?? createOptimizationMemo();
   const limit = Math.min(options.maxAccounts ?? Infinity, request.max_accounts ?? Infinity);
   const total = run.accountUuids.length;
@@ -280,40 +286,44 @@ export function runRebalance(
     const accountUuid = run.accountUuids[position]!;
     if (done.has(accountUuid)) continue;
     if (options.shard !== undefined && position % options.shard.count !== options.shard.index) continue;
-    let outcome = processAccount(ctx, org, run, accountUuid, position, memo);
+    let outcome = await processAccount(ctx, org, run, accountUuid, position, memo);
     for (let retry = 0; outcome === "busy" && retry < BUSY_RETRIES; retry++)
-      outcome = processAccount(ctx, org, run, accountUuid, position, memo);
+      outcome = await processAccount(ctx, org, run, accountUuid, position, memo);
     processed++;
     if (outcome === null || outcome === "busy") continue;
     completed++;
     options.onProgress?.({ run_uuid: run.uuid, completed, total, account_uuid: accountUuid, outcome });
   }
-  ctx.store.transaction(() => {
-    const counts = repo.outcomeCounts([run.uuid]).get(run.uuid);
+  await ctx.store.transaction(async () => {
+    const counts = (await repo.outcomeCounts([run.uuid])).get(run.uuid);
     const recorded = counts === undefined ? 0 : counts.created + counts.skipped + counts.failed;
-    if (recorded >= total) repo.finish(org, run.uuid);
+    if (recorded >= total) await repo.finish(org, run.uuid);
   });
-  return runOf(ctx, repo.get(org, run.uuid)!);
+  return runOf(ctx, (await repo.get(org, run.uuid))!);
 }
 
 /**
  * A stored run with its outcomes.
  * @throws {NotFoundError} `rebalance_run_not_found`.
  */
-export function getRebalanceRun(ctx: ServiceContext, org: string, runUuid: string): RebalanceRun {
-  const run = ctx.store.rebalanceRuns.get(org, runUuid.toLowerCase());
+export async function getRebalanceRun(
+  ctx: ServiceContext,
+  org: string,
+  runUuid: string,
+): Promise<RebalanceRun> {
+  const run = await ctx.store.rebalanceRuns.get(org, runUuid.toLowerCase());
   if (!run) throw new NotFoundError(`Rebalance run ${runUuid} not found.`, "rebalance_run_not_found");
   return runOf(ctx, run);
 }
 
 /** The organization's runs, newest first, optionally of one as-of date (without per-account outcomes). */
-export function listRebalanceRuns(
+export async function listRebalanceRuns(
   ctx: ServiceContext,
   org: string,
   query: { as_of_date?: string | undefined } = {},
-): RebalanceRunSummary[] {
+): Promise<RebalanceRunSummary[]> {
   const repo = ctx.store.rebalanceRuns;
-  const runs = repo.list(org, query.as_of_date === undefined ? {} : { asOfDate: query.as_of_date });
-  const counts = repo.outcomeCounts(runs.map((r) => r.uuid));
+  const runs = await repo.list(org, query.as_of_date === undefined ? {} : { asOfDate: query.as_of_date });
+  const counts = await repo.outcomeCounts(runs.map((r) => r.uuid));
   return runs.map((r) => summaryFields(r, counts.get(r.uuid) ?? { created: 0, skipped: 0, failed: 0 }));
 }

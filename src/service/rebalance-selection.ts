@@ -55,28 +55,28 @@ export function selectionKeyOf(s: RebalanceRunSelection): string {
  * @throws {NotFoundError} `client_not_found` / `portfolio_config_not_found` for an unknown client or configuration.
  * @throws {ValidationError} naming `account_uuids` and the uuids not in the organization.
  */
-export function selectRunAccounts(
+export async function selectRunAccounts(
   ctx: ServiceContext,
   org: string,
   s: RebalanceRunSelection,
-): AccountRecord[] {
+): Promise<AccountRecord[]> {
   const accounts = ctx.store.accounts;
   switch (s.kind) {
     case "all":
       return accounts.listByOrganization(org);
     case "client":
-      ctx.store.clients.require(org, s.client_uuid!);
+      await ctx.store.clients.require(org, s.client_uuid!);
       return accounts.listByClient(org, s.client_uuid!);
     case "portfolio_config":
-      ctx.store.portfolioConfigs.require(org, s.portfolio_config_uuid!);
-      return accounts
-        .listByOrganization(org)
-        .filter((a) => a.portfolioConfigUuid === s.portfolio_config_uuid);
+      await ctx.store.portfolioConfigs.require(org, s.portfolio_config_uuid!);
+      return (await accounts.listByOrganization(org)).filter(
+        (a) => a.portfolioConfigUuid === s.portfolio_config_uuid,
+      );
     case "accounts": {
       const out: AccountRecord[] = [];
       const missing: string[] = [];
       for (const uuid of new Set(s.account_uuids)) {
-        const a = accounts.getInOrganization(org, uuid);
+        const a = await accounts.getInOrganization(org, uuid);
         if (a) out.push(a);
         else missing.push(uuid);
       }

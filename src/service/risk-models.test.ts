@@ -36,18 +36,21 @@ let local: LocalBackend;
 /** The seeded account's universe on the market's last date (from a pca preparation). */
 let universe: string[];
 
-beforeAll(() => {
-  t = createTestStore();
-  a = seedOrganization(t, t.orgA);
-  b = seedOrganization(t, t.orgB);
+beforeAll(async () => {
+  t = await createTestStore();
+  a = await seedOrganization(t, t.orgA);
+  b = await seedOrganization(t, t.orgB);
   local = new LocalBackend(t.ctx, t.orgA.uuid);
   // The fixture's configuration bounds a momentum exposure, a factor the uploaded models below do not have.
   for (const [org, s] of [
     [t.orgA.uuid, a],
     [t.orgB.uuid, b],
   ] as const)
-    updatePortfolioConfig(t.ctx, org, s.configUuid, { risk_model_name: "pca", factor_exposure_bounds: [] });
-  universe = [...prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid).input.assets];
+    await updatePortfolioConfig(t.ctx, org, s.configUuid, {
+      risk_model_name: "pca",
+      factor_exposure_bounds: [],
+    });
+  universe = [...(await prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid)).input.assets];
 });
 afterAll(() => t.close());
 
@@ -89,7 +92,7 @@ describe("importing risk models", () => {
     });
     // 1.5 %^2 a day = 1.5e-4 a day = 0.0378 a year; 0.3 -> 0.00756; 0.5 -> 0.0126. A 2% daily specific
     // volatility is 4e-4 a day = 0.1008 a year; 1% is 0.0252.
-    const stored = storedFactorModel(t.store.riskModels.require(t.orgA.uuid, m.uuid));
+    const stored = storedFactorModel(await t.store.riskModels.require(t.orgA.uuid, m.uuid));
     expect(stored.assets).toEqual(["AAA:XNYS", "BBB:XNYS"]);
     expect(stored.factors).toEqual(["market", "size"]);
     const F = [...stored.factorCovariance];
@@ -111,11 +114,11 @@ describe("importing risk models", () => {
     expect(m.specific_volatility.max).toBeCloseTo(Math.sqrt(0.1008), 15);
     // A's variance is 0.0378 + 0.25 * 0.0126 + 2 * 0.5 * 0.00756 + 0.1008.
     expect(riskModelCovariance(stored)[0]).toBeCloseTo(0.0378 + 0.00315 + 0.00756 + 0.1008, 14);
-    deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+    await deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
   });
 
-  it("repairs a factor covariance that is not positive semidefinite and says so", () => {
-    const m = importRiskModel(t.ctx, t.orgA.uuid, {
+  it("repairs a factor covariance that is not positive semidefinite and says so", async () => {
+    const m = await importRiskModel(t.ctx, t.orgA.uuid, {
       kind: "custom",
       name: "Indefinite",
       as_of_date: "2025-01-31",
@@ -134,16 +137,18 @@ describe("importing risk models", () => {
     expect(m.warnings[0]).toMatch(
       /^Factor covariance was not positive definite \(min eigenvalue -0\.99999\d*\); 1 eigenvalue\(s\) clipped to /,
     );
-    expect(t.store.riskModels.list(t.orgA.uuid).find((x) => x.uuid === m.uuid)?.warnings).toEqual(m.warnings);
-    const F = storedFactorModel(t.store.riskModels.require(t.orgA.uuid, m.uuid)).factorCovariance;
+    expect((await t.store.riskModels.list(t.orgA.uuid)).find((x) => x.uuid === m.uuid)?.warnings).toEqual(
+      m.warnings,
+    );
+    const F = storedFactorModel(await t.store.riskModels.require(t.orgA.uuid, m.uuid)).factorCovariance;
     const eig = symmetricEigen({ rows: 2, cols: 2, data: F }, { vectors: false }).values;
     expect(Math.min(...eig)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...eig)).toBeCloseTo(3, 12);
-    deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+    await deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
   });
 
   it("refuses bad input naming the offending items, and stores nothing", async () => {
-    const before = listRiskModels(t.ctx, t.orgA.uuid).length;
+    const before = (await listRiskModels(t.ctx, t.orgA.uuid)).length;
     const refused = async (body: unknown) => {
       const err = await local.importRiskModel(body as RiskModelImport).then(
         () => undefined,
@@ -228,17 +233,17 @@ describe("importing risk models", () => {
       path: "specific_risk.AAPL",
       message: expect.stringMatching(/^expected a theme_asset_id SYMBOL:MIC/),
     });
-    expect(listRiskModels(t.ctx, t.orgA.uuid)).toHaveLength(before);
+    expect(await listRiskModels(t.ctx, t.orgA.uuid)).toHaveLength(before);
   });
 });
 
 describe("optimizing with an uploaded model", () => {
-  it("uses the vendor model as the core optimizer would given the same model directly", () => {
+  it("uses the vendor model as the core optimizer would given the same model directly", async () => {
     const body = vendorBody(universe, "2025-06-30", "Full coverage");
-    const m = importRiskModel(t.ctx, t.orgA.uuid, body);
-    useModel(t.orgA.uuid, a, "vendor");
+    const m = await importRiskModel(t.ctx, t.orgA.uuid, body);
+    await useModel(t.orgA.uuid, a, "vendor");
     try {
-      const r = optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
+      const r = await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
       expect(r.risk_model).toBe("vendor");
       expect(r.uploaded_risk_model).toEqual({
         uuid: m.uuid,
@@ -249,7 +254,7 @@ describe("optimizing with an uploaded model", () => {
       });
       expect(r.status).toBe("optimal");
       // The same input with the model built by the core from the same records.
-      const prepared = prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid);
+      const prepared = await prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid);
       const direct = selectRiskModelAssets(
         buildVendorRiskModel(
           {
@@ -273,31 +278,35 @@ describe("optimizing with an uploaded model", () => {
       // The reported tracking error is the active risk of the weights under the uploaded model.
       expect(r.tracking_error!).toBeCloseTo(activeRisk(direct, core.weights, core.benchmarkWeights), 12);
       // It is not the pca model's answer.
-      useModel(t.orgA.uuid, a, "pca");
-      const pca = optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
+      await useModel(t.orgA.uuid, a, "pca");
+      const pca = await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
       expect(pca.uploaded_risk_model).toBeNull();
       expect(Math.abs(pca.total_risk! - r.total_risk!)).toBeGreaterThan(0.005);
     } finally {
-      useModel(t.orgA.uuid, a, "pca");
-      deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+      await useModel(t.orgA.uuid, a, "pca");
+      await deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
     }
   });
 
-  it("imputes the universe's assets a model does not cover from their sector, with a warning", () => {
+  it("imputes the universe's assets a model does not cover from their sector, with a warning", async () => {
     const left = universe.slice(0, 3);
-    const m = importRiskModel(t.ctx, t.orgA.uuid, vendorBody(universe.slice(3), "2025-06-30", "Partial"));
-    useModel(t.orgA.uuid, a, "vendor");
+    const m = await importRiskModel(
+      t.ctx,
+      t.orgA.uuid,
+      vendorBody(universe.slice(3), "2025-06-30", "Partial"),
+    );
+    await useModel(t.orgA.uuid, a, "vendor");
     try {
-      const r = optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
+      const r = await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
       expect(r.uploaded_risk_model).toMatchObject({ assets_covered: universe.length - 3, assets_imputed: 3 });
       expect(r.warnings).toContain(
         `3 of ${universe.length} assets are not in the vendor risk model "Partial" (${m.uuid}, as of 2025-06-30) (${left.join(", ")}): imputed from their sector's average exposures and median specific variance.`,
       );
       // An imputed asset's size exposure is the mean over the covered assets of its sector.
-      const { input } = prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid);
-      const sectors = t.store.market.securitiesByIds(universe);
+      const { input } = await prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid);
+      const sectors = await t.store.market.securitiesByIds(universe);
       const sector = (id: string) => sectors.get(id)!.sector;
-      const full = storedFactorModel(t.store.riskModels.require(t.orgA.uuid, m.uuid));
+      const full = storedFactorModel(await t.store.riskModels.require(t.orgA.uuid, m.uuid));
       const peers = full.assets
         .map((id, i) => [id, i] as const)
         .filter(([id]) => sector(id) === sector(left[0]!));
@@ -306,41 +315,47 @@ describe("optimizing with an uploaded model", () => {
       const row = input.assets.indexOf(left[0]!);
       expect(input.riskModel.exposures[row * 2 + 1]).toBeCloseTo(mean, 14);
     } finally {
-      useModel(t.orgA.uuid, a, "pca");
-      deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+      await useModel(t.orgA.uuid, a, "pca");
+      await deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
     }
   });
 
-  it("takes the newest model dated on or before the optimization's date (point in time)", () => {
-    const march = importRiskModel(t.ctx, t.orgA.uuid, vendorBody(universe, "2025-03-31", "March", 1));
-    const june = importRiskModel(t.ctx, t.orgA.uuid, vendorBody(universe, "2025-06-30", "June", 4));
-    useModel(t.orgA.uuid, a, "vendor");
+  it("takes the newest model dated on or before the optimization's date (point in time)", async () => {
+    const march = await importRiskModel(t.ctx, t.orgA.uuid, vendorBody(universe, "2025-03-31", "March", 1));
+    const june = await importRiskModel(t.ctx, t.orgA.uuid, vendorBody(universe, "2025-06-30", "June", 4));
+    await useModel(t.orgA.uuid, a, "vendor");
     try {
-      const early = optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-05-30" });
-      const late = optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-06-30" });
+      const early = await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-05-30" });
+      const late = await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-06-30" });
       expect(early.uploaded_risk_model?.uuid).toBe(march.uuid);
       expect(late.uploaded_risk_model?.uuid).toBe(june.uuid);
       expect(
-        optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-03-31" }).uploaded_risk_model?.uuid,
+        (await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-03-31" })).uploaded_risk_model
+          ?.uuid,
       ).toBe(march.uuid);
       // June's factor covariance is 4 times March's: more total risk for a similar portfolio.
       expect(late.total_risk!).toBeGreaterThan(early.total_risk! * 1.3);
-      expect(() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-03-28" })).toThrow(
+      await expect(
+        (() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid, { asOf: "2025-03-28" }))(),
+      ).rejects.toThrow(
         'risk_model_name is "vendor" but no vendor risk model is dated on or before 2025-03-28 (the earliest is dated 2025-03-31).',
       );
-      deleteRiskModel(t.ctx, t.orgA.uuid, june.uuid);
-      expect(optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid).uploaded_risk_model?.uuid).toBe(march.uuid);
+      await deleteRiskModel(t.ctx, t.orgA.uuid, june.uuid);
+      expect((await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid)).uploaded_risk_model?.uuid).toBe(
+        march.uuid,
+      );
     } finally {
-      useModel(t.orgA.uuid, a, "pca");
-      for (const x of listRiskModels(t.ctx, t.orgA.uuid)) deleteRiskModel(t.ctx, t.orgA.uuid, x.uuid);
+      await useModel(t.orgA.uuid, a, "pca");
+      for (const x of await listRiskModels(t.ctx, t.orgA.uuid))
+        await deleteRiskModel(t.ctx, t.orgA.uuid, x.uuid);
     }
   });
 
-  it("optimizes with a custom asset covariance", () => {
+  it("optimizes with a custom asset covariance", async () => {
     const n = universe.length;
     // 20% volatility, pairwise correlation 0.3 (positive definite).
     const covariance = universe.map((_, i) => universe.map((_, j) => (i === j ? 0.04 : 0.3 * 0.04)));
-    const m = importRiskModel(t.ctx, t.orgA.uuid, {
+    const m = await importRiskModel(t.ctx, t.orgA.uuid, {
       kind: "custom",
       name: "Equicorrelated",
       as_of_date: "2025-06-30",
@@ -349,11 +364,11 @@ describe("optimizing with an uploaded model", () => {
     });
     expect(m).toMatchObject({ asset_count: n, factor_count: n, warnings: [] });
     expect(m.source.form).toBe("covariance");
-    useModel(t.orgA.uuid, a, "custom");
+    await useModel(t.orgA.uuid, a, "custom");
     try {
-      const r = optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
+      const r = await optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid);
       expect(r.uploaded_risk_model?.uuid).toBe(m.uuid);
-      const { input } = prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid);
+      const { input } = await prepareAccountOptimization(t.ctx, t.orgA.uuid, a.accountUuid);
       const direct = buildCustomRiskModel({
         assets: universe,
         covariance: Float64Array.from(covariance.flat()),
@@ -371,54 +386,58 @@ describe("optimizing with an uploaded model", () => {
         9,
       );
     } finally {
-      useModel(t.orgA.uuid, a, "pca");
-      deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+      await useModel(t.orgA.uuid, a, "pca");
+      await deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
     }
   });
 
-  it("refuses a model that covers none of the universe, and says how to upload when there is none", () => {
-    const m = importRiskModel(
+  it("refuses a model that covers none of the universe, and says how to upload when there is none", async () => {
+    const m = await importRiskModel(
       t.ctx,
       t.orgA.uuid,
       vendorBody(["ZZZ1:XNYS", "ZZZ2:XNYS"], "2025-01-31", "Elsewhere"),
     );
-    useModel(t.orgA.uuid, a, "vendor");
+    await useModel(t.orgA.uuid, a, "vendor");
     try {
-      expect(() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid)).toThrow(ValidationError);
-      expect(() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid)).toThrow(
+      await expect((() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid))()).rejects.toThrow(
+        ValidationError,
+      );
+      await expect((() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid))()).rejects.toThrow(
         /covers none of the \d+ assets to optimize .*its assets are theme_asset_ids such as ZZZ1:XNYS, ZZZ2:XNYS/,
       );
-      deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
-      expect(() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid)).toThrow(DataError);
-      expect(() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid)).toThrow(
+      await deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+      await expect((() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid))()).rejects.toThrow(DataError);
+      await expect((() => optimizeAccount(t.ctx, t.orgA.uuid, a.accountUuid))()).rejects.toThrow(
         /no vendor risk model has been uploaded\. Upload one with `lotwise risk-models import --kind vendor \.\.\.`/,
       );
     } finally {
-      useModel(t.orgA.uuid, a, "pca");
+      await useModel(t.orgA.uuid, a, "pca");
     }
   });
 });
 
 describe("organizations", () => {
   it("neither see nor use another organization's models", async () => {
-    const m = importRiskModel(t.ctx, t.orgA.uuid, vendorBody(universe, "2025-01-31", "A's model"));
-    useModel(t.orgB.uuid, b, "vendor");
+    const m = await importRiskModel(t.ctx, t.orgA.uuid, vendorBody(universe, "2025-01-31", "A's model"));
+    await useModel(t.orgB.uuid, b, "vendor");
     try {
-      expect(riskModelListSchema.parse(listRiskModels(t.ctx, t.orgA.uuid)).map((x) => x.uuid)).toEqual([
+      expect(riskModelListSchema.parse(await listRiskModels(t.ctx, t.orgA.uuid)).map((x) => x.uuid)).toEqual([
         m.uuid,
       ]);
-      expect(listRiskModels(t.ctx, t.orgB.uuid)).toEqual([]);
-      expect(() => getRiskModel(t.ctx, t.orgB.uuid, m.uuid)).toThrow(NotFoundError);
-      expect(() => deleteRiskModel(t.ctx, t.orgB.uuid, m.uuid)).toThrow(`Risk model ${m.uuid} not found.`);
+      expect(await listRiskModels(t.ctx, t.orgB.uuid)).toEqual([]);
+      await expect((() => getRiskModel(t.ctx, t.orgB.uuid, m.uuid))()).rejects.toThrow(NotFoundError);
+      await expect((() => deleteRiskModel(t.ctx, t.orgB.uuid, m.uuid))()).rejects.toThrow(
+        `Risk model ${m.uuid} not found.`,
+      );
       await expect(new LocalBackend(t.ctx, t.orgB.uuid).getRiskModel(m.uuid)).rejects.toThrow(NotFoundError);
       // B's account (same market, same universe) cannot use A's model.
-      expect(() => optimizeAccount(t.ctx, t.orgB.uuid, b.accountUuid)).toThrow(
+      await expect((() => optimizeAccount(t.ctx, t.orgB.uuid, b.accountUuid))()).rejects.toThrow(
         /no vendor risk model has been uploaded/,
       );
-      expect(getRiskModel(t.ctx, t.orgA.uuid, m.uuid).name).toBe("A's model");
+      expect((await getRiskModel(t.ctx, t.orgA.uuid, m.uuid)).name).toBe("A's model");
     } finally {
-      useModel(t.orgB.uuid, b, "pca");
-      deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
+      await useModel(t.orgB.uuid, b, "pca");
+      await deleteRiskModel(t.ctx, t.orgA.uuid, m.uuid);
     }
   });
 });
@@ -433,35 +452,41 @@ describe("the account backtest with an uploaded model", () => {
     tax_loss_threshold_bps: 500,
   };
   const tickers = () => [...t.usTickers, ...t.caTickers];
-  const managed = () => runAccountBacktest(t.ctx, t.orgA.uuid, a.accountUuid, params).tax_managed!;
+  const managed = async () =>
+    (await runAccountBacktest(t.ctx, t.orgA.uuid, a.accountUuid, params)).tax_managed!;
 
-  it("uses at each rebalance the newest model dated on or before it, and refuses to start without one", () => {
-    useModel(t.orgA.uuid, a, "vendor");
+  it("uses at each rebalance the newest model dated on or before it, and refuses to start without one", async () => {
+    await useModel(t.orgA.uuid, a, "vendor");
     try {
-      const later = importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-01-31", "January"));
-      expect(() => resolveBacktestParams(t.ctx, t.orgA.uuid, a.accountUuid, params)).toThrow(
+      const later = await importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-01-31", "January"));
+      await expect(
+        (() => resolveBacktestParams(t.ctx, t.orgA.uuid, a.accountUuid, params))(),
+      ).rejects.toThrow(
         'risk_model_name is "vendor" but no vendor risk model is dated on or before 2024-12-31 (the earliest is dated 2025-01-31).',
       );
-      deleteRiskModel(t.ctx, t.orgA.uuid, later.uuid);
-      importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2024-12-31", "December"));
-      expect(resolveBacktestParams(t.ctx, t.orgA.uuid, a.accountUuid, params).start_date).toBe("2024-12-31");
-      const december = managed();
+      await deleteRiskModel(t.ctx, t.orgA.uuid, later.uuid);
+      await importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2024-12-31", "December"));
+      expect((await resolveBacktestParams(t.ctx, t.orgA.uuid, a.accountUuid, params)).start_date).toBe(
+        "2024-12-31",
+      );
+      const december = await managed();
       // A model dated after the window changes nothing; one dated 2025-03-31 (100 times the factor risk) changes
       // the decisions from that date on only.
-      importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-07-31", "July", 100));
-      expect(managed()).toEqual(december);
-      importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-03-31", "March", 100));
-      const march = managed();
+      await importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-07-31", "July", 100));
+      expect(await managed()).toEqual(december);
+      await importRiskModel(t.ctx, t.orgA.uuid, vendorBody(tickers(), "2025-03-31", "March", 100));
+      const march = await managed();
       const untilMarch = (r: typeof march) => r.values.filter((v) => v.date <= "2025-03-31");
       const fromApril = (r: typeof march) => r.values.filter((v) => v.date > "2025-03-31");
       expect(untilMarch(march)).toEqual(untilMarch(december));
       expect(fromApril(march)).not.toEqual(fromApril(december));
       // And it is not the estimated (pca) model's backtest.
-      useModel(t.orgA.uuid, a, "pca");
-      expect(managed().values).not.toEqual(december.values);
+      await useModel(t.orgA.uuid, a, "pca");
+      expect((await managed()).values).not.toEqual(december.values);
     } finally {
-      useModel(t.orgA.uuid, a, "pca");
-      for (const x of listRiskModels(t.ctx, t.orgA.uuid)) deleteRiskModel(t.ctx, t.orgA.uuid, x.uuid);
+      await useModel(t.orgA.uuid, a, "pca");
+      for (const x of await listRiskModels(t.ctx, t.orgA.uuid))
+        await deleteRiskModel(t.ctx, t.orgA.uuid, x.uuid);
     }
   });
 });

@@ -7,6 +7,7 @@
  * and the account backtest (service/backtest-run.ts). See docs/optimize-service.md.
  */
 import type { RiskModel, RiskModelImport, RiskModelSummary } from "../contract/index.js";
+import type { Security } from "../core/data/types.js";
 import { DataError, type FieldIssue, ValidationError } from "../core/errors.js";
 import {
   buildCustomRiskModel,
@@ -184,7 +185,11 @@ function detailOf(r: StoredRiskModelRecord): RiskModel {
  *   conflicting covariance entry, an asymmetric covariance, duplicate assets), with the wire's field paths.
  * @example importRiskModel(ctx, org, { kind: "vendor", name: "Barra", as_of_date: "2025-12-31", frequency: "annual", ... })
  */
-export function importRiskModel(ctx: ServiceContext, org: string, body: RiskModelImport): RiskModel {
+export async function importRiskModel(
+  ctx: ServiceContext,
+  org: string,
+  body: RiskModelImport,
+): Promise<RiskModel> {
   let built: { model: FactorModel; source: RiskModelSource };
   try {
     built = build(body);
@@ -205,7 +210,7 @@ export function importRiskModel(ctx: ServiceContext, org: string, body: RiskMode
     psd_repair: model.diagnostics.psdRepair,
     source,
   };
-  const created = ctx.store.riskModels.create(org, {
+  const created = await ctx.store.riskModels.create(org, {
     kind: body.kind,
     name: body.name,
     asOfDate: body.as_of_date,
@@ -218,18 +223,18 @@ export function importRiskModel(ctx: ServiceContext, org: string, body: RiskMode
 }
 
 /** Extension: the organization's uploaded models without their matrices, by as-of date then upload order. */
-export function listRiskModels(ctx: ServiceContext, org: string): RiskModelSummary[] {
-  return ctx.store.riskModels.list(org).map(summaryOf);
+export async function listRiskModels(ctx: ServiceContext, org: string): Promise<RiskModelSummary[]> {
+  return (await ctx.store.riskModels.list(org)).map(summaryOf);
 }
 
 /** Extension: one uploaded model (summary, source, factor and specific volatilities). @throws {NotFoundError} */
-export function getRiskModel(ctx: ServiceContext, org: string, uuid: string): RiskModel {
-  return detailOf(ctx.store.riskModels.require(org, uuid));
+export async function getRiskModel(ctx: ServiceContext, org: string, uuid: string): Promise<RiskModel> {
+  return detailOf(await ctx.store.riskModels.require(org, uuid));
 }
 
 /** Extension: delete an uploaded model. @throws {NotFoundError} `risk_model_not_found` */
-export function deleteRiskModel(ctx: ServiceContext, org: string, uuid: string): void {
-  ctx.store.riskModels.delete(org, uuid);
+export async function deleteRiskModel(ctx: ServiceContext, org: string, uuid: string): Promise<void> {
+  await ctx.store.riskModels.delete(org, uuid);
 }
 
 /** The core factor model of a stored model (the numbers exactly as built at import). */
@@ -270,16 +275,16 @@ export function listForMessage(items: readonly string[], max = 10): string {
  * @throws {DataError} `risk_model_inputs_missing` saying how to upload one (and the earliest date, when there are
  *   only later ones).
  */
-export function latestUploadedModel(
+export async function latestUploadedModel(
   ctx: ServiceContext,
   org: string,
   kind: RiskModelKind,
   date: string,
   otherwise: string,
-): StoredRiskModelRecord {
-  const stored = ctx.store.riskModels.latestAsOf(org, kind, date);
+): Promise<StoredRiskModelRecord> {
+  const stored = await ctx.store.riskModels.latestAsOf(org, kind, date);
   if (stored) return stored;
-  const all = ctx.store.riskModels.list(org, kind);
+  const all = await ctx.store.riskModels.list(org, kind);
   throw new DataError(
     all.length === 0
       ? `risk_model_name is "${kind}" but no ${kind} risk model has been uploaded. Upload one with \`lotwise risk-models import --kind ${kind} ...\` (POST .../risk_models/), or set risk_model_name to pca or characteristics.`
@@ -294,11 +299,27 @@ export function latestUploadedModel(
  * (`imputeBySector`); sectors come from `sectorOf`, else from the security master for the model's other assets.
  * @throws {ValidationError} when the model covers none of `assets` (its assets are not these listings).
  */
-export function uploadedModelOver(
+export async function uploadedModelOver(
   ctx: ServiceContext,
   stored: StoredRiskModelRecord,
   assets: readonly string[],
   sectorOf: (themeAssetId: string) => number | null,
+): Promise<{ model: FactorModel; uncovered: string[]; label: string }> {
+  const known = new Set(assets);
+  const doc = stored.document as RiskModelDocument;
+  const others = await ctx.store.market.securitiesByIds(doc.assets.filter((id) => !known.has(id)));
+  return uploadedModelOverLoaded(stored, assets, sectorOf, others);
+}
+
+/**
+ * {@link uploadedModelOver} with the listings of the model's assets already read (`listings`: at least those not in
+ * `assets`), synchronously.
+ */
+export function uploadedModelOverLoaded(
+  stored: StoredRiskModelRecord,
+  assets: readonly string[],
+  sectorOf: (themeAssetId: string) => number | null,
+  listings: ReadonlyMap<string, Security>,
 ): { model: FactorModel; uncovered: string[]; label: string } {
   const full = storedFactorModel(stored);
   const inModel = new Set(full.assets);
@@ -316,8 +337,7 @@ export function uploadedModelOver(
     );
   // Sectors of the model's other assets too: imputation averages over every covered asset of a sector.
   const known = new Set(assets);
-  const others = ctx.store.market.securitiesByIds(full.assets.filter((id) => !known.has(id)));
-  const sector = (id: string) => (known.has(id) ? sectorOf(id) : (others.get(id)?.sector ?? null));
+  const sector = (id: string) => (known.has(id) ? sectorOf(id) : (listings.get(id)?.sector ?? null));
   const model = imputeBySector(full, assets, sector, `not in the ${stored.kind} risk model`);
   return { model, uncovered, label };
 }

@@ -55,12 +55,16 @@ export function scanJobRead(job: BacktestJobRecord): ScanJob {
  *   naming something that is not the organization's
  * @throws {ValidationError} for a date outside the market data
  * @throws {TooManyRequestsError} `too_many_queued_jobs` when the organization's job queue is full
- * @example startScanJob(ctx, org, { status: ["breach"], async: true }).status // "PENDING"
+ * @example (await startScanJob(ctx, org, { status: ["breach"], async: true })).status // "PENDING"
  */
-export function startScanJob(ctx: ServiceContext, org: string, request: ScanJobRequest = {}): ScanJob {
+export async function startScanJob(
+  ctx: ServiceContext,
+  org: string,
+  request: ScanJobRequest = {},
+): Promise<ScanJob> {
   const { as_of_date, min_loss_usd, min_loss_fraction, async, ...selection } = request;
-  const asOf = checkedAsOf(ctx, as_of_date);
-  const selected = selectAccounts(ctx, org, selection).length;
+  const asOf = await checkedAsOf(ctx, as_of_date);
+  const selected = (await selectAccounts(ctx, org, selection)).length;
   const resolved: ScanJobResolved = { as_of_date: asOf, selected_accounts: selected };
   const progress = (done: number): BacktestProgress => ({
     planned_periods: selected,
@@ -71,22 +75,24 @@ export function startScanJob(ctx: ServiceContext, org: string, request: ScanJobR
   const threshold = serviceLimit(ctx, "scanJobThreshold");
   const jobs = ctx.store.backtestJobs;
   if (async !== true && threshold > 0 && selected <= threshold) {
-    const result = scanAccounts(ctx, org, selection, {
+    const result = await scanAccounts(ctx, org, selection, {
       asOf,
       minLossUsd: min_loss_usd,
       minLossFraction: min_loss_fraction,
     });
     // Created, claimed and finished in one transaction: no runner can claim it meanwhile.
-    const job = ctx.store.transaction(() => {
-      const created = jobs.create(org, null, request, { ...resolved }, progress(0), { kind: "scan" });
-      jobs.claim(created.id, IN_REQUEST_OWNER);
-      jobs.succeed(created.id, IN_REQUEST_OWNER, result, progress(selected));
-      return jobs.require(org, created.id, undefined, "scan");
+    const job = await ctx.store.transaction(async (tx) => {
+      const created = await tx.backtestJobs.create(org, null, request, { ...resolved }, progress(0), {
+        kind: "scan",
+      });
+      await tx.backtestJobs.claim(created.id, IN_REQUEST_OWNER);
+      await tx.backtestJobs.succeed(created.id, IN_REQUEST_OWNER, result, progress(selected));
+      return tx.backtestJobs.require(org, created.id, undefined, "scan");
     });
     return scanJobRead(job);
   }
   const cap = serviceLimit(ctx, "maxQueuedJobsPerOrganization");
-  const job = jobs.create(org, null, request, { ...resolved }, progress(0), {
+  const job = await jobs.create(org, null, request, { ...resolved }, progress(0), {
     kind: "scan",
     ...(cap > 0 ? { maxPending: cap } : {}),
   });
@@ -98,8 +104,8 @@ export function startScanJob(ctx: ServiceContext, org: string, request: ScanJobR
  * A scan job by id within the organization.
  * @throws {NotFoundError} `scan_job_not_found` (also for another organization's job, or a backtest job's id)
  */
-export function getScanJob(ctx: ServiceContext, org: string, jobId: string): ScanJob {
-  return scanJobRead(ctx.store.backtestJobs.require(org, jobId, undefined, "scan"));
+export async function getScanJob(ctx: ServiceContext, org: string, jobId: string): Promise<ScanJob> {
+  return scanJobRead(await ctx.store.backtestJobs.require(org, jobId, undefined, "scan"));
 }
 
 /**
@@ -108,14 +114,14 @@ export function getScanJob(ctx: ServiceContext, org: string, jobId: string): Sca
  * @throws {NotFoundError} `scan_job_not_found`
  * @throws {ConflictError} `scan_job_finished` for a job that is already SUCCESS or FAILURE
  */
-export function cancelScanJob(ctx: ServiceContext, org: string, jobId: string): ScanJob {
-  const job = ctx.store.backtestJobs.require(org, jobId, undefined, "scan");
+export async function cancelScanJob(ctx: ServiceContext, org: string, jobId: string): Promise<ScanJob> {
+  const job = await ctx.store.backtestJobs.require(org, jobId, undefined, "scan");
   if (job.status === "SUCCESS" || job.status === "FAILURE")
     throw new ConflictError(
       `Scan job ${jobId} already finished with status ${job.status} at ${job.finishedAt ?? "an unknown time"}; there is nothing to cancel.`,
       "scan_job_finished",
     );
-  const after = ctx.store.backtestJobs.requestCancel(org, jobId, "scan");
+  const after = await ctx.store.backtestJobs.requestCancel(org, jobId, "scan");
   if (after.status === "RUNNING") (ctx as BacktestServiceContext).backtestRunner?.signalCancel(jobId);
   return scanJobRead(after);
 }

@@ -51,8 +51,8 @@ export async function scanAccountsParallel(
     minAccountsPerThread?: number;
   } = {},
 ): Promise<ScanResult> {
-  const asOf = checkedAsOf(ctx, options.asOf);
-  const selected = selectAccounts(ctx, org, selection);
+  const asOf = await checkedAsOf(ctx, options.asOf);
+  const selected = await selectAccounts(ctx, org, selection);
   const offset = options.offset ?? 0;
   const end =
     options.limit === undefined ? selected.length : Math.min(selected.length, offset + options.limit);
@@ -61,8 +61,9 @@ export async function scanAccountsParallel(
     options.concurrency ?? 1,
     Math.ceil(count / (options.minAccountsPerThread ?? 100)),
   );
-  if (threads <= 1 || ctx.store.path === ":memory:" || ctx.store.path === "")
-    return scanAccounts(ctx, org, selection, { ...options, asOf });
+  // A store without a connection string (`:memory:`) cannot be opened by a worker: scanned here.
+  const connection = ctx.store.connectionString;
+  if (threads <= 1 || connection === null) return scanAccounts(ctx, org, selection, { ...options, asOf });
   const slices = Array.from({ length: threads }, (_, i) => {
     const from = offset + Math.floor((count * i) / threads);
     const to = offset + Math.floor((count * (i + 1)) / threads);
@@ -74,7 +75,7 @@ export async function scanAccountsParallel(
       (slice) =>
         new Promise<ScanRow[]>((resolve, reject) => {
           const init: ScanWorkerInit = {
-            storePath: ctx.store.path,
+            storePath: connection,
             org,
             selection,
             asOf,

@@ -12,10 +12,10 @@ if (!parentPort) throw new Error("scan-worker: this module runs as a worker thre
 const port = parentPort;
 const init = workerData as ScanWorkerInit;
 const post = (m: ScanWorkerMessage) => port.postMessage(m);
-const ctx = openStoreContext(init.storePath, () => new Date(init.now));
+const ctx = await openStoreContext(init.storePath, () => new Date(init.now));
 try {
   let reported = 0;
-  const result = scanAccounts(ctx, init.org, init.selection, {
+  const result = await scanAccounts(ctx, init.org, init.selection, {
     asOf: init.asOf,
     minLossUsd: init.minLossUsd,
     minLossFraction: init.minLossFraction,
@@ -32,5 +32,5 @@ try {
 } catch (err) {
   post({ type: "error", message: err instanceof Error ? err.message : String(err) });
 } finally {
-  ctx.store.close();
+  await ctx.store.close();
 }

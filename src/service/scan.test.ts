@@ -15,7 +15,7 @@ import {
   scanResultSchema,
 } from "../contract/index.js";
 import { createApp, serve } from "../server/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import type { BacktestServiceContext } from "./backtest-jobs.js";
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules } from "./evaluation.js";
@@ -39,7 +39,7 @@ import { scanAccountsParallel } from "./scan-parallel.js";
  */
 const dir = mkdtempSync(join(tmpdir(), "lotwise-scan-"));
 const file = join(dir, "scan.db");
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 let org: string;
 let key: string;
@@ -55,74 +55,81 @@ const lot = (theme_asset_id: string, quantity: string, cost_basis: string, trade
   trade_date,
 });
 
-beforeAll(() => {
-  store = openStore(file);
-  writeHandMarket(store);
-  store.market.upsertSecurities([listing("ZZZ:XNYS", { sector: 45 })]);
+beforeAll(async () => {
+  store = openSqliteStore(file);
+  writeHandMarket(store.engine);
+  await store.market.upsertSecurities([listing("ZZZ:XNYS", { sector: 45 })]);
   ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-  const made = createOrganization(ctx, "Scan test");
+  const made = await createOrganization(ctx, "Scan test");
   org = made.organization.uuid;
   key = made.apiKey.key;
-  configUuid = createTwoSleeveConfig(ctx, org, { cash_buffer_usd_amount: "400" });
-  clientA = createClient(ctx, org, { external_id: "A" }).uuid;
-  clientB = createClient(ctx, org, { external_id: "B" }).uuid;
+  configUuid = await createTwoSleeveConfig(ctx, org, { cash_buffer_usd_amount: "400" });
+  clientA = (await createClient(ctx, org, { external_id: "A" })).uuid;
+  clientB = (await createClient(ctx, org, { external_id: "B" })).uuid;
   const cad = { cost_basis_currency: "CAD" as const, fx_rate: "1.25" };
-  ids.A1 = createAccount(ctx, org, clientA, {
-    name: "A1",
-    cash_value_usd: "1000",
-    portfolio_config_uuid: configUuid,
-    holdings: {
-      tax_lots: [
-        lot("AAA:XNYS", "40", "90", "2024-01-02"),
-        lot("BBB:XNYS", "60", "55", "2025-01-02"),
-        { ...lot("DDD:XTSE", "50", "28", "2024-06-03"), ...cad },
-      ],
-    },
-  }).uuid;
-  ids.A2 = createAccount(ctx, org, clientA, {
-    name: "A2",
-    cash_value_usd: "5000",
-    holdings: { tax_lots: [lot("CCC:XNYS", "100", "20", "2025-06-02")] },
-  }).uuid;
-  ids.B1 = createAccount(ctx, org, clientB, { name: "B1", portfolio_config_uuid: configUuid }).uuid;
-  ids.B2 = createAccount(ctx, org, clientB, {
-    name: "B2",
-    holdings: { tax_lots: [lot("ZZZ:XNYS", "10", "10", "2025-06-02")] },
-  }).uuid;
-  ids.B3 = createAccount(ctx, org, clientB, {
-    name: "B3",
-    cash_value_usd: "0",
-    portfolio_config_uuid: configUuid,
-    holdings: {
-      tax_lots: [
-        lot("AAA:XNYS", "40", "100", "2025-06-02"),
-        lot("BBB:XNYS", "70", "40", "2025-06-30"),
-        lot("CCC:XNYS", "70", "25", "2025-06-30"),
-        { ...lot("DDD:XTSE", "40", "30", "2025-06-30"), ...cad },
-      ],
-    },
-  }).uuid;
+  ids.A1 = (
+    await createAccount(ctx, org, clientA, {
+      name: "A1",
+      cash_value_usd: "1000",
+      portfolio_config_uuid: configUuid,
+      holdings: {
+        tax_lots: [
+          lot("AAA:XNYS", "40", "90", "2024-01-02"),
+          lot("BBB:XNYS", "60", "55", "2025-01-02"),
+          { ...lot("DDD:XTSE", "50", "28", "2024-06-03"), ...cad },
+        ],
+      },
+    })
+  ).uuid;
+  ids.A2 = (
+    await createAccount(ctx, org, clientA, {
+      name: "A2",
+      cash_value_usd: "5000",
+      holdings: { tax_lots: [lot("CCC:XNYS", "100", "20", "2025-06-02")] },
+    })
+  ).uuid;
+  ids.B1 = (await createAccount(ctx, org, clientB, { name: "B1", portfolio_config_uuid: configUuid })).uuid;
+  ids.B2 = (
+    await createAccount(ctx, org, clientB, {
+      name: "B2",
+      holdings: { tax_lots: [lot("ZZZ:XNYS", "10", "10", "2025-06-02")] },
+    })
+  ).uuid;
+  ids.B3 = (
+    await createAccount(ctx, org, clientB, {
+      name: "B3",
+      cash_value_usd: "0",
+      portfolio_config_uuid: configUuid,
+      holdings: {
+        tax_lots: [
+          lot("AAA:XNYS", "40", "100", "2025-06-02"),
+          lot("BBB:XNYS", "70", "40", "2025-06-30"),
+          lot("CCC:XNYS", "70", "25", "2025-06-30"),
+          { ...lot("DDD:XTSE", "40", "30", "2025-06-30"), ...cad },
+        ],
+      },
+    })
+  ).uuid;
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 const names = (rows: readonly ScanRow[]) => rows.map((r) => r.account_name);
 /** The named accounts in the order the store lists the organization's accounts (created, then uuid). */
-const inOrder = (...wanted: (keyof typeof ids)[]) =>
-  store.accounts
-    .listByOrganization(org)
+const inOrder = async (...wanted: (keyof typeof ids)[]) =>
+  (await store.accounts.listByOrganization(org))
     .map((a) => a.name as keyof typeof ids)
     .filter((name) => wanted.includes(name));
 const row = (rows: readonly ScanRow[], name: string) => rows.find((r) => r.account_name === name)!;
 
 describe("the morning scan", () => {
-  it("gives each account the drift, harvest totals and NAV of the single-account operations, and cash to invest", () => {
-    const scan = scanAccounts(ctx, org);
+  it("gives each account the drift, harvest totals and NAV of the single-account operations, and cash to invest", async () => {
+    const scan = await scanAccounts(ctx, org);
     expect(scanResultSchema.parse(scan)).toEqual(scan);
     expect(scan.as_of_date).toBe("2025-06-30");
-    expect(names(scan.rows)).toEqual(inOrder("A1", "A2", "B1", "B2", "B3"));
+    expect(names(scan.rows)).toEqual(await inOrder("A1", "A2", "B1", "B2", "B3"));
     const a1 = row(scan.rows, "A1");
     // Hand figures (see the file doc): cash to invest = 1,000 - the 400 buffer.
     expect(a1).toEqual({
@@ -145,8 +152,8 @@ describe("the morning scan", () => {
     });
     // Every row without errors equals what accountDrift and harvestScan answer for that account alone.
     for (const row of scan.rows.filter((r) => r.errors.length === 0)) {
-      const drift = accountDrift(ctx, org, row.account_uuid);
-      const harvest = harvestScan(ctx, org, row.account_uuid);
+      const drift = await accountDrift(ctx, org, row.account_uuid);
+      const harvest = await harvestScan(ctx, org, row.account_uuid);
       expect(row.drift_status).toBe(drift.status);
       expect(row.total_drift).toBe(drift.total_drift);
       expect(row.max_asset_drift).toBe(drift.max_asset_drift);
@@ -178,15 +185,15 @@ describe("the morning scan", () => {
     });
   });
 
-  it("lists the evaluation rules that fire for each account, as the evaluation extension does", () => {
+  it("lists the evaluation rules that fire for each account, as the evaluation extension does", async () => {
     const rules = [
       { value: "rebalance", condition: "drift_status = 'warning'", priority: 3 },
       { value: "harvest", condition: "harvest_value_usd > 100", priority: 1 },
       { value: "invest cash", condition: "cash_weight > 0.5", priority: 2 },
     ];
-    updatePortfolioConfig(ctx, org, configUuid, { evaluation_rules: [{ enabled: true, rules }] });
+    await updatePortfolioConfig(ctx, org, configUuid, { evaluation_rules: [{ enabled: true, rules }] });
     try {
-      const rows = scanAccounts(ctx, org).rows;
+      const rows = (await scanAccounts(ctx, org)).rows;
       // A1: warning, tax value 333, cash 1,000 of 9,000: rebalance (3) then harvest (1).
       expect(row(rows, "A1").rules_fired).toEqual([
         { rule: "evaluation_rules[0].rules[0]", value: "rebalance", priority: 3 },
@@ -197,7 +204,7 @@ describe("the morning scan", () => {
       // B2 cannot be valued: no facts, no rules.
       expect(row(rows, "B2").rules_fired).toBeNull();
       for (const r of rows.filter((x) => x.account_name !== "B2" && x.portfolio_config_uuid === configUuid)) {
-        const e = evaluateAccountRules(ctx, org, r.account_uuid);
+        const e = await evaluateAccountRules(ctx, org, r.account_uuid);
         expect(r.rules_fired, r.account_name ?? "").toEqual(
           e.fired.map((f) => ({
             rule: `evaluation_rules[${f.index}].rules[${f.rule_index}]`,
@@ -207,12 +214,12 @@ describe("the morning scan", () => {
         );
       }
     } finally {
-      updatePortfolioConfig(ctx, org, configUuid, { evaluation_rules: [] });
+      await updatePortfolioConfig(ctx, org, configUuid, { evaluation_rules: [] });
     }
   });
 
-  it("keeps going past accounts that fail, each row saying which part failed and why", () => {
-    const rows = scanAccounts(ctx, org).rows;
+  it("keeps going past accounts that fail, each row saying which part failed and why", async () => {
+    const rows = (await scanAccounts(ctx, org)).rows;
     const [a2, b1, b2] = [row(rows, "A2"), row(rows, "B1"), row(rows, "B2")];
     // A2: no configuration, no index stored under a fallback name: no target. The rest is computed.
     expect(a2.errors.map((e) => [e.part, e.code])).toEqual([["drift", "no_target"]]);
@@ -238,39 +245,43 @@ describe("the morning scan", () => {
     });
   });
 
-  it("scans the selected accounts only: a client, a configuration, a list, a status", () => {
-    expect(names(scanAccounts(ctx, org, { client_uuid: clientB }).rows)).toEqual(inOrder("B1", "B2", "B3"));
-    expect(names(scanAccounts(ctx, org, { portfolio_config_uuid: configUuid }).rows)).toEqual(
-      inOrder("A1", "B1", "B3"),
+  it("scans the selected accounts only: a client, a configuration, a list, a status", async () => {
+    expect(names((await scanAccounts(ctx, org, { client_uuid: clientB })).rows)).toEqual(
+      await inOrder("B1", "B2", "B3"),
+    );
+    expect(names((await scanAccounts(ctx, org, { portfolio_config_uuid: configUuid })).rows)).toEqual(
+      await inOrder("A1", "B1", "B3"),
     );
     // Oldest first whatever the order of the list.
-    expect(names(scanAccounts(ctx, org, { accounts: [ids.B3, ids.A1] }).rows)).toEqual(inOrder("A1", "B3"));
+    expect(names((await scanAccounts(ctx, org, { accounts: [ids.B3, ids.A1] })).rows)).toEqual(
+      await inOrder("A1", "B3"),
+    );
     // The status filter keeps the rows whose status could not be computed.
-    const warned = scanAccounts(ctx, org, { status: ["warning", "breach"] });
-    expect(names(warned.rows)).toEqual(inOrder("A1", "A2", "B1", "B2"));
+    const warned = await scanAccounts(ctx, org, { status: ["warning", "breach"] });
+    expect(names(warned.rows)).toEqual(await inOrder("A1", "A2", "B1", "B2"));
     expect(warned.selected_accounts).toBe(5);
-    expect(names(scanAccounts(ctx, org, { client_uuid: clientB, status: ["ok"] }).rows)).toEqual(
-      inOrder("B1", "B2", "B3"),
+    expect(names((await scanAccounts(ctx, org, { client_uuid: clientB, status: ["ok"] })).rows)).toEqual(
+      await inOrder("B1", "B2", "B3"),
     );
     const unknown = "00000000-0000-4000-8000-000000000001";
-    expect(() => scanAccounts(ctx, org, { accounts: [ids.A1, unknown] })).toThrow(
+    await expect((() => scanAccounts(ctx, org, { accounts: [ids.A1, unknown] }))()).rejects.toThrow(
       `Account not found: ${unknown}.`,
     );
-    const other = createOrganization(ctx, "Other scan org").organization.uuid;
-    expect(() => scanAccounts(ctx, other, { client_uuid: clientA })).toThrow(/not found/);
-    expect(scanAccounts(ctx, other).rows).toEqual([]);
+    const other = (await createOrganization(ctx, "Other scan org")).organization.uuid;
+    await expect((() => scanAccounts(ctx, other, { client_uuid: clientA }))()).rejects.toThrow(/not found/);
+    expect((await scanAccounts(ctx, other)).rows).toEqual([]);
   });
 
-  it("scans a page of the selection with offset and limit", () => {
-    const first = scanAccounts(ctx, org, {}, { limit: 2 });
-    const all = inOrder("A1", "A2", "B1", "B2", "B3");
+  it("scans a page of the selection with offset and limit", async () => {
+    const first = await scanAccounts(ctx, org, {}, { limit: 2 });
+    const all = await inOrder("A1", "A2", "B1", "B2", "B3");
     expect(names(first.rows)).toEqual(all.slice(0, 2));
     expect(first).toMatchObject({ selected_accounts: 5, offset: 0, next_offset: 2 });
-    const last = scanAccounts(ctx, org, {}, { offset: 4, limit: 2 });
+    const last = await scanAccounts(ctx, org, {}, { offset: 4, limit: 2 });
     expect(names(last.rows)).toEqual(all.slice(4));
     expect(last).toMatchObject({ offset: 4, next_offset: null });
     const progress: [number, number][] = [];
-    scanAccounts(ctx, org, {}, { offset: 1, limit: 3, onProgress: (d, t) => progress.push([d, t]) });
+    await scanAccounts(ctx, org, {}, { offset: 1, limit: 3, onProgress: (d, t) => progress.push([d, t]) });
     expect(progress).toEqual([
       [1, 3],
       [2, 3],
@@ -286,7 +297,7 @@ describe("the morning scan", () => {
       { status: ["warning", "ok"] },
       { concurrency: 2, minAccountsPerThread: 1, onProgress: (done) => progress.push(done) },
     );
-    expect(parallel).toEqual(scanAccounts(ctx, org, { status: ["warning", "ok"] }));
+    expect(parallel).toEqual(await scanAccounts(ctx, org, { status: ["warning", "ok"] }));
     expect(progress.at(-1)).toBe(5);
   });
 
@@ -301,27 +312,28 @@ describe("the morning scan", () => {
       });
     const res = await post({ client_uuid: clientB });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(scanAccounts(ctx, org, { client_uuid: clientB }, { limit: 2000 }));
+    expect(await res.json()).toEqual(await scanAccounts(ctx, org, { client_uuid: clientB }, { limit: 2000 }));
     const page = await post({ limit: 2, offset: 2, min_loss_fraction: "0.3" });
     expect(await page.json()).toEqual(
-      scanAccounts(ctx, org, {}, { offset: 2, limit: 2, minLossFraction: "0.3" }),
+      await scanAccounts(ctx, org, {}, { offset: 2, limit: 2, minLossFraction: "0.3" }),
     );
     const bad = await post({ status: ["red"] });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(await bad.json())).toMatch(/status/);
-    const otherKey = createOrganization(ctx, "Third scan org").apiKey.key;
+    const otherKey = (await createOrganization(ctx, "Third scan org")).apiKey.key;
     expect((await post({ client_uuid: clientA }, otherKey)).status).toBe(404);
   });
 
   it("reads a selection larger than one page remotely as a job run by the server's runner, with the local rows", async () => {
-    const big = createOrganization(ctx, "Many accounts");
+    const big = await createOrganization(ctx, "Many accounts");
     const bigOrg = big.organization.uuid;
     // Ten accounts per client, as households are: one client of 2,001 accounts would make every account's
     // household wash-sale check read 2,000 others.
-    const clients = Array.from({ length: 201 }, () => createClient(ctx, bigOrg, {}).uuid);
-    store.transaction(() => {
+    const clients: string[] = [];
+    for (let i = 0; i < 201; i++) clients.push((await createClient(ctx, bigOrg, {})).uuid);
+    await store.transaction(async () => {
       for (let i = 0; i <= SCAN_PAGE_MAX; i++)
-        store.accounts.create(bigOrg, clients[i % clients.length]!, { cashValueUsd: "10" });
+        await store.accounts.create(bigOrg, clients[i % clients.length]!, { cashValueUsd: "10" });
     });
     const runner = new BacktestJobRunner({ store, mode: "in-process", pollIntervalMs: 10, log: () => {} });
     await runner.start();
@@ -334,9 +346,9 @@ describe("the morning scan", () => {
       // 2,001 accounts are above the default threshold (2,000): a job, read back until SUCCESS.
       expect(progress[0]).toEqual([0, SCAN_PAGE_MAX + 1]);
       expect(progress.at(-1)).toEqual([SCAN_PAGE_MAX + 1, SCAN_PAGE_MAX + 1]);
-      const jobs = store.backtestJobs.list(bigOrg, { kind: "scan" });
+      const jobs = await store.backtestJobs.list(bigOrg, { kind: "scan" });
       expect(jobs.map((j) => [j.status, j.result])).toEqual([["SUCCESS", result]]);
-      expect(result).toEqual(scanAccounts(ctx, bigOrg));
+      expect(result).toEqual(await scanAccounts(ctx, bigOrg));
       expect(result.rows).toHaveLength(SCAN_PAGE_MAX + 1);
       expect(result.summary).toMatchObject({ accounts: SCAN_PAGE_MAX + 1, with_errors: SCAN_PAGE_MAX + 1 });
       expect(result.summary.cash_to_invest_usd).toBe("20010"); // 2,001 x 10 USD, no configuration
@@ -354,7 +366,7 @@ describe("the morning scan", () => {
     };
     const local = await run(["--store", file, "--org", org, "--json"]);
     expect(local.code, local.out.stderr.join("\n")).toBe(0);
-    expect(JSON.parse(local.out.stdout.join("\n"))).toEqual(scanAccounts(ctx, org));
+    expect(JSON.parse(local.out.stdout.join("\n"))).toEqual(await scanAccounts(ctx, org));
 
     const handle = await serve({ ctx, port: 0, log: () => {}, requestWorkers: 0 });
     try {
@@ -403,7 +415,7 @@ describe("the scan as a job", () => {
 
   it("runs a selection above the threshold as a job: PENDING, RUNNING with progress in accounts, SUCCESS with the scan", async () => {
     const c = small();
-    const started = startScanJob(c, org, { min_loss_fraction: "0.3" });
+    const started = await startScanJob(c, org, { min_loss_fraction: "0.3" });
     expect(scanJobSchema.parse(started)).toEqual(started);
     expect(started).toMatchObject({
       status: "PENDING",
@@ -415,10 +427,10 @@ describe("the scan as a job", () => {
       started_at: null,
     });
 
-    const job = store.backtestJobs.claim(started.id, owner)!;
-    expect(getScanJob(c, org, started.id).status).toBe("RUNNING");
+    const job = (await store.backtestJobs.claim(started.id, owner))!;
+    expect((await getScanJob(c, org, started.id)).status).toBe("RUNNING");
     const seen: number[] = [];
-    const outcome = runClaimedJob({
+    const outcome = await runClaimedJob({
       ctx: c,
       job,
       owner,
@@ -428,11 +440,11 @@ describe("the scan as a job", () => {
     expect(outcome.status).toBe("SUCCESS");
     expect(seen).toEqual([1, 2, 3, 4, 5]);
 
-    const done = getScanJob(c, org, started.id);
+    const done = await getScanJob(c, org, started.id);
     expect(done.status).toBe("SUCCESS");
     expect(done.progress).toMatchObject({ total_accounts: 5, completed_accounts: 5 });
     expect(done.progress.last_progress_at).not.toBeNull();
-    expect(done.result).toEqual(scanAccounts(ctx, org, {}, { minLossFraction: "0.3" }));
+    expect(done.result).toEqual(await scanAccounts(ctx, org, {}, { minLossFraction: "0.3" }));
 
     // The same job over HTTP.
     const app = createApp({ ctx: c, requestWorkers: 0 });
@@ -458,48 +470,48 @@ describe("the scan as a job", () => {
     expect(now.body).toMatchObject({
       status: "SUCCESS",
       progress: { total_accounts: 2, completed_accounts: 2 },
-      result: scanAccounts(ctx, org, { client_uuid: clientA }),
+      result: await scanAccounts(ctx, org, { client_uuid: clientA }),
     });
     const queued = await post({ client_uuid: clientA, async: true });
     expect(queued.body).toMatchObject({ status: "PENDING", result: null });
-    expect(cancelScanJob(ctx, org, queued.body.id).status).toBe("FAILURE");
+    expect((await cancelScanJob(ctx, org, queued.body.id)).status).toBe("FAILURE");
   });
 
-  it("cancels a queued job at once and a running one before its next account; refuses a finished one", () => {
+  it("cancels a queued job at once and a running one before its next account; refuses a finished one", async () => {
     const c = small();
-    const queued = startScanJob(c, org, {});
-    expect(cancelScanJob(c, org, queued.id)).toMatchObject({
+    const queued = await startScanJob(c, org, {});
+    expect(await cancelScanJob(c, org, queued.id)).toMatchObject({
       status: "FAILURE",
       error_message: "Cancelled before it started.",
     });
-    expect(() => cancelScanJob(c, org, queued.id)).toThrow(
+    await expect((() => cancelScanJob(c, org, queued.id))()).rejects.toThrow(
       expect.objectContaining({ code: "scan_job_finished" }),
     );
 
-    const running = startScanJob(c, org, {});
-    const job = store.backtestJobs.claim(running.id, owner)!;
-    expect(cancelScanJob(c, org, running.id).status).toBe("RUNNING");
-    const outcome = runClaimedJob({ ctx: c, job, owner, executor: defaultBacktestExecutor() });
+    const running = await startScanJob(c, org, {});
+    const job = (await store.backtestJobs.claim(running.id, owner))!;
+    expect((await cancelScanJob(c, org, running.id)).status).toBe("RUNNING");
+    const outcome = await runClaimedJob({ ctx: c, job, owner, executor: defaultBacktestExecutor() });
     expect(outcome).toMatchObject({
       status: "FAILURE",
       errorMessage: "Cancelled on request after 1 of 5 accounts.",
     });
-    expect(getScanJob(c, org, running.id)).toMatchObject({ status: "FAILURE", result: null });
+    expect(await getScanJob(c, org, running.id)).toMatchObject({ status: "FAILURE", result: null });
   });
 
-  it("checks the selection when the job is created and keeps scan jobs apart from backtest jobs", () => {
-    const other = createOrganization(ctx, "Scan job stranger");
-    expect(() => startScanJob(small(), other.organization.uuid, { client_uuid: clientA })).toThrow(
-      expect.objectContaining({ code: "client_not_found" }),
-    );
-    const job = startScanJob(small(), org, { async: true });
-    expect(() => getScanJob(ctx, other.organization.uuid, job.id)).toThrow(
+  it("checks the selection when the job is created and keeps scan jobs apart from backtest jobs", async () => {
+    const other = await createOrganization(ctx, "Scan job stranger");
+    await expect(
+      (() => startScanJob(small(), other.organization.uuid, { client_uuid: clientA }))(),
+    ).rejects.toThrow(expect.objectContaining({ code: "client_not_found" }));
+    const job = await startScanJob(small(), org, { async: true });
+    await expect((() => getScanJob(ctx, other.organization.uuid, job.id))()).rejects.toThrow(
       expect.objectContaining({ code: "scan_job_not_found" }),
     );
-    expect(() => store.backtestJobs.require(org, job.id)).toThrow(
+    await expect((() => store.backtestJobs.require(org, job.id))()).rejects.toThrow(
       expect.objectContaining({ code: "backtest_not_found" }),
     );
-    cancelScanJob(ctx, org, job.id);
+    await cancelScanJob(ctx, org, job.id);
   });
 
   it("makes the remote CLI run a scan above the server's threshold as a job and print the local JSON", async () => {
@@ -514,7 +526,7 @@ describe("the scan as a job", () => {
     await runner.start();
     const served: BacktestServiceContext = { ...small(), backtestRunner: runner };
     const handle = await serve({ ctx: served, port: 0, log: () => {}, requestWorkers: 0 });
-    const before = new Set(store.backtestJobs.list(org, { kind: "scan" }).map((j) => j.id));
+    const before = new Set((await store.backtestJobs.list(org, { kind: "scan" })).map((j) => j.id));
     try {
       const remote = await run(["--url", handle.url, "--api-key", key]);
       expect(remote.code, remote.out.stderr.join("\n")).toBe(0);
@@ -523,7 +535,7 @@ describe("the scan as a job", () => {
       await handle.close();
       await runner.stop();
     }
-    const made = store.backtestJobs.list(org, { kind: "scan" }).filter((j) => !before.has(j.id));
+    const made = (await store.backtestJobs.list(org, { kind: "scan" })).filter((j) => !before.has(j.id));
     expect(made.map((j) => [j.status, j.progress?.completed_periods, j.attempts])).toEqual([
       ["SUCCESS", 5, 1],
     ]);

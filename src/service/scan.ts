@@ -29,7 +29,7 @@ import {
 import { DataError, PortfolioError } from "../core/errors.js";
 import { cashBuffers } from "../core/proposal/cash-buffers.js";
 import { TaxDecimal } from "../core/tax/index.js";
-import type { AccountRecord, Store } from "../store/index.js";
+import type { AccountRecord, LotwiseStore } from "../store/index.js";
 import { selectAccounts, statusSelected } from "./account-selection.js";
 import { holdingsAt } from "./backtest-run.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
@@ -57,7 +57,7 @@ export interface ScanOptions {
   onRow?: ((row: ScanRow) => void) | undefined;
 }
 
-type Market = Store["market"];
+type Market = LotwiseStore["market"];
 
 /**
  * A read-through memo of the market repository's point reads for one scan: the closes, FX rates, securities,
@@ -74,14 +74,17 @@ function memoizedMarket(market: Market): Market {
   const fx = new Map<string, ReturnType<Market["fxRateAsOf"]>>();
   const splits = new Map<string, ReturnType<Market["splits"]>>();
   const weights = new Map<string, ReturnType<Market["indexWeightsAsOf"]>>();
-  const once = <K, V>(map: Map<K, V>, key: K, read: () => V): V => {
-    if (map.has(key)) return map.get(key) as V;
+  // The promise of the read is kept, so that concurrent callers share it; a failed read is forgotten.
+  const once = <K, V>(map: Map<K, Promise<V>>, key: K, read: () => Promise<V>): Promise<V> => {
+    const known = map.get(key);
+    if (known !== undefined) return known;
     const value = read();
     map.set(key, value);
+    value.catch(() => map.delete(key));
     return value;
   };
   const memo: Partial<Market> = {
-    latestPrices(ids, asOf) {
+    async latestPrices(ids, asOf) {
       let known = prices.get(asOf);
       if (known === undefined) {
         known = new Map();
@@ -89,7 +92,7 @@ function memoizedMarket(market: Market): Market {
       }
       const missing = ids.filter((id) => !known.has(id));
       if (missing.length > 0) {
-        const read = market.latestPrices(missing, asOf);
+        const read = await market.latestPrices(missing, asOf);
         for (const id of missing) known.set(id, read.get(id) ?? null);
       }
       const out = new Map<string, { date: string; close: number; volume: number | null }>();
@@ -116,10 +119,10 @@ function memoizedMarket(market: Market): Market {
  * is written during a scan).
  */
 function scanContext(ctx: ServiceContext): ServiceContext {
-  const households = new Map<string, ReturnType<Store["accounts"]["listByClient"]>>();
+  const households = new Map<string, ReturnType<LotwiseStore["accounts"]["listByClient"]>>();
   const accounts = ctx.store.accounts;
   const configs = ctx.store.portfolioConfigs;
-  const configMemo = new Map<string, ReturnType<Store["portfolioConfigs"]["get"]>>();
+  const configMemo = new Map<string, ReturnType<LotwiseStore["portfolioConfigs"]["get"]>>();
   const store = Object.create(ctx.store, {
     market: { value: memoizedMarket(ctx.store.market) },
     portfolioConfigs: {
@@ -127,8 +130,13 @@ function scanContext(ctx: ServiceContext): ServiceContext {
         get: {
           value: (org: string, uuid: string) => {
             const key = `${org}|${uuid}`;
-            if (!configMemo.has(key)) configMemo.set(key, configs.get(org, uuid));
-            return configMemo.get(key);
+            let config = configMemo.get(key);
+            if (config === undefined) {
+              config = configs.get(org, uuid);
+              configMemo.set(key, config);
+              config.catch(() => configMemo.delete(key));
+            }
+            return config;
           },
         },
       }),
@@ -142,13 +150,14 @@ function scanContext(ctx: ServiceContext): ServiceContext {
             if (list === undefined) {
               list = accounts.listByClient(org, client);
               households.set(key, list);
+              list.catch(() => households.delete(key));
             }
             return list;
           },
         },
       }),
     },
-  }) as Store;
+  }) as LotwiseStore;
   return { ...ctx, store };
 }
 
@@ -172,14 +181,19 @@ function rowError(part: ScanRow["errors"][number]["part"], err: unknown): ScanRo
 }
 
 /** Cash above the configuration's buffers, rounded down to the cent (see the module doc). */
-function cashToInvest(ctx: ServiceContext, eff: EffectiveConfig, held: Holdings, asOf: string): Decimal {
+async function cashToInvest(
+  ctx: ServiceContext,
+  eff: EffectiveConfig,
+  held: Holdings,
+  asOf: string,
+): Promise<Decimal> {
   const read = eff.read;
   const dec = (v: string | null) => (v === null ? null : new TaxDecimal(v));
   const cadFraction = dec(read.cash_buffer_cad);
   const cadAmount = dec(read.cash_buffer_cad_amount);
   let cadPerUsd: Decimal | null = null;
   if (cadAmount !== null || (cadFraction !== null && !cadFraction.isZero())) {
-    const rate = ctx.store.market.fxRateAsOf("CAD", asOf);
+    const rate = await ctx.store.market.fxRateAsOf("CAD", asOf);
     if (!rate)
       throw new DataError(
         `The configuration sets a CAD cash buffer but the store has no CAD rate on or before ${asOf}.`,
@@ -206,13 +220,13 @@ function cashToInvest(ctx: ServiceContext, eff: EffectiveConfig, held: Holdings,
  * The evaluation rules that fire for the row's account, over the facts the row measured (the same facts as the
  * evaluation extension); null with an error entry when the harvest facts are missing or the rules fail.
  */
-function rulesFired(
+async function rulesFired(
   ctx: ServiceContext,
   account: AccountRecord,
   asOf: string,
   held: Holdings,
   row: ScanRow,
-): ScanRow["rules_fired"] {
+): Promise<ScanRow["rules_fired"]> {
   if (row.harvestable_loss_usd === null || row.estimated_tax_value_usd === null) {
     row.errors.push({
       part: "rules",
@@ -224,7 +238,7 @@ function rulesFired(
   try {
     const nav = new Decimal(held.valueUsd.toString());
     const cash = new Decimal(account.cashValueUsd);
-    const e = evaluateRulesOnFacts(ctx, account, asOf, {
+    const e = await evaluateRulesOnFacts(ctx, account, asOf, {
       total_drift: row.total_drift,
       max_asset_drift: row.max_asset_drift,
       drift_status: row.drift_status,
@@ -250,14 +264,14 @@ function rulesFired(
 }
 
 /** One row of the scan (never throws: every failure is an entry of `errors`). */
-function scanRow(
+async function scanRow(
   ctx: ServiceContext,
   org: string,
   account: AccountRecord,
   asOf: string,
   options: ScanOptions,
   targets: Map<string, PreparedTarget>,
-): ScanRow {
+): Promise<ScanRow> {
   const row: ScanRow = {
     account_uuid: account.uuid,
     client_uuid: account.clientUuid,
@@ -279,16 +293,16 @@ function scanRow(
   let held: Holdings;
   let eff: EffectiveConfig;
   try {
-    held = holdingsAt(ctx, account, asOf, { lots: accountLots(ctx, account.uuid) });
+    held = await holdingsAt(ctx, account, asOf, { lots: await accountLots(ctx, account.uuid) });
     row.nav_usd = money(new Decimal(held.valueUsd.toString()), "nav_usd");
     row.cash_usd = money(new Decimal(held.cashUsd.toString()), "cash_usd");
-    eff = holdingsConfig(ctx, account, asOf, held);
+    eff = await holdingsConfig(ctx, account, asOf, held);
   } catch (err) {
     row.errors.push(rowError("account", err));
     return row;
   }
   try {
-    const d = measureDrift(ctx, account, asOf, held, () => eff, targets);
+    const d = await measureDrift(ctx, account, asOf, held, async () => eff, targets);
     row.drift_status = d.status;
     row.total_drift = decimal(d.total, 10, "total_drift");
     row.max_asset_drift = decimal(d.maxAbs, 10, "max_asset_drift");
@@ -297,7 +311,7 @@ function scanRow(
     row.errors.push(rowError("drift", err));
   }
   try {
-    const h = measureHarvest(ctx, org, account, asOf, held, eff, options);
+    const h = await measureHarvest(ctx, org, account, asOf, held, eff, options);
     row.harvestable_lots = h.rows.filter((r) => r.reasons.length === 0).length;
     row.harvestable_loss_usd = money(h.st.plus(h.lt), "harvestable_loss_usd");
     row.estimated_tax_value_usd = money(h.taxValue, "estimated_tax_value_usd");
@@ -305,11 +319,11 @@ function scanRow(
     row.errors.push(rowError("harvest", err));
   }
   try {
-    row.cash_to_invest_usd = money(cashToInvest(ctx, eff, held, asOf), "cash_to_invest_usd");
+    row.cash_to_invest_usd = money(await cashToInvest(ctx, eff, held, asOf), "cash_to_invest_usd");
   } catch (err) {
     row.errors.push(rowError("cash", err));
   }
-  row.rules_fired = rulesFired(ctx, account, asOf, held, row);
+  row.rules_fired = await rulesFired(ctx, account, asOf, held, row);
   return row;
 }
 
@@ -320,16 +334,16 @@ function scanRow(
  * accounts per request); the status filter applies after the page is taken.
  * @throws {NotFoundError} for a selection naming a client, configuration or account that is not the organization's;
  *   {@link ValidationError} a date outside the market data. Errors of one account are in its row.
- * @example scanAccounts(ctx, org, { status: ["breach"] }).rows.map((r) => r.account_uuid)
+ * @example (await scanAccounts(ctx, org, { status: ["breach"] })).rows.map((r) => r.account_uuid)
  */
-export function scanAccounts(
+export async function scanAccounts(
   ctx: ServiceContext,
   org: string,
   selection: AccountSelection = {},
   options: ScanOptions = {},
-): ScanResult {
-  const asOf = checkedAsOf(ctx, options.asOf);
-  const selected = selectAccounts(ctx, org, selection);
+): Promise<ScanResult> {
+  const asOf = await checkedAsOf(ctx, options.asOf);
+  const selected = await selectAccounts(ctx, org, selection);
   const offset = options.offset ?? 0;
   const end =
     options.limit === undefined ? selected.length : Math.min(selected.length, offset + options.limit);
@@ -337,14 +351,14 @@ export function scanAccounts(
   const scan = scanContext(ctx);
   const rows: ScanRow[] = [];
   const targets = new Map<string, PreparedTarget>();
-  page.forEach((account, i) => {
-    const row = scanRow(scan, org, account, asOf, options, targets);
+  for (const [i, account] of page.entries()) {
+    const row = await scanRow(scan, org, account, asOf, options, targets);
     if (statusSelected(selection, row.drift_status)) {
       rows.push(row);
       options.onRow?.(row);
     }
     options.onProgress?.(i + 1, page.length);
-  });
+  }
   return {
     as_of_date: asOf,
     selected_accounts: selected.length,

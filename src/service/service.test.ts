@@ -11,7 +11,7 @@ import {
   portfolioConfigReadSchema,
 } from "../contract/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { buildDemo, type DemoResult } from "./demo.js";
 import {
   createAssetClass,
@@ -31,21 +31,21 @@ import {
 const FIXTURES = resolve(import.meta.dirname, "..", "..", "fixtures");
 
 describe("service over a demo store", () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let demo: DemoResult;
   let orgB: string;
 
-  beforeAll(() => {
-    store = openStore(":memory:");
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
     ctx = { store, clock: () => new Date("2026-01-15T15:00:00Z") };
-    demo = buildDemo(ctx);
-    orgB = createOrganization(ctx, "Other firm").organization.uuid;
+    demo = await buildDemo(ctx);
+    orgB = (await createOrganization(ctx, "Other firm")).organization.uuid;
   });
   afterAll(() => store.close());
 
-  it("builds a demo account with short- and long-term gains and losses and a Canadian listing", () => {
-    const a = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+  it("builds a demo account with short- and long-term gains and losses and a Canadian listing", async () => {
+    const a = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
     accountSchema.parse(a);
     expect(a.as_of_date).toBe("2025-12-31");
     expect(a.positions.some((p) => p.currency === "CAD")).toBe(true);
@@ -56,8 +56,8 @@ describe("service over a demo store", () => {
     expect(new Set(a.holdings.tax_lots.map((l) => l.trade_date)).size).toBeGreaterThan(4);
   });
 
-  it("values the account so that cash + positions = NAV to the cent", () => {
-    const a = getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
+  it("values the account so that cash + positions = NAV to the cent", async () => {
+    const a = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
     const positions = a.positions.reduce((s, p) => s.plus(p.market_value_usd ?? 0), new Decimal(0));
     expect(positions.plus(a.holdings.cash_value_usd).minus(a.aum).abs().toNumber()).toBeLessThanOrEqual(
       0.01 * a.positions.length,
@@ -87,11 +87,11 @@ describe("service over a demo store", () => {
     expect(Number(a.holdings_risk_annualized_percentage)).toBeLessThan(80);
   });
 
-  it("creates the sample configuration of fixtures/ and lists it in the read shape", () => {
+  it("creates the sample configuration of fixtures/ and lists it in the read shape", async () => {
     const body = portfolioConfigCreateSchema.parse(
       JSON.parse(readFileSync(resolve(FIXTURES, "portfolio-config.json"), "utf8")),
     );
-    const c = createPortfolioConfig(ctx, demo.organization_uuid, body);
+    const c = await createPortfolioConfig(ctx, demo.organization_uuid, body);
     portfolioConfigReadSchema.parse(c);
     expect(c.no_hold_tickers[0]!.ticker).toMatchObject({
       theme_asset_id: "SLW:XNYS",
@@ -99,20 +99,20 @@ describe("service over a demo store", () => {
       exchange: "XNYS",
     });
     expect(c.no_hold_tickers[0]!.ticker.market_cap).toBeGreaterThan(0);
-    expect(listPortfolioConfigs(ctx, demo.organization_uuid).map((x) => x.uuid)).toContain(c.uuid);
-    expect(listPortfolioConfigs(ctx, orgB)).toEqual([]);
+    expect((await listPortfolioConfigs(ctx, demo.organization_uuid)).map((x) => x.uuid)).toContain(c.uuid);
+    expect(await listPortfolioConfigs(ctx, orgB)).toEqual([]);
   });
 
-  it("replaces provided lists on PATCH, keeps absent fields and resets null ones", () => {
+  it("replaces provided lists on PATCH, keeps absent fields and resets null ones", async () => {
     const base: PortfolioConfigCreate = {
       name: "Patch target",
       max_weight: "0.05",
       no_hold_tickers: [{ theme_asset_id: "SLW:XNYS" }, { theme_asset_id: "OSM:XNYS" }],
       no_trade_tickers: [{ theme_asset_id: "DEL:XNYS" }],
     };
-    const c = createPortfolioConfig(ctx, demo.organization_uuid, base);
-    const fresh = createPortfolioConfig(ctx, demo.organization_uuid, { name: "Defaults" });
-    const u = updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, {
+    const c = await createPortfolioConfig(ctx, demo.organization_uuid, base);
+    const fresh = await createPortfolioConfig(ctx, demo.organization_uuid, { name: "Defaults" });
+    const u = await updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, {
       no_hold_tickers: [{ theme_asset_id: "SGR:XNYS" }],
       min_weight: "0.01",
       no_trade_tickers: [],
@@ -122,16 +122,16 @@ describe("service over a demo store", () => {
     expect(u.max_weight).toBe("0.05");
     expect(u.min_weight).toBe("0.01");
     expect(u.name).toBe("Patch target");
-    const reset = updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, { max_weight: null });
+    const reset = await updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, { max_weight: null });
     expect(reset.max_weight).toBe(fresh.max_weight);
     expect(reset.min_weight).toBe("0.01");
   });
 
-  it("rejects an unknown theme_asset_id in a configuration by name and changes nothing", () => {
-    const c = createPortfolioConfig(ctx, demo.organization_uuid, { name: "Strict", max_weight: "0.1" });
+  it("rejects an unknown theme_asset_id in a configuration by name and changes nothing", async () => {
+    const c = await createPortfolioConfig(ctx, demo.organization_uuid, { name: "Strict", max_weight: "0.1" });
     let err: unknown;
     try {
-      updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, {
+      await updatePortfolioConfig(ctx, demo.organization_uuid, c.uuid, {
         max_weight: "0.2",
         no_hold_tickers: [{ theme_asset_id: "NOPE:XNYS" }],
       });
@@ -145,40 +145,44 @@ describe("service over a demo store", () => {
         message: "unknown theme_asset_id NOPE:XNYS: not in the security master",
       },
     ]);
-    expect(listPortfolioConfigs(ctx, demo.organization_uuid).find((x) => x.uuid === c.uuid)?.max_weight).toBe(
-      "0.1",
-    );
+    expect(
+      (await listPortfolioConfigs(ctx, demo.organization_uuid)).find((x) => x.uuid === c.uuid)?.max_weight,
+    ).toBe("0.1");
   });
 
-  it("keeps an archived asset class readable and assigned where it was, but refuses new assignments", () => {
+  it("keeps an archived asset class readable and assigned where it was, but refuses new assignments", async () => {
     const org = demo.organization_uuid;
-    const ac = createAssetClass(ctx, org, { name: "Old sleeve", benchmark_index_identifier: "SYNTH500" });
+    const ac = await createAssetClass(ctx, org, {
+      name: "Old sleeve",
+      benchmark_index_identifier: "SYNTH500",
+    });
     assetClassSchema.parse(ac);
-    updateClient(ctx, org, demo.client_uuid, {
+    await updateClient(ctx, org, demo.client_uuid, {
       account_uuid: demo.account_uuid,
       asset_class_settings: [{ asset_class_uuid: ac.uuid, direct_indexing_enabled: true }],
     });
-    store.assetClasses.archive(org, ac.uuid);
-    expect(readAssetClass(ctx, org, ac.uuid).archived_at).not.toBeNull();
+    await store.assetClasses.archive(org, ac.uuid);
+    expect((await readAssetClass(ctx, org, ac.uuid)).archived_at).not.toBeNull();
     // Re-sending the existing assignment is fine.
-    updateClient(ctx, org, demo.client_uuid, {
+    await updateClient(ctx, org, demo.client_uuid, {
       account_uuid: demo.account_uuid,
       asset_class_settings: [{ asset_class_uuid: ac.uuid, direct_indexing_enabled: false }],
     });
-    const other = createClient(ctx, org, {});
-    expect(() =>
-      updateClient(ctx, org, other.uuid, {
-        asset_class_settings: [{ asset_class_uuid: ac.uuid, direct_indexing_enabled: true }],
-      }),
-    ).toThrow(/is archived since .* and cannot be newly assigned/);
+    const other = await createClient(ctx, org, {});
+    await expect(
+      (() =>
+        updateClient(ctx, org, other.uuid, {
+          asset_class_settings: [{ asset_class_uuid: ac.uuid, direct_indexing_enabled: true }],
+        }))(),
+    ).rejects.toThrow(/is archived since .* and cannot be newly assigned/);
     // The failed update created nothing: the new client still has no account.
-    expect(getClient(ctx, org, other.uuid).accounts).toEqual([]);
+    expect((await getClient(ctx, org, other.uuid)).accounts).toEqual([]);
   });
 
-  it("replaces the tax lots of the addressed account on a client update", () => {
+  it("replaces the tax lots of the addressed account on a client update", async () => {
     const org = demo.organization_uuid;
-    const c = createClient(ctx, org, { external_id: "LOTS-1" });
-    const after = updateClient(ctx, org, c.uuid, {
+    const c = await createClient(ctx, org, { external_id: "LOTS-1" });
+    const after = await updateClient(ctx, org, c.uuid, {
       holdings: {
         tax_lots: [
           { theme_asset_id: "DEL:XNYS", quantity: "10", cost_basis: "50", trade_date: "2024-05-01" },
@@ -188,7 +192,7 @@ describe("service over a demo store", () => {
     clientSchema.parse(after);
     expect(after.accounts).toHaveLength(1);
     expect(after.accounts[0]!.name).toBe("Primary");
-    const again = updateClient(ctx, org, c.uuid, {
+    const again = await updateClient(ctx, org, c.uuid, {
       holdings: {
         tax_lots: [
           {
@@ -211,27 +215,31 @@ describe("service over a demo store", () => {
     ]);
   });
 
-  it("refuses an account of another client and lots of unknown assets, naming them", () => {
+  it("refuses an account of another client and lots of unknown assets, naming them", async () => {
     const org = demo.organization_uuid;
-    const c = createClient(ctx, org, {});
-    expect(() =>
-      updateClient(ctx, org, c.uuid, { account_uuid: demo.account_uuid, portfolio_config_uuid: null }),
-    ).toThrow(/is not an account of client/);
-    expect(() =>
-      updateClient(ctx, org, demo.client_uuid, {
-        holdings: {
-          tax_lots: [
-            { theme_asset_id: "ZZZ:XNAS", quantity: "1", cost_basis: "1", trade_date: "2024-01-02" },
-          ],
-        },
-      }),
-    ).toThrow(/holdings\.tax_lots\[0\]\.theme_asset_id|1 invalid reference/);
+    const c = await createClient(ctx, org, {});
+    await expect(
+      (() =>
+        updateClient(ctx, org, c.uuid, { account_uuid: demo.account_uuid, portfolio_config_uuid: null }))(),
+    ).rejects.toThrow(/is not an account of client/);
+    await expect(
+      (() =>
+        updateClient(ctx, org, demo.client_uuid, {
+          holdings: {
+            tax_lots: [
+              { theme_asset_id: "ZZZ:XNAS", quantity: "1", cost_basis: "1", trade_date: "2024-01-02" },
+            ],
+          },
+        }))(),
+    ).rejects.toThrow(/holdings\.tax_lots\[0\]\.theme_asset_id|1 invalid reference/);
   });
 
   it("hides one organization's data from another", async () => {
-    expect(() => getClient(ctx, orgB, demo.client_uuid)).toThrow(NotFoundError);
-    expect(() => getAccount(ctx, orgB, demo.client_uuid, demo.account_uuid)).toThrow(NotFoundError);
-    expect(() => readAssetClass(ctx, orgB, demo.asset_class_uuid)).toThrow(NotFoundError);
+    await expect((() => getClient(ctx, orgB, demo.client_uuid))()).rejects.toThrow(NotFoundError);
+    await expect((() => getAccount(ctx, orgB, demo.client_uuid, demo.account_uuid))()).rejects.toThrow(
+      NotFoundError,
+    );
+    await expect((() => readAssetClass(ctx, orgB, demo.asset_class_uuid))()).rejects.toThrow(NotFoundError);
     const b = new LocalBackend(ctx, orgB);
     await expect(b.findAccount(demo.account_uuid)).rejects.toBeInstanceOf(NotFoundError);
     await expect(b.getPortfolioConfig(demo.portfolio_config_uuid)).rejects.toBeInstanceOf(NotFoundError);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { caught } from "../../test/helpers/caught.js";
+import { caughtAsync } from "../../test/helpers/caught.js";
 import { listing } from "../../test/helpers/listing.js";
 import type { AssetAllocationWrite } from "../contract/index.js";
 import { DataError, ValidationError } from "../core/errors.js";
 import { createApp } from "../server/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { accountDrift } from "./drift.js";
 import {
   createAccount,
@@ -27,10 +27,10 @@ import { createTheme, evaluateTheme } from "./themes.js";
  */
 const IDS = ["AAA:XNYS", "BBB:XNYS", "CCC:XNYS", "DDD:XNYS", "EEE:XNYS"];
 
-function writeHandMarket(store: Store): void {
+async function writeHandMarket(store: SqliteStore): Promise<void> {
   const m = store.market;
-  m.upsertSecurities(IDS.map((id) => listing(id, { sector: 45 })));
-  m.insertPrices(
+  await m.upsertSecurities(IDS.map((id) => listing(id, { sector: 45 })));
+  await m.insertPrices(
     IDS.flatMap((id) =>
       ["2025-06-02", "2025-06-30"].map((date) => ({
         themeAssetId: id,
@@ -44,15 +44,15 @@ function writeHandMarket(store: Store): void {
       })),
     ),
   );
-  m.insertCharacteristics([
+  await m.insertCharacteristics([
     { themeAssetId: "CCC:XNYS", date: "2025-06-02", name: "market_cap", value: 300 },
     { themeAssetId: "EEE:XNYS", date: "2025-06-02", name: "market_cap", value: 100 },
     { themeAssetId: "CCC:XNYS", date: "2025-06-30", name: "market_cap", value: 100 },
     { themeAssetId: "EEE:XNYS", date: "2025-06-30", name: "market_cap", value: 100 },
   ]);
   for (const identifier of ["HAND3", "TILT2"])
-    m.upsertIndex({ identifier, name: identifier, currency: "USD", description: null });
-  m.insertIndexWeights([
+    await m.upsertIndex({ identifier, name: identifier, currency: "USD", description: null });
+  await m.insertIndexWeights([
     { identifier: "HAND3", date: "2025-06-02", themeAssetId: "AAA:XNYS", weight: 0.5 },
     { identifier: "HAND3", date: "2025-06-02", themeAssetId: "BBB:XNYS", weight: 0.3 },
     { identifier: "HAND3", date: "2025-06-02", themeAssetId: "CCC:XNYS", weight: 0.2 },
@@ -72,7 +72,7 @@ const TWO_NAMES = {
   rules: { rebalancing_period: "MONTHLY" as const },
 };
 
-let store: Store;
+let store: SqliteStore;
 let ctx: ServiceContext;
 let org: string;
 let key: string;
@@ -83,32 +83,39 @@ let core: string;
 let single: string;
 let themeUuid: string;
 
-beforeAll(() => {
-  store = openStore(":memory:");
-  writeHandMarket(store);
+beforeAll(async () => {
+  store = openSqliteStore(":memory:");
+  await writeHandMarket(store);
   ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-  const made = createOrganization(ctx, "Tilts");
+  const made = await createOrganization(ctx, "Tilts");
   org = made.organization.uuid;
   key = made.apiKey.key;
-  core = createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" }).uuid;
-  single = createAssetClass(ctx, org, {
-    name: "DDD sleeve",
-    single_security_theme_asset_id: "DDD:XNYS",
-  }).uuid;
-  themeUuid = createTheme(ctx, org, TWO_NAMES).uuid;
+  core = (await createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" })).uuid;
+  single = (
+    await createAssetClass(ctx, org, {
+      name: "DDD sleeve",
+      single_security_theme_asset_id: "DDD:XNYS",
+    })
+  ).uuid;
+  themeUuid = (await createTheme(ctx, org, TWO_NAMES)).uuid;
   // Evaluated on both dates: CCC 75% / EEE 25% on 2025-06-02, 50% / 50% on 2025-06-30.
-  evaluateTheme(ctx, org, themeUuid, { as_of_date: "2025-06-02" });
-  evaluateTheme(ctx, org, themeUuid, { as_of_date: "2025-06-30" });
-  configUuid = createPortfolioConfig(ctx, org, { name: "Two sleeves", asset_allocations: sleeves() }).uuid;
-  clientUuid = createClient(ctx, org, { external_id: "tilt-client" }).uuid;
-  accountUuid = createAccount(ctx, org, clientUuid, {
-    name: "Taxable",
-    cash_value_usd: "0",
-    portfolio_config_uuid: configUuid,
-    holdings: {
-      tax_lots: [{ theme_asset_id: "AAA:XNYS", quantity: "100", cost_basis: "40", trade_date: "2024-01-02" }],
-    },
-  }).uuid;
+  await evaluateTheme(ctx, org, themeUuid, { as_of_date: "2025-06-02" });
+  await evaluateTheme(ctx, org, themeUuid, { as_of_date: "2025-06-30" });
+  configUuid = (await createPortfolioConfig(ctx, org, { name: "Two sleeves", asset_allocations: sleeves() }))
+    .uuid;
+  clientUuid = (await createClient(ctx, org, { external_id: "tilt-client" })).uuid;
+  accountUuid = (
+    await createAccount(ctx, org, clientUuid, {
+      name: "Taxable",
+      cash_value_usd: "0",
+      portfolio_config_uuid: configUuid,
+      holdings: {
+        tax_lots: [
+          { theme_asset_id: "AAA:XNYS", quantity: "100", cost_basis: "40", trade_date: "2024-01-02" },
+        ],
+      },
+    })
+  ).uuid;
 });
 afterAll(() => store.close());
 
@@ -120,13 +127,13 @@ function sleeves(tilts: AssetAllocationWrite["tilts"] = []): AssetAllocationWrit
   ];
 }
 
-function setTilts(tilts: AssetAllocationWrite["tilts"]): void {
-  updatePortfolioConfig(ctx, org, configUuid, { asset_allocations: sleeves(tilts) });
+async function setTilts(tilts: AssetAllocationWrite["tilts"]): Promise<void> {
+  await updatePortfolioConfig(ctx, org, configUuid, { asset_allocations: sleeves(tilts) });
 }
 
 /** Drift's target weights on a date, by theme_asset_id (zero weights left out). */
-function driftTarget(asOf = "2025-06-30") {
-  const d = accountDrift(ctx, org, accountUuid, { clientUuid, asOf });
+async function driftTarget(asOf = "2025-06-30") {
+  const d = await accountDrift(ctx, org, accountUuid, { clientUuid, asOf });
   const weights = Object.fromEntries(
     d.assets.filter((a) => a.target_weight !== "0").map((a) => [a.theme_asset_id, a.target_weight]),
   );
@@ -134,17 +141,17 @@ function driftTarget(asOf = "2025-06-30") {
 }
 
 describe("tilted targets", () => {
-  it("moves 10% of the 60% sleeve toward the theme's snapshot, funded pro rata from the index weights", () => {
-    setTilts([]);
-    expect(driftTarget()).toEqual({
+  it("moves 10% of the 60% sleeve toward the theme's snapshot, funded pro rata from the index weights", async () => {
+    await setTilts([]);
+    expect(await driftTarget()).toEqual({
       name: "blend of HAND3, DDD:XNYS",
       date: "2025-06-02",
       weights: { "AAA:XNYS": "0.3", "BBB:XNYS": "0.18", "CCC:XNYS": "0.12", "DDD:XNYS": "0.4" },
     });
-    setTilts([{ weight_adjustment: "0.1", theme_uuid: themeUuid }]);
+    await setTilts([{ weight_adjustment: "0.1", theme_uuid: themeUuid }]);
     // Sleeve: 0.9 x (AAA .5, BBB .3, CCC .2) + 0.1 x (CCC .5, EEE .5) = AAA .45, BBB .27, CCC .23, EEE .05;
     // x 0.6: AAA .27, BBB .162, CCC .138, EEE .03; DDD .4 untouched. Total 1.
-    expect(driftTarget()).toEqual({
+    expect(await driftTarget()).toEqual({
       name: 'blend of DDD:XNYS, HAND3 tilted 10% toward theme "Two names"',
       date: "2025-06-02",
       weights: {
@@ -157,9 +164,9 @@ describe("tilted targets", () => {
     });
   });
 
-  it("uses the theme snapshot dated on or before the date (point in time)", () => {
+  it("uses the theme snapshot dated on or before the date (point in time)", async () => {
     // On 2025-06-02 the theme is CCC .75, EEE .25: sleeve CCC .9 x .2 + .075 = .255, EEE .025; x 0.6.
-    expect(driftTarget("2025-06-02").weights).toEqual({
+    expect((await driftTarget("2025-06-02")).weights).toEqual({
       "AAA:XNYS": "0.27",
       "BBB:XNYS": "0.162",
       "CCC:XNYS": "0.153",
@@ -168,11 +175,11 @@ describe("tilted targets", () => {
     });
   });
 
-  it("tilts away with a negative adjustment, dropping names it would take below zero and rescaling the sleeve", () => {
-    setTilts([{ weight_adjustment: "-0.2", theme_uuid: themeUuid }]);
+  it("tilts away with a negative adjustment, dropping names it would take below zero and rescaling the sleeve", async () => {
+    await setTilts([{ weight_adjustment: "-0.2", theme_uuid: themeUuid }]);
     // 1.2 x (AAA .5, BBB .3, CCC .2) - 0.2 x (CCC .5, EEE .5) = AAA .6, BBB .36, CCC .14, EEE -.1: EEE goes, the
     // rest (1.1) is scaled back to 1: AAA .6/1.1, BBB .36/1.1, CCC .14/1.1; x 0.6 = .36/1.1, .216/1.1, .084/1.1.
-    const t = driftTarget();
+    const t = await driftTarget();
     expect(t.name).toBe('blend of DDD:XNYS, HAND3 tilted 20% away from theme "Two names"');
     expect(t.weights).toEqual({
       "AAA:XNYS": "0.3272727273",
@@ -182,10 +189,10 @@ describe("tilted targets", () => {
     });
   });
 
-  it("tilts toward an index with the weights in force on the date", () => {
-    setTilts([{ weight_adjustment: "0.25", index_uuid: indexUuid("TILT2") }]);
+  it("tilts toward an index with the weights in force on the date", async () => {
+    await setTilts([{ weight_adjustment: "0.25", index_uuid: indexUuid("TILT2") }]);
     // 2025-06-02: 0.75 x HAND3 + 0.25 x (BBB .6, EEE .4) = AAA .375, BBB .375, CCC .15, EEE .1; x 0.6.
-    expect(driftTarget("2025-06-02")).toEqual({
+    expect(await driftTarget("2025-06-02")).toEqual({
       name: "blend of DDD:XNYS, HAND3 tilted 25% toward index TILT2",
       date: "2025-06-02",
       weights: {
@@ -197,7 +204,7 @@ describe("tilted targets", () => {
       },
     });
     // 2025-06-30: TILT2 is EEE 100%: AAA .375, BBB .225, CCC .15, EEE .25; x 0.6. The weights date moves too.
-    expect(driftTarget("2025-06-30")).toMatchObject({
+    expect(await driftTarget("2025-06-30")).toMatchObject({
       date: "2025-06-30",
       weights: {
         "AAA:XNYS": "0.225",
@@ -209,15 +216,15 @@ describe("tilted targets", () => {
     });
   });
 
-  it("combines several tilts of one sleeve: (1 - sum a) x own + sum a x tilt", () => {
-    setTilts([
+  it("combines several tilts of one sleeve: (1 - sum a) x own + sum a x tilt", async () => {
+    await setTilts([
       { weight_adjustment: "0.5", theme_uuid: themeUuid },
       { weight_adjustment: "0.5", index_uuid: indexUuid("TILT2") },
     ]);
     // Own weights fully replaced: 0.5 x (CCC .5, EEE .5) + 0.5 x (EEE 1) = CCC .25, EEE .75; x 0.6.
-    const account = store.accounts.require(org, clientUuid, accountUuid);
-    const source = benchmarkSource(ctx, account, getPortfolioConfig(ctx, org, configUuid))!;
-    const { weights } = benchmarkWeightsAsOf(ctx, source, "2025-06-30");
+    const account = await store.accounts.require(org, clientUuid, accountUuid);
+    const source = (await benchmarkSource(ctx, account, await getPortfolioConfig(ctx, org, configUuid)))!;
+    const { weights } = await benchmarkWeightsAsOf(ctx, source, "2025-06-30");
     expect(Object.fromEntries([...weights].map(([id, w]) => [id, Number(w.toFixed(12))]))).toEqual({
       "CCC:XNYS": 0.15,
       "EEE:XNYS": 0.45,
@@ -226,9 +233,9 @@ describe("tilted targets", () => {
   });
 
   it("refuses a tilt toward a theme never evaluated, naming it (422 over HTTP)", async () => {
-    const fresh = createTheme(ctx, org, { ...TWO_NAMES, name: "Never evaluated" }).uuid;
-    setTilts([{ weight_adjustment: "0.1", theme_uuid: fresh }]);
-    const e = caught(() => accountDrift(ctx, org, accountUuid, { clientUuid }));
+    const fresh = (await createTheme(ctx, org, { ...TWO_NAMES, name: "Never evaluated" })).uuid;
+    await setTilts([{ weight_adjustment: "0.1", theme_uuid: fresh }]);
+    const e = await caughtAsync(() => accountDrift(ctx, org, accountUuid, { clientUuid }));
     expect(e).toBeInstanceOf(DataError);
     expect(e.code).toBe("theme_not_evaluated");
     expect(e.message).toBe(
@@ -243,12 +250,12 @@ describe("tilted targets", () => {
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("theme_not_evaluated");
     expect(body.error.message).toContain('"Never evaluated"');
-    setTilts([]);
+    await setTilts([]);
   });
 
   it("refuses unknown themes and indexes, and tilts moving more than the sleeve, at write time with the field path", async () => {
     const missing = "0b9c5e1e-4c39-4f47-9d55-1b8f0e1f2a3b";
-    const e = caught(() =>
+    const e = await caughtAsync(() =>
       setTilts([
         { weight_adjustment: "0.1", theme_uuid: missing },
         { weight_adjustment: "0.1", index_uuid: indexUuid("NOPE") },
@@ -277,23 +284,28 @@ describe("tilted targets", () => {
     ]);
   });
 
-  it("refuses at use tilts past the bound (written by a library caller) and tilts toward an index without weights", () => {
-    setTilts([
+  it("refuses at use tilts past the bound (written by a library caller) and tilts toward an index without weights", async () => {
+    await setTilts([
       { weight_adjustment: "0.7", theme_uuid: themeUuid },
       { weight_adjustment: "-0.4", index_uuid: indexUuid("TILT2") },
     ]);
-    const e = caught(() => accountDrift(ctx, org, accountUuid, { clientUuid }));
+    const e = await caughtAsync(() => accountDrift(ctx, org, accountUuid, { clientUuid }));
     expect(e.code).toBe("invalid_tilt");
     expect(e.message).toBe(
       "The tilts of asset_allocations[0] (Core) move 110% of the sleeve; the sum of |weight_adjustment| of a sleeve may not exceed 100%.",
     );
-    store.market.upsertIndex({ identifier: "EMPTY", name: "No weights", currency: "USD", description: null });
-    setTilts([{ weight_adjustment: "0.1", index_uuid: indexUuid("EMPTY") }]);
-    const empty = caught(() => accountDrift(ctx, org, accountUuid, { clientUuid }));
+    await store.market.upsertIndex({
+      identifier: "EMPTY",
+      name: "No weights",
+      currency: "USD",
+      description: null,
+    });
+    await setTilts([{ weight_adjustment: "0.1", index_uuid: indexUuid("EMPTY") }]);
+    const empty = await caughtAsync(() => accountDrift(ctx, org, accountUuid, { clientUuid }));
     expect([empty.code, empty.message]).toEqual([
       "tilt_without_weights",
       "asset_allocations[0].tilts[0] tilts toward index EMPTY, which has no stored constituent weights; import them (lotwise market import) or remove the tilt.",
     ]);
-    setTilts([]);
+    await setTilts([]);
   });
 });

@@ -18,6 +18,7 @@ import { DataError } from "../core/errors.js";
 import type { AccountRecord } from "../store/index.js";
 import { findIndexByUuid } from "./asset-classes.js";
 import type { ServiceContext } from "./context.js";
+import { mapSerial } from "./serial.js";
 
 /** Benchmarks tried, in order, when the account names none. */
 export const FALLBACK_BENCHMARKS = ["SYNTH500", "SP500"] as const;
@@ -68,27 +69,27 @@ export function sourceHasIndexes(source: BenchmarkSource): boolean {
 
 type Allocation = PortfolioConfigRead["asset_allocations"][number];
 
-function fromAllocations(
+async function fromAllocations(
   ctx: ServiceContext,
   allocations: readonly Allocation[],
   share: number,
   out: BenchmarkSource,
   path: string,
-): void {
-  allocations.forEach((a, i) => {
+): Promise<void> {
+  for (const [i, a] of allocations.entries()) {
     const s = share * Number(a.target_allocation);
-    if (!(s > 0)) return;
+    if (!(s > 0)) continue;
     const at = `${path}[${i}]`;
     if (a.tilts.length === 0) {
-      addSleeve(ctx, a, s, out, at);
-      return;
+      await addSleeve(ctx, a, s, out, at);
+      continue;
     }
     const sleeve = emptySource();
-    addSleeve(ctx, a, 1, sleeve, at);
+    await addSleeve(ctx, a, 1, sleeve, at);
     // A sleeve that resolves to nothing (an index without weights, a theme sleeve) is left out, tilts included.
-    if (isEmpty(sleeve)) return;
+    if (isEmpty(sleeve)) continue;
     sleeve.name = sourceName(sleeve);
-    const tilts = a.tilts.map((t, j) => resolveTilt(ctx, t, `${at}.tilts[${j}]`));
+    const tilts = await mapSerial(a.tilts, (t, j) => resolveTilt(ctx, t, `${at}.tilts[${j}]`));
     const moved = tilts.reduce((sum, t) => sum + Math.abs(t.adjustment), 0);
     if (moved > 1 + TILT_TOTAL_TOLERANCE)
       throw new DataError(
@@ -96,25 +97,35 @@ function fromAllocations(
         { code: "invalid_tilt" },
       );
     out.tilted.push({ share: s, sleeve, tilts });
-  });
+  }
 }
 
-function addSleeve(ctx: ServiceContext, a: Allocation, s: number, out: BenchmarkSource, at: string): void {
+async function addSleeve(
+  ctx: ServiceContext,
+  a: Allocation,
+  s: number,
+  out: BenchmarkSource,
+  at: string,
+): Promise<void> {
   if (a.is_composite)
-    fromAllocations(ctx, a.child_asset_allocations, s, out, `${at}.child_asset_allocations`);
-  else if (a.benchmark_index_identifier && hasWeights(ctx, a.benchmark_index_identifier))
+    await fromAllocations(ctx, a.child_asset_allocations, s, out, `${at}.child_asset_allocations`);
+  else if (a.benchmark_index_identifier && (await hasWeights(ctx, a.benchmark_index_identifier)))
     out.indexes.push({ identifier: a.benchmark_index_identifier, share: s });
   else if (a.single_security_theme_asset_id)
     out.singles.push({ themeAssetId: a.single_security_theme_asset_id, share: s });
 }
 
-function resolveTilt(ctx: ServiceContext, tilt: Allocation["tilts"][number], at: string): ResolvedTilt {
+async function resolveTilt(
+  ctx: ServiceContext,
+  tilt: Allocation["tilts"][number],
+  at: string,
+): Promise<ResolvedTilt> {
   const adjustment = Number(tilt.weight_adjustment);
   if (tilt.theme) {
     const { uuid, name } = tilt.theme;
     const label = `theme "${name}"`;
-    const revision = ctx.store.themes.latestRevision(uuid);
-    const dates = revision === undefined ? [] : ctx.store.themes.snapshotDates(uuid, revision.revision);
+    const revision = await ctx.store.themes.latestRevision(uuid);
+    const dates = revision === undefined ? [] : await ctx.store.themes.snapshotDates(uuid, revision.revision);
     if (revision === undefined || dates.length === 0)
       throw new DataError(
         `${at} tilts toward theme "${name}" (${uuid}), which has not been evaluated since its latest revision, so it has no constituent weights; evaluate it first (lotwise themes evaluate ${uuid}, or POST /api/v1/themes/${uuid}/evaluate).`,
@@ -122,8 +133,8 @@ function resolveTilt(ctx: ServiceContext, tilt: Allocation["tilts"][number], at:
       );
     return { adjustment, label, theme: { uuid, revision: revision.revision, dates, weights: new Map() } };
   }
-  const index = tilt.index ? findIndexByUuid(ctx, tilt.index.uuid) : undefined;
-  if (!index || !hasWeights(ctx, index.identifier))
+  const index = tilt.index ? await findIndexByUuid(ctx, tilt.index.uuid) : undefined;
+  if (!index || !(await hasWeights(ctx, index.identifier)))
     throw new DataError(
       `${at} tilts toward index ${index?.identifier ?? tilt.index?.uuid ?? "(none)"}, which has no stored constituent weights; import them (lotwise market import) or remove the tilt.`,
       { code: "tilt_without_weights" },
@@ -131,8 +142,8 @@ function resolveTilt(ctx: ServiceContext, tilt: Allocation["tilts"][number], at:
   return { adjustment, label: `index ${index.identifier}`, index: index.identifier };
 }
 
-function hasWeights(ctx: ServiceContext, identifier: string): boolean {
-  return ctx.store.market.indexWeightsAsOf(identifier, "9999-12-31").length > 0;
+async function hasWeights(ctx: ServiceContext, identifier: string): Promise<boolean> {
+  return (await ctx.store.market.indexWeightsAsOf(identifier, "9999-12-31")).length > 0;
 }
 
 const formatPercent = (x: number) => `${Number((x * 100).toFixed(6))}%`;
@@ -162,25 +173,31 @@ function sourceName(source: BenchmarkSource): string {
  *   `tilt_without_weights` for a tilt toward an index without stored weights, `invalid_tilt` when the tilts of a
  *   sleeve move more than all of it.
  */
-export function benchmarkSource(
+export async function benchmarkSource(
   ctx: ServiceContext,
   account: AccountRecord,
   config: PortfolioConfigRead,
-): BenchmarkSource | null {
+): Promise<BenchmarkSource | null> {
   const out = emptySource();
-  fromAllocations(ctx, config.asset_allocations, 1, out, "asset_allocations");
+  await fromAllocations(ctx, config.asset_allocations, 1, out, "asset_allocations");
   if (isEmpty(out)) {
     const ids: string[] = [];
-    for (const s of ctx.store.accounts.assetClassSettings(account.uuid)) {
-      const ac = ctx.store.assetClasses.get(account.organizationUuid, s.assetClassUuid);
+    for (const s of await ctx.store.accounts.assetClassSettings(account.uuid)) {
+      const ac = await ctx.store.assetClasses.get(account.organizationUuid, s.assetClassUuid);
       const identifier = (ac?.document as { benchmark_index_identifier?: string | null } | undefined)
         ?.benchmark_index_identifier;
-      if (identifier && hasWeights(ctx, identifier) && !ids.includes(identifier)) ids.push(identifier);
+      if (identifier && (await hasWeights(ctx, identifier)) && !ids.includes(identifier))
+        ids.push(identifier);
     }
     for (const id of ids) out.indexes.push({ identifier: id, share: 1 / ids.length });
   }
   if (isEmpty(out)) {
-    const fallback = FALLBACK_BENCHMARKS.find((id) => hasWeights(ctx, id));
+    let fallback: string | undefined;
+    for (const id of FALLBACK_BENCHMARKS)
+      if (await hasWeights(ctx, id)) {
+        fallback = id;
+        break;
+      }
     if (fallback === undefined) return null;
     out.indexes.push({ identifier: fallback, share: 1 });
   }
@@ -193,14 +210,14 @@ export function benchmarkSource(
  * it), by theme_asset_id, with the latest index weighting date used ("" when no index had weights by then).
  * Theme tilts use the theme's snapshot dated on or before `date` (else its earliest); its date is not reported.
  */
-export function benchmarkWeightsAsOf(
+export async function benchmarkWeightsAsOf(
   ctx: ServiceContext,
   source: BenchmarkSource,
   date: string,
-): { weights: Map<string, number>; date: string } {
+): Promise<{ weights: Map<string, number>; date: string }> {
   const weights = new Map<string, number>();
   const set = { date: "" };
-  addWeights(ctx, source, date, 1, weights, set);
+  await addWeights(ctx, source, date, 1, weights, set);
   return { weights, date: set.date };
 }
 
@@ -208,32 +225,32 @@ function add(weights: Map<string, number>, id: string, w: number): void {
   weights.set(id, (weights.get(id) ?? 0) + w);
 }
 
-function indexWeights(ctx: ServiceContext, identifier: string, date: string, set: { date: string }) {
-  const rows = ctx.store.market.indexWeightsAsOf(identifier, date);
+async function indexWeights(ctx: ServiceContext, identifier: string, date: string, set: { date: string }) {
+  const rows = await ctx.store.market.indexWeightsAsOf(identifier, date);
   for (const row of rows) if (row.date > set.date) set.date = row.date;
   return rows;
 }
 
-function addWeights(
+async function addWeights(
   ctx: ServiceContext,
   source: BenchmarkSource,
   date: string,
   scale: number,
   weights: Map<string, number>,
   set: { date: string },
-): void {
+): Promise<void> {
   for (const { identifier, share } of source.indexes)
-    for (const row of indexWeights(ctx, identifier, date, set))
+    for (const row of await indexWeights(ctx, identifier, date, set))
       add(weights, row.themeAssetId, scale * share * row.weight);
   for (const { themeAssetId, share } of source.singles) add(weights, themeAssetId, scale * share);
   for (const t of source.tilted) {
     const own = new Map<string, number>();
-    addWeights(ctx, t.sleeve, date, 1, own, set);
+    await addWeights(ctx, t.sleeve, date, 1, own, set);
     // Before the sleeve's own weights start, the sleeve (and so its tilts) is not in force.
     if (own.size === 0) continue;
-    const towards = t.tilts
-      .map((k) => ({ a: k.adjustment, w: tiltWeights(ctx, k, date, set) }))
-      .filter((k) => k.w.size > 0);
+    const towards = (
+      await mapSerial(t.tilts, async (k) => ({ a: k.adjustment, w: await tiltWeights(ctx, k, date, set) }))
+    ).filter((k) => k.w.size > 0);
     const keep = 1 - towards.reduce((sum, k) => sum + k.a, 0);
     const tilted = new Map<string, number>();
     for (const [id, w] of own) add(tilted, id, keep * w);
@@ -251,17 +268,22 @@ function addWeights(
 }
 
 /** A tilt's weights on the date, summing to 1 (empty when it has none then). */
-function tiltWeights(ctx: ServiceContext, tilt: ResolvedTilt, date: string, set: { date: string }) {
+async function tiltWeights(
+  ctx: ServiceContext,
+  tilt: ResolvedTilt,
+  date: string,
+  set: { date: string },
+): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (tilt.index !== undefined) {
-    for (const row of indexWeights(ctx, tilt.index, date, set)) add(out, row.themeAssetId, row.weight);
+    for (const row of await indexWeights(ctx, tilt.index, date, set)) add(out, row.themeAssetId, row.weight);
   } else if (tilt.theme !== undefined) {
     const { uuid, revision, dates, weights } = tilt.theme;
     let asOf = dates[0]!;
     for (const d of dates) if (d <= date) asOf = d;
     const cached = weights.get(asOf);
     if (cached !== undefined) return cached;
-    const snapshot = ctx.store.themes.snapshot(uuid, revision, asOf);
+    const snapshot = await ctx.store.themes.snapshot(uuid, revision, asOf);
     for (const c of (snapshot?.constituents ?? []) as { theme_asset_id: string; weight: number }[])
       if (c.weight > 0) add(out, c.theme_asset_id, c.weight);
     weights.set(asOf, out);

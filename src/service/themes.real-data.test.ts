@@ -13,7 +13,7 @@ import {
   themeConstituentSnapshotSchema,
 } from "../contract/index.js";
 import { loadSp500Dataset } from "../market/real-data/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { backtestTheme, createTheme, evaluateTheme, getThemeConstituents } from "./themes.js";
 
@@ -26,17 +26,17 @@ const DATA_DIR =
 const HAVE_DATA = existsSync(join(DATA_DIR, "prices/all_stocks_5yr.csv.gz"));
 
 describe.skipIf(!HAVE_DATA)(`S&P 500 IT dividend theme on ${DATA_DIR}`, () => {
-  let store: Store;
+  let store: SqliteStore;
   let ctx: ServiceContext;
   let snapshot: ThemeConstituentSnapshot;
   let result: ThemeBacktestResult;
 
   beforeAll(async () => {
-    store = openStore(":memory:");
-    await loadSp500Dataset(DATA_DIR, store.market);
+    store = openSqliteStore(":memory:");
+    await loadSp500Dataset(DATA_DIR, store.engine.market);
     ctx = { store, clock: () => new Date("2018-02-08T12:00:00Z") };
-    const org = store.organizations.create("Real data").uuid;
-    const theme = createTheme(ctx, org, {
+    const org = (await store.organizations.create("Real data")).uuid;
+    const theme = await createTheme(ctx, org, {
       name: "S&P 500 Information Technology with dividend yield above 1%",
       universe: { expression: "sector = 45" },
       filters: ["dividend_yield > 1%"],
@@ -45,9 +45,9 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 IT dividend theme on ${DATA_DIR}`, () => {
       weighting: { scheme: "score" },
       rules: { rebalancing_period: "QUARTERLY" },
     });
-    snapshot = evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2014-01-02" });
-    expect(getThemeConstituents(ctx, org, theme.uuid)).toEqual(snapshot);
-    result = backtestTheme(ctx, org, theme.uuid, {
+    snapshot = await evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2014-01-02" });
+    expect(await getThemeConstituents(ctx, org, theme.uuid)).toEqual(snapshot);
+    result = await backtestTheme(ctx, org, theme.uuid, {
       start_date: "2014-01-01",
       end_date: "2018-02-07",
       benchmark: "SP500",
@@ -55,15 +55,15 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 IT dividend theme on ${DATA_DIR}`, () => {
   }, 120_000);
   afterAll(() => store?.close());
 
-  it("evaluates to IT names yielding above 1% (2013 vintage), weighted by yield", () => {
+  it("evaluates to IT names yielding above 1% (2013 vintage), weighted by yield", async () => {
     expect(themeConstituentSnapshotSchema.parse(snapshot)).toEqual(snapshot);
     expect(snapshot.total_constituents).toBeGreaterThanOrEqual(20);
     expect(snapshot.total_constituents).toBeLessThanOrEqual(45);
     expect(snapshot.total_weight).toBeCloseTo(1, 12);
-    const yields = store.market.characteristicsAsOf("dividend_yield", "2014-01-02");
+    const yields = await store.market.characteristicsAsOf("dividend_yield", "2014-01-02");
     const ratio = snapshot.constituents[0]!.weight / snapshot.constituents[0]!.score;
     for (const c of snapshot.constituents) {
-      expect(store.market.security(c.theme_asset_id)!.sector).toBe(45);
+      expect((await store.market.security(c.theme_asset_id))!.sector).toBe(45);
       expect(yields.get(c.theme_asset_id)).toBe(c.score);
       expect(c.score).toBeGreaterThan(0.01);
       expect(c.weight / c.score).toBeCloseTo(ratio, 12); // score-weighted
@@ -73,7 +73,7 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 IT dividend theme on ${DATA_DIR}`, () => {
     expect(symbols).not.toContain("GOOGL"); // no dividend in 2013
   });
 
-  it("backtests quarterly over the window with finite figures and sane risk against the S&P 500", () => {
+  it("backtests quarterly over the window with finite figures and sane risk against the S&P 500", async () => {
     expect(themeBacktestResultSchema.parse(result)).toEqual(result);
     const dates = Object.keys(result.theme.backtest_values);
     expect(dates[0]).toBe("2014-01-02");
@@ -85,7 +85,7 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 IT dividend theme on ${DATA_DIR}`, () => {
     const s = result.summary!;
     expect(s.benchmark_coverage_note).toBeNull();
     // S&P 500 price index: 1831.98 on 2014-01-02 and 2681.66 on 2018-02-07.
-    const levels = store.market.indexLevels("SP500", "2014-01-02", "2018-02-07");
+    const levels = await store.market.indexLevels("SP500", "2014-01-02", "2018-02-07");
     expect(s.benchmark_return).toBeCloseTo(levels.at(-1)!.level / levels[0]!.level - 1, 12);
     expect(s.benchmark_return).toBeCloseTo(0.4638, 3);
     expect(s.portfolio_return).toBeGreaterThan(0);
@@ -97,9 +97,9 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 IT dividend theme on ${DATA_DIR}`, () => {
     expect(s.risk_metrics.max_drawdown!).toBeGreaterThan(-0.5);
   });
 
-  it("adds a late listing only after its first price", () => {
+  it("adds a late listing only after its first price", async () => {
     for (const e of result.rebalance_events)
       for (const a of e.added)
-        expect(store.market.security(a.theme_asset_id)!.listedFrom! <= e.date).toBe(true);
+        expect((await store.market.security(a.theme_asset_id))!.listedFrom! <= e.date).toBe(true);
   });
 });

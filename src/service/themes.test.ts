@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { caught } from "../../test/helpers/caught.js";
+import { caughtAsync } from "../../test/helpers/caught.js";
 import {
   type ThemeBacktestResult,
   type ThemeMethodology,
@@ -11,7 +11,7 @@ import {
 import { DataError, NotFoundError, ValidationError } from "../core/errors.js";
 import type { ThemeDefinition } from "../core/themes/index.js";
 import { generateMarket, type SyntheticMarket, writeSyntheticMarket } from "../market/synthetic/index.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import {
   backtestTheme,
@@ -34,14 +34,14 @@ const TECH_DIVIDEND: ThemeMethodologyInput = {
   rules: { rebalancing_period: "MONTHLY" },
 };
 
-let store: Store;
+let store: SqliteStore;
 let market: SyntheticMarket;
 let ctx: ServiceContext;
 let org: string;
 let other: string;
 
-beforeAll(() => {
-  store = openStore(":memory:");
+beforeAll(async () => {
+  store = openSqliteStore(":memory:");
   market = generateMarket({
     seed: 11,
     securities: 120,
@@ -49,40 +49,46 @@ beforeAll(() => {
     endDate: "2024-12-31",
     lateListingShare: 0.2,
   });
-  writeSyntheticMarket(market, store.market);
+  writeSyntheticMarket(market, store.engine.market);
   ctx = { store, clock: () => new Date("2025-01-15T12:00:00Z") };
-  org = store.organizations.create("Alpha Advisors").uuid;
-  other = store.organizations.create("Beta Wealth").uuid;
+  org = (await store.organizations.create("Alpha Advisors")).uuid;
+  other = (await store.organizations.create("Beta Wealth")).uuid;
 });
 afterAll(() => store.close());
 
 describe("theme methodology types", () => {
-  it("accepts the contract's methodology where the core expects a definition", () => {
+  it("accepts the contract's methodology where the core expects a definition", async () => {
     expectTypeOf<ThemeMethodology>().toExtend<ThemeDefinition>();
   });
 });
 
 describe("createTheme, getTheme, listThemes, reviseTheme", () => {
-  it("creates a theme whose read shape matches the contract, with defaults filled in", () => {
-    const theme = createTheme(ctx, org, { ...TECH_DIVIDEND, filters: undefined, score: undefined } as never);
+  it("creates a theme whose read shape matches the contract, with defaults filled in", async () => {
+    const theme = await createTheme(ctx, org, {
+      ...TECH_DIVIDEND,
+      filters: undefined,
+      score: undefined,
+    } as never);
     expect(themeSchema.parse(theme)).toEqual(theme);
     expect(theme.methodology.filters).toEqual([]);
     expect(theme.methodology.score).toBe("market_cap");
     expect(theme.description).toBe("Largest US listings by market cap, capped");
-    expect(getTheme(ctx, org, theme.uuid)).toEqual(theme);
-    expect(listThemes(ctx, org).map((t) => t.uuid)).toContain(theme.uuid);
+    expect(await getTheme(ctx, org, theme.uuid)).toEqual(theme);
+    expect((await listThemes(ctx, org)).map((t) => t.uuid)).toContain(theme.uuid);
   });
 
-  it("keeps themes inside their organization", () => {
-    const theme = createTheme(ctx, org, TECH_DIVIDEND);
-    const e = caught(() => getTheme(ctx, other, theme.uuid));
+  it("keeps themes inside their organization", async () => {
+    const theme = await createTheme(ctx, org, TECH_DIVIDEND);
+    const e = await caughtAsync(() => getTheme(ctx, other, theme.uuid));
     expect(e).toBeInstanceOf(NotFoundError);
     expect(e.code).toBe("theme_not_found");
-    expect(listThemes(ctx, other)).toEqual([]);
+    expect(await listThemes(ctx, other)).toEqual([]);
   });
 
-  it("rejects an invalid expression with its path and a suggestion", () => {
-    const e = caught(() => createTheme(ctx, org, { ...TECH_DIVIDEND, filters: ["dividend_yeild > 1%"] }));
+  it("rejects an invalid expression with its path and a suggestion", async () => {
+    const e = await caughtAsync(() =>
+      createTheme(ctx, org, { ...TECH_DIVIDEND, filters: ["dividend_yeild > 1%"] }),
+    );
     expect(e).toBeInstanceOf(ValidationError);
     expect(e.code).toBe("invalid_expression");
     expect((e as ValidationError).issues).toEqual([
@@ -93,8 +99,8 @@ describe("createTheme, getTheme, listThemes, reviseTheme", () => {
     ]);
   });
 
-  it("rejects an unknown preset, listing the known ones", () => {
-    const e = caught(() =>
+  it("rejects an unknown preset, listing the known ones", async () => {
+    const e = await caughtAsync(() =>
       createTheme(ctx, org, { ...TECH_DIVIDEND, universe: { preset: "us_everything" } }),
     );
     expect(e.code).toBe("invalid_methodology");
@@ -103,15 +109,17 @@ describe("createTheme, getTheme, listThemes, reviseTheme", () => {
     );
   });
 
-  it("rejects a malformed body through the contract schema", () => {
-    const e = caught(() => createTheme(ctx, org, { ...TECH_DIVIDEND, selection: { mode: "top_n" } }));
+  it("rejects a malformed body through the contract schema", async () => {
+    const e = await caughtAsync(() =>
+      createTheme(ctx, org, { ...TECH_DIVIDEND, selection: { mode: "top_n" } }),
+    );
     expect(e).toBeInstanceOf(ValidationError);
     expect((e as ValidationError).issues[0]!.path).toBe("selection.value");
   });
 
-  it("revises a theme field by field and moves the revision forward", () => {
-    const theme = createTheme(ctx, org, TECH_DIVIDEND);
-    const revised = reviseTheme(ctx, org, theme.uuid, {
+  it("revises a theme field by field and moves the revision forward", async () => {
+    const theme = await createTheme(ctx, org, TECH_DIVIDEND);
+    const revised = await reviseTheme(ctx, org, theme.uuid, {
       selection: { mode: "top_n", value: 10 },
       name: "Top 10",
     });
@@ -120,42 +128,44 @@ describe("createTheme, getTheme, listThemes, reviseTheme", () => {
     expect(revised.methodology.selection).toEqual({ mode: "top_n", value: 10 });
     expect(revised.methodology.weighting).toEqual(TECH_DIVIDEND.weighting);
     expect(themeSchema.parse(revised)).toEqual(revised);
-    expect(caught(() => reviseTheme(ctx, org, theme.uuid, { filters: ["pe >"] })).code).toBe(
+    expect((await caughtAsync(() => reviseTheme(ctx, org, theme.uuid, { filters: ["pe >"] }))).code).toBe(
       "invalid_expression",
     );
   });
 });
 
 describe("evaluateTheme and getThemeConstituents (endpoint 7)", () => {
-  it("answers snapshot_not_found before evaluation, the snapshot after, and again after a revision", () => {
-    const theme = createTheme(ctx, org, TECH_DIVIDEND);
-    const before = caught(() => getThemeConstituents(ctx, org, theme.uuid));
+  it("answers snapshot_not_found before evaluation, the snapshot after, and again after a revision", async () => {
+    const theme = await createTheme(ctx, org, TECH_DIVIDEND);
+    const before = await caughtAsync(() => getThemeConstituents(ctx, org, theme.uuid));
     expect(before).toBeInstanceOf(NotFoundError);
     expect(before.code).toBe("snapshot_not_found");
     expect(before.message).toContain(`revision ${theme.revision} has not been evaluated`);
 
-    const snapshot = evaluateTheme(ctx, org, theme.uuid);
+    const snapshot = await evaluateTheme(ctx, org, theme.uuid);
     expect(themeConstituentSnapshotSchema.parse(snapshot)).toEqual(snapshot);
     expect(snapshot.as_of_date).toBe("2024-12-31"); // the last trading date before the clock's 2025-01-15
     expect(snapshot.revision).toBe(theme.revision);
     expect(snapshot.total_constituents).toBe(20);
     expect(snapshot.total_weight).toBeCloseTo(1, 12);
     for (const c of snapshot.constituents) expect(c.weight).toBeLessThanOrEqual(0.1 + 1e-12);
-    expect(getThemeConstituents(ctx, org, theme.uuid)).toEqual(snapshot);
+    expect(await getThemeConstituents(ctx, org, theme.uuid)).toEqual(snapshot);
 
-    reviseTheme(ctx, org, theme.uuid, { selection: { mode: "top_n", value: 5 } });
-    expect(caught(() => getThemeConstituents(ctx, org, theme.uuid)).code).toBe("snapshot_not_found");
-    const again = evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2024-06-28" });
+    await reviseTheme(ctx, org, theme.uuid, { selection: { mode: "top_n", value: 5 } });
+    expect((await caughtAsync(() => getThemeConstituents(ctx, org, theme.uuid))).code).toBe(
+      "snapshot_not_found",
+    );
+    const again = await evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2024-06-28" });
     expect(again.total_constituents).toBe(5);
     // 5 names under a 10% cap cannot sum to 1: equal weights.
     for (const c of again.constituents) expect(c.weight).toBeCloseTo(0.2, 12);
-    expect(getThemeConstituents(ctx, org, theme.uuid).as_of_date).toBe("2024-06-28");
+    expect((await getThemeConstituents(ctx, org, theme.uuid)).as_of_date).toBe("2024-06-28");
   });
 
-  it("orders constituents by weight and picks the largest US caps as of the date", () => {
-    const theme = createTheme(ctx, org, { ...TECH_DIVIDEND, weighting: { scheme: "market_cap" } });
-    const snapshot = evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2024-06-28" });
-    const caps = store.market.characteristicsAsOf("market_cap", "2024-06-28");
+  it("orders constituents by weight and picks the largest US caps as of the date", async () => {
+    const theme = await createTheme(ctx, org, { ...TECH_DIVIDEND, weighting: { scheme: "market_cap" } });
+    const snapshot = await evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2024-06-28" });
+    const caps = await store.market.characteristicsAsOf("market_cap", "2024-06-28");
     const usCaps = market.securities
       .filter((s) => s.currency === "USD" && caps.has(s.themeAssetId) && s.listedFrom! <= "2024-06-28")
       .map((s) => caps.get(s.themeAssetId)!)
@@ -166,53 +176,57 @@ describe("evaluateTheme and getThemeConstituents (endpoint 7)", () => {
     expect(snapshot.constituents.every((c) => c.exchange === "XNYS" || c.exchange === "XNAS")).toBe(true);
   });
 
-  it("never selects a security before its listing date", () => {
+  it("never selects a security before its listing date", async () => {
     const late = market.securities.find((s) => s.listedFrom! > "2023-06-30" && s.currency === "USD")!;
-    const theme = createTheme(ctx, org, {
+    const theme = await createTheme(ctx, org, {
       ...TECH_DIVIDEND,
       universe: { expression: `theme_asset_id = '${late.themeAssetId}'` },
       filters: [],
       score: "1",
       weighting: { scheme: "equal" },
     });
-    expect(evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2023-06-30" }).constituents).toEqual([]);
-    const after = evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2024-12-31" });
+    expect((await evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2023-06-30" })).constituents).toEqual(
+      [],
+    );
+    const after = await evaluateTheme(ctx, org, theme.uuid, { as_of_date: "2024-12-31" });
     expect(after.constituents.map((c) => c.theme_asset_id)).toEqual([late.themeAssetId]);
   });
 
-  it("ignores characteristic values dated after the evaluation date", () => {
-    const small = openStore(":memory:");
+  it("ignores characteristic values dated after the evaluation date", async () => {
+    const small = openSqliteStore(":memory:");
     try {
       writeSyntheticMarket(
         generateMarket({ seed: 5, securities: 50, years: 1, endDate: "2024-12-31" }),
-        small.market,
+        small.engine.market,
       );
       const c: ServiceContext = { store: small, clock: () => new Date("2025-01-15T00:00:00Z") };
-      const o = small.organizations.create("Gamma").uuid;
-      const theme = createTheme(c, o, { ...TECH_DIVIDEND, selection: { mode: "top_n", value: 1 } });
+      const o = (await small.organizations.create("Gamma")).uuid;
+      const theme = await createTheme(c, o, { ...TECH_DIVIDEND, selection: { mode: "top_n", value: 1 } });
       const d = "2024-10-31";
-      const before = evaluateTheme(c, o, theme.uuid, { as_of_date: d });
-      const loser = small.market
-        .securities({ currency: "USD" })
-        .find((s) => s.themeAssetId !== before.constituents[0]!.theme_asset_id)!;
+      const before = await evaluateTheme(c, o, theme.uuid, { as_of_date: d });
+      const loser = (await small.market.securities({ currency: "USD" })).find(
+        (s) => s.themeAssetId !== before.constituents[0]!.theme_asset_id,
+      )!;
       // A giant market cap for another name, published the day after d.
-      small.market.insertCharacteristics([
+      await small.market.insertCharacteristics([
         { themeAssetId: loser.themeAssetId, date: "2024-11-01", name: "market_cap", value: 1e15 },
       ]);
-      expect(evaluateTheme(c, o, theme.uuid, { as_of_date: d }).constituents).toEqual(before.constituents);
-      const later = evaluateTheme(c, o, theme.uuid, { as_of_date: "2024-11-01" });
+      expect((await evaluateTheme(c, o, theme.uuid, { as_of_date: d })).constituents).toEqual(
+        before.constituents,
+      );
+      const later = await evaluateTheme(c, o, theme.uuid, { as_of_date: "2024-11-01" });
       expect(later.constituents[0]!.theme_asset_id).toBe(loser.themeAssetId);
     } finally {
-      small.close();
+      await small.close();
     }
   });
 
-  it("answers theme_not_found for an unknown theme and no_market_data before any listing", () => {
-    expect(caught(() => evaluateTheme(ctx, org, "00000000-0000-4000-8000-000000000000")).code).toBe(
-      "theme_not_found",
-    );
-    const theme = createTheme(ctx, org, TECH_DIVIDEND);
-    const e = caught(() => evaluateTheme(ctx, org, theme.uuid, { as_of_date: "1999-12-31" }));
+  it("answers theme_not_found for an unknown theme and no_market_data before any listing", async () => {
+    expect(
+      (await caughtAsync(() => evaluateTheme(ctx, org, "00000000-0000-4000-8000-000000000000"))).code,
+    ).toBe("theme_not_found");
+    const theme = await createTheme(ctx, org, TECH_DIVIDEND);
+    const e = await caughtAsync(() => evaluateTheme(ctx, org, theme.uuid, { as_of_date: "1999-12-31" }));
     expect(e).toBeInstanceOf(DataError);
     expect(e.code).toBe("no_market_data");
   });
@@ -222,16 +236,17 @@ describe("backtestTheme (endpoint 8)", () => {
   let theme: string;
   let result: ThemeBacktestResult;
 
-  beforeAll(() => {
-    theme = createTheme(ctx, org, { ...TECH_DIVIDEND, rules: { rebalancing_period: "QUARTERLY" } }).uuid;
-    result = backtestTheme(ctx, org, theme, {
+  beforeAll(async () => {
+    theme = (await createTheme(ctx, org, { ...TECH_DIVIDEND, rules: { rebalancing_period: "QUARTERLY" } }))
+      .uuid;
+    result = await backtestTheme(ctx, org, theme, {
       start_date: "2023-01-01",
       end_date: "2024-12-31",
       benchmark: "SYNTH500",
     });
   });
 
-  it("returns a result the contract accepts, with values from 1 and returns per rebalance period", () => {
+  it("returns a result the contract accepts, with values from 1 and returns per rebalance period", async () => {
     expect(themeBacktestResultSchema.parse(result)).toEqual(result);
     const values = Object.entries(result.theme.backtest_values);
     expect(values[0]).toEqual(["2023-01-03", 1]);
@@ -255,7 +270,7 @@ describe("backtestTheme (endpoint 8)", () => {
     expect(result.theme.cumulative_backtest_returns["2024-12-31"]).toBeCloseTo(last - 1, 12);
   });
 
-  it("records an event at inception and at each quarter end, with consistent membership", () => {
+  it("records an event at inception and at each quarter end, with consistent membership", async () => {
     const events = result.rebalance_events;
     expect(events.map((e) => e.date)).toEqual([
       "2023-01-03",
@@ -273,7 +288,7 @@ describe("backtestTheme (endpoint 8)", () => {
     }
   });
 
-  it("compares with the benchmark over the same periods and reports sane risk figures", () => {
+  it("compares with the benchmark over the same periods and reports sane risk figures", async () => {
     expect(result.benchmark!.identifier).toBe("SYNTH500");
     expect(Object.keys(result.benchmark!.backtest_returns)).toEqual(
       Object.keys(result.theme.backtest_returns),
@@ -292,7 +307,7 @@ describe("backtestTheme (endpoint 8)", () => {
     expect(Number.isFinite(m.sharpe!)).toBe(true);
   });
 
-  it("matches a single security's own price path and its ticker benchmark exactly", () => {
+  it("matches a single security's own price path and its ticker benchmark exactly", async () => {
     const plain = market.securities.find(
       (s) =>
         s.currency === "USD" &&
@@ -300,18 +315,20 @@ describe("backtestTheme (endpoint 8)", () => {
         !market.splits.some((x) => x.themeAssetId === s.themeAssetId) &&
         !market.dividends.some((x) => x.themeAssetId === s.themeAssetId),
     )!;
-    const single = createTheme(ctx, org, {
-      ...TECH_DIVIDEND,
-      universe: { expression: `theme_asset_id = '${plain.themeAssetId}'` },
-      filters: [],
-      weighting: { scheme: "equal" },
-    }).uuid;
-    const r = backtestTheme(ctx, org, single, {
+    const single = (
+      await createTheme(ctx, org, {
+        ...TECH_DIVIDEND,
+        universe: { expression: `theme_asset_id = '${plain.themeAssetId}'` },
+        filters: [],
+        weighting: { scheme: "equal" },
+      })
+    ).uuid;
+    const r = await backtestTheme(ctx, org, single, {
       start_date: "2024-01-01",
       end_date: "2024-06-30",
       benchmark: plain.symbol,
     });
-    const closes = store.market.priceMatrix("2024-01-02", "2024-06-28", [plain.themeAssetId]);
+    const closes = await store.market.priceMatrix("2024-01-02", "2024-06-28", [plain.themeAssetId]);
     const p0 = closes.close[0]!;
     closes.dates.forEach((d, t) => {
       expect(r.theme.backtest_values[d]).toBeCloseTo(closes.close[t]! / p0, 12);
@@ -321,9 +338,9 @@ describe("backtestTheme (endpoint 8)", () => {
     expect(r.summary!.relative_return).toBeCloseTo(0, 12);
   });
 
-  it("notes when the benchmark does not cover the window and restricts the summary to its span", () => {
+  it("notes when the benchmark does not cover the window and restricts the summary to its span", async () => {
     const late = market.securities.find((s) => s.listedFrom! > "2023-03-01" && s.listedFrom! < "2023-09-01")!;
-    const r = backtestTheme(ctx, org, theme, {
+    const r = await backtestTheme(ctx, org, theme, {
       start_date: "2023-01-01",
       end_date: "2024-12-31",
       benchmark: late.themeAssetId,
@@ -339,15 +356,17 @@ describe("backtestTheme (endpoint 8)", () => {
     expect(Object.keys(r.benchmark!.backtest_returns).every((d) => d > late.listedFrom!)).toBe(true);
   });
 
-  it("never holds a security before its listing date (point in time)", () => {
-    const all = createTheme(ctx, org, {
-      ...TECH_DIVIDEND,
-      filters: [],
-      selection: { mode: "all" },
-      weighting: { scheme: "equal" },
-      rules: { rebalancing_period: "MONTHLY" },
-    }).uuid;
-    const r = backtestTheme(ctx, org, all, { start_date: "2022-01-01", end_date: "2024-12-31" });
+  it("never holds a security before its listing date (point in time)", async () => {
+    const all = (
+      await createTheme(ctx, org, {
+        ...TECH_DIVIDEND,
+        filters: [],
+        selection: { mode: "all" },
+        weighting: { scheme: "equal" },
+        rules: { rebalancing_period: "MONTHLY" },
+      })
+    ).uuid;
+    const r = await backtestTheme(ctx, org, all, { start_date: "2022-01-01", end_date: "2024-12-31" });
     const listed = new Map(market.securities.map((s) => [s.themeAssetId, s.listedFrom!]));
     let lateSeen = 0;
     for (const e of r.rebalance_events)
@@ -360,55 +379,58 @@ describe("backtestTheme (endpoint 8)", () => {
     expect(r.summary).toBeUndefined();
   });
 
-  it("defaults the window to the 365 days before the latest trading date", () => {
-    const r = backtestTheme(ctx, org, theme);
+  it("defaults the window to the 365 days before the latest trading date", async () => {
+    const r = await backtestTheme(ctx, org, theme);
     const dates = Object.keys(r.theme.backtest_values);
     expect(dates.at(-1)).toBe("2024-12-31");
     // 2024-12-31 - 365 days = 2024-01-01 (2024 is a leap year), a holiday: the window opens on 2024-01-02.
     expect(dates[0]).toBe("2024-01-02");
   });
 
-  it("has four distinct errors: unknown theme, invalid window, unknown benchmark, no data in the window", () => {
-    const unknown = caught(() => backtestTheme(ctx, org, "00000000-0000-4000-8000-000000000000"));
+  it("has four distinct errors: unknown theme, invalid window, unknown benchmark, no data in the window", async () => {
+    const unknown = await caughtAsync(() => backtestTheme(ctx, org, "00000000-0000-4000-8000-000000000000"));
     expect([unknown.constructor, unknown.code]).toEqual([NotFoundError, "theme_not_found"]);
 
-    const reversed = caught(() =>
+    const reversed = await caughtAsync(() =>
       backtestTheme(ctx, org, theme, { start_date: "2024-06-01", end_date: "2024-01-01" }),
     );
     expect([reversed.constructor, reversed.code]).toEqual([ValidationError, "invalid_window"]);
     expect(reversed.message).toBe(
       "Invalid backtest window: start_date 2024-06-01 must be before end_date 2024-01-01",
     );
-    const malformed = caught(() => backtestTheme(ctx, org, theme, { start_date: "2024-02-30" }));
+    const malformed = await caughtAsync(() => backtestTheme(ctx, org, theme, { start_date: "2024-02-30" }));
     expect(malformed.code).toBe("invalid_window");
     expect((malformed as ValidationError).issues[0]!.path).toBe("start_date");
 
-    const bench = caught(() => backtestTheme(ctx, org, theme, { benchmark: "NOPE500" }));
+    const bench = await caughtAsync(() => backtestTheme(ctx, org, theme, { benchmark: "NOPE500" }));
     expect([bench.constructor, bench.code]).toEqual([ValidationError, "unknown_benchmark"]);
     expect(bench.message).toBe(
       "Unknown benchmark 'NOPE500': it is neither an index identifier (known: SYNTH500, SYNTHTOTAL) nor a ticker or theme_asset_id of the security master.",
     );
 
-    const empty = caught(() =>
+    const empty = await caughtAsync(() =>
       backtestTheme(ctx, org, theme, { start_date: "1990-01-01", end_date: "1990-12-31" }),
     );
     expect([empty.constructor, empty.code]).toEqual([DataError, "no_data_in_window"]);
     expect(empty.message).toContain("the store holds prices from 2022-01-03 to 2024-12-31");
   });
 
-  it("clips the window to the data when sizing it, and refuses a price panel that would be too large", () => {
-    const clipped = backtestTheme(ctx, org, theme, { start_date: "1700-01-01", end_date: "2022-03-31" });
+  it("clips the window to the data when sizing it, and refuses a price panel that would be too large", async () => {
+    const clipped = await backtestTheme(ctx, org, theme, {
+      start_date: "1700-01-01",
+      end_date: "2022-03-31",
+    });
     expect(Object.keys(clipped.theme.backtest_values)[0]).toBe("2022-01-03");
 
-    const wide = openStore(":memory:");
+    const wide = openSqliteStore(":memory:");
     try {
       writeSyntheticMarket(
         generateMarket({ seed: 9, securities: 50, years: 1, endDate: "2024-12-31" }),
-        wide.market,
+        wide.engine.market,
       );
       // 750 listings known since 1900 (without prices here): 800 securities x ~32,600 weekdays > 20 million.
-      const old = wide.market.securities()[0]!;
-      wide.market.upsertSecurities(
+      const old = (await wide.market.securities())[0]!;
+      await wide.market.upsertSecurities(
         Array.from({ length: 750 }, (_, k) => ({
           ...old,
           themeAssetId: `OLD${k}:XNYS`,
@@ -417,23 +439,26 @@ describe("backtestTheme (endpoint 8)", () => {
         })),
       );
       const c: ServiceContext = { store: wide, clock: () => new Date("2025-01-15T00:00:00Z") };
-      const o = wide.organizations.create("Wide").uuid;
-      const t = createTheme(c, o, TECH_DIVIDEND).uuid;
-      const e = caught(() => backtestTheme(c, o, t, { start_date: "1900-01-01", end_date: "2024-12-31" }));
+      const o = (await wide.organizations.create("Wide")).uuid;
+      const t = (await createTheme(c, o, TECH_DIVIDEND)).uuid;
+      const e = await caughtAsync(() =>
+        backtestTheme(c, o, t, { start_date: "1900-01-01", end_date: "2024-12-31" }),
+      );
       expect(e.code).toBe("invalid_window");
       expect(e.message).toMatch(
         /spans about \d+ trading days of 800 securities \(\d+ million daily prices, at most 20 million\); shorten it$/,
       );
       expect(
-        backtestTheme(c, o, t, { start_date: "2024-01-01", end_date: "2024-12-31" }).rebalance_events.length,
+        (await backtestTheme(c, o, t, { start_date: "2024-01-01", end_date: "2024-12-31" })).rebalance_events
+          .length,
       ).toBe(12);
     } finally {
-      wide.close();
+      await wide.close();
     }
   });
 
-  it("resolves index identifiers case-insensitively", () => {
-    const r = backtestTheme(ctx, org, theme, {
+  it("resolves index identifiers case-insensitively", async () => {
+    const r = await backtestTheme(ctx, org, theme, {
       start_date: "2024-01-01",
       end_date: "2024-03-31",
       benchmark: "synth500",

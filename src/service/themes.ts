@@ -49,8 +49,9 @@ import {
   type TotalReturnPanel,
   totalReturnPanel,
 } from "../core/themes/index.js";
-import type { Store, ThemeRecord, ThemeRevisionRecord } from "../store/index.js";
+import type { LotwiseStore, ThemeRecord, ThemeRevisionRecord } from "../store/index.js";
 import { clockDate, marketAsOf, type ServiceContext } from "./context.js";
+import { mapSerial } from "./serial.js";
 import { resolveTicker } from "./tickers.js";
 
 /** Annual risk-free rate of the backtest's Sharpe ratio when none is given (2%, as a fraction). */
@@ -91,27 +92,33 @@ export interface ThemeBacktestOptions {
  *   filters: ["dividend_yield > 1%"], score: "dividend_yield", selection: { mode: "top_n", value: 30 },
  *   weighting: { scheme: "score", max_weight: 0.1 }, rules: { rebalancing_period: "QUARTERLY" } })
  */
-export function createTheme(ctx: ServiceContext, org: string, body: ThemeMethodologyInput): Theme {
+export async function createTheme(
+  ctx: ServiceContext,
+  org: string,
+  body: ThemeMethodologyInput,
+): Promise<Theme> {
   const methodology = parseOrThrow(themeMethodologySchema, body, "theme methodology");
-  compileMethodology(ctx, methodology);
-  const { theme, revision } = ctx.store.transaction(() =>
-    ctx.store.themes.create(org, methodology.name, methodology as unknown as Record<string, unknown>),
+  await compileMethodology(ctx, methodology);
+  const { theme, revision } = await ctx.store.transaction((tx) =>
+    tx.themes.create(org, methodology.name, methodology as unknown as Record<string, unknown>),
   );
   return themeRead(theme, revision);
 }
 
 /** The organization's themes, oldest first, each with its latest methodology. */
-export function listThemes(ctx: ServiceContext, org: string): Theme[] {
-  return ctx.store.themes.list(org).map((t) => themeRead(t, latestRevision(ctx, t.uuid)));
+export async function listThemes(ctx: ServiceContext, org: string): Promise<Theme[]> {
+  return mapSerial(await ctx.store.themes.list(org), async (t) =>
+    themeRead(t, await latestRevision(ctx, t.uuid)),
+  );
 }
 
 /**
  * One theme with its latest methodology.
  * @throws {NotFoundError} code `theme_not_found`.
  */
-export function getTheme(ctx: ServiceContext, org: string, uuid: string): Theme {
-  const theme = ctx.store.themes.require(org, uuid);
-  return themeRead(theme, latestRevision(ctx, uuid));
+export async function getTheme(ctx: ServiceContext, org: string, uuid: string): Promise<Theme> {
+  const theme = await ctx.store.themes.require(org, uuid);
+  return themeRead(theme, await latestRevision(ctx, uuid));
 }
 
 /**
@@ -120,18 +127,23 @@ export function getTheme(ctx: ServiceContext, org: string, uuid: string): Theme 
  * @throws {NotFoundError} code `theme_not_found`.
  * @throws {ValidationError} as {@link createTheme}, for the body or the merged methodology.
  */
-export function reviseTheme(ctx: ServiceContext, org: string, uuid: string, body: ThemeRevision): Theme {
-  const theme = ctx.store.themes.require(org, uuid);
+export async function reviseTheme(
+  ctx: ServiceContext,
+  org: string,
+  uuid: string,
+  body: ThemeRevision,
+): Promise<Theme> {
+  const theme = await ctx.store.themes.require(org, uuid);
   const changes = parseOrThrow(themeRevisionSchema, body, "theme revision");
-  const current = latestRevision(ctx, uuid).methodology;
+  const current = (await latestRevision(ctx, uuid)).methodology;
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(changes)) if (value !== undefined) merged[key] = value;
   const methodology = parseOrThrow(themeMethodologySchema, merged, "theme methodology");
-  compileMethodology(ctx, methodology);
-  const revision = ctx.store.transaction(() =>
-    ctx.store.themes.revise(org, uuid, methodology.name, methodology as unknown as Record<string, unknown>),
+  await compileMethodology(ctx, methodology);
+  const revision = await ctx.store.transaction((tx) =>
+    tx.themes.revise(org, uuid, methodology.name, methodology as unknown as Record<string, unknown>),
   );
-  const updated = ctx.store.themes.get(org, uuid) ?? theme;
+  const updated = (await ctx.store.themes.get(org, uuid)) ?? theme;
   return themeRead(updated, revision);
 }
 
@@ -147,22 +159,26 @@ export function reviseTheme(ctx: ServiceContext, org: string, uuid: string, body
  * @throws {NotFoundError} code `theme_not_found`.
  * @throws {ValidationError} for a malformed body (`as_of_date` not a date).
  * @throws {DataError} code `no_market_data` when no security is listed on or before the date.
- * @example evaluateTheme(ctx, org, uuid, { as_of_date: "2017-12-29" }).constituents[0]
+ * @example (await evaluateTheme(ctx, org, uuid, { as_of_date: "2017-12-29" })).constituents[0]
  */
-export function evaluateTheme(
+export async function evaluateTheme(
   ctx: ServiceContext,
   org: string,
   uuid: string,
   body: ThemeEvaluateRequest = {},
-): ThemeConstituentSnapshot {
-  ctx.store.themes.require(org, uuid);
+): Promise<ThemeConstituentSnapshot> {
+  await ctx.store.themes.require(org, uuid);
   const request = parseOrThrow(themeEvaluateRequestSchema, body, "theme evaluation request");
-  const revision = latestRevision(ctx, uuid);
-  const compiled = compileMethodology(ctx, revision.methodology as unknown as ThemeMethodology, "saved");
-  const asOf = request.as_of_date ?? defaultAsOf(ctx);
-  const securities = ctx.store.market.securities();
+  const revision = await latestRevision(ctx, uuid);
+  const compiled = await compileMethodology(
+    ctx,
+    revision.methodology as unknown as ThemeMethodology,
+    "saved",
+  );
+  const asOf = request.as_of_date ?? (await defaultAsOf(ctx));
+  const securities = await ctx.store.market.securities();
   const unknownListing = securities.filter((s) => s.listedFrom === null).map((s) => s.themeAssetId);
-  const pricedBefore = ctx.store.market.latestPrices(unknownListing, asOf);
+  const pricedBefore = await ctx.store.market.latestPrices(unknownListing, asOf);
   const priced = Uint8Array.from(securities, (s) =>
     s.listedFrom !== null || pricedBefore.has(s.themeAssetId) ? 1 : 0,
   );
@@ -175,7 +191,7 @@ export function evaluateTheme(
   }
   const columns = characteristicColumns(
     securities,
-    asOfValues(ctx.store, characteristicFields(compiled), asOf),
+    await asOfValues(ctx.store, characteristicFields(compiled), asOf),
   );
   const result = evaluateThemeDefinition(compiled, securityTable(securities, columns), { eligible });
   const constituents: ThemeConstituent[] = [...result.rows].map((row, k) => {
@@ -190,7 +206,7 @@ export function evaluateTheme(
     };
   });
   const totalWeight = compensatedSum(result.weights);
-  const saved = ctx.store.themes.saveSnapshot({
+  const saved = await ctx.store.themes.saveSnapshot({
     themeUuid: uuid,
     revision: revision.revision,
     asOfDate: asOf,
@@ -206,14 +222,14 @@ export function evaluateTheme(
  * @throws {NotFoundError} code `theme_not_found`; code `snapshot_not_found` when the latest revision has not
  *   been evaluated (also right after a revision).
  */
-export function getThemeConstituents(
+export async function getThemeConstituents(
   ctx: ServiceContext,
   org: string,
   uuid: string,
-): ThemeConstituentSnapshot {
-  ctx.store.themes.require(org, uuid);
-  const revision = latestRevision(ctx, uuid);
-  const snapshot = ctx.store.themes.latestSnapshot(uuid, revision.revision);
+): Promise<ThemeConstituentSnapshot> {
+  await ctx.store.themes.require(org, uuid);
+  const revision = await latestRevision(ctx, uuid);
+  const snapshot = await ctx.store.themes.latestSnapshot(uuid, revision.revision);
   if (snapshot === undefined) {
     throw new NotFoundError(
       `Theme ${uuid} revision ${revision.revision} has not been evaluated, so it has no constituents yet; evaluate it first (POST /api/v1/themes/${uuid}/evaluate, or lotwise themes evaluate ${uuid}). Each new revision needs its own evaluation.`,
@@ -246,33 +262,34 @@ export function getThemeConstituents(
  *   benchmark has fewer than two observations in it.
  * @example backtestTheme(ctx, org, uuid, { start_date: "2014-01-01", end_date: "2018-02-07", benchmark: "SP500" })
  */
-export function backtestTheme(
+export async function backtestTheme(
   ctx: ServiceContext,
   org: string,
   uuid: string,
   query: ThemeBacktestQuery = {},
   options: ThemeBacktestOptions = {},
-): ThemeBacktestResult {
-  ctx.store.themes.require(org, uuid);
-  const revision = latestRevision(ctx, uuid);
+): Promise<ThemeBacktestResult> {
+  await ctx.store.themes.require(org, uuid);
+  const revision = await latestRevision(ctx, uuid);
   const methodology = revision.methodology as unknown as ThemeMethodology;
-  const compiled = compileMethodology(ctx, methodology, "saved");
+  const compiled = await compileMethodology(ctx, methodology, "saved");
   const riskFreeRate = options.riskFreeRate ?? DEFAULT_THEME_RISK_FREE_RATE;
   if (!Number.isFinite(riskFreeRate) || riskFreeRate <= -1) {
     throw new RangeError(
       `backtestTheme: riskFreeRate must be a finite fraction above -1, got ${riskFreeRate}`,
     );
   }
-  const { start, end } = backtestWindow(ctx, query);
-  const benchmark = query.benchmark === undefined ? undefined : resolveBenchmark(ctx.store, query.benchmark);
+  const { start, end } = await backtestWindow(ctx, query);
+  const benchmark =
+    query.benchmark === undefined ? undefined : await resolveBenchmark(ctx.store, query.benchmark);
 
   const market = ctx.store.market;
-  const allSecurities = market.securities();
-  checkWindowSize(ctx.store, allSecurities, start, end);
-  const matrix = market.closeMatrix(start, end);
+  const allSecurities = await market.securities();
+  await checkWindowSize(ctx.store, allSecurities, start, end);
+  const matrix = await market.closeMatrix(start, end);
   const dates = matrix.dates;
   if (dates.length < 2) {
-    const s = market.summary();
+    const s = await market.summary();
     const held =
       s.firstDate === null
         ? "the store holds no prices"
@@ -290,14 +307,14 @@ export function backtestTheme(
     dates: matrix.dates,
     ids: matrix.ids,
     close: matrix.close,
-    splits: market.splits(first, last),
-    dividends: market.dividends(first, last),
-    fxPerUsd: fxColumns(ctx.store, securities, matrix.dates),
+    splits: await market.splits(first, last),
+    dividends: await market.dividends(first, last),
+    fxPerUsd: await fxColumns(ctx.store, securities, matrix.dates),
   });
 
   const N = securities.length;
   const rebalances = rebalanceIndices(matrix.dates, methodology.rules.rebalancing_period);
-  const columnsAt = rebalanceColumns(
+  const columnsAt = await rebalanceColumns(
     ctx.store,
     characteristicFields(compiled),
     matrix.ids,
@@ -352,7 +369,7 @@ export function backtestTheme(
   };
   if (benchmark === undefined) return result;
 
-  const series = benchmarkSeries(ctx.store, benchmark, panel, first, last);
+  const series = await benchmarkSeries(ctx.store, benchmark, panel, first, last);
   const aligned = alignSeries(matrix.dates, series.dates, series.values);
   const cmp = compareWithBenchmark(run.values, run.periodEnds, aligned, { riskFreeRate });
   if (cmp === null) {
@@ -385,8 +402,8 @@ export function backtestTheme(
 
 // ---- helpers ----------------------------------------------------------------------------------------------
 
-function latestRevision(ctx: ServiceContext, uuid: string): ThemeRevisionRecord {
-  const revision = ctx.store.themes.latestRevision(uuid);
+async function latestRevision(ctx: ServiceContext, uuid: string): Promise<ThemeRevisionRecord> {
+  const revision = await ctx.store.themes.latestRevision(uuid);
   if (revision === undefined) throw new NotFoundError(`Theme ${uuid} has no revision.`, "theme_not_found");
   return revision;
 }
@@ -422,9 +439,10 @@ function snapshotRead(
 }
 
 /** The field catalog of the store: security fields, the standard characteristics and any others stored. */
-function storeFields(store: Store): Map<string, "number" | "string" | "code"> {
+async function storeFields(store: LotwiseStore): Promise<Map<string, "number" | "string" | "code">> {
   const names = new Set<string>(CHARACTERISTIC_NAMES);
-  for (const n of store.market.characteristicNames()) if (!SECURITY_FIELDS.has(n.toLowerCase())) names.add(n);
+  for (const n of await store.market.characteristicNames())
+    if (!SECURITY_FIELDS.has(n.toLowerCase())) names.add(n);
   return fieldCatalog(names);
 }
 
@@ -434,14 +452,14 @@ function storeFields(store: Store): Map<string, "number" | "string" | "code"> {
  * the names it references, which were checked when it was saved (a name the store no longer holds reads as
  * missing values).
  */
-function compileMethodology(
+async function compileMethodology(
   ctx: ServiceContext,
   methodology: ThemeMethodology,
   mode: "validate" | "saved" = "validate",
-): CompiledThemeDefinition {
+): Promise<CompiledThemeDefinition> {
   const presets = universePresetExpressions();
   return compileThemeDefinition(methodology, {
-    fields: mode === "validate" ? storeFields(ctx.store) : savedFields(methodology, presets),
+    fields: mode === "validate" ? await storeFields(ctx.store) : savedFields(methodology, presets),
     presets,
   });
 }
@@ -474,8 +492,8 @@ function safeParse(source: string) {
  * Default "as of" date: the latest trading date in the store when it is not after today (one indexed
  * lookup), else the latest trading date on or before today (see `marketAsOf`).
  */
-function defaultAsOf(ctx: ServiceContext): string {
-  const latest = ctx.store.market.latestPriceDate();
+async function defaultAsOf(ctx: ServiceContext): Promise<string> {
+  const latest = await ctx.store.market.latestPriceDate();
   return latest !== null && latest <= clockDate(ctx) ? latest : marketAsOf(ctx);
 }
 
@@ -485,8 +503,14 @@ function characteristicFields(compiled: CompiledThemeDefinition): string[] {
 }
 
 /** As-of values of each characteristic; names the store does not hold get an empty map (all missing). */
-function asOfValues(store: Store, names: readonly string[], asOf: string): Map<string, Map<string, number>> {
-  return new Map(names.map((name) => [name, store.market.characteristicsAsOf(name, asOf)]));
+async function asOfValues(
+  store: LotwiseStore,
+  names: readonly string[],
+  asOf: string,
+): Promise<Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const name of names) out.set(name, await store.market.characteristicsAsOf(name, asOf));
+  return out;
 }
 
 /**
@@ -495,15 +519,15 @@ function asOfValues(store: Store, names: readonly string[], asOf: string): Map<s
  * each date, so nothing later than the date is used), non-finite values as missing (NaN) as
  * `characteristicColumns` makes them. Names the store does not hold are all missing.
  */
-function rebalanceColumns(
-  store: Store,
+async function rebalanceColumns(
+  store: LotwiseStore,
   names: readonly string[],
   ids: readonly string[],
   dates: readonly string[],
-): (k: number) => Map<string, Float64Array> {
+): Promise<(k: number) => Map<string, Float64Array>> {
   const N = ids.length;
-  const panels = names.map((name) => {
-    const values = store.market.characteristicsAsOfDates(name, ids, dates);
+  const panels = await mapSerial(names, async (name) => {
+    const values = await store.market.characteristicsAsOfDates(name, ids, dates);
     for (let j = 0; j < values.length; j++) if (!Number.isFinite(values[j]!)) values[j] = Number.NaN;
     return [name, values] as const;
   });
@@ -511,17 +535,17 @@ function rebalanceColumns(
 }
 
 /** Units of each security's currency per USD on each date (forward-filled), undefined for USD listings. */
-function fxColumns(
-  store: Store,
+async function fxColumns(
+  store: LotwiseStore,
   securities: readonly Security[],
   dates: readonly string[],
-): (Float64Array | undefined)[] {
+): Promise<(Float64Array | undefined)[]> {
   const byCurrency = new Map<string, Float64Array>();
   for (const s of securities) {
     if (s.currency === "USD" || byCurrency.has(s.currency)) continue;
     const first = dates[0]!;
-    const start = store.market.fxRateAsOf(s.currency, first);
-    const series = store.market.fxSeries(s.currency, first, dates[dates.length - 1]!);
+    const start = await store.market.fxRateAsOf(s.currency, first);
+    const series = await store.market.fxSeries(s.currency, first, dates[dates.length - 1]!);
     const column = new Float64Array(dates.length).fill(Number.NaN);
     let k = 0;
     let current = start?.perUsd ?? Number.NaN;
@@ -534,7 +558,10 @@ function fxColumns(
   return securities.map((s) => (s.currency === "USD" ? undefined : byCurrency.get(s.currency)));
 }
 
-function backtestWindow(ctx: ServiceContext, query: ThemeBacktestQuery): { start: string; end: string } {
+async function backtestWindow(
+  ctx: ServiceContext,
+  query: ThemeBacktestQuery,
+): Promise<{ start: string; end: string }> {
   const bad = (path: string, message: string) =>
     new ValidationError(`Invalid backtest window: ${message}`, [{ path, message }], "invalid_window");
   for (const key of ["start_date", "end_date"] as const) {
@@ -543,7 +570,7 @@ function backtestWindow(ctx: ServiceContext, query: ThemeBacktestQuery): { start
       throw bad(key, `${key} must be a calendar date YYYY-MM-DD, got ${JSON.stringify(v)}`);
     }
   }
-  const end = query.end_date ?? defaultAsOf(ctx);
+  const end = query.end_date ?? (await defaultAsOf(ctx));
   const start = query.start_date ?? addDays(end, -DEFAULT_THEME_BACKTEST_DAYS);
   if (start >= end) {
     const path = query.end_date !== undefined ? "end_date" : "start_date";
@@ -556,12 +583,17 @@ function backtestWindow(ctx: ServiceContext, query: ThemeBacktestQuery): { start
  * Refuses a window whose daily price panel would exceed {@link MAX_THEME_BACKTEST_CELLS} (weekdays of the
  * window clipped to the data, times the securities), before anything is read.
  */
-function checkWindowSize(store: Store, securities: readonly Security[], start: string, end: string): void {
+async function checkWindowSize(
+  store: LotwiseStore,
+  securities: readonly Security[],
+  start: string,
+  end: string,
+): Promise<void> {
   let dataStart: string | undefined;
   for (const s of securities)
     if (s.listedFrom !== null && (dataStart === undefined || s.listedFrom < dataStart))
       dataStart = s.listedFrom;
-  const latest = store.market.latestPriceDate();
+  const latest = await store.market.latestPriceDate();
   const from = dataStart !== undefined && dataStart > start ? dataStart : start;
   const to = latest !== null && latest < end ? latest : end;
   if (from > to) return;
@@ -581,17 +613,17 @@ type Benchmark =
   | { kind: "index"; identifier: string }
   | { kind: "security"; identifier: string; security: Security };
 
-function resolveBenchmark(store: Store, raw: string): Benchmark {
+async function resolveBenchmark(store: LotwiseStore, raw: string): Promise<Benchmark> {
   const invalid = (message: string) =>
     new ValidationError(message, [{ path: "benchmark", message }], "unknown_benchmark");
   if (typeof raw !== "string" || raw.trim().length === 0) throw invalid("benchmark must not be empty");
   const text = raw.trim();
   const upper = text.toUpperCase();
   const wanted = BENCHMARK_ALIASES[upper] ?? upper;
-  const indexes = store.market.indexes();
+  const indexes = await store.market.indexes();
   const index = indexes.find((i) => i.identifier.toUpperCase() === wanted);
   if (index) return { kind: "index", identifier: index.identifier };
-  const r = resolveTicker(store, text);
+  const r = await resolveTicker(store, text);
   if (r.ok) return { kind: "security", identifier: r.security.themeAssetId, security: r.security };
   const known = indexes.map((i) => i.identifier).join(", ") || "none";
   throw invalid(
@@ -602,15 +634,15 @@ function resolveBenchmark(store: Store, raw: string): Benchmark {
 }
 
 /** The benchmark's observations: index levels, or a security's total-return index from the panel. */
-function benchmarkSeries(
-  store: Store,
+async function benchmarkSeries(
+  store: LotwiseStore,
   benchmark: Benchmark,
   panel: TotalReturnPanel,
   first: string,
   last: string,
-): { dates: string[]; values: Float64Array } {
+): Promise<{ dates: string[]; values: Float64Array }> {
   if (benchmark.kind === "index") {
-    const levels = store.market.indexLevels(
+    const levels = await store.market.indexLevels(
       benchmark.identifier,
       addDays(first, -BENCHMARK_LOOKBACK_DAYS),
       last,

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listing } from "../../test/helpers/listing.js";
-import { openStore, type Store } from "../store/index.js";
+import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { resolveTicker, resolveTickersAtOnce } from "./tickers.js";
 
 const security = (id: string) => listing(id);
 
 describe("resolving many ticker references at once", () => {
-  let store: Store;
-  beforeAll(() => {
-    store = openStore(":memory:");
-    store.market.upsertSecurities(
+  let store: SqliteStore;
+  beforeAll(async () => {
+    store = openSqliteStore(":memory:");
+    await store.market.upsertSecurities(
       ["AAA:XNYS", "BBB:XTSE", "BBB:XNYS", "BRK.B:XNYS", "CCC:XNAS", "ZZZ:XTSE", "ZZZ:XNAS", "ZZZ:XNYS"].map(
         security,
       ),
@@ -17,7 +17,7 @@ describe("resolving many ticker references at once", () => {
   });
   afterAll(() => store.close());
 
-  it("gives the resolutions resolveTicker gives one by one, in order", () => {
+  it("gives the resolutions resolveTicker gives one by one, in order", async () => {
     const refs = [
       "AAA",
       "aaa",
@@ -41,20 +41,21 @@ describe("resolving many ticker references at once", () => {
       "   ",
       "AAA",
     ];
-    expect(resolveTickersAtOnce(store, refs)).toEqual(refs.map((r) => resolveTicker(store, r)));
-    expect(resolveTickersAtOnce(store, [])).toEqual([]);
+    expect(await resolveTickersAtOnce(store, refs)).toEqual(
+      await Promise.all(refs.map((r) => resolveTicker(store, r))),
+    );
+    expect(await resolveTickersAtOnce(store, [])).toEqual([]);
   });
 
-  it("looks listings up by id and by symbol in bulk", () => {
-    expect([...store.market.securitiesByIds(["CCC:XNAS", "NOPE:XNYS", "AAA:XNYS"]).keys()].sort()).toEqual([
-      "AAA:XNYS",
-      "CCC:XNAS",
-    ]);
-    expect(store.market.securitiesByIds(["AAA:XNYS"]).get("AAA:XNYS")).toEqual(
-      store.market.security("AAA:XNYS"),
+  it("looks listings up by id and by symbol in bulk", async () => {
+    expect(
+      [...(await store.market.securitiesByIds(["CCC:XNAS", "NOPE:XNYS", "AAA:XNYS"])).keys()].sort(),
+    ).toEqual(["AAA:XNYS", "CCC:XNAS"]);
+    expect((await store.market.securitiesByIds(["AAA:XNYS"])).get("AAA:XNYS")).toEqual(
+      await store.market.security("AAA:XNYS"),
     );
-    const bySymbol = store.market.securitiesBySymbols(["zzz", "AAA", "NOPE"]);
+    const bySymbol = await store.market.securitiesBySymbols(["zzz", "AAA", "NOPE"]);
     expect([...bySymbol.keys()].sort()).toEqual(["AAA", "ZZZ"]);
-    expect(bySymbol.get("ZZZ")).toEqual(store.market.findSecuritiesBySymbol("zzz"));
+    expect(bySymbol.get("ZZZ")).toEqual(await store.market.findSecuritiesBySymbol("zzz"));
   });
 });

@@ -6,7 +6,8 @@
 import type { Ticker, TickerResolveResponse } from "../contract/index.js";
 import type { Security } from "../core/data/types.js";
 import { type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
-import type { Store } from "../store/index.js";
+import type { LotwiseStore } from "../store/index.js";
+import { mapSerial } from "./serial.js";
 
 export type TickerResolution =
   | { ok: true; security: Security }
@@ -43,18 +44,21 @@ function resolution(
 }
 
 /** Resolve one reference. Symbols are case-insensitive; a symbol listed on several exchanges is ambiguous. */
-export function resolveTicker(store: Store, ref: string): TickerResolution {
+export async function resolveTicker(store: LotwiseStore, ref: string): Promise<TickerResolution> {
   const r = tickerReference(ref);
   return r.kind === "id"
-    ? resolution(r, store.market.security(r.id), [])
-    : resolution(r, undefined, store.market.findSecuritiesBySymbol(r.text));
+    ? resolution(r, await store.market.security(r.id), [])
+    : resolution(r, undefined, await store.market.findSecuritiesBySymbol(r.text));
 }
 
 /**
  * {@link resolveTicker} for many references with two queries in all (one for the theme_asset_ids, one for the
  * symbols) instead of one per reference: the same resolutions, in the order of `refs`.
  */
-export function resolveTickersAtOnce(store: Store, refs: readonly string[]): TickerResolution[] {
+export async function resolveTickersAtOnce(
+  store: LotwiseStore,
+  refs: readonly string[],
+): Promise<TickerResolution[]> {
   const parsed = refs.map(tickerReference);
   const ids: string[] = [];
   const symbols: string[] = [];
@@ -62,8 +66,8 @@ export function resolveTickersAtOnce(store: Store, refs: readonly string[]): Tic
     if (r.kind === "id") ids.push(r.id);
     else symbols.push(r.text);
   }
-  const byId = store.market.securitiesByIds(ids);
-  const bySymbol = store.market.securitiesBySymbols(symbols);
+  const byId = await store.market.securitiesByIds(ids);
+  const bySymbol = await store.market.securitiesBySymbols(symbols);
   return parsed.map((r) =>
     r.kind === "id"
       ? resolution(r, byId.get(r.id), [])
@@ -75,11 +79,14 @@ export function resolveTickersAtOnce(store: Store, refs: readonly string[]): Tic
  * Resolve many references at once, collecting every failure as a field issue.
  * @throws {ValidationError} naming each unknown or ambiguous reference (code `invalid_tickers`).
  */
-export function resolveTickers(store: Store, refs: readonly { path: string; ref: string }[]): Security[] {
+export async function resolveTickers(
+  store: LotwiseStore,
+  refs: readonly { path: string; ref: string }[],
+): Promise<Security[]> {
   const issues: FieldIssue[] = [];
   const out: Security[] = [];
   for (const { path, ref } of refs) {
-    const r = resolveTicker(store, ref);
+    const r = await resolveTicker(store, ref);
     if (r.ok) out.push(r.security);
     else issues.push({ path, message: r.message });
   }
@@ -101,23 +108,24 @@ export class TickerBook {
   private readonly cache = new Map<string, Ticker>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: LotwiseStore,
     private readonly asOf: string,
   ) {}
 
   /** The ticker object of a theme_asset_id. @throws {NotFoundError} when the listing is not in the store. */
-  ticker(themeAssetId: string): Ticker {
+  async ticker(themeAssetId: string): Promise<Ticker> {
     const hit = this.cache.get(themeAssetId);
     if (hit) return hit;
-    const s = this.store.market.security(themeAssetId);
+    const s = await this.store.market.security(themeAssetId);
     if (!s)
       throw new NotFoundError(`Security ${themeAssetId} is not in the security master.`, "unknown_security");
-    const t = this.fromSecurity(s);
+    const t = await this.fromSecurity(s);
     this.cache.set(themeAssetId, t);
     return t;
   }
 
-  fromSecurity(s: Security): Ticker {
+  async fromSecurity(s: Security): Promise<Ticker> {
+    const marketCap = await this.marketCapUsd(s);
     return {
       theme_asset_id: s.themeAssetId,
       symbol: s.symbol,
@@ -127,46 +135,46 @@ export class TickerBook {
       image_url: null,
       ticker_url: null,
       ticker_type: s.assetType,
-      market_cap: this.marketCapUsd(s),
+      market_cap: marketCap,
       sic_description: null,
     };
   }
 
   /** Latest market capitalization in USD (characteristic, else shares x last close / FX), or null. */
-  marketCapUsd(s: Security): number | null {
-    this.caps ??= this.store.market.characteristicsAsOf("market_cap", this.asOf);
+  async marketCapUsd(s: Security): Promise<number | null> {
+    this.caps ??= await this.store.market.characteristicsAsOf("market_cap", this.asOf);
     const cap = this.caps.get(s.themeAssetId);
     if (cap !== undefined) return Math.round(cap);
     if (s.sharesOutstanding === null) return null;
-    const px = this.store.market.latestPrices([s.themeAssetId], this.asOf).get(s.themeAssetId);
-    const fx = this.store.market.fxRateAsOf(s.currency, this.asOf);
+    const px = (await this.store.market.latestPrices([s.themeAssetId], this.asOf)).get(s.themeAssetId);
+    const fx = await this.store.market.fxRateAsOf(s.currency, this.asOf);
     if (!px || !fx) return null;
     return Math.round((s.sharesOutstanding * px.close) / fx.perUsd);
   }
 }
 
 /** The ticker resolution extension: each query resolved against the security master, in order. */
-export function resolveTickerQueries(
-  store: Store,
+export async function resolveTickerQueries(
+  store: LotwiseStore,
   asOf: string,
   queries: readonly string[],
-): TickerResolveResponse {
+): Promise<TickerResolveResponse> {
   const book = new TickerBook(store, asOf);
   return {
-    results: queries.map((query) => {
-      const r = resolveTicker(store, query);
+    results: await mapSerial(queries, async (query) => {
+      const r = await resolveTicker(store, query);
       if (r.ok)
         return {
           query,
           theme_asset_id: r.security.themeAssetId,
-          ticker: book.fromSecurity(r.security),
+          ticker: await book.fromSecurity(r.security),
           error: null,
           message: null,
           matches: [],
         };
       const matches =
         r.reason === "ambiguous"
-          ? store.market.findSecuritiesBySymbol(query.trim()).map((s) => s.themeAssetId)
+          ? (await store.market.findSecuritiesBySymbol(query.trim())).map((s) => s.themeAssetId)
           : [];
       return { query, theme_asset_id: null, ticker: null, error: r.reason, message: r.message, matches };
     }),

@@ -1,7 +1,8 @@
 /**
  * @module store
- * Persistence: SQLite (better-sqlite3, the embedded default) and PostgreSQL (src/store/pg, loaded on demand by
- * `openStore` in ./open.ts for postgres:// URLs). The only module of lotwise that speaks SQL.
+ * Persistence behind the asynchronous {@link LotwiseStore} interface (`openStore(location)`): SQLite (better-sqlite3,
+ * the embedded default) and PostgreSQL (src/store/pg, loaded on demand for postgres:// URLs). The only module of
+ * lotwise that speaks SQL.
  */
 export { COPY_TABLES, type CopyCounts, copyStore } from "./copy.js";
 export { DEFAULT_BUSY_TIMEOUT_MS, isStoreBusyError } from "./database.js";
@@ -26,6 +27,7 @@ export type {
   StoreKind,
 } from "./lotwise-store.js";
 export { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+export { isPostgresLocation, openStore } from "./open.js";
 export { isPgTransientError } from "./pg/errors.js";
 export type { PgStore, PgStoreOptions } from "./pg/pg-store.js";
 export type {
@@ -104,4 +106,4 @@ export type {
 export type { RiskModelRepository } from "./repositories/risk-models.js";
 export type { ThemeRepository } from "./repositories/themes.js";
 export { openSqliteStore, SqliteStore } from "./sqlite-store.js";
-export { openStore, Store, type StoreOptions } from "./store.js";
+export { Store, type StoreOptions } from "./store.js";

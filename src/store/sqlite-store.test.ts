@@ -42,6 +42,7 @@ describe("SqliteStore (the asynchronous face of one SQLite connection)", () => {
     expect(seen).toBeUndefined();
     release();
     await tx;
+    // Both writes, never one: organizations created in the same millisecond list in either order.
     expect((await outside).sort()).toEqual(["first", "second"]);
     await store.close();
   });

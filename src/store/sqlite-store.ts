@@ -86,6 +86,15 @@ export class SqliteStore implements LotwiseStore {
     return this.engine.isOpen;
   }
 
+  /**
+   * True while a transaction holds the connection. Code that must call {@link engine} synchronously (the hooks a
+   * synchronous engine loop calls) does so only when this is false: otherwise its statements would join that
+   * transaction.
+   */
+  get transactionOpen(): boolean {
+    return this.active !== undefined;
+  }
+
   async transaction<T>(fn: (tx: LotwiseStore) => Promise<T>): Promise<T> {
     const current = this.context.getStore();
     if (current !== undefined && current === this.active) return fn(this);
@@ -109,6 +118,9 @@ export class SqliteStore implements LotwiseStore {
       return result;
     } finally {
       this.active = undefined;
+      // AsyncLocalStorage keeps promise hooks on for the whole process while it is enabled (a cost on every promise
+      // of every request); with no transaction open it has nothing to track: the next `run` enables it again.
+      this.context.disable();
       release();
     }
   }
@@ -148,9 +160,16 @@ export class SqliteStore implements LotwiseStore {
     };
   }
 
-  async changeToken(): Promise<string> {
-    await this.ready();
-    return this.engine.changeToken();
+  changeToken(): Promise<string> {
+    // Read on every request (response cache, key memory): no extra promise when no transaction holds the connection.
+    if (this.active === undefined) {
+      try {
+        return Promise.resolve(this.engine.changeToken());
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.ready().then(() => this.engine.changeToken());
   }
 
   async schemaVersion(): Promise<number> {

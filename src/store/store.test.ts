@@ -7,7 +7,7 @@ import { lotInput } from "../../test/helpers/lot-input.js";
 import type { Security } from "../core/data/types.js";
 import { NotFoundError, StoreVersionError } from "../core/errors.js";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
-import { openStore, type Store } from "./store.js";
+import { openSqliteFile, type Store } from "./store.js";
 
 function clock(start = Date.UTC(2026, 0, 2, 9, 30)) {
   let t = start;
@@ -48,7 +48,7 @@ describe("store", () => {
   let orgB: string;
 
   beforeEach(() => {
-    store = openStore(":memory:", { now: clock() });
+    store = openSqliteFile(":memory:", { now: clock() });
     orgA = store.organizations.create("Alpha Advisors").uuid;
     orgB = store.organizations.create("Beta Wealth").uuid;
   });
@@ -546,10 +546,10 @@ describe("store files", () => {
 
   it("persists across reopen and uses WAL", () => {
     const path = join(dir, "a.db");
-    const s1 = openStore(path);
+    const s1 = openSqliteFile(path);
     const org = s1.organizations.create("Persisted");
     s1.close();
-    const s2 = openStore(path);
+    const s2 = openSqliteFile(path);
     expect(s2.organizations.get(org.uuid)?.name).toBe("Persisted");
     expect(s2.schemaVersion).toBe(SCHEMA_VERSION);
     s2.close();
@@ -570,7 +570,7 @@ describe("store files", () => {
       INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, trade_date)
         VALUES ('l', 'a', 0, 'AAPL:XNAS', '1', '10', '2024-01-02');`);
     raw.close();
-    const store = openStore(path);
+    const store = openSqliteFile(path);
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(store.riskModels.list("o")).toEqual([]);
     const t0 = store.accounts.lotsToken("a");
@@ -604,7 +604,7 @@ describe("store files", () => {
         cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at)
         VALUES ('j', 'o', 'a', 'RUNNING', '{"tax_gamma":1}', '{}', NULL, 1, 2, 'h/1/r/w0', 'hb', 'c1', 's1');`);
     raw.close();
-    const store = openStore(path);
+    const store = openSqliteFile(path);
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(store.backtestJobs.require("o", "j", "a")).toMatchObject({
       kind: "backtest",
@@ -650,7 +650,7 @@ describe("store files", () => {
       INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, trade_date)
         VALUES ('l1', 'a', 0, 'AAPL:XNAS', '10.50', '150.2500', '2024-03-01');`);
     raw.close();
-    const store = openStore(path);
+    const store = openSqliteFile(path);
     expect(store.schemaVersion).toBe(6);
     expect(store.accounts.lots("a")).toEqual([
       {
@@ -702,7 +702,7 @@ describe("store files", () => {
   });
 
   it("restores an account's lots token with its lots when a transaction rolls back", () => {
-    const store = openStore(join(dir, "rollback.db"));
+    const store = openSqliteFile(join(dir, "rollback.db"));
     const org = store.organizations.create("Rollback").uuid;
     const client = store.clients.create(org).uuid;
     const a = store.accounts.create(org, client).uuid;
@@ -724,12 +724,12 @@ describe("store files", () => {
 
   it("refuses a store written by a newer lotwise without modifying it", () => {
     const path = join(dir, "future.db");
-    openStore(path).close();
+    openSqliteFile(path).close();
     const raw = new Database(path);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
-    expect(() => openStore(path)).toThrow(StoreVersionError);
-    expect(() => openStore(path)).toThrow(/newer lotwise/);
+    expect(() => openSqliteFile(path)).toThrow(StoreVersionError);
+    expect(() => openSqliteFile(path)).toThrow(/newer lotwise/);
     const check = new Database(path);
     expect(check.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION + 1);
     check.close();
@@ -740,17 +740,17 @@ describe("store files", () => {
     const raw = new Database(path);
     raw.exec("CREATE TABLE t (x)");
     raw.close();
-    expect(() => openStore(path)).toThrow(/not a lotwise store/);
+    expect(() => openSqliteFile(path)).toThrow(/not a lotwise store/);
   });
 
   it("refuses a file that is not SQLite at all", async () => {
     const path = join(dir, "junk.db");
     const { writeFileSync } = await import("node:fs");
     writeFileSync(path, "this is not a database, just text ".repeat(200));
-    expect(() => openStore(path)).toThrow(StoreVersionError);
+    expect(() => openSqliteFile(path)).toThrow(StoreVersionError);
   });
 
   it("does not create a file when create is false", () => {
-    expect(() => openStore(join(dir, "missing.db"), { create: false })).toThrow(/No lotwise store/);
+    expect(() => openSqliteFile(join(dir, "missing.db"), { create: false })).toThrow(/No lotwise store/);
   });
 });

@@ -149,11 +149,12 @@ export class Store {
 }
 
 /**
- * Open or create a store.
+ * Open or create a SQLite store file with the synchronous repositories (internal: the service layer uses the
+ * asynchronous `openStore` of store/open.ts; {@link SqliteStore} wraps this).
  * @throws {StoreVersionError} for a file that is not a lotwise store or comes from a newer version.
- * @example const store = openStore("lotwise.db"); store.organizations.create("Acme Advisors");
+ * @example const store = openSqliteFile("lotwise.db"); store.organizations.create("Acme Advisors");
  */
-export function openStore(path: string, options: StoreOptions = {}): Store {
+export function openSqliteFile(path: string, options: StoreOptions = {}): Store {
   return new Store(path, options);
 }
 

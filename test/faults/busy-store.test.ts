@@ -32,11 +32,12 @@ let url: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "lotwise-fault-"));
   storePath = join(dir, "store.db");
-  const t = createTestStore({ path: storePath, withMarket: false });
+  const t = await createTestStore({ path: storePath, withMarket: false });
   key = t.orgA.apiKey;
   org = t.orgA.uuid;
-  clientUuid = createClient(t.ctx, org, { external_id: "fault-client" }).uuid;
-  accountUuid = createAccount(t.ctx, org, clientUuid, { name: "Taxable", cash_value_usd: "1000" }).uuid;
+  clientUuid = (await createClient(t.ctx, org, { external_id: "fault-client" })).uuid;
+  accountUuid = (await createAccount(t.ctx, org, clientUuid, { name: "Taxable", cash_value_usd: "1000" }))
+    .uuid;
   t.close();
   server = spawn(
     process.execPath,

@@ -22,7 +22,7 @@ let s: JobStore;
 let runner: BacktestJobRunner;
 
 beforeAll(async () => {
-  s = createJobStore(slowExecutor);
+  s = await createJobStore(slowExecutor);
   runner = new BacktestJobRunner({
     store: s.store,
     concurrency: CONCURRENCY,
@@ -34,25 +34,25 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await runner.stop();
-  s.close();
+  await s.close();
 });
 
 describe("fault: an organization flooding the job queue", () => {
   it("runs another organization's job within its fair share while the flood waits", async () => {
     const ctx: BacktestServiceContext = { ...s.ctx, backtestRunner: runner };
-    const orgB = createOrganization(ctx, "Org B").organization.uuid;
-    const clientB = createClient(ctx, orgB, { external_id: "b-client" });
-    const accountB = createAccount(ctx, orgB, clientB.uuid, { name: "B", cash_value_usd: "1000" }).uuid;
+    const orgB = (await createOrganization(ctx, "Org B")).organization.uuid;
+    const clientB = await createClient(ctx, orgB, { external_id: "b-client" });
+    const accountB = (await createAccount(ctx, orgB, clientB.uuid, { name: "B", cash_value_usd: "1000" }))
+      .uuid;
 
     const events: { type: RunnerEvent["type"]; jobId: string }[] = [];
     runner.onEvent((e) => {
       if (e.type === "started" || e.type === "finished") events.push({ type: e.type, jobId: e.jobId });
     });
     // A: 24 jobs of 12 periods each (15 ms a period).
-    const flood = Array.from(
-      { length: FLOOD },
-      () => startBacktest(ctx, s.org, s.clientUuid, s.accountUuid, {}).id,
-    );
+    const flood: string[] = [];
+    for (let i = 0; i < FLOOD; i++)
+      flood.push((await startBacktest(ctx, s.org, s.clientUuid, s.accountUuid, {})).id);
     const fromA = new Set(flood);
     // B arrives while both workers are busy with A's jobs.
     const end = Date.now() + 20_000;
@@ -60,7 +60,7 @@ describe("fault: an organization flooding the job queue", () => {
       if (Date.now() > end) throw new Error("the runner never got busy");
       await new Promise((r) => setTimeout(r, 5));
     }
-    const b = startBacktest(ctx, orgB, clientB.uuid, accountB, {});
+    const b = await startBacktest(ctx, orgB, clientB.uuid, accountB, {});
     const doneB = await runner.wait(b.id);
     expect(doneB.status).toBe("SUCCESS");
 

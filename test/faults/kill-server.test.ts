@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BacktestJob, backtestJobSchema } from "../../src/contract/index.js";
-import { openStore } from "../../src/store/index.js";
+import { openSqliteStore } from "../../src/store/index.js";
 import { okJson, run, type Served, serveStore } from "../helpers/cli.js";
 
 let dir: string;
@@ -71,12 +71,12 @@ describe("fault: lotwise serve killed with SIGKILL during a job", () => {
     });
     await first.kill();
     servers.splice(servers.indexOf(first), 1);
-    const db = openStore(store, { create: false });
+    const db = openSqliteStore(store, { create: false });
     try {
       // Nobody cleaned up: the job is RUNNING under the dead process's lease.
-      expect(db.backtestJobs.getById(id)).toMatchObject({ status: "RUNNING", attempts: 1 });
+      expect(await db.backtestJobs.getById(id)).toMatchObject({ status: "RUNNING", attempts: 1 });
     } finally {
-      db.close();
+      await db.close();
     }
 
     // A server that runs no jobs recovers it when it starts: re-queued for whichever process runs jobs.
@@ -99,11 +99,11 @@ describe("fault: lotwise serve killed with SIGKILL during a job", () => {
       "tax_managed",
     ]);
     expect(done.progress.completed_periods).toBe(done.progress.planned_periods);
-    const after = openStore(store, { create: false });
+    const after = openSqliteStore(store, { create: false });
     try {
-      expect(after.backtestJobs.getById(id)!.attempts).toBe(2);
+      expect((await after.backtestJobs.getById(id))!.attempts).toBe(2);
     } finally {
-      after.close();
+      await after.close();
     }
     expect(second.stderr()).not.toContain("Error");
   });

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, createClient } from "../../src/service/index.js";
-import { openStore } from "../../src/store/index.js";
+import { openSqliteStore } from "../../src/store/index.js";
 import { BIN, ROOT, type Run, run } from "../helpers/cli.js";
 import { createTestStore } from "../helpers/fixture.js";
 
@@ -28,40 +28,42 @@ function writeLots(name: string, n: number, tag: string): string {
 }
 
 /** A fresh account of `lots` lots in the store file (written in-process, then the file is closed). */
-function accountWithLots(lots: number): string {
-  const store = openStore(storePath, { create: false });
+async function accountWithLots(lots: number): Promise<string> {
+  const store = openSqliteStore(storePath, { create: false });
   try {
     const ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-    const client = createClient(ctx, org, {});
-    return createAccount(ctx, org, client.uuid, {
-      holdings: {
-        tax_lots: Array.from({ length: lots }, (_, i) => ({
-          theme_asset_id: `${symbols[i % symbols.length]}:XNYS`,
-          quantity: String(i + 1),
-          cost_basis: "7",
-          trade_date: "2023-05-04",
-        })),
-      },
-    }).uuid;
+    const client = await createClient(ctx, org, {});
+    return (
+      await createAccount(ctx, org, client.uuid, {
+        holdings: {
+          tax_lots: Array.from({ length: lots }, (_, i) => ({
+            theme_asset_id: `${symbols[i % symbols.length]}:XNYS`,
+            quantity: String(i + 1),
+            cost_basis: "7",
+            trade_date: "2023-05-04",
+          })),
+        },
+      })
+    ).uuid;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** The stored lots of an account: "symbol quantity cost" in stored order. */
-function storedLots(account: string): string[] {
-  const store = openStore(storePath, { create: false });
+async function storedLots(account: string): Promise<string[]> {
+  const store = openSqliteStore(storePath, { create: false });
   try {
-    return store.accounts.lotRows(account).map((r) => `${r[1]} ${r[2]} ${r[3]}`);
+    return (await store.accounts.lotRows(account)).map((r) => `${r[1]} ${r[2]} ${r[3]}`);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "lotwise-faults-lots-"));
   storePath = join(dir, "store.db");
-  const t = createTestStore({ path: storePath });
+  const t = await createTestStore({ path: storePath });
   org = t.orgA.uuid;
   // Symbols listed once, on XNYS (plain symbols resolve without --mic).
   const bySymbol = new Map<string, number>();
@@ -92,15 +94,15 @@ const importArgs = (file: string, account: string, ...extra: string[]) => [
 
 describe("lots import under faults", () => {
   it("two concurrent appends of 5,000 lots to an account of 10 end with 10,010 lots (no silent loss)", async () => {
-    const account = accountWithLots(10);
-    const before = storedLots(account);
+    const account = await accountWithLots(10);
+    const before = await storedLots(account);
     const a = writeLots("a.csv", 5000, "1.5");
     const b = writeLots("b.csv", 5000, "2.5");
     const runs: Run[] = await Promise.all([
       run(importArgs(a, account, "--append", "--json")),
       run(importArgs(b, account, "--append", "--json")),
     ]);
-    const after = storedLots(account);
+    const after = await storedLots(account);
     const landed = runs.filter((r) => r.code === 0).length;
     expect(landed).toBeGreaterThan(0);
     for (const r of runs.filter((x) => x.code !== 0)) {
@@ -115,8 +117,8 @@ describe("lots import under faults", () => {
   });
 
   it("kill -9 during an import leaves the account exactly as before (and the store usable)", async () => {
-    const account = accountWithLots(10);
-    const before = storedLots(account);
+    const account = await accountWithLots(10);
+    const before = await storedLots(account);
     const big = writeLots("big.csv", 60_000, "3.5");
     const wal = `${storePath}-wal`;
     const walSize = () => {
@@ -153,7 +155,7 @@ describe("lots import under faults", () => {
         await new Promise((r) => setTimeout(r, 2));
       }
       const end = await exited;
-      const after = storedLots(account);
+      const after = await storedLots(account);
       if (when === "reading") {
         // Killed mid-way: the account is exactly as it was.
         expect(end.signal).toBe("SIGKILL");
@@ -164,16 +166,16 @@ describe("lots import under faults", () => {
         else expect(after).toHaveLength(60_000);
       }
     }
-    const check = openStore(storePath, { create: false });
+    const check = openSqliteStore(storePath, { create: false });
     try {
-      expect(check.transaction(() => "ok")).toBe("ok");
+      expect(await check.transaction(async () => "ok")).toBe("ok");
     } finally {
-      check.close();
+      await check.close();
     }
     // The store is usable afterwards: the same import now completes.
     const done = await run(importArgs(big, account, "--json"));
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toMatchObject({ lots_in_file: 60_000, lots_after: 60_000 });
-    expect(storedLots(account)).toHaveLength(60_000);
+    expect(await storedLots(account)).toHaveLength(60_000);
   });
 });

@@ -4,10 +4,10 @@
  * Usage: node --import tsx backtest-crash-child.ts STORE_FILE
  */
 import { BacktestJobRunner } from "../../src/service/jobs/index.js";
-import { openStore } from "../../src/store/index.js";
+import { openSqliteStore } from "../../src/store/index.js";
 import { executorModule } from "./backtest-executors.js";
 
-const store = openStore(process.argv[2]!, { create: false });
+const store = openSqliteStore(process.argv[2]!, { create: false });
 const runner = new BacktestJobRunner({
   store,
   concurrency: 1,

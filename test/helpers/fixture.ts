@@ -19,7 +19,7 @@ import {
   evaluateTheme,
   type ServiceContext,
 } from "../../src/service/index.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openSqliteStore, type SqliteStore } from "../../src/store/index.js";
 
 /** Last calendar date of the shared market; the test clock stands one day later. */
 export const MARKET_END_DATE = "2025-06-30";
@@ -77,7 +77,7 @@ export interface TestOrganization {
 
 /** What {@link createTestStore} returns. */
 export interface TestStore {
-  store: Store;
+  store: SqliteStore;
   ctx: ServiceContext;
   clock: TestClock;
   orgA: TestOrganization;
@@ -93,18 +93,20 @@ export interface TestStore {
  * A fresh store (`:memory:` unless `path` is given) holding the shared market and two organizations.
  * @example const t = createTestStore(); const app = createApp({ ctx: t.ctx });
  */
-export function createTestStore(options: { path?: string; withMarket?: boolean } = {}): TestStore {
+export async function createTestStore(
+  options: { path?: string; withMarket?: boolean } = {},
+): Promise<TestStore> {
   const clock = testClock();
-  const store = openStore(options.path ?? ":memory:", { now: () => clock.now().toISOString() });
+  const store = openSqliteStore(options.path ?? ":memory:", { now: () => clock.now().toISOString() });
   const m = sharedMarket();
-  if (options.withMarket !== false) writeSyntheticMarket(m, store.market);
+  if (options.withMarket !== false) writeSyntheticMarket(m, store.engine.market);
   const ctx: ServiceContext = { store, clock: () => clock.now() };
-  const make = (name: string): TestOrganization => {
-    const { organization, apiKey } = createOrganization(ctx, name);
+  const make = async (name: string): Promise<TestOrganization> => {
+    const { organization, apiKey } = await createOrganization(ctx, name);
     return { uuid: organization.uuid, name, apiKey: apiKey.key, keyId: apiKey.record.id };
   };
-  const orgA = make("Org A");
-  const orgB = make("Org B");
+  const orgA = await make("Org A");
+  const orgB = await make("Org B");
   const { usTickers, caTickers } = marketTickers(m);
   return { store, ctx, clock, orgA, orgB, usTickers, caTickers, close: () => store.close() };
 }
@@ -190,24 +192,31 @@ export function dividendThemeBody(name: string) {
  * Fills an organization of the fixture through the service layer: two asset classes (SYNTH500 and a single
  * security), one configuration, one client with one account holding three tax lots.
  */
-export function seedOrganization(t: TestStore, org: TestOrganization, label = org.name): SeededOrganization {
+export async function seedOrganization(
+  t: TestStore,
+  org: TestOrganization,
+  label = org.name,
+): Promise<SeededOrganization> {
   const us = t.usTickers;
-  const core = createAssetClass(t.ctx, org.uuid, {
+  const core = await createAssetClass(t.ctx, org.uuid, {
     name: `${label} US core`,
     description: "SYNTH500 direct index",
     benchmark_index_identifier: "SYNTH500",
   });
-  const single = createAssetClass(t.ctx, org.uuid, {
+  const single = await createAssetClass(t.ctx, org.uuid, {
     name: `${label} single`,
     single_security_theme_asset_id: us[5]!,
   });
-  const config = createPortfolioConfig(
+  const config = await createPortfolioConfig(
     t.ctx,
     org.uuid,
     configCreateBody(t, `${label} config`, [core.uuid, single.uuid]),
   );
-  const client = createClient(t.ctx, org.uuid, { external_id: `${label}-client`, metadata: { tier: "A" } });
-  const account = createAccount(t.ctx, org.uuid, client.uuid, {
+  const client = await createClient(t.ctx, org.uuid, {
+    external_id: `${label}-client`,
+    metadata: { tier: "A" },
+  });
+  const account = await createAccount(t.ctx, org.uuid, client.uuid, {
     name: "Taxable",
     cash_value_usd: "2500",
     portfolio_config_uuid: config.uuid,
@@ -219,14 +228,14 @@ export function seedOrganization(t: TestStore, org: TestOrganization, label = or
       ],
     },
   });
-  const proposal = createProposal(t.ctx, org.uuid, client.uuid, account.uuid, {
+  const proposal = await createProposal(t.ctx, org.uuid, client.uuid, account.uuid, {
     optimized_weights: [
       { ticker: us[2]!, weight: "0.3" },
       { ticker: us[3]!, weight: "0.3" },
     ],
   });
-  const theme = createTheme(t.ctx, org.uuid, dividendThemeBody(`${label} dividend payers`));
-  evaluateTheme(t.ctx, org.uuid, theme.uuid);
+  const theme = await createTheme(t.ctx, org.uuid, dividendThemeBody(`${label} dividend payers`));
+  await evaluateTheme(t.ctx, org.uuid, theme.uuid);
   return {
     themeUuid: theme.uuid,
     assetClassUuids: [core.uuid, single.uuid],

@@ -59,25 +59,27 @@ export function writeHandMarket(store: Store): void {
  * The two-sleeve configuration of the hand market's tests: 90% HAND3 + 10% DDD:XTSE, drift thresholds 0.1 / 0.25 /
  * asset 0.2, plus `extra` fields. Answers its uuid.
  */
-export function createTwoSleeveConfig(
+export async function createTwoSleeveConfig(
   ctx: ServiceContext,
   org: string,
   extra: Partial<PortfolioConfigCreate> = {},
-): string {
-  const core = createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" });
-  const canada = createAssetClass(ctx, org, {
+): Promise<string> {
+  const core = await createAssetClass(ctx, org, { name: "Core", benchmark_index_identifier: "HAND3" });
+  const canada = await createAssetClass(ctx, org, {
     name: "DDD sleeve",
     single_security_theme_asset_id: "DDD:XTSE",
   });
-  return createPortfolioConfig(ctx, org, {
-    name: "Two sleeves",
-    asset_allocations: [
-      { asset_class_uuid: core.uuid, target_allocation: "0.9" },
-      { asset_class_uuid: canada.uuid, target_allocation: "0.1" },
-    ],
-    drift_warning_threshold: "0.1",
-    drift_breach_threshold: "0.25",
-    asset_drift_breach_threshold: "0.2",
-    ...extra,
-  }).uuid;
+  return (
+    await createPortfolioConfig(ctx, org, {
+      name: "Two sleeves",
+      asset_allocations: [
+        { asset_class_uuid: core.uuid, target_allocation: "0.9" },
+        { asset_class_uuid: canada.uuid, target_allocation: "0.1" },
+      ],
+      drift_warning_threshold: "0.1",
+      drift_breach_threshold: "0.25",
+      asset_drift_breach_threshold: "0.2",
+      ...extra,
+    })
+  ).uuid;
 }

@@ -15,37 +15,40 @@ import {
   startBacktest,
 } from "../../src/service/index.js";
 import type { BacktestExecutor } from "../../src/service/jobs/index.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openSqliteStore, type SqliteStore } from "../../src/store/index.js";
 
 /** What {@link createJobStore} returns. */
 export interface JobStore {
-  store: Store;
+  store: SqliteStore;
   ctx: BacktestServiceContext;
   path: string;
   org: string;
   clientUuid: string;
   accountUuid: string;
   /** Endpoint 2 through the service with the store's executor. */
-  start(request?: BacktestRequest): BacktestJob;
+  start(request?: BacktestRequest): Promise<BacktestJob>;
   /** Another account of the same client. */
-  addAccount(name: string): string;
-  close(): void;
+  addAccount(name: string): Promise<string>;
+  close(): Promise<void>;
 }
 
 /**
  * A store file in a fresh temporary directory (removed by close), or `:memory:` with `memory: true`.
- * @example const s = createJobStore(fastExecutor); const job = s.start({ tax_gamma: 2 });
+ * @example const s = await createJobStore(fastExecutor); const job = await s.start({ tax_gamma: 2 });
  */
-export function createJobStore(executor: BacktestExecutor, options: { memory?: boolean } = {}): JobStore {
+export async function createJobStore(
+  executor: BacktestExecutor,
+  options: { memory?: boolean } = {},
+): Promise<JobStore> {
   const dir = options.memory ? undefined : mkdtempSync(join(tmpdir(), "lotwise-jobs-"));
   const path = dir ? join(dir, "jobs.db") : ":memory:";
-  const store = openStore(path);
+  const store = openSqliteStore(path);
   const ctx: BacktestServiceContext = { store, clock: () => new Date(), backtestExecutor: executor };
-  const org = createOrganization(ctx, "Jobs Org").organization.uuid;
-  const client = createClient(ctx, org, { external_id: "jobs-client" });
-  const addAccount = (name: string) =>
-    createAccount(ctx, org, client.uuid, { name, cash_value_usd: "100000" }).uuid;
-  const accountUuid = addAccount("Taxable");
+  const org = (await createOrganization(ctx, "Jobs Org")).organization.uuid;
+  const client = await createClient(ctx, org, { external_id: "jobs-client" });
+  const addAccount = async (name: string) =>
+    (await createAccount(ctx, org, client.uuid, { name, cash_value_usd: "100000" })).uuid;
+  const accountUuid = await addAccount("Taxable");
   return {
     store,
     ctx,
@@ -55,8 +58,8 @@ export function createJobStore(executor: BacktestExecutor, options: { memory?: b
     accountUuid,
     start: (request = {}) => startBacktest(ctx, org, client.uuid, accountUuid, request),
     addAccount,
-    close: () => {
-      store.close();
+    close: async () => {
+      await store.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -39,7 +39,7 @@ function locked(path: string): boolean {
 export const lockDuringRunExecutor: BacktestExecutor = {
   resolveParams: fastExecutor.resolveParams,
   run: (ctx, org, account, params, hooks) => {
-    const marker = join(ctx.store.path, "..", "locked-once");
+    const marker = join(ctx.store.connectionString!, "..", "locked-once");
     if (existsSync(marker)) return fastExecutor.run(ctx, org, account, params, hooks);
     writeFileSync(marker, "");
     const dates = monthEnds(params.start_date, params.end_date);
@@ -48,9 +48,11 @@ export const lockDuringRunExecutor: BacktestExecutor = {
       completed_periods: 1,
       last_completed_period: dates[0]!,
     });
-    spawn(process.execPath, [HOLDER, ctx.store.path, String(HOLD_MS)], { stdio: "ignore" }).unref();
+    spawn(process.execPath, [HOLDER, ctx.store.connectionString!, String(HOLD_MS)], {
+      stdio: "ignore",
+    }).unref();
     const deadline = Date.now() + 20_000;
-    while (!locked(ctx.store.path)) {
+    while (!locked(ctx.store.connectionString!)) {
       if (Date.now() > deadline) throw new Error("the lock holder did not take the lock");
       sleep(20);
     }

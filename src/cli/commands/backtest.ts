@@ -169,7 +169,7 @@ async function followOne(
 async function backendFor(ctx: CommandContext): Promise<Backend> {
   const backend = await ctx.backend();
   if (!ctx.remote) {
-    const r = recoverOrphanJobs(ctx.store());
+    const r = await recoverOrphanJobs(await ctx.store());
     if (r.requeued.length + r.failed.length > 0)
       ctx.out.note(
         `lotwise: recovered backtest jobs left running by a stopped process: ${r.requeued.length} re-queued, ${r.failed.length} failed.`,

@@ -35,9 +35,9 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
         const path = ctx.storePath();
         if (existsSync(path)) {
           if (!opts.force) {
-            const probe = openStore(path, { create: false });
-            const orgs = probe.organizations.list().length;
-            probe.close();
+            const probe = await openStore(path, { create: false });
+            const orgs = (await probe.organizations.list()).length;
+            await probe.close();
             if (orgs > 0)
               throw new ConflictError(
                 `${path} already holds a lotwise store with ${orgs} organization(s). Use --force to replace it, or \`lotwise orgs create NAME\` to add an organization.`,
@@ -45,11 +45,11 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
               );
           } else for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
         }
-        const store = openStore(path);
+        const store = await openStore(path);
         try {
           const svc = { store, clock: () => new Date() };
           if (!opts.demo) {
-            const { organization, apiKey } = createOrganization(svc, opts.name ?? "My Advisory");
+            const { organization, apiKey } = await createOrganization(svc, opts.name ?? "My Advisory");
             if (ctx.out.json)
               ctx.out.printJson({ store: path, organization_uuid: organization.uuid, api_key: apiKey.key });
             else {
@@ -116,7 +116,7 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
           ctx.out.line("");
           ctx.out.line(
             renderAccount(
-              getAccount(svc, demo.organization_uuid, demo.client_uuid, demo.account_uuid),
+              await getAccount(svc, demo.organization_uuid, demo.client_uuid, demo.account_uuid),
               demo.client_uuid,
             ),
           );
@@ -133,7 +133,7 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
             ].join("\n"),
           );
         } finally {
-          store.close();
+          await store.close();
         }
       }),
     );

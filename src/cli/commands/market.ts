@@ -210,7 +210,7 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
           },
         ) => {
           const write = writeOptions(opts);
-          const svc = ctx.service();
+          const svc = await ctx.service();
           return guarded(ctx, async () => {
             const r = await ctx.out.spin("Generating the synthetic market", async (update) =>
               generateMarketData(
@@ -271,7 +271,7 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
             "kind",
           );
         const write = writeOptions(opts);
-        const svc = ctx.service();
+        const svc = await ctx.service();
         return guarded(ctx, async () => {
           const r = await ctx.out.spin(`Importing ${kind} from ${path}`, () =>
             importMarketData(svc, kind as MarketImportKind, path, {
@@ -319,9 +319,9 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
       .option("--out <file>", OUT_OPTION_HELP)
       .action(
         action(hooks, async (ctx, opts: { out?: string }) => {
-          const store = ctx.store();
-          const s = store.market.summary();
-          const full = { ...s, imports: store.market.imports().map(({ summary: _s, ...r }) => r) };
+          const store = await ctx.store();
+          const s = await store.market.summary();
+          const full = { ...s, imports: (await store.market.imports()).map(({ summary: _s, ...r }) => r) };
           if (opts.out) {
             const items: [string, string | number][] = [
               ["securities", s.securities],
@@ -370,7 +370,7 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
                 ["FX currencies (per USD)", s.fxCurrencies.join(", ")],
                 ["Characteristics", s.characteristics.join(", ")],
               ],
-              `Market data in ${store.path}`,
+              `Market data in ${store.location}`,
             ),
           );
           if (s.indexes.length > 0)

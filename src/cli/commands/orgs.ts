@@ -23,8 +23,8 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
       .command("create <name>")
       .description("Create an organization and its first API key (shown once).")
       .action(
-        action(hooks, (ctx, name: string) => {
-          const { organization, apiKey } = createOrganization(ctx.service(), name);
+        action(hooks, async (ctx, name: string) => {
+          const { organization, apiKey } = await createOrganization(await ctx.service(), name);
           if (ctx.out.json)
             ctx.out.printJson({
               organization_uuid: organization.uuid,
@@ -49,7 +49,7 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
       .option("--out <file>", OUT_OPTION_HELP)
       .action(
         action(hooks, async (ctx, opts: { out?: string }) => {
-          const list = listOrganizations(ctx.service());
+          const list = await listOrganizations(await ctx.service());
           if (opts.out)
             await writeListOut(ctx.out, opts.out, "organizations", list, [
               { header: "organization_uuid", value: (o) => o.uuid },
@@ -82,10 +82,10 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
       .description("Issue a new API key for the organization.")
       .option("--label <label>", "what the key is for")
       .action(
-        action(hooks, (ctx, opts: { label?: string }) => {
-          const svc = ctx.service();
-          const org = resolveOrganization(svc.store, ctx.options.org);
-          const k = createApiKey(svc, org, opts.label ?? null);
+        action(hooks, async (ctx, opts: { label?: string }) => {
+          const svc = await ctx.service();
+          const org = await resolveOrganization(svc.store, ctx.options.org);
+          const k = await createApiKey(svc, org, opts.label ?? null);
           if (ctx.out.json)
             ctx.out.printJson({
               id: k.record.id,
@@ -112,8 +112,8 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
       .option("--out <file>", OUT_OPTION_HELP)
       .action(
         action(hooks, async (ctx, opts: { out?: string }) => {
-          const svc = ctx.service();
-          const list = listApiKeys(svc, resolveOrganization(svc.store, ctx.options.org));
+          const svc = await ctx.service();
+          const list = await listApiKeys(svc, await resolveOrganization(svc.store, ctx.options.org));
           if (opts.out)
             await writeListOut(ctx.out, opts.out, "API keys", list, [
               { header: "key_id", value: (k) => k.id },
@@ -145,9 +145,9 @@ export function registerOrgs(program: Command, hooks: ProgramHooks): void {
       .command("revoke <keyId>")
       .description("Revoke a key: requests with it get 401 from then on.")
       .action(
-        action(hooks, (ctx, id: string) => {
-          const svc = ctx.service();
-          const k = revokeApiKey(svc, resolveOrganization(svc.store, ctx.options.org), id);
+        action(hooks, async (ctx, id: string) => {
+          const svc = await ctx.service();
+          const k = await revokeApiKey(svc, await resolveOrganization(svc.store, ctx.options.org), id);
           if (ctx.out.json) ctx.out.printJson(k);
           else ctx.out.line(`Revoked key ${k.id} at ${k.revokedAt}.`);
         }),

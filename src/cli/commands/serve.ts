@@ -88,10 +88,10 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
             "request-workers",
           );
         const settings = serveSettings(opts);
-        const base = { ...ctx.service(), limits: settings.limits };
+        const base = { ...(await ctx.service()), limits: settings.limits };
         // No statement of this process's connection ever blocks the event loop on another process's write lock (a
         // CLI import): requests wait asynchronously (then 503 store_busy), background writers retry with backoff.
-        base.store.setBusyTimeout(0);
+        base.store.sqlite?.setBusyTimeout(0);
         // Backtest jobs run on worker threads of this process, never on the server's event loop.
         const runner =
           workers > 0
@@ -108,7 +108,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         // sweep interval): re-queued for whichever process runs jobs, or failed on their last attempt.
         const sweep =
           runner === undefined
-            ? startOrphanSweep(base.store, {
+            ? await startOrphanSweep(base.store, {
                 intervalMs: settings.sweepIntervalMs,
                 onRecovered: (r) =>
                   ctx.out.note(
@@ -140,12 +140,12 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         if (ctx.out.json)
           ctx.out.printJson({
             url: handle.url,
-            store: service.store.path,
+            store: service.store.location,
             backtest_workers: workers,
             request_workers: appRequestWorkers(handle.app),
           });
         else {
-          ctx.out.line(`lotwise serving ${service.store.path} at ${handle.url}`);
+          ctx.out.line(`lotwise serving ${service.store.location} at ${handle.url}`);
           ctx.out.line(`  API docs: ${handle.url}/api/v1/docs   OpenAPI: ${handle.url}/api/v1/openapi.json`);
           const recoveredNote =
             recovered && recovered.requeued.length + recovered.failed.length > 0

@@ -52,7 +52,7 @@ export interface BacktestExecutor {
     organizationUuid: string,
     accountUuid: string,
     request: BacktestRequest,
-  ): BacktestResolvedParams;
+  ): BacktestResolvedParams | Promise<BacktestResolvedParams>;
   /**
    * Runs the backtest and returns the result per case name (tax_managed, harvest_baseline, pre_tax, benchmark, long_short_tlh).
    * @throws {PortfolioError} with a message for the user when the backtest cannot be done
@@ -63,7 +63,7 @@ export interface BacktestExecutor {
     accountUuid: string,
     params: BacktestRunParams,
     hooks?: BacktestRunHooks,
-  ): Record<string, BacktestCaseResult>;
+  ): Record<string, BacktestCaseResult> | Promise<Record<string, BacktestCaseResult>>;
 }
 
 /**

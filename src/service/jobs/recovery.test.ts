@@ -24,8 +24,8 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
 
-function jobStore(): JobStore {
-  const s = createJobStore(fastExecutor);
+async function jobStore(): Promise<JobStore> {
+  const s = await createJobStore(fastExecutor);
   cleanup.push(() => s.close());
   return s;
 }
@@ -46,7 +46,7 @@ async function crashAfterProgress(s: JobStore, jobId: string): Promise<ChildProc
   });
   const end = Date.now() + 20_000;
   for (;;) {
-    const job = s.store.backtestJobs.getById(jobId)!;
+    const job = (await s.store.backtestJobs.getById(jobId))!;
     if (job.status === "RUNNING" && (job.progress?.completed_periods ?? 0) >= 2) break;
     if (child.exitCode !== null) throw new Error(`child exited early: ${stderr}`);
     if (Date.now() > end) throw new Error(`child did not run the job: ${stderr}`);
@@ -60,11 +60,11 @@ async function crashAfterProgress(s: JobStore, jobId: string): Promise<ChildProc
 
 describe("recovery after a process crash", () => {
   it("re-queues the job of a process killed mid-job at the next start, which then finishes it", async () => {
-    const s = jobStore();
-    const job = s.start();
+    const s = await jobStore();
+    const job = await s.start();
     const child = await crashAfterProgress(s, job.id);
     // The killed process could not clean up: its job is still RUNNING under its (dead) lease.
-    const stuck = s.store.backtestJobs.getById(job.id)!;
+    const stuck = (await s.store.backtestJobs.getById(job.id))!;
     expect(stuck.status).toBe("RUNNING");
     expect(parseLeaseOwner(stuck.leaseOwner!)).toMatchObject({ host: hostname(), pid: child.pid });
     const next = new BacktestJobRunner({
@@ -83,8 +83,8 @@ describe("recovery after a process crash", () => {
   });
 
   it("fails the job of a process killed on its last attempt with a message saying so", async () => {
-    const s = jobStore();
-    const job = s.start();
+    const s = await jobStore();
+    const job = await s.start();
     await crashAfterProgress(s, job.id);
     const next = new BacktestJobRunner({
       store: s.store,
@@ -96,7 +96,7 @@ describe("recovery after a process crash", () => {
     cleanup.push(() => next.stop());
     const report = await next.start();
     expect(report).toEqual({ requeued: [], failed: [job.id] });
-    const failed = s.store.backtestJobs.getById(job.id)!;
+    const failed = (await s.store.backtestJobs.getById(job.id))!;
     expect(failed.status).toBe("FAILURE");
     expect(failed.errorMessage).toMatch(
       /^The worker running this job stopped unexpectedly 1 time\(s\) \(last heartbeat \d{4}-\d\d-\d\dT.+Z\); giving up\. Start the backtest again\.$/,
@@ -107,29 +107,29 @@ describe("recovery after a process crash", () => {
 
 describe("orphan sweep without workers (lotwise serve --workers 0)", () => {
   it("re-queues a dead process's job at start and again on its timer, and fails it after the last attempt", async () => {
-    const s = jobStore();
-    const job = s.start();
+    const s = await jobStore();
+    const job = await s.start();
     const jobs = s.store.backtestJobs;
     // A process of this host that has exited: its pid no longer exists.
     const gone = spawn(process.execPath, ["-e", ""]);
     await new Promise((r) => gone.once("exit", r));
     const deadOwner = `${hostname()}/${gone.pid}/r/w0`;
-    jobs.claim(job.id, deadOwner);
+    await jobs.claim(job.id, deadOwner);
     const recovered: string[][] = [];
-    const sweep = startOrphanSweep(s.store, {
+    const sweep = await startOrphanSweep(s.store, {
       intervalMs: 30,
       maxAttempts: 2,
       onRecovered: (r) => recovered.push([...r.requeued, ...r.failed]),
     });
     cleanup.push(() => sweep.stop());
     expect(sweep.initial).toEqual({ requeued: [job.id], failed: [] });
-    expect(jobs.getById(job.id)).toMatchObject({ status: "PENDING", leaseOwner: null, attempts: 1 });
+    expect(await jobs.getById(job.id)).toMatchObject({ status: "PENDING", leaseOwner: null, attempts: 1 });
     // Claimed again by a process that dies too: the timer finds it, and on the last attempt fails it.
-    jobs.claim(job.id, deadOwner);
+    await jobs.claim(job.id, deadOwner);
     const end = Date.now() + 10_000;
-    while (jobs.getById(job.id)!.status === "RUNNING" && Date.now() < end)
+    while ((await jobs.getById(job.id))!.status === "RUNNING" && Date.now() < end)
       await new Promise((r) => setTimeout(r, 10));
-    const failed = jobs.getById(job.id)!;
+    const failed = (await jobs.getById(job.id))!;
     expect(failed.status).toBe("FAILURE");
     expect(failed.errorMessage).toMatch(/^The worker running this job stopped unexpectedly 2 time\(s\)/);
     expect(recovered).toEqual([[job.id]]);
@@ -173,26 +173,26 @@ describe("lease owners", () => {
   });
 
   it("recovers a foreign owner's job only when its heartbeat is stale", async () => {
-    const s = jobStore();
-    const stale = s.start();
-    const fresh = s.start();
+    const s = await jobStore();
+    const stale = await s.start();
+    const fresh = await s.start();
     const jobs = s.store.backtestJobs;
-    jobs.claim(stale.id, "elsewhere.example/1/r/w0");
+    await jobs.claim(stale.id, "elsewhere.example/1/r/w0");
     await new Promise((r) => setTimeout(r, 5));
-    jobs.claim(fresh.id, "elsewhere.example/1/r/w1");
+    await jobs.claim(fresh.id, "elsewhere.example/1/r/w1");
     const options = { liveOwners: [], maxAttempts: 3, isLiveOwner: isLeaseOwnerLive };
-    expect(jobs.recoverOrphans({ ...options, staleBefore: "2000-01-01T00:00:00.000Z" })).toEqual({
+    expect(await jobs.recoverOrphans({ ...options, staleBefore: "2000-01-01T00:00:00.000Z" })).toEqual({
       requeued: [],
       failed: [],
     });
     // Cut-off at the fresh heartbeat: only the older one is stale.
-    const cutOff = jobs.getById(fresh.id)!.heartbeatAt!;
-    expect(jobs.getById(stale.id)!.heartbeatAt! < cutOff).toBe(true);
-    expect(jobs.recoverOrphans({ ...options, staleBefore: cutOff })).toEqual({
+    const cutOff = (await jobs.getById(fresh.id))!.heartbeatAt!;
+    expect((await jobs.getById(stale.id))!.heartbeatAt! < cutOff).toBe(true);
+    expect(await jobs.recoverOrphans({ ...options, staleBefore: cutOff })).toEqual({
       requeued: [stale.id],
       failed: [],
     });
-    expect(jobs.getById(fresh.id)!.status).toBe("RUNNING");
-    expect(jobs.getById(stale.id)).toMatchObject({ status: "PENDING", leaseOwner: null, attempts: 1 });
+    expect((await jobs.getById(fresh.id))!.status).toBe("RUNNING");
+    expect(await jobs.getById(stale.id)).toMatchObject({ status: "PENDING", leaseOwner: null, attempts: 1 });
   });
 });

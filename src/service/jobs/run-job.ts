@@ -7,7 +7,13 @@
  *
  * A store locked by another process (a CLI import on the same file) does not fail the job: a heartbeat that cannot be
  * written is skipped (the next period writes one; staleness takes minutes), and the final write is retried with
- * backoff for up to {@link FINISH_BUSY_WAIT_MS}. This blocks only the thread that runs the job.
+ * backoff for up to {@link FINISH_BUSY_WAIT_MS}.
+ *
+ * The account backtest engine calls its hooks from inside a synchronous loop, so a heartbeat and a cancel check
+ * cannot wait for the store there. On SQLite they run synchronously on the store's connection (`SqliteStore.engine`)
+ * when no transaction holds it (a worker thread's own connection: always); otherwise (another task's transaction, or
+ * a store without a synchronous face) they are started and their answer is applied when it arrives, at the latest
+ * when the run ends (the runner's shared-memory cancel signal still stops the run at once).
  */
 import * as z from "zod";
 import {
@@ -21,7 +27,7 @@ import {
   toFieldIssues,
 } from "../../contract/index.js";
 import { PortfolioError } from "../../core/errors.js";
-import type { BacktestJobRecord } from "../../store/index.js";
+import { type BacktestJobRecord, SqliteStore, type Store } from "../../store/index.js";
 import { nowIso, type ServiceContext } from "../context.js";
 import { busyBackoffMs, isStoreBusyError } from "../store-busy.js";
 import type { BacktestExecutor, BacktestPeriodProgress, BacktestRunParams } from "./executor.js";
@@ -33,22 +39,24 @@ export const MAX_ERROR_MESSAGE_LENGTH = 4000;
 /** Longest time the final write of a run (SUCCESS or FAILURE) is retried while the store is locked: 2 minutes. */
 export const FINISH_BUSY_WAIT_MS = 120_000;
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
 /**
  * Runs a write, retrying it while the store is locked (each attempt also waits the connection's own busy timeout),
- * sleeping with backoff between attempts, for up to `maxWaitMs`.
+ * waiting with backoff between attempts, for up to `maxWaitMs`.
  * @throws the busy error once `maxWaitMs` has passed; any other error at once.
  */
-function writeWhenFree<T>(write: () => T, maxWaitMs: number, monotonic: () => number): T {
+async function writeWhenFree<T>(
+  write: () => Promise<T>,
+  maxWaitMs: number,
+  monotonic: () => number,
+): Promise<T> {
   const deadline = monotonic() + maxWaitMs;
   for (let attempt = 1; ; attempt++) {
     try {
-      return write();
+      return await write();
     } catch (err) {
       const left = deadline - monotonic();
       if (!isStoreBusyError(err) || left <= 0) throw err;
-      Atomics.wait(sleeper, 0, 0, Math.min(busyBackoffMs(attempt, 50, 1000), left));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(busyBackoffMs(attempt, 50, 1000), left)));
     }
   }
 }
@@ -130,11 +138,17 @@ function checkedResult(
  * Runs a claimed job and records how it ended (unless the lease was lost). Never throws for a failing backtest or
  * scan: every error becomes the job's FAILURE. A job of kind "scan" runs {@link runScanJob} (progress in accounts);
  * a backtest runs on `executor`.
- * @example const outcome = runClaimedJob({ ctx, job: store.backtestJobs.claimNext(owner)!, owner, executor });
+ * @example const outcome = await runClaimedJob({ ctx, job: (await store.backtestJobs.claimNext(owner))!, owner, executor });
  */
-export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
+export async function runClaimedJob(options: RunClaimedJobOptions): Promise<JobOutcome> {
   const { ctx, job, owner, executor } = options;
   const jobs = ctx.store.backtestJobs;
+  // See the module doc: the hooks' store calls, synchronous when the connection allows it.
+  const sqlite = ctx.store instanceof SqliteStore ? ctx.store : undefined;
+  const now = <T>(op: (engine: Store) => T): { done: true; value: T } | { done: false } =>
+    sqlite?.isOpen && !sqlite.transactionOpen ? { done: true, value: op(sqlite.engine) } : { done: false };
+  const pending: Promise<void>[] = [];
+  let reading = false;
   const monotonic = options.monotonicMs ?? (() => performance.now());
   const checkEvery = options.cancelCheckIntervalMs ?? DEFAULT_CANCEL_CHECK_INTERVAL_MS;
   let progress: BacktestProgress = {
@@ -159,16 +173,31 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
       throw new TypeError(
         `onProgress received an invalid progress record (${summarizeIssues(toFieldIssues(next.error))})`,
       );
+    const takenOver = "the job's lease was taken over while it ran (its heartbeat was considered stale)";
     let recorded: boolean;
     try {
-      recorded = jobs.progress(job.id, owner, next.data);
+      const r = now((engine) => engine.backtestJobs.progress(job.id, owner, next.data));
+      if (r.done) recorded = r.value;
+      else {
+        recorded = true;
+        pending.push(
+          jobs.progress(job.id, owner, next.data).then(
+            (ok) => {
+              if (!ok) lost ??= takenOver;
+            },
+            (err: unknown) => {
+              if (!isStoreBusyError(err)) lost ??= `its heartbeat could not be written (${String(err)})`;
+            },
+          ),
+        );
+      }
     } catch (err) {
       // Another process holds the write lock: skip this heartbeat, the run goes on (the next period writes one).
       if (!isStoreBusyError(err)) throw err;
       recorded = true;
     }
     if (!recorded) {
-      lost = "the job's lease was taken over while it ran (its heartbeat was considered stale)";
+      lost = takenOver;
       throw new LeaseLostSignal(lost);
     }
     progress = next.data;
@@ -179,10 +208,24 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
     if (options.cancelSignal?.()) cancelled = true;
     else if (monotonic() - lastCheck >= checkEvery) {
       lastCheck = monotonic();
-      const current = jobs.getById(job.id);
-      if (current?.status !== "RUNNING" || current.leaseOwner !== owner)
-        lost = "the job is no longer leased to this worker";
-      else if (current.cancelRequested) cancelled = true;
+      const apply = (current: BacktestJobRecord | undefined) => {
+        if (current?.status !== "RUNNING" || current.leaseOwner !== owner)
+          lost ??= "the job is no longer leased to this worker";
+        else if (current.cancelRequested) cancelled = true;
+      };
+      const r = now((engine) => engine.backtestJobs.getById(job.id));
+      if (r.done) apply(r.value);
+      else if (!reading) {
+        reading = true;
+        pending.push(
+          jobs
+            .getById(job.id)
+            .then(apply, () => undefined)
+            .finally(() => {
+              reading = false;
+            }),
+        );
+      }
     }
     return cancelled || lost !== undefined;
   };
@@ -192,17 +235,18 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
   let failed = false;
   try {
     const hooks = { onProgress, shouldCancel };
-    if (job.kind === "scan") result = runScanJob(ctx, job, hooks);
+    if (job.kind === "scan") result = await runScanJob(ctx, job, hooks);
     else if (job.accountUuid === null) throw new TypeError("a backtest job without an account");
-    else result = executor.run(ctx, job.organizationUuid, job.accountUuid, runParams(job), hooks);
+    else result = await executor.run(ctx, job.organizationUuid, job.accountUuid, runParams(job), hooks);
   } catch (err) {
     failed = true;
     error = err;
   }
+  await Promise.all(pending);
   if (lost !== undefined) return { status: "LOST", reason: lost };
   const finishWait = options.finishBusyWaitMs ?? FINISH_BUSY_WAIT_MS;
-  const fail = (message: string): JobOutcome =>
-    writeWhenFree(() => jobs.fail(job.id, message, owner), finishWait, monotonic)
+  const fail = async (message: string): Promise<JobOutcome> =>
+    (await writeWhenFree(() => jobs.fail(job.id, message, owner), finishWait, monotonic))
       ? { status: "FAILURE", errorMessage: message, progress }
       : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
   const unit = job.kind === "scan" ? "accounts" : "periods";
@@ -213,7 +257,11 @@ export function runClaimedJob(options: RunClaimedJobOptions): JobOutcome {
   if (failed) return fail(failureMessage(error, job.kind));
   const checked = checkedResult(job, result);
   if ("error" in checked) return fail(failureMessage(new Error(checked.error), job.kind));
-  return writeWhenFree(() => jobs.succeed(job.id, owner, checked.data, progress), finishWait, monotonic)
+  return (await writeWhenFree(
+    () => jobs.succeed(job.id, owner, checked.data, progress),
+    finishWait,
+    monotonic,
+  ))
     ? { status: "SUCCESS", progress }
     : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
 }

@@ -19,11 +19,11 @@ import { BacktestJobRunner, type BacktestJobRunnerOptions, type RunnerEvent } fr
 const open: { runners: BacktestJobRunner[]; stores: JobStore[] } = { runners: [], stores: [] };
 afterEach(async () => {
   for (const r of open.runners.splice(0)) await r.stop();
-  for (const s of open.stores.splice(0)) s.close();
+  for (const s of open.stores.splice(0)) await s.close();
 });
 
-function store(memory = false): JobStore {
-  const s = createJobStore(fastExecutor, { memory });
+async function store(memory = false): Promise<JobStore> {
+  const s = await createJobStore(fastExecutor, { memory });
   open.stores.push(s);
   return s;
 }
@@ -45,9 +45,9 @@ function runner(s: JobStore, exportName: string, options: Partial<BacktestJobRun
 }
 
 /** Polls until `check` holds (or fails after `ms`). */
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error("condition not reached in time");
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -55,19 +55,25 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
 
 describe("backtest job runner", () => {
   it("moves a job from PENDING through RUNNING with progress every period to SUCCESS with the result", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r, events } = runner(s, "slowExecutor");
     await r.start();
-    const created = s.start({ tax_gamma: 2, ls_tlh_factor: "value" });
+    const created = await s.start({ tax_gamma: 2, ls_tlh_factor: "value" });
     expect(created.status).toBe("PENDING");
     expect(created.started_at).toBeNull();
     r.wake();
     let sawRunning = false;
+    const checks: Promise<void>[] = [];
     r.onEvent((e) => {
-      if (e.type === "progress" && s.store.backtestJobs.getById(created.id)!.status === "RUNNING")
-        sawRunning = true;
+      if (e.type === "progress")
+        checks.push(
+          s.store.backtestJobs.getById(created.id).then((job) => {
+            if (job!.status === "RUNNING") sawRunning = true;
+          }),
+        );
     });
     const done = backtestJobRead(await r.wait(created.id));
+    await Promise.all(checks);
     expect(sawRunning).toBe(true);
     // 2024-07-01 .. 2025-06-30 is 12 month ends; one progress event per period, in order.
     const progress = events.filter((e) => e.type === "progress");
@@ -96,10 +102,10 @@ describe("backtest job runner", () => {
   });
 
   it("keeps the owning thread's event loop free while a job runs", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r } = runner(s, "slowExecutor");
     await r.start();
-    const job = s.start();
+    const job = await s.start();
     r.wake();
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
@@ -113,10 +119,10 @@ describe("backtest job runner", () => {
   });
 
   it("fails a job with the engine's message and keeps the progress it reached", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r } = runner(s, "failingExecutor");
     await r.start();
-    const job = s.start();
+    const job = await s.start();
     r.wake();
     const done = backtestJobRead(await r.wait(job.id));
     expect(done.status).toBe("FAILURE");
@@ -127,10 +133,10 @@ describe("backtest job runner", () => {
   });
 
   it("fails engine bugs and results that break the contract with an internal-error message", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r } = runner(s, "buggyExecutor");
     await r.start();
-    const job = s.start();
+    const job = await s.start();
     r.wake();
     const done = await r.wait(job.id);
     expect(done.status).toBe("FAILURE");
@@ -140,7 +146,7 @@ describe("backtest job runner", () => {
     await r.stop();
     const { runner: r2 } = runner(s, "badResultExecutor");
     await r2.start();
-    const job2 = s.start();
+    const job2 = await s.start();
     r2.wake();
     const done2 = await r2.wait(job2.id);
     expect(done2.status).toBe("FAILURE");
@@ -148,19 +154,21 @@ describe("backtest job runner", () => {
   });
 
   it("cancels a RUNNING job at its next period and a PENDING job at once", async () => {
-    const s = store();
-    const pending = s.start();
-    const cancelledEarly = cancelBacktest(s.ctx, s.org, pending.id);
+    const s = await store();
+    const pending = await s.start();
+    const cancelledEarly = await cancelBacktest(s.ctx, s.org, pending.id);
     expect(cancelledEarly).toMatchObject({
       status: "FAILURE",
       error_message: "Cancelled before it started.",
     });
     const { runner: r } = runner(s, "endlessExecutor");
     await r.start();
-    const job = s.start();
+    const job = await s.start();
     r.wake();
-    await until(() => (s.store.backtestJobs.getById(job.id)?.progress?.completed_periods ?? 0) >= 3);
-    const answer = cancelBacktest(s.ctx, s.org, job.id);
+    await until(
+      async () => ((await s.store.backtestJobs.getById(job.id))?.progress?.completed_periods ?? 0) >= 3,
+    );
+    const answer = await cancelBacktest(s.ctx, s.org, job.id);
     // Accepted: the job stops at its next period.
     expect(answer.status).toBe("RUNNING");
     const done = await r.wait(job.id);
@@ -168,18 +176,20 @@ describe("backtest job runner", () => {
     expect(done.errorMessage).toMatch(
       /^Cancelled on request after \d+ of 1000000 periods \(last completed period 2024-07-31\)\.$/,
     );
-    expect(() => cancelBacktest(s.ctx, s.org, job.id)).toThrow(/already finished with status FAILURE/);
+    await expect((() => cancelBacktest(s.ctx, s.org, job.id))()).rejects.toThrow(
+      /already finished with status FAILURE/,
+    );
   });
 
   it("terminates a worker that ignores a cancel request after the grace period and keeps serving jobs", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r, logs } = runner(s, "stubbornExecutor", { cancelGraceMs: 300 });
     await r.start();
-    const job = s.start();
+    const job = await s.start();
     r.wake();
-    await until(() => s.store.backtestJobs.getById(job.id)?.status === "RUNNING");
+    await until(async () => (await s.store.backtestJobs.getById(job.id))?.status === "RUNNING");
     const [owner] = r.owners;
-    cancelBacktest(s.ctx, s.org, job.id);
+    await cancelBacktest(s.ctx, s.org, job.id);
     const done = await r.wait(job.id);
     expect(done.status).toBe("FAILURE");
     expect(done.errorMessage).toBe("Cancelled; its worker stopped before finishing.");
@@ -187,16 +197,17 @@ describe("backtest job runner", () => {
     // A fresh worker took the slot.
     await until(() => r.owners.length === 1 && r.owners[0] !== owner);
     expect(r.runningJobs).toEqual([]);
-    const next = s.start();
+    const next = await s.start();
     r.wake();
-    await until(() => s.store.backtestJobs.getById(next.id)?.status === "RUNNING");
+    await until(async () => (await s.store.backtestJobs.getById(next.id))?.status === "RUNNING");
   });
 
   it("never runs more jobs at once than its concurrency", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r } = runner(s, "slowExecutor", { concurrency: 2 });
     await r.start();
-    const ids = Array.from({ length: 6 }, () => s.start({ end_date: "2024-12-31" }).id);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await s.start({ end_date: "2024-12-31" })).id);
     r.wake();
     let maxRunning = 0;
     r.onEvent(() => {
@@ -221,10 +232,11 @@ describe("backtest job runner", () => {
   });
 
   it("runs at most maxRunningPerOrganization jobs of one organization at once, even with idle workers", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r } = runner(s, "slowExecutor", { concurrency: 3, maxRunningPerOrganization: 1 });
     await r.start();
-    const ids = Array.from({ length: 3 }, () => s.start({ end_date: "2024-10-31" }).id);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await s.start({ end_date: "2024-10-31" })).id);
     r.wake();
     const jobs = await Promise.all(ids.map((id) => r.wait(id)));
     expect(jobs.every((j) => j.status === "SUCCESS")).toBe(true);
@@ -235,20 +247,20 @@ describe("backtest job runner", () => {
   });
 
   it("runs only the jobs handed to it under the assigned policy", async () => {
-    const s = store();
-    const other = s.start();
-    const mine = s.start();
+    const s = await store();
+    const other = await s.start();
+    const mine = await s.start();
     const { runner: r } = runner(s, "fastExecutor", { claim: "assigned" });
     await r.start();
     const [done] = await r.run([mine.id]);
     expect(done!.status).toBe("SUCCESS");
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(s.store.backtestJobs.getById(other.id)!.status).toBe("PENDING");
+    expect((await s.store.backtestJobs.getById(other.id))!.status).toBe("PENDING");
   });
 
   it("follows a job run by another runner on the same store until it finishes", async () => {
-    const s = store();
-    const job = s.start();
+    const s = await store();
+    const job = await s.start();
     const { runner: watcher, events } = runner(s, "fastExecutor", { claim: "assigned" });
     await watcher.start();
     const waiting = watcher.wait(job.id);
@@ -262,10 +274,10 @@ describe("backtest job runner", () => {
   });
 
   it("re-queues the job of a worker thread that dies mid-job, and fails it after the last attempt", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r, events, logs } = runner(s, "exitingExecutor", { maxAttempts: 2 });
     await r.start();
-    const job = s.start();
+    const job = await s.start();
     r.wake();
     const done = await r.wait(job.id);
     expect(done.status).toBe("FAILURE");
@@ -280,14 +292,16 @@ describe("backtest job runner", () => {
   });
 
   it("re-queues the jobs of workers terminated at stop, and a later runner finishes them", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r } = runner(s, "endlessExecutor");
     await r.start();
-    const job = s.start();
+    const job = await s.start();
     r.wake();
-    await until(() => (s.store.backtestJobs.getById(job.id)?.progress?.completed_periods ?? 0) >= 2);
+    await until(
+      async () => ((await s.store.backtestJobs.getById(job.id))?.progress?.completed_periods ?? 0) >= 2,
+    );
     await r.stop();
-    const requeued = s.store.backtestJobs.getById(job.id)!;
+    const requeued = (await s.store.backtestJobs.getById(job.id))!;
     expect(requeued).toMatchObject({ status: "PENDING", attempts: 1, leaseOwner: null });
     const { runner: next } = runner(s, "fastExecutor");
     await next.start();
@@ -296,7 +310,7 @@ describe("backtest job runner", () => {
   });
 
   it("runs jobs in-process for :memory: stores and refuses worker threads there", async () => {
-    const s = store(true);
+    const s = await store(true);
     expect(() => new BacktestJobRunner({ store: s.store, mode: "threads" })).toThrow(
       /a :memory: store cannot be shared with worker threads/,
     );
@@ -304,15 +318,15 @@ describe("backtest job runner", () => {
     open.runners.push(r);
     expect(r.mode).toBe("in-process");
     await r.start();
-    const job = s.start({ end_date: "2024-09-30" });
+    const job = await s.start({ end_date: "2024-09-30" });
     r.wake();
     const done = await r.wait(job.id);
     expect(done.status).toBe("SUCCESS");
-    expect(getBacktest(s.ctx, s.org, job.id).progress.completed_periods).toBe(3);
+    expect((await getBacktest(s.ctx, s.org, job.id)).progress.completed_periods).toBe(3);
   });
 
-  it("rejects an executor object for worker threads and a bad concurrency", () => {
-    const s = store();
+  it("rejects an executor object for worker threads and a bad concurrency", async () => {
+    const s = await store();
     expect(() => new BacktestJobRunner({ store: s.store, executor: fastExecutor })).toThrow(
       /worker threads load the executor from a module/,
     );
@@ -322,7 +336,7 @@ describe("backtest job runner", () => {
   });
 
   it("fails to start with the reason when the executor module cannot be loaded", async () => {
-    const s = store();
+    const s = await store();
     const { runner: r } = runner(s, "noSuchExport");
     await expect(r.start()).rejects.toThrow(
       /Backtest worker could not start: loadExecutor: .*backtest-executors\.ts has no export "noSuchExport"/,

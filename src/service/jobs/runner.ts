@@ -17,7 +17,7 @@ import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import type { BacktestProgress } from "../../contract/index.js";
-import type { BacktestJobRecord, Store } from "../../store/index.js";
+import type { BacktestJobRecord, LotwiseStore } from "../../store/index.js";
 import type { ServiceContext } from "../context.js";
 import { BusyEpisode, isStoreBusyError } from "../store-busy.js";
 import {
@@ -51,12 +51,12 @@ export function defaultConcurrency(): number {
  * Re-queues (or, on their last attempt, fails) the RUNNING jobs of a store whose lease owner is gone or whose
  * heartbeat is older than `staleHeartbeatMs` — what a runner does at start, for callers that only read jobs (the
  * CLI's local status/show/list), so that they never show a dead job as RUNNING.
- * @example recoverOrphanJobs(store) // { requeued: ["9f8e..."], failed: [] }
+ * @example await recoverOrphanJobs(store) // { requeued: ["9f8e..."], failed: [] }
  */
 export function recoverOrphanJobs(
-  store: Store,
+  store: LotwiseStore,
   options: { maxAttempts?: number; staleHeartbeatMs?: number } = {},
-): RecoveryReport {
+): Promise<RecoveryReport> {
   const staleMs = options.staleHeartbeatMs ?? DEFAULT_STALE_HEARTBEAT_MS;
   return store.backtestJobs.recoverOrphans({
     liveOwners: [],
@@ -70,10 +70,10 @@ export function recoverOrphanJobs(
  * Recovers orphaned jobs now and then every `intervalMs` (what a runner's sweep does) for a process that runs no
  * jobs itself — `lotwise serve --workers 0` — so that a job left RUNNING by a killed process is re-queued or
  * failed even when no runner is started on the store. The timer does not keep the process alive.
- * @example const sweep = startOrphanSweep(store, { intervalMs: 60_000 }); ...; sweep.stop();
+ * @example const sweep = await startOrphanSweep(store, { intervalMs: 60_000 }); ...; sweep.stop();
  */
-export function startOrphanSweep(
-  store: Store,
+export async function startOrphanSweep(
+  store: LotwiseStore,
   options: {
     intervalMs?: number;
     maxAttempts?: number;
@@ -81,21 +81,26 @@ export function startOrphanSweep(
     onRecovered?: (report: RecoveryReport) => void;
     log?: (line: string) => void;
   } = {},
-): { readonly initial: RecoveryReport; stop(): void } {
+): Promise<{ readonly initial: RecoveryReport; stop(): void }> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const recover = () =>
     recoverOrphanJobs(store, {
       ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
       ...(options.staleHeartbeatMs !== undefined ? { staleHeartbeatMs: options.staleHeartbeatMs } : {}),
     });
-  const initial = recover();
+  const initial = await recover();
+  let sweeping = false;
   const timer = setInterval(() => {
-    try {
-      const report = recover();
-      if (report.requeued.length + report.failed.length > 0) options.onRecovered?.(report);
-    } catch (err) {
-      log(`lotwise jobs: orphan sweep failed: ${(err as Error).message}`);
-    }
+    if (sweeping) return;
+    sweeping = true;
+    recover()
+      .then((report) => {
+        if (report.requeued.length + report.failed.length > 0) options.onRecovered?.(report);
+      })
+      .catch((err: unknown) => log(`lotwise jobs: orphan sweep failed: ${(err as Error).message}`))
+      .finally(() => {
+        sweeping = false;
+      });
   }, options.intervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   timer.unref();
   return { initial, stop: () => clearInterval(timer) };
@@ -104,7 +109,7 @@ export function startOrphanSweep(
 /** Options of {@link BacktestJobRunner}. */
 export interface BacktestJobRunnerOptions {
   /** The store (the runner's own connection: recovery, watching, in-process runs). */
-  store: Store;
+  store: LotwiseStore;
   /**
    * `threads`: worker threads, each with its own connection to the store file (the default for files).
    * `in-process`: jobs run one at a time on the runner's thread, blocking it (the only mode for `:memory:` stores,
@@ -195,7 +200,12 @@ export class BacktestJobRunner {
   readonly mode: "threads" | "in-process";
   readonly concurrency: number;
   readonly claimPolicy: "any" | "assigned";
-  private readonly store: Store;
+  private readonly store: LotwiseStore;
+  /**
+   * The runner's store work (dispatch, watch, recovery, reports, in-process runs), one step at a time in the order
+   * asked, as when each step ran synchronously on the thread.
+   */
+  private chain: Promise<void> = Promise.resolve();
   private readonly options: BacktestJobRunnerOptions;
   private readonly log: (line: string) => void;
   private readonly slots: Slot[] = [];
@@ -223,7 +233,7 @@ export class BacktestJobRunner {
   constructor(options: BacktestJobRunnerOptions) {
     this.options = options;
     this.store = options.store;
-    const memory = options.store.path === ":memory:";
+    const memory = options.store.connectionString === null;
     this.mode = options.mode ?? (memory ? "in-process" : "threads");
     if (this.mode === "threads" && memory)
       throw new TypeError(
@@ -268,7 +278,7 @@ export class BacktestJobRunner {
     let report: RecoveryReport = { requeued: [], failed: [] };
     let recoverLater = false;
     try {
-      report = this.recover();
+      report = await this.recover();
     } catch (err) {
       // Another process holds the write lock: start anyway; the sweep runs again once the store is free.
       if (!isStoreBusyError(err)) throw err;
@@ -341,10 +351,11 @@ export class BacktestJobRunner {
    * same store, observed by polling).
    * @throws {NotFoundError}-like Error (rejects) when the job does not exist or the runner stops first
    */
-  wait(jobId: string): Promise<BacktestJobRecord> {
-    const job = this.store.backtestJobs.getById(jobId);
-    if (!job) return Promise.reject(new Error(`BacktestJobRunner.wait: no backtest job ${jobId}`));
-    if (TERMINAL.has(job.status)) return Promise.resolve(job);
+  async wait(jobId: string): Promise<BacktestJobRecord> {
+    const job = await this.store.backtestJobs.getById(jobId);
+    if (!job) throw new Error(`BacktestJobRunner.wait: no backtest job ${jobId}`);
+    if (TERMINAL.has(job.status)) return job;
+    // Watched from here: a job that ended meanwhile is settled by the next watch.
     return new Promise((resolve, reject) => {
       const list = this.waiters.get(jobId) ?? [];
       list.push({ resolve, reject });
@@ -376,7 +387,7 @@ export class BacktestJobRunner {
    * Re-queues or fails RUNNING jobs whose owner is gone or whose heartbeat is stale (see module doc).
    * Runs at start, on every worker death and every `sweepIntervalMs`.
    */
-  recover(): RecoveryReport {
+  recover(): Promise<RecoveryReport> {
     return recoverOrphanJobs(this.store, {
       ...(this.options.maxAttempts !== undefined ? { maxAttempts: this.options.maxAttempts } : {}),
       ...(this.options.staleHeartbeatMs !== undefined
@@ -417,9 +428,10 @@ export class BacktestJobRunner {
       }
     }
     await Promise.all([...this.exits]);
-    if (this.store.path !== ":memory:" || this.mode === "in-process") {
+    await this.chain;
+    if (this.store.connectionString !== null || this.mode === "in-process") {
       try {
-        this.afterRecovery(this.recover());
+        await this.afterRecovery(await this.recover());
       } catch (err) {
         this.log(`lotwise jobs: recovery at stop failed: ${(err as Error).message}`);
       }
@@ -439,14 +451,21 @@ export class BacktestJobRunner {
    * backoff delay (logged once per episode); any other failure is logged and the next periodic sweep tries again.
    */
   private sweep(): void {
-    if (this.state !== "running" && this.state !== "starting") return;
-    try {
-      this.afterRecovery(this.recover());
-      this.busy.ok();
-    } catch (err) {
-      if (isStoreBusyError(err)) this.sweepLater(this.busy.busy());
-      else this.log(`lotwise jobs: recovery sweep failed: ${(err as Error).message}`);
-    }
+    this.later(async () => {
+      if (this.state !== "running" && this.state !== "starting") return;
+      try {
+        await this.afterRecovery(await this.recover());
+        this.busy.ok();
+      } catch (err) {
+        if (isStoreBusyError(err)) this.sweepLater(this.busy.busy());
+        else this.log(`lotwise jobs: recovery sweep failed: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  /** Queue a step of store work on {@link chain}; it never rejects (failures are logged). */
+  private later(step: () => Promise<void>, what = "a background step"): void {
+    this.chain = this.chain.then(step).catch((err: unknown) => this.backgroundFailure(err, what));
   }
 
   /** One pending retry sweep at a time. */
@@ -484,7 +503,7 @@ export class BacktestJobRunner {
     const owner = leaseOwnerName(this.id, `w${index}-${++this.spawned}`);
     const cancelSignal = new SharedArrayBuffer(4);
     const init: WorkerInit = {
-      storePath: this.store.path,
+      storePath: this.store.connectionString!,
       owner,
       executor: (this.options.executor as BacktestExecutorModule | undefined) ?? defaultExecutorModule(),
       cancelSignal,
@@ -597,7 +616,7 @@ export class BacktestJobRunner {
         slot.state = "idle";
         slot.jobId = undefined;
         slot.cancelDeadline = undefined;
-        this.finished(message.jobId, message.outcome);
+        this.later(() => this.finished(message.jobId, message.outcome), `reporting job ${message.jobId}`);
         this.pump();
         return;
       default:
@@ -606,12 +625,12 @@ export class BacktestJobRunner {
   }
 
   /** A run ended on one of our threads: settle waiters (a lost lease means someone else has the job now). */
-  private finished(jobId: string, outcome: JobOutcome): void {
+  private async finished(jobId: string, outcome: JobOutcome): Promise<void> {
     if (outcome.status === "LOST") {
       this.log(`lotwise jobs: job ${jobId} left to its new owner: ${outcome.reason}.`);
       return;
     }
-    const job = this.store.backtestJobs.getById(jobId);
+    const job = await this.store.backtestJobs.getById(jobId);
     if (job && TERMINAL.has(job.status)) this.settle(job);
   }
 
@@ -625,7 +644,7 @@ export class BacktestJobRunner {
   }
 
   /** After a recovery: terminate our workers whose job was taken from them (hung), settle failed jobs, re-queue. */
-  private afterRecovery(report: RecoveryReport): void {
+  private async afterRecovery(report: RecoveryReport): Promise<void> {
     for (const id of [...report.requeued, ...report.failed]) {
       const slot = this.slots.find((s) => s.jobId === id && s.state === "busy");
       if (slot?.worker) {
@@ -640,7 +659,7 @@ export class BacktestJobRunner {
       if (this.assigned.has(id) && !this.queue.includes(id)) this.queue.push(id);
     }
     for (const id of report.failed) {
-      const job = this.store.backtestJobs.getById(id);
+      const job = await this.store.backtestJobs.getById(id);
       if (job && this.waiters.has(id)) this.settle(job);
     }
     if (report.requeued.length > 0) this.missToken = undefined;
@@ -653,21 +672,17 @@ export class BacktestJobRunner {
 
   /** Give work to idle slots (never throws: called from timers and worker events). */
   private pump(): void {
-    try {
-      this.dispatch();
-    } catch (err) {
-      this.backgroundFailure(err, "dispatching jobs");
-    }
+    this.later(() => this.dispatch(), "dispatching jobs");
   }
 
-  private dispatch(): void {
+  private async dispatch(): Promise<void> {
     if (this.state !== "running" || this.fatal) return;
     if (this.mode === "in-process") {
       if (!this.inProcessBusy && !this.inProcessScheduled) {
         this.inProcessScheduled = true;
         setImmediate(() => {
           this.inProcessScheduled = false;
-          this.runInProcess();
+          this.later(() => this.runInProcess(), "running a job");
         });
       }
       return;
@@ -680,7 +695,8 @@ export class BacktestJobRunner {
         slot.state = "claiming";
         this.send(slot, { type: "claim", jobId: id });
       } else {
-        const token = this.store.changeToken();
+        const token = await this.store.changeToken();
+        if (slot.state !== "idle" || this.state !== "running") continue;
         if (this.missToken !== undefined && token === this.missToken) return;
         slot.state = "claiming";
         slot.claimToken = token;
@@ -690,7 +706,7 @@ export class BacktestJobRunner {
   }
 
   /** In-process mode: claim and run jobs on this thread, yielding to the event loop between jobs. */
-  private runInProcess(): void {
+  private async runInProcess(): Promise<void> {
     if (this.state !== "running" || this.inProcessBusy) return;
     const slot = this.slots[0]!;
     let job: BacktestJobRecord | undefined;
@@ -698,13 +714,13 @@ export class BacktestJobRunner {
       if (this.claimPolicy === "assigned") {
         while (!job && this.queue.length > 0) {
           const id = this.queue[0]!;
-          job = this.store.backtestJobs.claim(id, slot.owner);
+          job = await this.store.backtestJobs.claim(id, slot.owner);
           this.queue.shift();
         }
       } else {
-        const token = this.store.changeToken();
+        const token = await this.store.changeToken();
         if (this.missToken === undefined || token !== this.missToken) {
-          job = this.store.backtestJobs.claimNext(slot.owner, this.claimOptions());
+          job = await this.store.backtestJobs.claimNext(slot.owner, this.claimOptions());
           if (!job) this.missToken = token;
         }
       }
@@ -725,7 +741,7 @@ export class BacktestJobRunner {
     const claimed = job;
     let outcome: JobOutcome | undefined;
     try {
-      outcome = runClaimedJob({
+      outcome = await runClaimedJob({
         ctx,
         job: claimed,
         owner: slot.owner,
@@ -747,7 +763,7 @@ export class BacktestJobRunner {
       slot.jobId = undefined;
     }
     try {
-      if (outcome) this.finished(claimed.id, outcome);
+      if (outcome) await this.finished(claimed.id, outcome);
     } catch (err) {
       this.backgroundFailure(err, `reporting job ${claimed.id}`);
     }
@@ -756,21 +772,18 @@ export class BacktestJobRunner {
 
   /** The watch loop: dispatch, report jobs run elsewhere, enforce cancel deadlines. Never throws. */
   private tick(): void {
-    try {
-      this.watch();
-    } catch (err) {
-      this.backgroundFailure(err, "watching jobs");
-    }
+    this.later(() => this.watch(), "watching jobs");
   }
 
-  private watch(): void {
+  private async watch(): Promise<void> {
     if (this.state !== "running") return;
     const now = performance.now();
     for (const slot of this.slots) {
       if (slot.state !== "busy" || slot.jobId === undefined || !slot.worker) continue;
       if (slot.cancelDeadline === undefined) {
         // A cancel requested through the store (another process, the HTTP API) also gets a deadline.
-        if (this.store.backtestJobs.getById(slot.jobId)?.cancelRequested) this.signalCancel(slot.jobId);
+        const jobId = slot.jobId;
+        if ((await this.store.backtestJobs.getById(jobId))?.cancelRequested) this.signalCancel(jobId);
       } else if (now >= slot.cancelDeadline) {
         this.log(
           `lotwise jobs: job ${slot.jobId} did not stop within the cancel grace period; terminating its worker.`,
@@ -782,7 +795,7 @@ export class BacktestJobRunner {
     const mine = new Set(this.runningJobs);
     for (const [jobId, seen] of this.watched) {
       if (mine.has(jobId)) continue;
-      const job = this.store.backtestJobs.getById(jobId);
+      const job = await this.store.backtestJobs.getById(jobId);
       if (!job) {
         // Deleted with its client or account.
         this.watched.delete(jobId);

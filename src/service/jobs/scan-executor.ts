@@ -31,7 +31,7 @@ export function runScanJob(
   ctx: ServiceContext,
   job: BacktestJobRecord,
   hooks: BacktestRunHooks = {},
-): ScanResult {
+): Promise<ScanResult> {
   const {
     as_of_date,
     min_loss_usd,

@@ -5,7 +5,7 @@
  * final state go through the store, so the runner (and any other process on the file) sees them.
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { openStore, type Store } from "../../store/index.js";
+import { type LotwiseStore, openStore } from "../../store/index.js";
 import type { ServiceContext } from "../context.js";
 import { isStoreBusyError } from "../store-busy.js";
 import { type BacktestExecutor, loadExecutor } from "./executor.js";
@@ -20,25 +20,36 @@ const cancel = new Int32Array(init.cancelSignal);
 const post = (message: FromWorker) => port.postMessage(message);
 let seq = 0;
 
-function main(store: Store, executor: BacktestExecutor): void {
+function main(store: LotwiseStore, executor: BacktestExecutor): void {
   const ctx: ServiceContext = { store, clock: () => new Date() };
+  // One message at a time, in order: a run (asynchronous over the store) finishes before the next message is handled,
+  // as when a run blocked the thread.
+  let queue: Promise<void> = Promise.resolve();
   port.on("message", (message: ToWorker) => {
+    queue = queue
+      .then(() => handle(message))
+      .catch((err: unknown) => {
+        post({ type: "fatal", message: err instanceof Error ? err.message : String(err) });
+        port.close();
+      });
+  });
+  const handle = async (message: ToWorker): Promise<void> => {
     if (message.type === "stop") {
-      store.close();
+      await store.close();
       port.close();
       return;
     }
-    let job: ReturnType<Store["backtestJobs"]["claim"]>;
+    let job: Awaited<ReturnType<LotwiseStore["backtestJobs"]["claim"]>>;
     try {
       job =
         message.jobId === undefined
-          ? store.backtestJobs.claimNext(
+          ? await store.backtestJobs.claimNext(
               init.owner,
               init.maxRunningPerOrganization === undefined
                 ? {}
                 : { maxRunningPerOrganization: init.maxRunningPerOrganization },
             )
-          : store.backtestJobs.claim(message.jobId, init.owner);
+          : await store.backtestJobs.claim(message.jobId, init.owner);
     } catch (err) {
       // Another process holds the write lock: nothing was claimed; the runner asks again later.
       if (!isStoreBusyError(err)) throw err;
@@ -51,7 +62,7 @@ function main(store: Store, executor: BacktestExecutor): void {
     }
     const mySeq = ++seq;
     post({ type: "started", jobId: job.id, seq: mySeq, attempts: job.attempts });
-    const outcome = runClaimedJob({
+    const outcome = await runClaimedJob({
       ctx,
       job,
       owner: init.owner,
@@ -61,16 +72,16 @@ function main(store: Store, executor: BacktestExecutor): void {
       onProgress: (progress) => post({ type: "progress", jobId: job.id, progress }),
     });
     post({ type: "finished", jobId: job.id, outcome });
-  });
+  };
   post({ type: "ready" });
 }
 
-let store: Store | undefined;
+let store: LotwiseStore | undefined;
 try {
-  store = openStore(init.storePath, { create: false });
+  store = await openStore(init.storePath, { create: false });
   main(store, await loadExecutor(init.executor));
 } catch (err) {
-  store?.close();
+  await store?.close();
   post({ type: "fatal", message: err instanceof Error ? err.message : String(err) });
   port.close();
 }

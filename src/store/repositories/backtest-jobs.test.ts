@@ -3,10 +3,10 @@
  * for lease owners in orphan recovery, and fair claiming across organizations (with a per-organization limit).
  */
 import { describe, expect, it } from "vitest";
-import { openStore } from "../store.js";
+import { openSqliteFile } from "../store.js";
 
 function setup() {
-  const store = openStore(":memory:");
+  const store = openSqliteFile(":memory:");
   const org = store.organizations.create("Org").uuid;
   const client = store.clients.create(org, {});
   const account = store.accounts.create(org, client.uuid, { cashValueUsd: "0" });
@@ -100,7 +100,7 @@ describe("backtest job repository", () => {
 /** Three organizations with an account each, on a clock that ticks 1 ms per read (creation order is strict). */
 function threeOrgs() {
   let t = Date.parse("2026-01-01T00:00:00.000Z");
-  const store = openStore(":memory:", { now: () => new Date(t++).toISOString() });
+  const store = openSqliteFile(":memory:", { now: () => new Date(t++).toISOString() });
   const progress = {
     planned_periods: 0,
     completed_periods: 0,
