@@ -192,7 +192,7 @@ export interface HeldQuote {
  * @throws {NotFoundError} for an account not in the organization.
  * @throws {ValidationError} naming the field: dates outside the market data, a window without a rebalance,
  *   a resolved starting_nav outside the limits.
- * @example resolveBacktestParams(ctx, org, account, {}) // { start_date: "2022-12-31", end_date: "2025-12-31", ... }
+ * @example await resolveBacktestParams(ctx, org, account, {}) // { start_date: "2022-12-31", end_date: "2025-12-31", ... }
  */
 export async function resolveBacktestParams(
   ctx: ServiceContext,

@@ -83,7 +83,7 @@ export async function marketAsOf(ctx: ServiceContext): Promise<string> {
  * after the last market date is refused naming that date (valuing at it would silently use older prices), and so
  * is a date before the first one. `field` is the request field reported (`as_of_date`, or the CLI's `--as-of`).
  * @throws {ValidationError} when the store holds no prices, or `asOf` is outside them.
- * @example checkedAsOf(ctx, "2026-06-30") // ValidationError: as_of_date 2026-06-30 is after the last market date 2025-12-31.
+ * @example await checkedAsOf(ctx, "2026-06-30") // rejects: ValidationError: as_of_date 2026-06-30 is after the last market date 2025-12-31.
  */
 export async function checkedAsOf(
   ctx: ServiceContext,

@@ -185,7 +185,7 @@ function defined<T>(o: { [K in keyof T]: T[K] | undefined }): Partial<T> {
  * {@link optimizerConfigFromPortfolioConfig} with the restrictions and target conditions resolved against the store
  * on the date. Warnings (labels kept as conditions) are appended to `warnings`.
  * @throws {ValidationError} for configuration values the optimizer refuses.
- * @example accountOptimizerConfig(ctx, account, "2025-06-30", undefined, []).config.maxWeight // 0.1
+ * @example (await accountOptimizerConfig(ctx, account, "2025-06-30", undefined, [])).config.maxWeight // 0.1
  */
 export async function accountOptimizerConfig(
   ctx: ServiceContext,

@@ -248,7 +248,7 @@ async function processAccount(
  * accounts already processed; `force` starts a new run.
  * @throws {ValidationError} for a bad as-of date or unknown listed accounts; {@link NotFoundError} for an unknown
  *   client or configuration. Errors of one account are recorded, never thrown.
- * @example runRebalance(ctx, org, { when: "breached" }).totals // { accounts: 120, created: 14, skipped: 106, ... }
+ * @example (await runRebalance(ctx, org, { when: "breached" })).totals // { accounts: 120, created: 14, skipped: 106, ... }
  */
 export async function runRebalance(
   ctx: ServiceContext,

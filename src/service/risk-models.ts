@@ -183,7 +183,7 @@ function detailOf(r: StoredRiskModelRecord): RiskModel {
  * silently).
  * @throws {ValidationError} naming each bad record (unknown factor, missing or negative specific risk, a missing or
  *   conflicting covariance entry, an asymmetric covariance, duplicate assets), with the wire's field paths.
- * @example importRiskModel(ctx, org, { kind: "vendor", name: "Barra", as_of_date: "2025-12-31", frequency: "annual", ... })
+ * @example await importRiskModel(ctx, org, { kind: "vendor", name: "Barra", as_of_date: "2025-12-31", frequency: "annual", ... })
  */
 export async function importRiskModel(
   ctx: ServiceContext,

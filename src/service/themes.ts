@@ -88,7 +88,7 @@ export interface ThemeBacktestOptions {
  * expression is compiled against the securities' fields and the store's characteristics.
  * @throws {ValidationError} code `validation_error` for a malformed body, `invalid_expression` for an
  *   invalid filter or score (issue path e.g. `filters[1]`), `invalid_methodology` for an unknown preset.
- * @example createTheme(ctx, org, { name: "Dividend tech", universe: { preset: "us_information_technology" },
+ * @example await createTheme(ctx, org, { name: "Dividend tech", universe: { preset: "us_information_technology" },
  *   filters: ["dividend_yield > 1%"], score: "dividend_yield", selection: { mode: "top_n", value: 30 },
  *   weighting: { scheme: "score", max_weight: 0.1 }, rules: { rebalancing_period: "QUARTERLY" } })
  */
@@ -260,7 +260,7 @@ export async function getThemeConstituents(
  *   end_date); code `unknown_benchmark` (neither an index nor a ticker of the store, or an ambiguous symbol).
  * @throws {DataError} code `no_data_in_window` when the window holds fewer than two trading dates, or the
  *   benchmark has fewer than two observations in it.
- * @example backtestTheme(ctx, org, uuid, { start_date: "2014-01-01", end_date: "2018-02-07", benchmark: "SP500" })
+ * @example await backtestTheme(ctx, org, uuid, { start_date: "2014-01-01", end_date: "2018-02-07", benchmark: "SP500" })
  */
 export async function backtestTheme(
   ctx: ServiceContext,
