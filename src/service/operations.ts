@@ -37,6 +37,8 @@ import {
   evaluationQuerySchema,
   harvestQuerySchema,
   harvestScanSchema,
+  holdingsAsOfQuerySchema,
+  holdingsAsOfSchema,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
   lotImportQuerySchema,
@@ -98,6 +100,7 @@ import {
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
+import { accountHoldingsAsOf } from "./holdings-history.js";
 import { importLots } from "./lots-import.js";
 import { type AnyOperation, defineOperation, JsonText } from "./operation.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
@@ -990,6 +993,22 @@ export const OPERATIONS = {
     },
     errors: ["account_not_found", "action_already_applied"],
     run: ({ ctx, org, body }) => applyStoredCorporateActions(ctx, org, body),
+  }),
+  getAccountHoldings: defineOperation({
+    method: "GET",
+    path: `${ACCOUNT}/holdings/`,
+    tag: TAGS.ledger,
+    summary: "An account's holdings as of a date",
+    description:
+      "Extension. The account's long lots, short lots and cash at the close of `as_of` (default: the market's latest date), rebuilt from the ledger: executions and corporate actions after the date undone, lots with a later trade date left out, later market splits divided back. `undone` lists what was undone. The optimizer, drift, evaluation and a dated rebalance use the same positions.",
+    query: holdingsAsOfQuerySchema,
+    cache: true,
+    response: { status: 200, schema: holdingsAsOfSchema, description: "The holdings on the date." },
+    errors: ["client_not_found", "account_not_found"],
+    run: async ({ ctx, org, params, query }) => {
+      await ctx.store.accounts.require(org, params.client_uuid, params.account_uuid);
+      return accountHoldingsAsOf(ctx, org, params.account_uuid, query.as_of);
+    },
   }),
 } satisfies Record<string, unknown>;
 
