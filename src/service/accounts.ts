@@ -21,10 +21,10 @@ import type { AccountRecord, TaxLotRecord } from "../store/index.js";
 import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import { readAssetClass } from "./asset-classes.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
-import { shortLotRead } from "./holdings-history.js";
 import { lotRecordToRead, lotRecordToTaxLot, taxLotToRead } from "./lots.js";
 import { configResolvers } from "./portfolio-configs.js";
 import { mapSerial } from "./serial.js";
+import { shortLotRead } from "./short-lot-read.js";
 
 const fmt = (v: string | number | Decimal, field: string) =>
   formatDecimal(v, NUMERIC_STRING_WIDTH.integerDigits, NUMERIC_STRING_WIDTH.fractionDigits, field);

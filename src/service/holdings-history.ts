@@ -17,6 +17,7 @@ import { entryFromRecord, shortLotFromRecord } from "../store/ledger-mapper.js";
 import { findAccount } from "./clients.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { lotRecordToTaxLot } from "./lots.js";
+import { shortLotRead } from "./short-lot-read.js";
 
 /** What {@link ledgerHoldingsAsOf} returns. */
 export interface LedgerHoldings {
@@ -294,21 +295,5 @@ export async function accountHoldingsAsOf(
       lots_dropped: h.undone.lotsDropped,
     },
     warnings: h.warnings,
-  };
-}
-
-/** A short lot in the read shape. */
-export function shortLotRead(s: ShortLot): HoldingsAsOf["short_lots"][number] {
-  const t = (d: Decimal) => d.toDecimalPlaces(10).toFixed();
-  return {
-    lot_uuid: s.id,
-    side: "short",
-    theme_asset_id: s.themeAssetId,
-    quantity: t(s.quantity),
-    proceeds: t(s.proceeds),
-    proceeds_usd: t(s.proceeds.dividedBy(s.fxRate)),
-    currency: s.currency,
-    fx_rate: t(s.fxRate),
-    open_date: s.openDate,
   };
 }
