@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corporateActionApplyResultSchema, corporateActionImportResultSchema } from "../contract/index.js";
-import { ValidationError } from "../core/errors.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
 import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import {
   applyStoredCorporateActions,
@@ -9,7 +9,7 @@ import {
 } from "./corporate-actions.js";
 import { parseCorporateActionsCsv } from "./corporate-actions-csv.js";
 import { buildDemo, type DemoResult } from "./demo.js";
-import { importLots, type ServiceContext } from "./index.js";
+import { createOrganization, importLots, type ServiceContext } from "./index.js";
 
 const HEADER =
   "id,kind,listing,ex_date,pay_date,ratio,new_listing,basis_fraction,parent_price,new_listing_price,cash_per_share,cash_in_lieu_price,fx_rate";
@@ -167,6 +167,21 @@ describe("corporate actions (service)", () => {
       { path: 'actions.csv: line 2, column "listing"', message: "unknown ticker NOPE" },
     ]);
     expect((await listCorporateActions(ctx, demo.organization_uuid)).map((a) => a.id)).not.toContain("A5");
+  });
+
+  it("refuses another organization's account and applies nothing to it", async () => {
+    const other = (await createOrganization(ctx, "Other")).organization.uuid;
+    const before = await lots();
+    const err = await applyStoredCorporateActions(ctx, other, {
+      account_uuid: demo.account_uuid,
+      through: "2026-01-10",
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as NotFoundError).code).toBe("account_not_found");
+    expect((await applyStoredCorporateActions(ctx, other, { through: "2026-01-10" })).accounts_checked).toBe(
+      0,
+    );
+    expect(await lots()).toEqual(before);
   });
 
   it("reads ratios as 2, 1.5, 3:2 and 3/2", () => {
