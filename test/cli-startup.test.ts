@@ -59,11 +59,12 @@ describe("CLI start-up", () => {
     const name = (args: string[]) => commandModuleFor(args)?.commands[0]?.name;
     expect(name(["--store", "x.db", "--json", "lots", "import", "f.csv"])).toBe("clients");
     expect(name(["--url=http://h", "backtest", "list"])).toBe("backtest");
+    expect(name(["actions", "apply", "--all"])).toBe("actions");
     expect(name(["help", "catalog"])).toBe("themes");
     expect(name(["--version"])).toBeUndefined();
     expect(name(["--help"])).toBeUndefined();
     expect(name(["clinets"])).toBeUndefined();
-    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(18);
+    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(19);
   });
 
   it("loads no command module, zod, SQLite driver or service for --version and --help", async () => {

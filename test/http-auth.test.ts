@@ -135,6 +135,8 @@ function validBody(route: AnyRoute): unknown {
       return { status: ["breach"] };
     case "runRebalance":
       return { when: "breached", max_accounts: 1 };
+    case "applyCorporateActions":
+      return { through: "2025-12-31", dry_run: true };
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -368,6 +370,7 @@ describe("isolation between organizations on every route", () => {
         "getRebalanceRun",
         "getScanJob",
         "cancelScanJob",
+        "getAccountHoldings",
       ].sort(),
     );
     for (const route of withResource) {

@@ -20,7 +20,11 @@ import {
   type Client,
   clientListSchema,
   clientSchema,
+  corporateActionApplyResultSchema,
+  corporateActionImportResultSchema,
+  corporateActionListSchema,
   harvestScanSchema,
+  holdingsAsOfSchema,
   industrySearchResponseSchema,
   lotImportResultSchema,
   type PortfolioConfigRead,
@@ -45,6 +49,8 @@ import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
 import {
   accountDrift,
   type BacktestServiceContext,
+  createAccount,
+  createClient,
   evaluateAccountRules,
   getClient,
   getRiskModel,
@@ -180,6 +186,66 @@ describe("success shapes of every route", () => {
     expect(imported.by_ticker).toEqual([
       { theme_asset_id: t.usTickers[0], lots: 1, quantity: "3", total_cost_basis_usd: "30.00" },
     ]);
+  });
+
+  it("corporate actions: import, list, apply once; holdings as of a date before them", async () => {
+    const client = await createClient(t.ctx, t.orgA.uuid, {});
+    const account = await createAccount(t.ctx, t.orgA.uuid, client.uuid, { name: "Actions" });
+    const listing = t.usTickers[1]!;
+    shape(
+      await send(app, "POST", `${org}/accounts/${account.uuid}/tax_lots/import/`, {
+        key,
+        raw: `Symbol,Quantity,Cost Basis,Open Date\n${listing},10,1000,2024-05-06\n`,
+        headers: { "Content-Type": "text/csv" },
+      }),
+      200,
+      lotImportResultSchema,
+    );
+    const imported = shape(
+      await send(app, "POST", `${org}/corporate_actions/import/?file_name=a.csv`, {
+        key,
+        raw: `id,kind,listing,ex_date,ratio\nROUTE-SPLIT,split,${listing},2024-06-03,3:1\n`,
+        headers: { "Content-Type": "text/csv" },
+      }),
+      200,
+      corporateActionImportResultSchema,
+    );
+    expect(imported).toMatchObject({ file: "a.csv", actions_in_file: 1 });
+    const listed = shape(
+      await send(app, "GET", `${org}/corporate_actions/?listing=${listing}`, { key }),
+      200,
+      corporateActionListSchema,
+    );
+    expect(listed.map((a) => a.id)).toEqual(["ROUTE-SPLIT"]);
+    const body = { account_uuid: account.uuid, through: "2024-12-31" };
+    const applied = shape(
+      await send(app, "POST", `${org}/corporate_actions/apply/`, { key, json: body }),
+      200,
+      corporateActionApplyResultSchema,
+    );
+    expect(applied.accounts.map((a) => a.lots.map((l) => [l.quantity_before, l.quantity_after]))).toEqual([
+      [["10", "30"]],
+    ]);
+    const again = shape(
+      await send(app, "POST", `${org}/corporate_actions/apply/`, { key, json: body }),
+      200,
+      corporateActionApplyResultSchema,
+    );
+    expect(again.accounts).toEqual([]);
+    const held = shape(
+      await send(
+        app,
+        "GET",
+        `${org}/clients/${client.uuid}/accounts/${account.uuid}/holdings/?as_of=2024-05-31`,
+        {
+          key,
+        },
+      ),
+      200,
+      holdingsAsOfSchema,
+    );
+    expect(held.tax_lots.map((l) => [l.theme_asset_id, l.quantity])).toEqual([[listing, "10"]]);
+    expect(held.undone.corporate_actions).toEqual(["ROUTE-SPLIT"]);
   });
 
   it("portfolio configurations: list (endpoint 3), create 201, read, update (endpoint 4)", async () => {
@@ -774,6 +840,10 @@ describe("success shapes of every route", () => {
         "getAccountBacktest",
         "getBacktest",
         "cancelBacktest",
+        "importCorporateActions",
+        "listCorporateActions",
+        "applyCorporateActions",
+        "getAccountHoldings",
       ].sort(),
     );
   });

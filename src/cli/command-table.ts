@@ -83,6 +83,15 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   {
     commands: [
       cmd(
+        "actions",
+        "Corporate actions on held lots: import them from a CSV, list them, apply them to accounts once (splits, dividends, spin-offs, symbol changes, mergers).",
+      ),
+    ],
+    load: async () => (await import("./commands/actions.js")).registerActions,
+  },
+  {
+    commands: [
+      cmd(
         "configs",
         "Portfolio configurations: optimizer settings, tax preferences, restrictions, cash buffers.",
       ),

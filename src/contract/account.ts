@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { assetClassSchema } from "./asset-class.js";
+import { shortLotReadSchema } from "./corporate-action.js";
 import { portfolioConfigReadSchema } from "./portfolio-config.js";
 import {
   bool,
@@ -147,6 +148,10 @@ export const accountSchema = named(
     asset_class_settings: z.array(assetClassSettingReadSchema),
     wash_sale_lots: z.array(washSaleLotSchema),
     household_wash_sale_lots: z.array(washSaleLotSchema),
+    short_lots: describe(
+      z.array(shortLotReadSchema),
+      "extension: open short lots (LONG_SHORT / LONG_BIASED accounts): shares owed and the short-sale proceeds as basis",
+    ),
     aum: describe(numericString(), "assets under management: positions at market + cash, USD"),
     net_worth: describe(numericString(), "aum + non-tradable assets - liabilities, USD"),
     holdings_risk_annualized_percentage: describe(

@@ -50,6 +50,10 @@ export const ERROR_CODES = {
     status: 400,
     when: "a lots CSV with a bad row or header; `details` name the line and column",
   },
+  invalid_actions_file: {
+    status: 400,
+    when: "a corporate-actions CSV with a bad row, header or unknown listing; `details` name the line and column",
+  },
   unauthorized: { status: 401, when: "missing, malformed, unknown or revoked API key" },
   not_found: {
     status: 404,
@@ -92,6 +96,10 @@ export const ERROR_CODES = {
   },
   backtest_finished: { status: 409, when: "cancelling a backtest job that already ended" },
   scan_job_finished: { status: 409, when: "cancelling a scan job that already ended" },
+  action_already_applied: {
+    status: 409,
+    when: "a corporate action was applied to the account by a concurrent request; nothing of the batch was written",
+  },
   payload_too_large: {
     status: 413,
     when: "the body is over the limit (1 MiB by default; 16 MiB for a risk-model upload, 256 MiB for a streamed lots CSV)",

@@ -267,6 +267,7 @@ const account: Account = {
   ],
   wash_sale_lots: [],
   household_wash_sale_lots: [],
+  short_lots: [],
   aum: "6981.9",
   net_worth: "6981.9",
   holdings_risk_annualized_percentage: "18.4",

@@ -43,6 +43,21 @@ import {
   universePresetsResponseSchema,
 } from "./catalog.js";
 import { clientCreateSchema, clientListSchema, clientSchema, clientUpdateSchema } from "./client.js";
+import {
+  accountActionReportSchema,
+  appliedLotChangeSchema,
+  corporateActionApplyRequestSchema,
+  corporateActionApplyResultSchema,
+  corporateActionImportQuerySchema,
+  corporateActionImportResultSchema,
+  corporateActionListQuerySchema,
+  corporateActionListSchema,
+  corporateActionSchema,
+  historyLotSchema,
+  holdingsAsOfQuerySchema,
+  holdingsAsOfSchema,
+  shortLotReadSchema,
+} from "./corporate-action.js";
 import { accountDriftSchema, assetDriftSchema, driftQuerySchema } from "./drift.js";
 import { errorDetailSchema, errorEnvelopeSchema } from "./error-envelope.js";
 import {
@@ -282,6 +297,20 @@ export const CONTRACT_SCHEMAS = {
   IndustrySearchResponse: industrySearchResponseSchema,
   UniversePreset: universePresetSchema,
   UniversePresetsResponse: universePresetsResponseSchema,
+  // Corporate actions and holdings history (extensions)
+  CorporateAction: corporateActionSchema,
+  CorporateActionListQuery: corporateActionListQuerySchema,
+  CorporateActionList: corporateActionListSchema,
+  CorporateActionImportQuery: corporateActionImportQuerySchema,
+  CorporateActionImportResult: corporateActionImportResultSchema,
+  CorporateActionApplyRequest: corporateActionApplyRequestSchema,
+  AppliedLotChange: appliedLotChangeSchema,
+  AccountActionReport: accountActionReportSchema,
+  CorporateActionApplyResult: corporateActionApplyResultSchema,
+  HoldingsAsOfQuery: holdingsAsOfQuerySchema,
+  HistoryLot: historyLotSchema,
+  ShortLotRead: shortLotReadSchema,
+  HoldingsAsOf: holdingsAsOfSchema,
   // Shared
   JsonValue: jsonValueSchema,
   // Errors

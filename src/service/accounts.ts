@@ -3,6 +3,7 @@
  * The account read shape: lots valued at the as-of date, positions, aum / net worth, the annualized risk of the
  * holdings, wash-sale lots of the account and of the household, asset-class settings and the customization.
  */
+
 import { Decimal } from "decimal.js";
 import {
   type Account,
@@ -17,11 +18,13 @@ import {
 import type { Security } from "../core/data/types.js";
 import { holdingTerm, washSaleViews } from "../core/tax/index.js";
 import type { AccountRecord, TaxLotRecord } from "../store/index.js";
+import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import { readAssetClass } from "./asset-classes.js";
 import { marketAsOf, type ServiceContext } from "./context.js";
 import { lotRecordToRead, lotRecordToTaxLot, taxLotToRead } from "./lots.js";
 import { configResolvers } from "./portfolio-configs.js";
 import { mapSerial } from "./serial.js";
+import { shortLotRead } from "./short-lot-read.js";
 
 const fmt = (v: string | number | Decimal, field: string) =>
   formatDecimal(v, NUMERIC_STRING_WIDTH.integerDigits, NUMERIC_STRING_WIDTH.fractionDigits, field);
@@ -290,6 +293,9 @@ export async function accountRead(
     asset_class_settings: assetClassSettings,
     wash_sale_lots: views.washSaleLots.map(entry),
     household_wash_sale_lots: views.householdWashSaleLots.map(entry),
+    short_lots: (await ctx.store.ledger.shortLots(account.uuid)).map((r) =>
+      shortLotRead(shortLotFromRecord(r)),
+    ),
     aum: fmt(aum.toDecimalPlaces(2), "aum"),
     net_worth: fmt(netWorth.toDecimalPlaces(2), "net_worth"),
     holdings_risk_annualized_percentage:

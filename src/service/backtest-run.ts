@@ -41,7 +41,7 @@ import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
 import type { AccountRecord, StoredRiskModelRecord } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig, loadConfigInputs, primeConfigInputs } from "./effective-config.js";
-import { lotRecordToTaxLot } from "./lots.js";
+import { ledgerHoldingsAsOf } from "./holdings-history.js";
 import {
   accountOptimizerConfig,
   accountOptimizerConfigLoaded,
@@ -112,7 +112,9 @@ function splitFactorAfter(later: readonly Split[], themeAssetId: string): Decima
  * unchanged), its USD cash, and their value at that close. `quotes` holds, per asset held, the close and the
  * listing currency's units per USD used for that value (each looked up once), so callers value positions the
  * same way without reading the market again; `lotValues[i]` is the USD value of `lots[i]` at that close. `options.lots`: the account's stored lots already converted (e.g. by
- * the memoized read `accountLots` of service/proposals.ts), in stored order; default: read and converted here.
+ * the memoized read `accountLots` of service/proposals.ts), in stored order, with today's cash; default: the lots and
+ * cash of the date rebuilt from the ledger (service/holdings-history.ts: executions and corporate actions after the
+ * date undone, later lots left out, later market splits divided back).
  */
 export async function holdingsAt(
   ctx: ServiceContext,
@@ -129,12 +131,13 @@ export async function holdingsAt(
   const lots: TaxLot[] = [];
   const lotValues: Decimal[] = [];
   const closes = new Map<string, Decimal>();
-  let value = new TaxDecimal(account.cashValueUsd);
   const quotes = new Map<string, HeldQuote>();
-  const stored =
-    options.lots ??
-    (await ctx.store.accounts.lots(account.uuid)).filter((r) => r.tradeDate <= date).map(lotRecordToTaxLot);
-  let later: Split[] | undefined;
+  // Without given lots, the ledger's history gives the lots and cash of the date, split-adjusted already.
+  const history = options.lots === undefined ? await ledgerHoldingsAsOf(ctx, account, date) : undefined;
+  const stored = options.lots ?? history!.lots;
+  const cashUsd = history?.cashUsd ?? new TaxDecimal(account.cashValueUsd);
+  let value = cashUsd;
+  let later: Split[] | undefined = history === undefined ? undefined : [];
   for (const lot of stored) {
     if (lot.tradeDate > date) continue;
     later ??= await ctx.store.market.splits(addDays(date, 1), "9999-12-31");
@@ -173,7 +176,7 @@ export async function holdingsAt(
     lotValues.push(usd);
     value = value.plus(usd);
   }
-  return { lots, lotValues, cashUsd: new TaxDecimal(account.cashValueUsd), valueUsd: value, quotes };
+  return { lots, lotValues, cashUsd, valueUsd: value, quotes };
 }
 
 /** The close of an asset held on a date and its listing currency's units per USD (1 for USD listings). */

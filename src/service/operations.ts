@@ -27,10 +27,18 @@ import {
   clientListSchema,
   clientSchema,
   clientUpdateSchema,
+  corporateActionApplyRequestSchema,
+  corporateActionApplyResultSchema,
+  corporateActionImportQuerySchema,
+  corporateActionImportResultSchema,
+  corporateActionListQuerySchema,
+  corporateActionListSchema,
   driftQuerySchema,
   evaluationQuerySchema,
   harvestQuerySchema,
   harvestScanSchema,
+  holdingsAsOfQuerySchema,
+  holdingsAsOfSchema,
   industrySearchRequestSchema,
   industrySearchResponseSchema,
   lotImportQuerySchema,
@@ -83,9 +91,16 @@ import {
   updateClient,
 } from "./clients.js";
 import { marketAsOf } from "./context.js";
+import {
+  ACTIONS_CSV_MAX_BYTES,
+  applyStoredCorporateActions,
+  importCorporateActions,
+  listCorporateActions,
+} from "./corporate-actions.js";
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
+import { accountHoldingsAsOf } from "./holdings-history.js";
 import { importLots } from "./lots-import.js";
 import { type AnyOperation, defineOperation, JsonText } from "./operation.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
@@ -149,6 +164,7 @@ const TAGS = {
   themes: "Themes (design preview)",
   catalog: "Catalog (design preview)",
   backtests: "Backtests",
+  ledger: "Account ledger",
 } as const;
 
 /** Every operation of the service, by Backend method name, in documentation order. */
@@ -923,6 +939,76 @@ export const OPERATIONS = {
     response: { status: 202, schema: backtestJobSchema, description: "The job after the request." },
     errors: ["backtest_not_found", "backtest_finished"],
     run: ({ ctx, org, params }) => cancelBacktest(ctx, org, params.backtest_uuid),
+  }),
+
+  // Corporate actions on held lots and holdings history (docs/ledger.md, sections 8-10)
+  importCorporateActions: defineOperation({
+    method: "POST",
+    path: `${ORG_PREFIX}/corporate_actions/import/`,
+    tag: TAGS.ledger,
+    summary: "Import corporate actions from a CSV file",
+    description:
+      "Extension. Reads the corporate-actions CSV layout of docs/ledger.md (one row per action: id, kind, listing, ex_date and the kind's parameters) and stores every action, upserted by id, in ONE transaction: a file with any bad row or unknown listing stores nothing and the errors name the line and column. Actions are market-level: every organization of the store sees them (they are applied to each organization's accounts by its own apply request). dry_run=true checks and lists only.",
+    query: corporateActionImportQuerySchema,
+    upload: {
+      maxBytes: ACTIONS_CSV_MAX_BYTES,
+      multipartMaxBytes: ACTIONS_CSV_MAX_BYTES,
+      description: "The corporate-actions CSV (UTF-8).",
+      contentType: "text/csv; charset=utf-8",
+      clientTimeoutMs: LOTS_UPLOAD_TIMEOUT_MS,
+    },
+    response: {
+      status: 200,
+      schema: corporateActionImportResultSchema,
+      description: "What was read and stored.",
+    },
+    errors: ["invalid_actions_file"],
+    run: ({ ctx, org, query, upload }) => importCorporateActions(ctx, org, upload, query),
+  }),
+  listCorporateActions: defineOperation({
+    method: "GET",
+    path: `${ORG_PREFIX}/corporate_actions/`,
+    tag: TAGS.ledger,
+    summary: "List corporate actions",
+    description:
+      "Extension. The stored corporate actions by ex-date then id, optionally within from..to and for one listing.",
+    query: corporateActionListQuerySchema,
+    cache: true,
+    response: { status: 200, schema: corporateActionListSchema, description: "The actions." },
+    errors: [],
+    run: ({ ctx, org, query }) => listCorporateActions(ctx, org, query),
+  }),
+  applyCorporateActions: defineOperation({
+    method: "POST",
+    path: `${ORG_PREFIX}/corporate_actions/apply/`,
+    tag: TAGS.ledger,
+    summary: "Apply stored corporate actions to accounts",
+    description:
+      "Extension. Applies every stored action dated on or before `through` (default: the market's latest date) to one account (`account_uuid`) or to every account of the organization, once per account: lots of the listing bought before the action's date are split, spun off (basis allocated by the announced fraction, holding period carried), renamed or merged; cash dividends are credited (reinvested at the pay-date close when the account's metadata has reinvest_dividends: true). One transaction per account. Applying again applies nothing new. The answer lists, per account changed, the actions and the lots and cash they changed.",
+    body: { schema: corporateActionApplyRequestSchema },
+    response: {
+      status: 200,
+      schema: corporateActionApplyResultSchema,
+      description: "What changed, per account.",
+    },
+    errors: ["account_not_found", "action_already_applied"],
+    run: ({ ctx, org, body }) => applyStoredCorporateActions(ctx, org, body),
+  }),
+  getAccountHoldings: defineOperation({
+    method: "GET",
+    path: `${ACCOUNT}/holdings/`,
+    tag: TAGS.ledger,
+    summary: "An account's holdings as of a date",
+    description:
+      "Extension. The account's long lots, short lots and cash at the close of `as_of` (default: the market's latest date), rebuilt from the ledger: executions and corporate actions after the date undone, lots with a later trade date left out, later market splits divided back. `undone` lists what was undone. The optimizer, drift, evaluation and a dated rebalance use the same positions.",
+    query: holdingsAsOfQuerySchema,
+    cache: true,
+    response: { status: 200, schema: holdingsAsOfSchema, description: "The holdings on the date." },
+    errors: ["client_not_found", "account_not_found"],
+    run: async ({ ctx, org, params, query }) => {
+      await ctx.store.accounts.require(org, params.client_uuid, params.account_uuid);
+      return accountHoldingsAsOf(ctx, org, params.account_uuid, query.as_of);
+    },
   }),
 } satisfies Record<string, unknown>;
 

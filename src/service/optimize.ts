@@ -849,6 +849,7 @@ export async function proposalOfOptimization(
   }
   const made = await createProposalJson(ctx, org, clientUuid, accountUuid, body, {
     asOf: optimization.as_of_date,
+    holdingsAsOf: true,
     lotChoices,
     quotes,
     ...(cash.depositUsd === undefined ? {} : { depositUsd: cash.depositUsd.toFixed() }),

@@ -5,6 +5,7 @@
  * builder (src/core/proposal) computes the orders, and the proposal is stored — all in one transaction, so a proposal
  * is never half-stored.
  */
+
 import { randomUUID } from "node:crypto";
 import type { Decimal } from "decimal.js";
 import {
@@ -19,8 +20,10 @@ import { type FieldIssue, MissingPriceError, ValidationError } from "../core/err
 import { buildProposal, type ProposalResult, type ProposalSecurity } from "../core/proposal/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
 import type { LotwiseStore } from "../store/index.js";
+import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import { marketAsOf, nowIso, type ServiceContext, serviceLimit } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
+import { ledgerHoldingsAsOf } from "./holdings-history.js";
 import { lotRowToTaxLot } from "./lots.js";
 import { resolveTickersAtOnce } from "./tickers.js";
 
@@ -108,6 +111,11 @@ export interface CreateProposalOptions {
    * they cover every asset of the proposal, instead of reading them again.
    */
   quotes?: ProposalQuotes | undefined;
+  /**
+   * Build on the lots and cash the account held at the close of `asOf` (service/holdings-history.ts) instead of
+   * today's: a rebalance dated in the past trades the positions the optimizer saw.
+   */
+  holdingsAsOf?: boolean;
 }
 
 /** See {@link CreateProposalOptions.quotes}. */
@@ -186,13 +194,34 @@ export async function createProposalJson(
     const asOf = options.asOf ?? (await marketAsOf(ctx));
     const created = nowIso(ctx);
     const household = await tx.accounts.listByClient(org, clientUuid);
-    const lots: TaxLot[] = await accountLots(ctx, account.uuid);
+    const history = options.holdingsAsOf ? await ledgerHoldingsAsOf(ctx, account, asOf) : undefined;
+    const lots: TaxLot[] = history?.lots ?? (await accountLots(ctx, account.uuid));
+    const cashToday = history?.cashUsd.toFixed() ?? account.cashValueUsd;
+    // Open short lots (LONG_SHORT / LONG_BIASED accounts): a target toward zero covers them (short_cover).
+    const shortLots = (
+      history?.shortLots ?? (await tx.ledger.shortLots(account.uuid)).map(shortLotFromRecord)
+    )
+      .filter((l) => l.openDate <= asOf)
+      .map((l) => ({
+        id: l.id,
+        themeAssetId: l.themeAssetId,
+        quantity: l.quantity,
+        proceeds: l.proceeds,
+        fxRate: l.fxRate,
+        openDate: l.openDate,
+      }));
     const householdLots: TaxLot[] = [];
     for (const a of household)
       if (a.uuid !== account.uuid) householdLots.push(...(await accountLots(ctx, a.uuid)));
     const eff = await effectiveConfig(ctx, account, asOf, { at: created });
     const c = eff.read;
-    const ids = [...new Set([...lots.map((l) => l.themeAssetId), ...targets.map((t) => t.themeAssetId)])];
+    const ids = [
+      ...new Set([
+        ...lots.map((l) => l.themeAssetId),
+        ...shortLots.map((l) => l.themeAssetId),
+        ...targets.map((t) => t.themeAssetId),
+      ]),
+    ];
     const q = options.quotes;
     const known = q !== undefined && ids.every((id) => q.closes.has(id) && q.securities.has(id));
     const prices: ReadonlyMap<string, { close: number }> = known
@@ -237,10 +266,11 @@ export async function createProposalJson(
       buildProposal({
         asOf,
         lots,
+        ...(shortLots.length > 0 ? { shortLots } : {}),
         cashUsd:
           options.depositUsd === undefined
-            ? account.cashValueUsd
-            : new TaxDecimal(account.cashValueUsd).plus(options.depositUsd).toFixed(),
+            ? cashToday
+            : new TaxDecimal(cashToday).plus(options.depositUsd).toFixed(),
         ...(options.withdrawalUsd === undefined ? {} : { withdrawalUsd: options.withdrawalUsd }),
         securities,
         prices: priceMap,

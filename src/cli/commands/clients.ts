@@ -201,6 +201,50 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
   );
   examples(
     accounts
+      .command("holdings <account>")
+      .description(
+        "An account's lots, short lots and cash as held at the close of a date, rebuilt from the ledger (executions and corporate actions after the date undone, later lots left out, later splits divided back). See docs/ledger.md.",
+      )
+      .option("--as-of <date>", "the date (default: the latest market date)", dateFlag)
+      .action(
+        action(hooks, async (ctx, uuid: string, opts: { asOf?: string }) => {
+          const backend = await ctx.backend();
+          const found = await backend.findAccount(uuid);
+          const h = await backend.getAccountHoldings(found.client_uuid, uuid, {
+            ...(opts.asOf ? { as_of: opts.asOf } : {}),
+          });
+          if (ctx.out.json) {
+            ctx.out.printJson(h);
+            return;
+          }
+          const lines = [`Account ${h.account_uuid} as of ${h.as_of}: cash ${h.cash_value_usd} USD`];
+          lines.push(
+            h.tax_lots.length === 0
+              ? "No long lots."
+              : renderTable(h.tax_lots, [
+                  { header: "lot", value: (l) => l.lot_uuid },
+                  { header: "asset", value: (l) => l.theme_asset_id },
+                  { header: "quantity", value: (l) => l.quantity },
+                  { header: "basis", value: (l) => `${l.total_cost_basis} ${l.cost_basis_currency}` },
+                  { header: "trade date", value: (l) => l.trade_date },
+                ]),
+          );
+          for (const s of h.short_lots)
+            lines.push(
+              `short ${s.theme_asset_id}: ${s.quantity} owed, proceeds ${s.proceeds} ${s.currency}, opened ${s.open_date}`,
+            );
+          const u = h.undone;
+          lines.push(
+            `Undone: ${u.executions.length} execution(s), ${u.corporate_actions.length} corporate action(s), ${u.market_splits.length} market split(s); ${u.lots_dropped.length} lot(s) bought later left out.`,
+          );
+          for (const w of h.warnings) lines.push(`warning: ${w}`);
+          ctx.out.line(lines.join("\n"));
+        }),
+      ),
+    "lotwise accounts holdings 91aad834-... --as-of 2024-12-31",
+  );
+  examples(
+    accounts
       .command("drift <account>")
       .description(
         "How far an account is from its target (the optimizer's: the configuration's asset allocations, else the asset-class benchmarks): per-asset drift, total drift (half the sum of |current - target|, cash included) and the status (ok, warning, breach) from the configuration's drift thresholds. See docs/drift.md.",
