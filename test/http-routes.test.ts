@@ -3,6 +3,7 @@
  * contract, agreement with the service layer, PATCH semantics of endpoints 4 and 6 (lists replace, absent fields
  * keep their values, null resets), reference checks (unknown theme_asset_id, archived asset classes).
  */
+import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type * as z from "zod";
 import {
@@ -21,7 +22,6 @@ import {
   clientListSchema,
   clientSchema,
   corporateActionApplyResultSchema,
-  corporateActionImportResultSchema,
   corporateActionListSchema,
   harvestScanSchema,
   holdingsAsOfSchema,
@@ -46,6 +46,7 @@ import {
   whoAmISchema,
 } from "../src/contract/index.js";
 import { API_ROUTES, createApp, type LotwiseApp } from "../src/server/index.js";
+import { importCorporateActions } from "../src/service/corporate-actions.js";
 import {
   accountDrift,
   type BacktestServiceContext,
@@ -201,16 +202,20 @@ describe("success shapes of every route", () => {
       200,
       lotImportResultSchema,
     );
-    const imported = shape(
-      await send(app, "POST", `${org}/corporate_actions/import/?file_name=a.csv`, {
-        key,
-        raw: `id,kind,listing,ex_date,ratio\nROUTE-SPLIT,split,${listing},2024-06-03,3:1\n`,
-        headers: { "Content-Type": "text/csv" },
-      }),
-      200,
-      corporateActionImportResultSchema,
+    // Corporate actions are market data shared by every organization: imported by the store's administrator
+    // (the service function / `lotwise actions import` on a local store), never through an organization's API.
+    const imported = await importCorporateActions(
+      t.ctx,
+      Readable.from([`id,kind,listing,ex_date,ratio\nROUTE-SPLIT,split,${listing},2024-06-03,3:1\n`]),
+      { file_name: "a.csv" },
     );
     expect(imported).toMatchObject({ file: "a.csv", actions_in_file: 1 });
+    const refused = await send(app, "POST", `${org}/corporate_actions/import/?file_name=a.csv`, {
+      key,
+      raw: "id,kind,listing,ex_date,ratio\n",
+      headers: { "Content-Type": "text/csv" },
+    });
+    expect(refused.status).toBe(404);
     const listed = shape(
       await send(app, "GET", `${org}/corporate_actions/?listing=${listing}`, { key }),
       200,
@@ -840,7 +845,6 @@ describe("success shapes of every route", () => {
         "getAccountBacktest",
         "getBacktest",
         "cancelBacktest",
-        "importCorporateActions",
         "listCorporateActions",
         "applyCorporateActions",
         "getAccountHoldings",

@@ -52,7 +52,7 @@ describe("corporate actions (service)", () => {
 
   it("imports the CSV layout with listings resolved and lists the actions by ex-date", async () => {
     const r = corporateActionImportResultSchema.parse(
-      await importCorporateActions(ctx, demo.organization_uuid, ACTIONS, { file_name: "actions.csv" }),
+      await importCorporateActions(ctx, ACTIONS, { file_name: "actions.csv" }),
     );
     expect(r.actions_in_file).toBe(4);
     expect(r.by_kind).toEqual({ split: 2, spin_off: 1, cash_dividend: 1 });
@@ -143,7 +143,7 @@ describe("corporate actions (service)", () => {
       "A5,symbol_change,NOPE,2025-06-02,,,SGR,,,,,,",
       "A1,split,DEL,2025-01-02,,2,,,,,,,",
     ].join("\n");
-    const err = await importCorporateActions(ctx, demo.organization_uuid, bad, {
+    const err = await importCorporateActions(ctx, bad, {
       file_name: "bad.csv",
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
@@ -160,7 +160,7 @@ describe("corporate actions (service)", () => {
     ]);
     // Rows that parse but name an unknown listing are refused after resolution, naming the row too.
     const unknown = `${HEADER}\nA5,symbol_change,NOPE,2025-06-02,,,SGR,,,,,,\n`;
-    const e2 = (await importCorporateActions(ctx, demo.organization_uuid, unknown).catch(
+    const e2 = (await importCorporateActions(ctx, unknown).catch(
       (e: unknown) => e,
     )) as ValidationError;
     expect(e2.issues).toEqual([

@@ -81,12 +81,14 @@ async function readAll(source: LotCsvSource): Promise<string> {
 /**
  * Import a corporate-actions CSV (layout: docs/ledger.md, section 8) into the store: every row checked, listings
  * resolved (symbol or SYMBOL:MIC), then every action upserted by id in one transaction; with `dry_run` nothing is
- * stored. Actions are market-level: shared by the organizations of the store, like prices.
+ * stored. Actions are market-level: shared by the organizations of the store, like prices. Like a market-data
+ * import, this is store administration: it is not an operation of the HTTP API (an organization's API key must
+ * not write data that every other organization's accounts are adjusted by); `lotwise actions import` runs it on a
+ * local store.
  * @throws {ValidationError} `invalid_actions_file` naming the line and column of every bad row or unknown listing.
  */
 export async function importCorporateActions(
   ctx: ServiceContext,
-  _org: string,
   source: LotCsvSource,
   query: CorporateActionImportQuery = {},
 ): Promise<CorporateActionImportResult> {

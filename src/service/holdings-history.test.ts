@@ -80,7 +80,7 @@ describe("holdings as of a past date (service)", () => {
     // The ledger applies a 2:1 LNR split as an action (the lot becomes 200): going back before it, history divides
     // once by the action, and not again by the market's split of the same listing and date.
     const actions = "id,kind,listing,ex_date,ratio\nLNR-SPLIT-2025,split,LNR,2025-09-09,2:1\n";
-    await importCorporateActions(ctx, demo.organization_uuid, actions);
+    await importCorporateActions(ctx, actions);
     await applyStoredCorporateActions(ctx, demo.organization_uuid, {
       account_uuid: demo.account_uuid,
       through: "2025-12-31",

@@ -29,8 +29,6 @@ import {
   clientUpdateSchema,
   corporateActionApplyRequestSchema,
   corporateActionApplyResultSchema,
-  corporateActionImportQuerySchema,
-  corporateActionImportResultSchema,
   corporateActionListQuerySchema,
   corporateActionListSchema,
   driftQuerySchema,
@@ -92,9 +90,7 @@ import {
 } from "./clients.js";
 import { marketAsOf } from "./context.js";
 import {
-  ACTIONS_CSV_MAX_BYTES,
   applyStoredCorporateActions,
-  importCorporateActions,
   listCorporateActions,
 } from "./corporate-actions.js";
 import { accountDrift } from "./drift.js";
@@ -942,29 +938,6 @@ export const OPERATIONS = {
   }),
 
   // Corporate actions on held lots and holdings history (docs/ledger.md, sections 8-10)
-  importCorporateActions: defineOperation({
-    method: "POST",
-    path: `${ORG_PREFIX}/corporate_actions/import/`,
-    tag: TAGS.ledger,
-    summary: "Import corporate actions from a CSV file",
-    description:
-      "Extension. Reads the corporate-actions CSV layout of docs/ledger.md (one row per action: id, kind, listing, ex_date and the kind's parameters) and stores every action, upserted by id, in ONE transaction: a file with any bad row or unknown listing stores nothing and the errors name the line and column. Actions are market-level: every organization of the store sees them (they are applied to each organization's accounts by its own apply request). dry_run=true checks and lists only.",
-    query: corporateActionImportQuerySchema,
-    upload: {
-      maxBytes: ACTIONS_CSV_MAX_BYTES,
-      multipartMaxBytes: ACTIONS_CSV_MAX_BYTES,
-      description: "The corporate-actions CSV (UTF-8).",
-      contentType: "text/csv; charset=utf-8",
-      clientTimeoutMs: LOTS_UPLOAD_TIMEOUT_MS,
-    },
-    response: {
-      status: 200,
-      schema: corporateActionImportResultSchema,
-      description: "What was read and stored.",
-    },
-    errors: ["invalid_actions_file"],
-    run: ({ ctx, org, query, upload }) => importCorporateActions(ctx, org, upload, query),
-  }),
   listCorporateActions: defineOperation({
     method: "GET",
     path: `${ORG_PREFIX}/corporate_actions/`,

@@ -11,6 +11,7 @@ import type {
   CorporateActionImportResult,
   CorporateActionRead,
 } from "../../contract/index.js";
+import { importCorporateActions } from "../../service/corporate-actions.js";
 import { usageError } from "../errors.js";
 import { renderTable } from "../output.js";
 import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
@@ -70,16 +71,17 @@ export function registerActions(program: Command, hooks: ProgramHooks): void {
     actions
       .command("import <file>")
       .description(
-        "Import corporate actions from a CSV (columns: id, kind, listing, ex_date, pay_date, ratio, new_listing, basis_fraction, parent_price, new_listing_price, cash_per_share, cash_in_lieu_price, fx_rate; see docs/ledger.md). Every row is checked and errors name the line and column; a file with any bad row stores nothing. Actions are upserted by id.",
+        "Import corporate actions from a CSV (columns: id, kind, listing, ex_date, pay_date, ratio, new_listing, basis_fraction, parent_price, new_listing_price, cash_per_share, cash_in_lieu_price, fx_rate; see docs/ledger.md). Every row is checked and errors name the line and column; a file with any bad row stores nothing. Actions are upserted by id. Corporate actions are market data shared by every organization of the store, so this runs on a local store only (like `lotwise market import`), never through --url.",
       )
       .option("--dry-run", "check and list without storing")
       .action(
         action(hooks, async (ctx, file: string, opts: { dryRun?: boolean }) => {
-          const backend = await ctx.backend();
+          // Store administration (market-level data shared by every organization): local store only.
+          const service = await ctx.service();
           const handle = await open(file, "r");
           let r: CorporateActionImportResult;
           try {
-            r = await backend.importCorporateActions(handle.createReadStream(), {
+            r = await importCorporateActions(service, handle.createReadStream(), {
               file_name: basename(file),
               ...(opts.dryRun ? { dry_run: true } : {}),
             });
@@ -91,7 +93,7 @@ export function registerActions(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise actions import actions.csv",
-    "lotwise actions import actions.csv --dry-run --url http://127.0.0.1:8000 --api-key $KEY",
+    "lotwise actions import actions.csv --dry-run --store lotwise.db",
   );
   examples(
     actions
