@@ -50,6 +50,10 @@ export const ERROR_CODES = {
     status: 400,
     when: "a lots CSV with a bad row or header; `details` name the line and column",
   },
+  invalid_trades_file: {
+    status: 400,
+    when: "a trade-confirmation CSV with a bad row or header; `details` name the line and column, nothing is applied",
+  },
   unauthorized: { status: 401, when: "missing, malformed, unknown or revoked API key" },
   not_found: {
     status: 404,
@@ -92,6 +96,10 @@ export const ERROR_CODES = {
   },
   backtest_finished: { status: 409, when: "cancelling a backtest job that already ended" },
   scan_job_finished: { status: 409, when: "cancelling a scan job that already ended" },
+  execution_already_applied: {
+    status: 409,
+    when: "an execution id (a trade's, or a proposal's order) already applied to the account; nothing of the batch is applied",
+  },
   payload_too_large: {
     status: 413,
     when: "the body is over the limit (1 MiB by default; 16 MiB for a risk-model upload, 256 MiB for a streamed lots CSV)",

@@ -72,6 +72,10 @@ export const proposalTaxLotSchema = named(
     quantity: describe(decimalString(10, 10), "shares sold from this lot"),
     trade_date: describe(isoDate(), "acquisition date of the lot"),
     gain: describe(decimalString(30, 10), "realized gain of this sale (negative = loss)"),
+    lot_id: describe(
+      z.string(),
+      "extension: id of the lot (the account's tax lot uuid); executing the proposal relieves exactly it",
+    ).optional(),
   }),
   "ProposalTaxLot",
   "A tax lot consumed by a sell order.",

@@ -58,6 +58,21 @@ import {
   harvestScanSchema,
   harvestSubstituteSchema,
 } from "./harvest.js";
+import {
+  executionListQuerySchema,
+  executionListSchema,
+  executionRecordSchema,
+  executionResultSchema,
+  proposalExecutionRequestSchema,
+  proposalFillSchema,
+  realizedLedgerSchema,
+  realizedQuerySchema,
+  realizedRowSchema,
+  realizedTotalsSchema,
+  tradeImportQuerySchema,
+  tradeSchema,
+  tradesRequestSchema,
+} from "./ledger-executions.js";
 import { lotImportQuerySchema, lotImportResultSchema, lotImportTickerSchema } from "./lot-import.js";
 import {
   accountOptimizationSchema,
@@ -282,6 +297,20 @@ export const CONTRACT_SCHEMAS = {
   IndustrySearchResponse: industrySearchResponseSchema,
   UniversePreset: universePresetSchema,
   UniversePresetsResponse: universePresetsResponseSchema,
+  // Account ledger (extensions)
+  ProposalFill: proposalFillSchema,
+  ProposalExecutionRequest: proposalExecutionRequestSchema,
+  Trade: tradeSchema,
+  TradesRequest: tradesRequestSchema,
+  TradeImportQuery: tradeImportQuerySchema,
+  RealizedRow: realizedRowSchema,
+  RealizedTotals: realizedTotalsSchema,
+  ExecutionResult: executionResultSchema,
+  ExecutionRecord: executionRecordSchema,
+  ExecutionListQuery: executionListQuerySchema,
+  ExecutionList: executionListSchema,
+  RealizedQuery: realizedQuerySchema,
+  RealizedLedger: realizedLedgerSchema,
   // Shared
   JsonValue: jsonValueSchema,
   // Errors

@@ -385,6 +385,7 @@ export function toWire(
           quantity: orderDecimal(l.quantity, 10, 10, i, "quantity", j),
           trade_date: l.tradeDate,
           gain: orderDecimal(l.gainUsd, 30, 10, i, "gain", j),
+          lot_id: l.lotId,
         })) ?? null,
       fx_cost_breakdown: fx,
     };
