@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeHandMarket } from "../../test/helpers/hand-market.js";
+import { main } from "../cli/main.js";
+import { memoryOutput } from "../cli/output.js";
 import { ConflictError, ValidationError } from "../core/errors.js";
 import {
   applyExecutions,
@@ -11,6 +13,7 @@ import {
   type LedgerBook,
 } from "../core/ledger/index.js";
 import { TaxDecimal } from "../core/tax/index.js";
+import { createApp, serve } from "../server/index.js";
 import {
   entryFromRecord,
   openSqliteStore,
@@ -33,12 +36,15 @@ const file = join(dir, "ledger.db");
 let store: SqliteStore;
 let ctx: ServiceContext;
 let org: string;
+let key: string;
 
 beforeAll(async () => {
   store = openSqliteStore(file);
   writeHandMarket(store.engine);
   ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
-  org = (await createOrganization(ctx, "Ledger test")).organization.uuid;
+  const made = await createOrganization(ctx, "Ledger test");
+  org = made.organization.uuid;
+  key = made.apiKey.key;
 });
 afterAll(async () => {
   await store.close();
@@ -469,5 +475,150 @@ describe("the realized-gains ledger", () => {
     // The 8949 lines are rounded to cents: their sum is the exact total rounded (within one cent per line).
     expect(linesSum.minus(exact).abs().lte("0.015")).toBe(true);
     expect((await accountRealized(ctx, org, client, account, { year: 2024 })).rows).toEqual([]);
+  });
+});
+
+describe("HTTP and the CLI", () => {
+  const cli = async (args: string[], json = true) => {
+    const out = memoryOutput(json);
+    const code = await main(["node", "lotwise", ...args], { output: () => out });
+    return { code, stdout: out.stdout.join("\n"), stderr: out.stderr.join("\n") };
+  };
+
+  it("records, lists and reports the same locally, over HTTP and with --url; refuses bad fills (400) and re-application (409)", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "20", cost_basis: "90", trade_date: "2024-01-02" },
+    ]);
+    const csv = join(dir, "confirms.csv");
+    writeFileSync(
+      csv,
+      [
+        "Conf #,Side,Symbol,Date,Shares,Price,Fees",
+        "c1,SELL,AAA,2025-06-02,5,100,1",
+        "c2,BUY,BBB,2025-06-03,10,50,0",
+      ].join("\n"),
+    );
+    const local = ["--store", file, "--org", org];
+    const imported = await cli([
+      "trades",
+      "import",
+      csv,
+      "--account",
+      account,
+      "--map",
+      "execution_id=Conf #",
+      ...local,
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout).execution_ids).toEqual(["c1", "c2"]);
+
+    const app = createApp({ ctx });
+    const base = `/api/v1/custom/org/${org}/clients/${client}/accounts/${account}`;
+    const headers = { "X-Api-Key": key, "Content-Type": "application/json" };
+    const posted = await app.request(`${base}/executions/`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        trades: [
+          {
+            execution_id: "h1",
+            side: "sell",
+            ticker: "AAA:XNYS",
+            trade_date: "2025-06-04",
+            quantity: "5",
+            price: "104",
+          },
+        ],
+      }),
+    });
+    expect(posted.status).toBe(200);
+    expect(((await posted.json()) as { realized: { gain: string }[] }).realized[0]!.gain).toBe("70"); // 5 x (104 - 90)
+    const again = await app.request(`${base}/executions/`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        trades: [
+          {
+            execution_id: "h1",
+            side: "sell",
+            ticker: "AAA:XNYS",
+            trade_date: "2025-06-04",
+            quantity: "5",
+            price: "104",
+          },
+        ],
+      }),
+    });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe(
+      "execution_already_applied",
+    );
+
+    const p = await createProposal(ctx, org, client, account, {
+      optimized_weights: [{ ticker: "AAA:XNYS", weight: "0.01" }],
+    } as never);
+    const badFill = await app.request(`${base}/proposals/${p.proposal_uuid}/execution/`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ fills: [{ order: 0, quantity: "1", price: "0" }] }),
+    });
+    expect(badFill.status).toBe(400);
+    const envelope = (await badFill.json()) as { error: { details: { path?: string; field?: string }[] } };
+    expect(JSON.stringify(envelope.error.details)).toContain("fills[0].price");
+
+    const realized = await app.request(`${base}/realized/?year=2025`, { headers: { "X-Api-Key": key } });
+    expect(realized.status).toBe(200);
+    expect(await realized.json()).toEqual(await accountRealized(ctx, org, client, account, { year: 2025 }));
+    const household = await app.request(`/api/v1/custom/org/${org}/clients/${client}/realized/?year=2025`, {
+      headers: { "X-Api-Key": key },
+    });
+    expect(((await household.json()) as { totals: { net: string } }).totals.net).toBe("119"); // c1: 5 x (100 - 90) - 1 fee = 49; h1: 70
+
+    const handle = await serve({ ctx, port: 0, log: () => {} });
+    try {
+      const remote = ["--url", handle.url, "--api-key", key];
+      for (const args of [
+        ["ledger", "show", "--account", account, "--year", "2025", "--json"],
+        ["ledger", "show", "--client", client, "--year", "2025", "--json"],
+        ["trades", "list", "--account", account, "--json"],
+        ["ledger", "show", "--account", account, "--year", "2025"],
+      ]) {
+        const l = await cli([...args, ...local], args.includes("--json"));
+        const r = await cli([...args, ...remote], args.includes("--json"));
+        expect(l.code, l.stderr).toBe(0);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toBe(l.stdout);
+      }
+      const second = join(dir, "confirms-2.csv");
+      writeFileSync(
+        second,
+        ["id,side,symbol,trade_date,quantity,price", "r1,buy,CCC,2025-06-05,4,25"].join("\n"),
+      );
+      const up = await cli(["trades", "import", second, "--account", account, ...remote]);
+      expect(up.code, up.stderr).toBe(0);
+      expect(JSON.parse(up.stdout).execution_ids).toEqual(["r1"]);
+    } finally {
+      await handle.close();
+    }
+
+    const out = join(dir, "8949.csv");
+    const exported = await cli([
+      "ledger",
+      "export",
+      "--account",
+      account,
+      "--year",
+      "2025",
+      "--out",
+      out,
+      ...local,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(
+      (await accountRealized(ctx, org, client, account, { year: 2025 })).form_8949_csv,
+    );
+    const shown = await cli(["ledger", "show", "--account", account, "--year", "2025", ...local], false);
+    expect(shown.stdout).toContain("Schedule D");
   });
 });
