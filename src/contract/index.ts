@@ -228,6 +228,8 @@ export {
   optimizeRequestSchema,
   type RebalanceRequest,
   rebalanceRequestSchema,
+  type YearToDateRealized,
+  yearToDateRealizedSchema,
 } from "./optimization.js";
 export {
   type CustomizationConfigWrite,

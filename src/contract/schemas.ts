@@ -81,6 +81,7 @@ import {
   cashRequestSchema,
   optimizeRequestSchema,
   rebalanceRequestSchema,
+  yearToDateRealizedSchema,
 } from "./optimization.js";
 import {
   customizationConfigWriteSchema,
@@ -182,6 +183,7 @@ export const CONTRACT_SCHEMAS = {
   FxCostBreakdown: fxCostBreakdownSchema,
   // Optimizer (extensions)
   OptimizeRequest: optimizeRequestSchema,
+  YearToDateRealized: yearToDateRealizedSchema,
   AccountOptimization: accountOptimizationSchema,
   AccountDrift: accountDriftSchema,
   AssetDrift: assetDriftSchema,

@@ -22,7 +22,7 @@ import type {
   TradesRequest,
 } from "../contract/index.js";
 import type { Currency } from "../core/data/types.js";
-import { addDays, yearOf } from "../core/dates.js";
+import { addDays } from "../core/dates.js";
 import { ConflictError, type FieldIssue, ValidationError } from "../core/errors.js";
 import {
   applyExecutions,
@@ -685,19 +685,4 @@ export async function clientRealized(
   await ctx.store.clients.require(org, clientUuid);
   const rows = await realizedRowsOf(ctx.store, { clientUuid }, query.year);
   return ledgerOf(rows, query.year, query, "client", clientUuid, null);
-}
-
-/** The year-to-date realized totals of an account on `asOf` (its tax year up to and including that date). */
-export async function realizedYearToDate(
-  store: LotwiseStore,
-  accountUuid: string,
-  asOf: string,
-): Promise<{ year: number; shortTermNet: Decimal; longTermNet: Decimal; net: Decimal }> {
-  const year = yearOf(asOf);
-  const records = await store.ledger.realized(
-    { accountUuid },
-    { from: `${asOf.slice(0, 4)}-01-01`, to: asOf },
-  );
-  const t = yearTotals(realizedRows(records.map(entryFromRecord)), year);
-  return { year, shortTermNet: t.shortTerm.net, longTermNet: t.longTerm.net, net: t.net };
 }
