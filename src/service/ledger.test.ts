@@ -227,6 +227,126 @@ describe("a stored proposal applied as executed", () => {
   });
 });
 
+describe("a month of trading", () => {
+  it("two executed proposals and a trade file in between end with the book the core gives for the same executions", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "60", cost_basis: "105", trade_date: "2025-05-01" },
+      { theme_asset_id: "BBB:XNYS", quantity: "50", cost_basis: "30", trade_date: "2023-03-01" },
+    ]);
+    let direct: LedgerBook = await bookOf(account);
+    const step = (executions: Execution[]) => {
+      direct = applyExecutions(direct, executions, { lotMethod: "TAX_OPTIMAL" }).book;
+    };
+    const coreOrders = (p: Awaited<ReturnType<typeof createProposal>>, closes: Record<string, string>) =>
+      p.orders.map((o) => ({
+        themeAssetId: o.ticker,
+        side: (o.amount.startsWith("-") ? "sell" : "buy") as "sell" | "buy",
+        category: "long" as const,
+        quantity:
+          o.type === "notional"
+            ? new TaxDecimal(o.amount).abs().div(closes[o.ticker]!)
+            : o.amount.replace(/^-/, ""),
+        taxLots: o.tax_lots?.map((l) => ({ lotId: l.lot_id!, quantity: l.quantity })) ?? null,
+      }));
+
+    // 2025-06-02: rebalance toward CCC (AAA 100, BBB 50, CCC 20).
+    const june2 = { "AAA:XNYS": "100", "BBB:XNYS": "50", "CCC:XNYS": "20" };
+    const p1 = await createProposal(
+      ctx,
+      org,
+      client,
+      account,
+      {
+        optimized_weights: [
+          { ticker: "AAA:XNYS", weight: "0.3" },
+          { ticker: "CCC:XNYS", weight: "0.4" },
+        ],
+      } as never,
+      { asOf: "2025-06-02" },
+    );
+    await executeProposal(ctx, org, client, account, p1.proposal_uuid);
+    step(
+      executionsFromProposal({
+        proposalId: p1.proposal_uuid,
+        orders: coreOrders(p1, june2),
+        tradeDate: "2025-06-02",
+        prices: june2,
+      }),
+    );
+
+    // Trades in between from the broker's file (a loss sale of AAA re-bought within the window: a wash sale).
+    const csv = [
+      "Trade ID,Action,Symbol,Trade Date,Quantity,Price,Commission",
+      "m1,SELL,AAA,2025-06-10,10,92,1",
+      "m2,BUY,BBB,2025-06-12,8,45,0",
+      "m3,BUY,AAA,2025-06-20,4,97,0.5",
+    ].join("\n");
+    await importTrades(ctx, org, account, csv, { file_name: "mid-june.csv" });
+    step(
+      (
+        [
+          ["m1", "sell", "AAA:XNYS", "2025-06-10", "10", "92", "1"],
+          ["m2", "buy", "BBB:XNYS", "2025-06-12", "8", "45", "0"],
+          ["m3", "buy", "AAA:XNYS", "2025-06-20", "4", "97", "0.5"],
+        ] as const
+      ).map(([id, kind, asset, date, q, p, f]) => ({
+        id,
+        kind,
+        themeAssetId: asset,
+        tradeDate: date,
+        quantity: q,
+        price: p,
+        fees: f,
+        currency: "USD" as const,
+        ...(kind === "buy" ? { lotId: `${account}:${id}` } : {}),
+      })),
+    );
+
+    // 2025-06-30: back toward AAA (AAA 110, BBB 40, CCC 25).
+    const june30 = { "AAA:XNYS": "110", "BBB:XNYS": "40", "CCC:XNYS": "25" };
+    const p2 = await createProposal(
+      ctx,
+      org,
+      client,
+      account,
+      {
+        optimized_weights: [
+          { ticker: "AAA:XNYS", weight: "0.6" },
+          { ticker: "CCC:XNYS", weight: "0.2" },
+        ],
+      } as never,
+      { asOf: "2025-06-30" },
+    );
+    await executeProposal(ctx, org, client, account, p2.proposal_uuid);
+    step(
+      executionsFromProposal({
+        proposalId: p2.proposal_uuid,
+        orders: coreOrders(p2, june30),
+        tradeDate: "2025-06-30",
+        prices: june30,
+      }),
+    );
+
+    const after = await bookOf(account);
+    expect(plainLots(after.lots)).toEqual(plainLots(direct.lots));
+    expect(after.cashUsd.toFixed()).toBe(direct.cashUsd.toFixed());
+    const realized = (await accountRealized(ctx, org, client, account, { year: 2025 })).rows;
+    const directRows = (direct.realized ?? [])
+      .map((e) => [e.id, e.record.recognizedGainUsd.toFixed()])
+      .sort();
+    expect(realized.map((r) => [r.entry_id, r.gain]).sort()).toEqual(directRows);
+    expect(realized.some((r) => r.adjustment_code === "W")).toBe(true);
+    expect((await listExecutions(ctx, org, client, account)).executions.map((e) => e.source)).toEqual([
+      ...p1.orders.map(() => "proposal"),
+      "trade_file",
+      "trade_file",
+      "trade_file",
+      ...p2.orders.map(() => "proposal"),
+    ]);
+  });
+});
+
 describe("trades", () => {
   const CSV = [
     "Trade ID,Action,Symbol,Trade Date,Quantity,Price,Commission",
@@ -329,6 +449,7 @@ describe("trades", () => {
     const account = await newAccount(client, [
       { theme_asset_id: "AAA:XNYS", quantity: "10", cost_basis: "100", trade_date: "2025-01-02" },
     ]);
+    const lotId = (await store.accounts.lots(account))[0]!.uuid;
     const snap = await snapshot([account]);
     const err = await caught(
       recordTrades(ctx, org, client, account, {
@@ -350,11 +471,32 @@ describe("trades", () => {
             price: "90",
             lots: [{ lot_id: "nope", quantity: "5" }],
           },
+          {
+            execution_id: "early",
+            side: "sell",
+            ticker: "AAA",
+            trade_date: "2024-12-31",
+            quantity: "2",
+            price: "90",
+            lots: [{ lot_id: lotId, quantity: "2" }],
+          },
+          {
+            execution_id: "over",
+            side: "sell",
+            ticker: "AAA",
+            trade_date: "2025-06-04",
+            quantity: "11",
+            price: "90",
+          },
         ],
       }),
     );
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues[0]!.path).toMatch(/^trades\[1\]\.lots/);
+    const paths = (err as ValidationError).issues.map((i) => i.path);
+    expect(paths).toContain("trades[1].lots[0].lot_id"); // unknown lot
+    expect(paths).toContain("trades[2].trade_date"); // sold before the lot was bought
+    expect(paths.some((p) => p.startsWith("trades[3]"))).toBe(true); // oversell
+    expect((err as ValidationError).message).toContain("nothing was applied");
     expect(await snapshot([account])).toBe(snap);
   });
 });
