@@ -62,6 +62,7 @@ import {
 } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
 import { accountLots } from "./proposals.js";
+import { resolveTickersAtOnce } from "./tickers.js";
 
 /** Calendar days around a batch read for wash sales (the rule's 30 days, with a day of margin). */
 const WASH_WINDOW_DAYS = 31;
@@ -522,7 +523,6 @@ export async function recordTrades(
   body: TradesRequest,
 ): Promise<ExecutionResult> {
   const account = await ctx.store.accounts.require(org, clientUuid, accountUuid);
-  const { resolveTickersAtOnce } = await import("./tickers.js");
   const resolved = await resolveTickersAtOnce(
     ctx.store,
     body.trades.map((t) => t.ticker),
