@@ -64,7 +64,8 @@ describe("CLI start-up", () => {
     expect(name(["--version"])).toBeUndefined();
     expect(name(["--help"])).toBeUndefined();
     expect(name(["clinets"])).toBeUndefined();
-    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(19);
+    expect(name(["ledger", "show", "--year", "2025"])).toBe("trades");
+    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(21);
   });
 
   it("loads no command module, zod, SQLite driver or service for --version and --help", async () => {

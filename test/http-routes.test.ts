@@ -23,6 +23,8 @@ import {
   clientSchema,
   corporateActionApplyResultSchema,
   corporateActionListSchema,
+  executionListSchema,
+  executionResultSchema,
   harvestScanSchema,
   holdingsAsOfSchema,
   industrySearchResponseSchema,
@@ -31,6 +33,7 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   proposalResponseSchema,
+  realizedLedgerSchema,
   rebalanceRunListSchema,
   rebalanceRunSchema,
   riskModelListSchema,
@@ -790,6 +793,93 @@ describe("success shapes of every route", () => {
     expect(envelope(again).code).toBe("backtest_finished");
   });
 
+  it("account ledger: executes a proposal, records and imports trades, lists them, realized ledger of account and client", async () => {
+    const client = shape(await send(app, "POST", `${org}/clients/`, { key, json: {} }), 201, clientSchema);
+    const [x, y] = [t.usTickers[0]!, t.usTickers[1]!];
+    const account = shape(
+      await send(app, "POST", `${org}/clients/${client.uuid}/accounts/`, {
+        key,
+        json: {
+          cash_value_usd: "100000",
+          holdings: {
+            tax_lots: [{ theme_asset_id: x, quantity: "100", cost_basis: "10", trade_date: "2024-01-02" }],
+          },
+        },
+      }),
+      201,
+      accountSchema,
+    );
+    const base = `${org}/clients/${client.uuid}/accounts/${account.uuid}`;
+    const proposal = shape(
+      await send(app, "POST", `${base}/proposal/`, {
+        key,
+        json: { optimized_weights: [{ ticker: y, weight: "0.5" }] },
+      }),
+      200,
+      proposalResponseSchema,
+    );
+    const sell = proposal.orders.find((o) => o.ticker === x)!;
+    const lotUuid = (await t.store.accounts.lots(account.uuid))[0]!.uuid;
+    expect(sell.tax_lots![0]!.lot_id).toBe(lotUuid);
+    const executed = shape(
+      await send(app, "POST", `${base}/proposals/${proposal.proposal_uuid}/execution/`, { key, json: {} }),
+      200,
+      executionResultSchema,
+    );
+    expect(executed.execution_ids).toEqual(proposal.orders.map((_, i) => `${proposal.proposal_uuid}:${i}:1`));
+    expect(executed.realized.map((r) => r.lot_id)).toEqual([lotUuid]);
+    const recorded = shape(
+      await send(app, "POST", `${base}/executions/`, {
+        key,
+        json: {
+          trades: [
+            {
+              execution_id: "api-1",
+              side: "buy",
+              ticker: x,
+              trade_date: "2025-06-30",
+              quantity: "2",
+              price: "5",
+            },
+          ],
+        },
+      }),
+      200,
+      executionResultSchema,
+    );
+    expect(recorded.cash_delta_usd).toBe("-10");
+    const imported = shape(
+      await send(app, "POST", `${org}/accounts/${account.uuid}/executions/import/`, {
+        key,
+        raw: `Trade ID,Side,Symbol,Trade Date,Quantity,Price\nf-1,SELL,${x},2025-06-30,2,6\n`,
+        headers: { "Content-Type": "text/csv" },
+      }),
+      200,
+      executionResultSchema,
+    );
+    expect(imported.realized.map((r) => [r.quantity, r.gain])).toEqual([["2", "2"]]);
+    const list = shape(await send(app, "GET", `${base}/executions/`, { key }), 200, executionListSchema);
+    expect(list.executions.map((e) => e.source)).toEqual([
+      ...proposal.orders.map(() => "proposal"),
+      "api",
+      "trade_file",
+    ]);
+    const ledger = shape(
+      await send(app, "GET", `${base}/realized/?year=2025`, { key }),
+      200,
+      realizedLedgerSchema,
+    );
+    expect(ledger.rows).toHaveLength(2);
+    const household = shape(
+      await send(app, "GET", `${org}/clients/${client.uuid}/realized/?year=2025`, { key }),
+      200,
+      realizedLedgerSchema,
+    );
+    expect(household.totals).toEqual(ledger.totals);
+    const bad = await send(app, "GET", `${base}/realized/?year=nope`, { key });
+    expect(bad.status).toBe(400);
+  });
+
   it("covers every operation route of the table in this file", () => {
     // Guards against a route added to the table without a success test here.
     expect(API_ROUTES.map((r) => r.operationId).sort()).toEqual(
@@ -848,6 +938,12 @@ describe("success shapes of every route", () => {
         "listCorporateActions",
         "applyCorporateActions",
         "getAccountHoldings",
+        "executeProposal",
+        "recordTrades",
+        "listExecutions",
+        "importTrades",
+        "accountRealized",
+        "clientRealized",
       ].sort(),
     );
   });

@@ -164,6 +164,16 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     ],
     load: async () => (await import("./commands/backtest.js")).registerBacktest,
   },
+  {
+    commands: [
+      cmd(
+        "trades",
+        "Executions of an account: a stored proposal applied as executed, a broker trade-confirmation CSV, the list.",
+      ),
+      cmd("ledger", "Realized gains of an account or a client: rows, year totals, Form 8949 and Schedule D."),
+    ],
+    load: async () => (await import("./commands/ledger.js")).registerLedger,
+  },
 ];
 
 /** Global options that take a value (the word after them is not a command name). */

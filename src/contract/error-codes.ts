@@ -54,6 +54,10 @@ export const ERROR_CODES = {
     status: 400,
     when: "a corporate-actions CSV with a bad row, header or unknown listing; `details` name the line and column",
   },
+  invalid_trades_file: {
+    status: 400,
+    when: "a trade-confirmation CSV with a bad row or header; `details` name the line and column, nothing is applied",
+  },
   unauthorized: { status: 401, when: "missing, malformed, unknown or revoked API key" },
   not_found: {
     status: 404,
@@ -99,6 +103,10 @@ export const ERROR_CODES = {
   action_already_applied: {
     status: 409,
     when: "a corporate action was applied to the account by a concurrent request; nothing of the batch was written",
+  },
+  execution_already_applied: {
+    status: 409,
+    when: "an execution id (a trade's, or a proposal's order) already applied to the account; nothing of the batch is applied",
   },
   payload_too_large: {
     status: 413,

@@ -158,6 +158,38 @@ const lotToSellSchema = z.strictObject({
   ),
 });
 
+/** The tax year so far (extension): the ledger's realized gains before the trade and after it, the budget left. */
+export const yearToDateRealizedSchema = named(
+  z.strictObject({
+    year: z.int(),
+    through: describe(isoDate(), "realized rows sold on or before this date count"),
+    realized_before_usd: describe(
+      z.string(),
+      "net gain the ledger realized in the year before the trade, USD",
+    ),
+    short_term_before_usd: z.string(),
+    long_term_before_usd: z.string(),
+    tax_before_usd: describe(
+      num(),
+      "tax of those gains at the configured rates (net per term, may be negative)",
+    ),
+    realized_after_usd: describe(num(), "realized_before_usd + the gains this trade realizes"),
+    tax_budget_usd: describe(num().nullable(), "the configuration's tax_budget_usd"),
+    tax_budget_remaining_usd: describe(
+      num().nullable(),
+      "what the optimizer was given: budget - tax_before_usd, at least 0",
+    ),
+    tax_gain_target: describe(num().nullable(), "the configuration's tax_gain_target"),
+    tax_gain_target_remaining: describe(
+      num().nullable(),
+      "what the optimizer aimed for: target - realized_before_usd",
+    ),
+  }),
+  "YearToDateRealized",
+  "Gains realized this tax year (from the account ledger) before and after the trade, and the tax budget left.",
+);
+export type YearToDateRealized = z.infer<typeof yearToDateRealizedSchema>;
+
 /** The optimizer's answer for an account (extension). */
 export const accountOptimizationSchema = named(
   z.strictObject({
@@ -208,6 +240,7 @@ export const accountOptimizationSchema = named(
     realized_short_term_usd: num(),
     realized_long_term_usd: num(),
     capital_gains_reduction_usd: num(),
+    year_to_date_realized: yearToDateRealizedSchema.optional(),
     harvested_losses_usd: describe(num(), "losses realized (positive magnitude)"),
     transaction_cost_usd: num(),
     market_impact_usd: num(),

@@ -72,6 +72,10 @@ export const proposalTaxLotSchema = named(
     quantity: describe(decimalString(10, 10), "shares sold from this lot"),
     trade_date: describe(isoDate(), "acquisition date of the lot"),
     gain: describe(decimalString(30, 10), "realized gain of this sale (negative = loss)"),
+    lot_id: describe(
+      z.string(),
+      "extension: id of the lot (the account's tax lot uuid); executing the proposal relieves exactly it",
+    ).optional(),
   }),
   "ProposalTaxLot",
   "A tax lot consumed by a sell order.",
@@ -184,6 +188,14 @@ export const proposalResponseSchema = named(
     ).optional(),
     investable_usd: describe(decimalString(12, 8), "extension: NAV minus the cash buffers").optional(),
     realized: proposalRealizedSchema.optional(),
+    year_to_date_realized: describe(
+      z.strictObject({
+        year: z.int(),
+        realized_before_usd: decimalString(30, 10),
+        realized_after_usd: decimalString(30, 10),
+      }),
+      "extension: net gain the account's ledger realized in the as-of year (sold on or before as_of_date) before this proposal, and after it (+ short_term_usd + long_term_usd of `realized`)",
+    ).optional(),
     fx_fees_usd: describe(decimalString(10, 10), "extension: FX fees of all orders").optional(),
     dropped_orders: describe(z.array(droppedOrderSchema), "extension: orders not placed and why").optional(),
     warnings: describe(

@@ -73,6 +73,21 @@ import {
   harvestScanSchema,
   harvestSubstituteSchema,
 } from "./harvest.js";
+import {
+  executionListQuerySchema,
+  executionListSchema,
+  executionRecordSchema,
+  executionResultSchema,
+  proposalExecutionRequestSchema,
+  proposalFillSchema,
+  realizedLedgerSchema,
+  realizedQuerySchema,
+  realizedRowSchema,
+  realizedTotalsSchema,
+  tradeImportQuerySchema,
+  tradeSchema,
+  tradesRequestSchema,
+} from "./ledger-executions.js";
 import { lotImportQuerySchema, lotImportResultSchema, lotImportTickerSchema } from "./lot-import.js";
 import {
   accountOptimizationSchema,
@@ -81,6 +96,7 @@ import {
   cashRequestSchema,
   optimizeRequestSchema,
   rebalanceRequestSchema,
+  yearToDateRealizedSchema,
 } from "./optimization.js";
 import {
   customizationConfigWriteSchema,
@@ -182,6 +198,7 @@ export const CONTRACT_SCHEMAS = {
   FxCostBreakdown: fxCostBreakdownSchema,
   // Optimizer (extensions)
   OptimizeRequest: optimizeRequestSchema,
+  YearToDateRealized: yearToDateRealizedSchema,
   AccountOptimization: accountOptimizationSchema,
   AccountDrift: accountDriftSchema,
   AssetDrift: assetDriftSchema,
@@ -311,6 +328,20 @@ export const CONTRACT_SCHEMAS = {
   HistoryLot: historyLotSchema,
   ShortLotRead: shortLotReadSchema,
   HoldingsAsOf: holdingsAsOfSchema,
+  // Account ledger (extensions)
+  ProposalFill: proposalFillSchema,
+  ProposalExecutionRequest: proposalExecutionRequestSchema,
+  Trade: tradeSchema,
+  TradesRequest: tradesRequestSchema,
+  TradeImportQuery: tradeImportQuerySchema,
+  RealizedRow: realizedRowSchema,
+  RealizedTotals: realizedTotalsSchema,
+  ExecutionResult: executionResultSchema,
+  ExecutionRecord: executionRecordSchema,
+  ExecutionListQuery: executionListQuerySchema,
+  ExecutionList: executionListSchema,
+  RealizedQuery: realizedQuerySchema,
+  RealizedLedger: realizedLedgerSchema,
   // Shared
   JsonValue: jsonValueSchema,
   // Errors

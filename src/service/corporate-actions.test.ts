@@ -160,9 +160,7 @@ describe("corporate actions (service)", () => {
     ]);
     // Rows that parse but name an unknown listing are refused after resolution, naming the row too.
     const unknown = `${HEADER}\nA5,symbol_change,NOPE,2025-06-02,,,SGR,,,,,,\n`;
-    const e2 = (await importCorporateActions(ctx, unknown).catch(
-      (e: unknown) => e,
-    )) as ValidationError;
+    const e2 = (await importCorporateActions(ctx, unknown).catch((e: unknown) => e)) as ValidationError;
     expect(e2.issues).toEqual([
       { path: 'actions.csv: line 2, column "listing"', message: "unknown ticker NOPE" },
     ]);

@@ -33,6 +33,9 @@ import {
   corporateActionListSchema,
   driftQuerySchema,
   evaluationQuerySchema,
+  executionListQuerySchema,
+  executionListSchema,
+  executionResultSchema,
   harvestQuerySchema,
   harvestScanSchema,
   holdingsAsOfQuerySchema,
@@ -46,8 +49,11 @@ import {
   portfolioConfigListSchema,
   portfolioConfigReadSchema,
   portfolioConfigWriteSchema,
+  proposalExecutionRequestSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  realizedLedgerSchema,
+  realizedQuerySchema,
   rebalanceRequestSchema,
   rebalanceRunListQuerySchema,
   rebalanceRunListSchema,
@@ -71,6 +77,8 @@ import {
   themeSchema,
   tickerResolveRequestSchema,
   tickerResolveResponseSchema,
+  tradeImportQuerySchema,
+  tradesRequestSchema,
   universePresetsResponseSchema,
   whoAmISchema,
 } from "../contract/index.js";
@@ -89,14 +97,13 @@ import {
   updateClient,
 } from "./clients.js";
 import { marketAsOf } from "./context.js";
-import {
-  applyStoredCorporateActions,
-  listCorporateActions,
-} from "./corporate-actions.js";
+import { applyStoredCorporateActions, listCorporateActions } from "./corporate-actions.js";
 import { accountDrift } from "./drift.js";
 import { evaluateAccountRules } from "./evaluation.js";
 import { harvestScan } from "./harvest.js";
 import { accountHoldingsAsOf } from "./holdings-history.js";
+import { accountRealized, clientRealized, executeProposal, listExecutions, recordTrades } from "./ledger.js";
+import { importTrades } from "./ledger-trades-csv.js";
 import { importLots } from "./lots-import.js";
 import { type AnyOperation, defineOperation, JsonText } from "./operation.js";
 import { optimizeAccount, rebalanceAccount } from "./optimize.js";
@@ -982,6 +989,99 @@ export const OPERATIONS = {
       await ctx.store.accounts.require(org, params.client_uuid, params.account_uuid);
       return accountHoldingsAsOf(ctx, org, params.account_uuid, query.as_of);
     },
+  }),
+  // Account ledger (extensions; service/ledger.ts, docs/ledger.md)
+  executeProposal: defineOperation({
+    method: "POST",
+    path: `${ACCOUNT}/proposals/{proposal_uuid}/execution/`,
+    tag: TAGS.ledger,
+    summary: "Apply a stored proposal as executed",
+    description:
+      "Extension. Records the proposal's orders as executed, in ONE transaction: without `fills`, every order in full at the closes of the proposal's as_of_date; with `fills` (order index, quantity, price, optional fees, fx_rate, trade_date), only the fills (partial fills allowed). Sells relieve exactly the lots the proposal named (`tax_lots[].lot_id`); buys open lots; cash moves by proceeds, cost and fees; wash sales apply across the client's accounts. Execution ids are `{proposal_uuid}:{order}:{fill}`, so applying a proposal twice is refused (execution_already_applied, 409). A fill for an order not in the proposal, a quantity above the order or a price <= 0 is a validation_error naming `fills[i].field`; nothing is applied.",
+    body: { schema: proposalExecutionRequestSchema },
+    response: { status: 200, schema: executionResultSchema, description: "What was applied." },
+    errors: [
+      "client_not_found",
+      "account_not_found",
+      "proposal_not_found",
+      "execution_already_applied",
+      "missing_price",
+    ],
+    run: ({ ctx, org, params, body }) =>
+      executeProposal(ctx, org, params.client_uuid, params.account_uuid, params.proposal_uuid, body),
+  }),
+  recordTrades: defineOperation({
+    method: "POST",
+    path: `${ACCOUNT}/executions/`,
+    tag: TAGS.ledger,
+    summary: "Record trades",
+    description:
+      "Extension. A batch of buys, sells, short sales and covers with the caller's execution ids, applied whole or not at all (one transaction). Sells relieve the lots they name, else the account's lot method (`metadata.lot_method`, default TAX_OPTIMAL) picks them. Errors: validation_error naming `trades[i].field` (oversell, unknown lot, trade date before the lot's, price <= 0...), invalid_tickers, execution_already_applied (409) when an id was already applied.",
+    body: { schema: tradesRequestSchema },
+    response: { status: 200, schema: executionResultSchema, description: "What was applied." },
+    errors: ["client_not_found", "account_not_found", "invalid_tickers", "execution_already_applied"],
+    run: ({ ctx, org, params, body }) =>
+      recordTrades(ctx, org, params.client_uuid, params.account_uuid, body),
+  }),
+  listExecutions: defineOperation({
+    method: "GET",
+    path: `${ACCOUNT}/executions/`,
+    tag: TAGS.ledger,
+    summary: "List an account's executions",
+    description:
+      "Extension. The executions applied to the account (from proposals, trade files and the API), by trade date then in the order applied; `from` / `to` bound the trade dates.",
+    query: executionListQuerySchema,
+    cache: true,
+    response: { status: 200, schema: executionListSchema, description: "The executions." },
+    errors: ["client_not_found", "account_not_found"],
+    run: ({ ctx, org, params, query }) =>
+      listExecutions(ctx, org, params.client_uuid, params.account_uuid, query),
+  }),
+  importTrades: defineOperation({
+    method: "POST",
+    path: `${ORG_PREFIX}/accounts/{account_uuid}/executions/import/`,
+    tag: TAGS.ledger,
+    summary: "Record trades from a trade-confirmation CSV",
+    description:
+      "Extension. A broker trade-confirmation CSV (columns recognized by name or mapped with map_FIELD=HEADER: execution_id, side, symbol, trade_date, quantity, price, fees, currency, fx_rate, mic, lot_id) recorded as ONE batch in one transaction: every problem names the line and column (invalid_trades_file), and a file with any bad row, unknown symbol or refused trade applies nothing.",
+    query: tradeImportQuerySchema,
+    upload: {
+      maxBytes: LOTS_CSV_MAX_BODY_BYTES,
+      multipartMaxBytes: LOTS_CSV_MULTIPART_MAX_BODY_BYTES,
+      description: "The trade-confirmation CSV (UTF-8).",
+      contentType: "text/csv; charset=utf-8",
+      clientTimeoutMs: LOTS_UPLOAD_TIMEOUT_MS,
+    },
+    response: { status: 200, schema: executionResultSchema, description: "What was applied." },
+    errors: ["account_not_found", "invalid_trades_file", "execution_already_applied"],
+    run: ({ ctx, org, params, query, upload }) => importTrades(ctx, org, params.account_uuid, upload, query),
+  }),
+  accountRealized: defineOperation({
+    method: "GET",
+    path: `${ACCOUNT}/realized/`,
+    tag: TAGS.ledger,
+    summary: "Realized gains of an account for a tax year",
+    description:
+      "Extension. Every lot or lot part the account closed in the year (description, dates acquired and sold, proceeds, cost basis, wash-sale code W and amount, gain, term), the year's totals per term, the Schedule D lines and the Form 8949-style CSV (`reporting` picks the check boxes).",
+    query: realizedQuerySchema,
+    cache: true,
+    response: { status: 200, schema: realizedLedgerSchema, description: "The realized-gains ledger." },
+    errors: ["client_not_found", "account_not_found"],
+    run: ({ ctx, org, params, query }) =>
+      accountRealized(ctx, org, params.client_uuid, params.account_uuid, query),
+  }),
+  clientRealized: defineOperation({
+    method: "GET",
+    path: `${ORG_PREFIX}/clients/{client_uuid}/realized/`,
+    tag: TAGS.ledger,
+    summary: "Realized gains of a client (household) for a tax year",
+    description:
+      "Extension. The realized-gains ledger of every account of the client together: rows (each with its account), household totals, Schedule D and the Form 8949-style CSV.",
+    query: realizedQuerySchema,
+    cache: true,
+    response: { status: 200, schema: realizedLedgerSchema, description: "The realized-gains ledger." },
+    errors: ["client_not_found"],
+    run: ({ ctx, org, params, query }) => clientRealized(ctx, org, params.client_uuid, query),
   }),
 } satisfies Record<string, unknown>;
 

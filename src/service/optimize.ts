@@ -41,6 +41,7 @@ import {
 } from "./cash-request.js";
 import { findAccount } from "./clients.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
+import { type YearToDateTaxes, yearToDateTaxes, yearToDateWire } from "./ledger-ytd.js";
 import {
   accountOptimizerConfig,
   characteristicsRiskModel,
@@ -126,6 +127,8 @@ export interface PreparedOptimization {
   warnings: string[];
   /** Last closes on the as-of date of the candidates (the universe and what was left out of it). */
   closes: ProposalQuotes["closes"];
+  /** Gains the ledger realized this year before the optimization, and the budget left (docs/ledger.md). */
+  yearToDate: YearToDateTaxes;
 }
 
 async function resolveAccount(
@@ -173,13 +176,18 @@ export async function prepareAccountOptimization(
   // The account on the date (lots bought on or before it, split-adjusted back), valued at the closes.
   const held = await holdingsAt(ctx, account, asOf);
   const heldIds = new Set(held.lots.map((l) => l.themeAssetId));
-  const { read, config } = await accountOptimizerConfig(
+  const mapped = await accountOptimizerConfig(
     ctx,
     account,
     asOf,
     { nav: held.valueUsd.toNumber(), cash_usd: held.cashUsd.toNumber(), positions: heldIds.size },
     warnings,
   );
+  const read = mapped.read;
+  // Year-to-date taxes: the budget / gain target count what the ledger realized this year (service/ledger-ytd.ts).
+  const yearToDate = await yearToDateTaxes(ctx.store, account.uuid, asOf, mapped.config);
+  const config = yearToDate.config;
+  if (yearToDate.warning !== null) warnings.push(yearToDate.warning);
 
   // Target weights.
   const source = await benchmarkSource(ctx, account, read);
@@ -296,6 +304,7 @@ export async function prepareAccountOptimization(
     account,
     securities,
     closes,
+    yearToDate,
     benchmarkName,
     riskModelName,
     uploaded,
@@ -595,6 +604,7 @@ function toWire(p: PreparedOptimization, r: OptimizationResult): AccountOptimiza
     realized_short_term_usd: r.realizedShortTermUsd,
     realized_long_term_usd: r.realizedLongTermUsd,
     capital_gains_reduction_usd: r.capitalGainsReductionUsd,
+    year_to_date_realized: yearToDateWire(p.yearToDate, r.realizedShortTermUsd + r.realizedLongTermUsd),
     harvested_losses_usd: r.harvestedLossesUsd,
     transaction_cost_usd: r.transactionCostUsd,
     market_impact_usd: r.marketImpactUsd,

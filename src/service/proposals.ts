@@ -24,6 +24,7 @@ import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import { marketAsOf, nowIso, type ServiceContext, serviceLimit } from "./context.js";
 import { effectiveConfig } from "./effective-config.js";
 import { ledgerHoldingsAsOf } from "./holdings-history.js";
+import { realizedYearToDate } from "./ledger-ytd.js";
 import { lotRowToTaxLot } from "./lots.js";
 import { resolveTickersAtOnce } from "./tickers.js";
 
@@ -304,6 +305,22 @@ export async function createProposalJson(
       }),
     );
     const response = toWire(randomUUID(), result, asOf, created, eff.warnings);
+    const ytd = await realizedYearToDate(tx, account.uuid, asOf);
+    if (!ytd.net.isZero() || response.realized !== undefined) {
+      const trade = response.realized
+        ? new TaxDecimal(response.realized.short_term_usd).plus(response.realized.long_term_usd)
+        : new TaxDecimal(0);
+      response.year_to_date_realized = {
+        year: ytd.year,
+        realized_before_usd: formatDecimal(ytd.net, 30, 10, "year_to_date_realized.realized_before_usd"),
+        realized_after_usd: formatDecimal(
+          ytd.net.plus(trade),
+          30,
+          10,
+          "year_to_date_realized.realized_after_usd",
+        ),
+      };
+    }
     const json = JSON.stringify(response);
     await tx.proposals.insertSerialized(org, account.uuid, response.proposal_uuid, body, json);
     // Retention, in the same transaction as the write: the account keeps at most N proposals (and, when set, none
@@ -415,6 +432,7 @@ export function toWire(
           quantity: orderDecimal(l.quantity, 10, 10, i, "quantity", j),
           trade_date: l.tradeDate,
           gain: orderDecimal(l.gainUsd, 30, 10, i, "gain", j),
+          lot_id: l.lotId,
         })) ?? null,
       fx_cost_breakdown: fx,
     };

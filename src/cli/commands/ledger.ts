@@ -1,0 +1,354 @@
+/**
+ * @module cli/commands/ledger
+ * `lotwise trades apply-proposal|import|list` (executions into the account ledger) and `lotwise ledger show|export`
+ * (the realized-gains ledger, Form 8949-style) — through the Backend, so they work the same on a local store and
+ * with --url (docs/ledger.md, "Operations").
+ */
+import { open, readFile, writeFile } from "node:fs/promises";
+import { basename, resolve } from "node:path";
+import type { Command } from "commander";
+import { parse } from "csv-parse/sync";
+import type {
+  ExecutionResult,
+  ProposalExecutionRequest,
+  RealizedLedger,
+  RealizedQuery,
+  TradeImportQuery,
+} from "../../contract/index.js";
+import { BASIS_REPORTING, TRADE_CSV_FIELDS } from "../../contract/index.js";
+import { CURRENCIES } from "../../core/data/types.js";
+import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import type { CommandContext } from "../context.js";
+import { usageError } from "../errors.js";
+import { renderKeyValues, renderTable } from "../output.js";
+import { action, examples, type ProgramHooks } from "../program.js";
+import { money, quantity } from "../render.js";
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+/** Fills from a CSV: order, quantity, price, and optional fees, fx_rate, trade_date columns. */
+export async function readFillsFile(path: string): Promise<NonNullable<ProposalExecutionRequest["fills"]>> {
+  const text = await readFile(path, "utf8");
+  const rows = parse(text, {
+    columns: (h: string[]) => h.map((x) => x.trim().toLowerCase().replace(/\s+/g, "_")),
+    skip_empty_lines: true,
+    bom: true,
+    trim: true,
+  }) as Record<string, string>[];
+  const issues: FieldIssue[] = [];
+  const fills = rows.map((r, i) => {
+    const line = i + 2;
+    const order = Number(r.order ?? r.order_index ?? "");
+    if (!Number.isInteger(order) || order < 0)
+      issues.push({
+        path: `${path}: line ${line}, column order`,
+        message: `"${r.order ?? ""}" is not an order index`,
+      });
+    for (const f of ["quantity", "price"])
+      if (!r[f]) issues.push({ path: `${path}: line ${line}, column ${f}`, message: "is empty" });
+    return {
+      order,
+      quantity: r.quantity ?? "",
+      price: r.price ?? "",
+      ...(r.fees ? { fees: r.fees } : {}),
+      ...(r.fx_rate ? { fx_rate: r.fx_rate } : {}),
+      ...(r.trade_date ? { trade_date: r.trade_date } : {}),
+    };
+  });
+  if (issues.length > 0) throw new ValidationError(`${path}: ${issues.length} problem(s).`, issues);
+  return fills;
+}
+
+/** What an application wrote, for the terminal. */
+export function renderExecutionResult(r: ExecutionResult): string {
+  const head = renderKeyValues([
+    ["Account", r.account_uuid],
+    ["Executions applied", r.execution_ids.length],
+    ["Realized rows", r.realized.length],
+    ["Realized total (USD)", money(r.realized_total_usd)],
+    ["Wash-sale adjustments", r.wash_sales],
+    ["Other accounts updated", r.household_accounts_updated.join(", ") || "none"],
+    ["Cash change (USD)", money(r.cash_delta_usd)],
+    ["Cash (USD)", money(r.cash_value_usd)],
+    ["Lots", r.lots],
+    ["Short lots", r.short_lots],
+  ]);
+  return r.realized.length === 0 ? head : `${head}\n${realizedTable(r.realized, "Realized")}`;
+}
+
+function realizedTable(rows: RealizedLedger["rows"], title: string): string {
+  return renderTable(
+    rows,
+    [
+      { header: "Description", value: (x) => x.description },
+      { header: "Acquired", value: (x) => x.date_acquired },
+      { header: "Sold", value: (x) => x.date_sold },
+      { header: "Proceeds", value: (x) => money(x.proceeds), align: "right" },
+      { header: "Basis", value: (x) => money(x.cost_basis), align: "right" },
+      { header: "Code", value: (x) => x.adjustment_code },
+      { header: "Adj.", value: (x) => (x.adjustment_code ? money(x.adjustment) : ""), align: "right" },
+      { header: "Gain", value: (x) => money(x.gain), align: "right" },
+      { header: "Term", value: (x) => (x.term === "long_term" ? "long" : "short") },
+    ],
+    title,
+  );
+}
+
+/** The realized-gains ledger for the terminal: rows, totals per term, Schedule D. */
+export function renderRealizedLedger(l: RealizedLedger): string {
+  const t = l.totals;
+  const totals = renderTable(
+    [
+      ["Short-term", t.short_term],
+      ["Long-term", t.long_term],
+    ] as const,
+    [
+      { header: "", value: (x) => x[0] },
+      { header: "Rows", value: (x) => x[1].rows, align: "right" },
+      { header: "Proceeds", value: (x) => money(x[1].proceeds), align: "right" },
+      { header: "Basis", value: (x) => money(x[1].cost_basis), align: "right" },
+      { header: "Adjustments", value: (x) => money(x[1].adjustments), align: "right" },
+      { header: "Gains", value: (x) => money(x[1].gains), align: "right" },
+      { header: "Losses", value: (x) => money(x[1].losses), align: "right" },
+      { header: "Net", value: (x) => money(x[1].net), align: "right" },
+    ],
+    `Year ${l.year} totals (net ${money(t.net)}, wash-sale disallowed ${money(t.disallowed_loss)})`,
+  );
+  const sd = renderTable(
+    l.schedule_d.filter(
+      (x) => Number(x.proceeds) !== 0 || Number(x.cost_basis) !== 0 || ["7", "15", "16"].includes(x.line),
+    ),
+    [
+      { header: "Line", value: (x) => x.line },
+      { header: "", value: (x) => x.label },
+      { header: "Proceeds", value: (x) => money(x.proceeds), align: "right" },
+      { header: "Basis", value: (x) => money(x.cost_basis), align: "right" },
+      { header: "Adj.", value: (x) => money(x.adjustments), align: "right" },
+      { header: "Gain", value: (x) => money(x.gain), align: "right" },
+    ],
+    "Schedule D",
+  );
+  const who = l.scope === "client" ? `client ${l.client_uuid}` : `account ${l.account_uuid}`;
+  const rows =
+    l.rows.length === 0
+      ? `No realized gains in ${l.year} for ${who}.`
+      : realizedTable(l.rows, `Realized ${l.year}, ${who}`);
+  return `${rows}\n${totals}\n${sd}`;
+}
+
+function realizedQuery(opts: { year: string; reporting?: string }): RealizedQuery {
+  const year = Number(opts.year);
+  if (!Number.isInteger(year) || year < 1900 || year > 2999)
+    throw usageError(`--year must be a year such as 2025`, "year");
+  if (opts.reporting !== undefined && !(BASIS_REPORTING as readonly string[]).includes(opts.reporting))
+    throw usageError(`--reporting must be one of ${BASIS_REPORTING.join(", ")}`, "reporting");
+  return { year, ...(opts.reporting ? { reporting: opts.reporting as RealizedQuery["reporting"] } : {}) };
+}
+
+export function registerLedger(program: Command, hooks: ProgramHooks): void {
+  const trades = program
+    .command("trades")
+    .description(
+      "Executions of an account: a stored proposal applied as executed, a broker trade-confirmation CSV, the list.",
+    );
+  examples(
+    trades
+      .command("apply-proposal <proposal>")
+      .description(
+        "Apply a stored proposal as executed: every order at the proposal's prices (the closes of its as_of_date), or the fills of --fills FILE.csv (columns order, quantity, price, and optional fees, fx_rate, trade_date; partial fills allowed). Sells relieve exactly the lots the proposal named; wash sales apply across the client's accounts. Applying a proposal twice is refused. All or nothing.",
+      )
+      .requiredOption("--account <uuid>", "the account the proposal was made for")
+      .option("--fills <file>", "the broker's fills (CSV)")
+      .option("--trade-date <date>", "trade date (default: the proposal's as_of_date)")
+      .action(
+        action(
+          hooks,
+          async (ctx, uuid: string, opts: { account: string; fills?: string; tradeDate?: string }) => {
+            const body: ProposalExecutionRequest = {
+              ...(opts.tradeDate ? { trade_date: opts.tradeDate } : {}),
+              ...(opts.fills ? { fills: await readFillsFile(opts.fills) } : {}),
+            };
+            const backend = await ctx.backend();
+            const found = await backend.findAccount(opts.account);
+            const r = await backend.executeProposal(found.client_uuid, opts.account, uuid, body);
+            if (ctx.out.json) ctx.out.printJson(r);
+            else ctx.out.line(renderExecutionResult(r));
+          },
+        ),
+      ),
+    "lotwise trades apply-proposal 5d2c... --account 91aad834-...",
+    "lotwise trades apply-proposal 5d2c... --account 91aad834-... --fills fills.csv",
+  );
+  examples(
+    trades
+      .command("import <file>")
+      .description(
+        `Record the trades of a broker trade-confirmation CSV. Columns are recognized by name (Trade ID, Action/Side, Symbol, Trade Date, Quantity, Price, Commission/Fees, Currency, FX Rate, MIC, Lot ID) or mapped with --map FIELD=HEADER (fields: ${TRADE_CSV_FIELDS.join(", ")}). The file is one batch in one transaction: errors name the line and column, and nothing is applied when any row is bad. Sells relieve the lot of a lot_id column, else the account's lot method picks.`,
+      )
+      .requiredOption("--account <uuid>", "the account")
+      .option("--map <field=header>", "use this header for a field (repeatable)", collect, [])
+      .option("--date-order <order>", "how to read 03/04/2024: auto, mdy, dmy, ymd", "auto")
+      .option("--currency <ccy>", `currency of rows without one (${CURRENCIES.join(", ")})`)
+      .option("--mic <mic>", "exchange of symbols without one")
+      .action(
+        action(
+          hooks,
+          async (
+            ctx,
+            file: string,
+            opts: { account: string; map: string[]; dateOrder: string; currency?: string; mic?: string },
+          ) => {
+            if (!["auto", "mdy", "dmy", "ymd"].includes(opts.dateOrder))
+              throw usageError("--date-order must be auto, mdy, dmy or ymd", "date-order");
+            if (opts.currency && !(CURRENCIES as readonly string[]).includes(opts.currency.toUpperCase()))
+              throw usageError(`--currency must be one of ${CURRENCIES.join(", ")}`, "currency");
+            const query: Record<string, string> = {
+              file_name: basename(file),
+              date_order: opts.dateOrder,
+              ...(opts.currency ? { currency: opts.currency.toUpperCase() } : {}),
+              ...(opts.mic ? { mic: opts.mic.toUpperCase() } : {}),
+            };
+            for (const m of opts.map) {
+              const eq = m.indexOf("=");
+              const field = m.slice(0, eq);
+              if (eq < 1 || !(TRADE_CSV_FIELDS as readonly string[]).includes(field))
+                throw usageError(
+                  `--map expects FIELD=HEADER with FIELD one of ${TRADE_CSV_FIELDS.join(", ")}; got "${m}"`,
+                  "map",
+                );
+              query[`map_${field}`] = m.slice(eq + 1);
+            }
+            const backend = await ctx.backend();
+            const handle = await open(file, "r");
+            let r: ExecutionResult;
+            try {
+              r = await backend.importTrades(
+                opts.account,
+                handle.createReadStream(),
+                query as TradeImportQuery,
+              );
+            } finally {
+              await handle.close().catch(() => undefined);
+            }
+            if (ctx.out.json) ctx.out.printJson(r);
+            else ctx.out.line(renderExecutionResult(r));
+          },
+        ),
+      ),
+    "lotwise trades import confirms-june.csv --account 91aad834-...",
+    "lotwise trades import fills.csv --account 91aad834-... --map execution_id='Conf #' --date-order dmy",
+  );
+  examples(
+    trades
+      .command("list")
+      .description("List the executions applied to an account, by trade date.")
+      .requiredOption("--account <uuid>", "the account")
+      .option("--from <date>", "first trade date")
+      .option("--to <date>", "last trade date")
+      .action(
+        action(hooks, async (ctx, opts: { account: string; from?: string; to?: string }) => {
+          const backend = await ctx.backend();
+          const found = await backend.findAccount(opts.account);
+          const list = await backend.listExecutions(found.client_uuid, opts.account, {
+            ...(opts.from ? { from: opts.from } : {}),
+            ...(opts.to ? { to: opts.to } : {}),
+          });
+          if (ctx.out.json) ctx.out.printJson(list);
+          else
+            ctx.out.line(
+              renderTable(
+                list.executions,
+                [
+                  { header: "Date", value: (e) => e.trade_date },
+                  { header: "Id", value: (e) => e.execution_id },
+                  { header: "Side", value: (e) => e.side },
+                  { header: "Ticker", value: (e) => e.ticker },
+                  { header: "Quantity", value: (e) => quantity(e.quantity), align: "right" },
+                  { header: "Price", value: (e) => e.price, align: "right" },
+                  { header: "Fees", value: (e) => e.fees, align: "right" },
+                  { header: "Source", value: (e) => e.source },
+                ],
+                `${list.executions.length} execution(s)`,
+              ),
+            );
+        }),
+      ),
+    "lotwise trades list --account 91aad834-... --from 2025-01-01",
+  );
+
+  const ledger = program
+    .command("ledger")
+    .description("Realized gains of an account or a client: rows, year totals, Form 8949 and Schedule D.");
+  const read = async (
+    ctx: CommandContext,
+    opts: { account?: string; client?: string; year: string; reporting?: string },
+  ): Promise<RealizedLedger> => {
+    if ((opts.account === undefined) === (opts.client === undefined))
+      throw usageError("give --account UUID or --client UUID (one of them)", "account");
+    const query = realizedQuery(opts);
+    const backend = await ctx.backend();
+    if (opts.client !== undefined) return backend.clientRealized(opts.client, query);
+    const found = await backend.findAccount(opts.account!);
+    return backend.accountRealized(found.client_uuid, opts.account!, query);
+  };
+  examples(
+    ledger
+      .command("show")
+      .description(
+        "Show the realized gains of a tax year: one row per closed lot or lot part (description, acquired, sold, proceeds, basis, wash-sale code W and amount, gain, term), the totals per term and the Schedule D lines. --client gives the household (every account of the client).",
+      )
+      .option("--account <uuid>", "the account")
+      .option("--client <uuid>", "every account of the client")
+      .requiredOption("--year <year>", "tax year")
+      .option("--reporting <boxes>", `Form 8949 boxes: ${BASIS_REPORTING.join(", ")}`)
+      .action(
+        action(
+          hooks,
+          async (ctx, opts: { account?: string; client?: string; year: string; reporting?: string }) => {
+            const l = await read(ctx, opts);
+            if (ctx.out.json) ctx.out.printJson(l);
+            else ctx.out.line(renderRealizedLedger(l));
+          },
+        ),
+      ),
+    "lotwise ledger show --account 91aad834-... --year 2025",
+    "lotwise ledger show --client 0b6f... --year 2025 --json",
+  );
+  examples(
+    ledger
+      .command("export")
+      .description(
+        "Write the Form 8949-style CSV of a tax year (8949 lines Part I and II, part totals, Schedule D lines; layout in docs/ledger.md) to --out FILE, or print it.",
+      )
+      .option("--account <uuid>", "the account")
+      .option("--client <uuid>", "every account of the client")
+      .requiredOption("--year <year>", "tax year")
+      .option("--reporting <boxes>", `Form 8949 boxes: ${BASIS_REPORTING.join(", ")}`)
+      .option("--out <file>", "write the CSV to FILE")
+      .action(
+        action(
+          hooks,
+          async (
+            ctx,
+            opts: { account?: string; client?: string; year: string; reporting?: string; out?: string },
+          ) => {
+            const l = await read(ctx, opts);
+            if (opts.out === undefined) {
+              ctx.out.line(l.form_8949_csv.replace(/\n$/, ""));
+              return;
+            }
+            const path = resolve(opts.out);
+            await writeFile(path, l.form_8949_csv);
+            const lines = l.form_8949_csv.split("\n").filter((x) => x.startsWith("line,")).length;
+            if (ctx.out.json) ctx.out.printJson({ written: path, format: "csv", lines, net: l.totals.net });
+            else
+              ctx.out.line(
+                `Wrote ${lines} Form 8949 line(s) of ${l.year} to ${path} (CSV; net ${money(l.totals.net)}).`,
+              );
+          },
+        ),
+      ),
+    "lotwise ledger export --account 91aad834-... --year 2025 --out 8949.csv",
+    "lotwise ledger export --client 0b6f... --year 2025 --out household-8949.csv",
+  );
+}

@@ -1,0 +1,302 @@
+/**
+ * @module service/ledger-trades-csv
+ * Trades from a broker trade-confirmation CSV (extension operation `importTrades`, `lotwise trades import`): columns
+ * recognized by name or mapped (`map_FIELD=HEADER`, as `lots import`), the same csv-parse setup and the same
+ * line/column error style as the lots import (service/lots-csv.ts). The whole file is ONE batch and one store
+ * transaction: any bad row, unknown symbol or refused execution applies nothing.
+ */
+import { parse } from "csv-parse/sync";
+import type { ExecutionResult, TradeImportQuery } from "../contract/index.js";
+import { TRADE_CSV_FIELDS } from "../contract/index.js";
+import { CURRENCIES, type Currency } from "../core/data/types.js";
+import { ConflictError, type FieldIssue, ValidationError } from "../core/errors.js";
+import type { Execution } from "../core/ledger/index.js";
+import { findAccount } from "./clients.js";
+import type { ServiceContext } from "./context.js";
+import { applyAccountExecutions, tradeExecution } from "./ledger.js";
+import { IssueList, LOT_CSV_PARSE_OPTIONS, parseLotDate, parseLotNumber } from "./lots-csv.js";
+import type { LotCsvSource } from "./lots-import.js";
+import { resolveTickersAtOnce } from "./tickers.js";
+
+export type TradeCsvField = (typeof TRADE_CSV_FIELDS)[number];
+
+/** Header names recognized per field (compared lower-case, with spaces, '_' and '-' alike). */
+export const TRADE_CSV_SYNONYMS: Readonly<Record<TradeCsvField, readonly string[]>> = {
+  execution_id: [
+    "execution id",
+    "trade id",
+    "confirmation",
+    "confirmation number",
+    "confirm number",
+    "order id",
+    "id",
+    "reference",
+  ],
+  side: ["side", "action", "buy/sell", "transaction", "transaction type", "type"],
+  symbol: ["symbol", "ticker", "security"],
+  trade_date: ["trade date", "date", "execution date", "transaction date"],
+  quantity: ["quantity", "qty", "shares"],
+  price: ["price", "execution price", "fill price", "price per share"],
+  fees: [
+    "fees",
+    "fee",
+    "commission",
+    "commissions",
+    "commissions and fees",
+    "fees and commissions",
+    "commission & fees",
+  ],
+  currency: ["currency", "ccy"],
+  fx_rate: ["fx rate", "exchange rate"],
+  mic: ["mic", "exchange"],
+  lot_id: ["lot id", "lot"],
+};
+
+const REQUIRED: readonly TradeCsvField[] = [
+  "execution_id",
+  "side",
+  "symbol",
+  "trade_date",
+  "quantity",
+  "price",
+];
+
+const SIDES: Record<string, Execution["kind"]> = {
+  buy: "buy",
+  bought: "buy",
+  b: "buy",
+  sell: "sell",
+  sold: "sell",
+  s: "sell",
+  short: "short_order",
+  "sell short": "short_order",
+  "short sale": "short_order",
+  ss: "short_order",
+  short_order: "short_order",
+  cover: "short_cover",
+  "buy to cover": "short_cover",
+  bc: "short_cover",
+  short_cover: "short_cover",
+};
+
+const norm = (h: string) => h.trim().toLowerCase().replace(/[_-]+/g, " ").replace(/\s+/g, " ");
+
+interface Row {
+  line: number;
+  executionId: string;
+  side: Execution["kind"];
+  symbol: string;
+  mic: string;
+  tradeDate: string;
+  quantity: string;
+  price: string;
+  fees?: string;
+  currency?: Currency;
+  fxRate?: string;
+  lotId?: string;
+}
+
+async function textOf(source: LotCsvSource): Promise<string> {
+  if (typeof source === "string") return source;
+  if (source instanceof Uint8Array) return new TextDecoder().decode(source);
+  const parts: string[] = [];
+  const decoder = new TextDecoder();
+  for await (const c of source) parts.push(typeof c === "string" ? c : decoder.decode(c, { stream: true }));
+  parts.push(decoder.decode());
+  return parts.join("");
+}
+
+const invalid = (file: string, issues: IssueList) =>
+  new ValidationError(
+    `${file}: ${issues.count} problem(s); nothing was applied.`,
+    issues.details(file),
+    "invalid_trades_file",
+  );
+
+/** Parse a trade-confirmation CSV into rows; every problem names the line and column. */
+export function parseTradesCsv(text: string, file: string, query: TradeImportQuery = {}): Row[] {
+  const issues = new IssueList();
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, LOT_CSV_PARSE_OPTIONS) as unknown as {
+      record: string[];
+      info: { lines: number };
+    }[];
+  } catch (err) {
+    throw new ValidationError(
+      `${file} is not a readable CSV file: ${(err as Error).message}`,
+      [{ path: file, message: (err as Error).message }],
+      "invalid_trades_file",
+    );
+  }
+  if (records.length === 0) {
+    issues.push({ path: file, message: "the file is empty" });
+    throw invalid(file, issues);
+  }
+  const header = records[0]!.record;
+  const normalized = header.map(norm);
+  const columns: Partial<Record<TradeCsvField, number>> = {};
+  for (const f of TRADE_CSV_FIELDS) {
+    const explicit = query[`map_${f}`];
+    if (explicit !== undefined) {
+      const at = normalized.indexOf(norm(explicit));
+      if (at < 0) issues.push({ path: `${file}: line 1`, message: `no column "${explicit}" (map_${f})` });
+      else columns[f] = at;
+      continue;
+    }
+    for (const name of [norm(f), ...TRADE_CSV_SYNONYMS[f]]) {
+      const at = normalized.indexOf(name);
+      if (at >= 0 && !Object.values(columns).includes(at)) {
+        columns[f] = at;
+        break;
+      }
+    }
+  }
+  for (const f of REQUIRED)
+    if (columns[f] === undefined)
+      issues.push({
+        path: `${file}: line 1`,
+        message: `no ${f.replace(/_/g, " ")} column (recognized: ${TRADE_CSV_SYNONYMS[f].join(", ")}; or map_${f}=HEADER)`,
+      });
+  if (issues.count > 0) throw invalid(file, issues);
+  const order = query.date_order ?? "auto";
+  const rows: Row[] = [];
+  for (const { record, info } of records.slice(1)) {
+    const line = info.lines;
+    const cell = (f: TradeCsvField) => (columns[f] === undefined ? "" : (record[columns[f]!] ?? "").trim());
+    const at = (f: TradeCsvField) => `${file}: line ${line}, column "${header[columns[f]!]}"`;
+    const before = issues.count;
+    const id = cell("execution_id");
+    if (id === "") issues.push({ path: at("execution_id"), message: "is empty" });
+    const sideText = cell("side");
+    const side = SIDES[norm(sideText)];
+    if (side === undefined)
+      issues.push({ path: at("side"), message: `"${sideText}" is not buy, sell, short or cover` });
+    const symbol = cell("symbol").toUpperCase();
+    if (symbol === "") issues.push({ path: at("symbol"), message: "is empty" });
+    const tradeDate = parseLotDate(cell("trade_date"), order);
+    if (tradeDate === null)
+      issues.push({ path: at("trade_date"), message: `"${cell("trade_date")}" is not a date` });
+    const positive = (f: TradeCsvField, required: boolean): string | undefined => {
+      const t = cell(f);
+      if (t === "") {
+        if (required) issues.push({ path: at(f), message: "is empty" });
+        return undefined;
+      }
+      const n = parseLotNumber(t);
+      if (n === null || (f === "fees" ? n.startsWith("-") : !/[1-9]/.test(n) || n.startsWith("-"))) {
+        issues.push({ path: at(f), message: `"${t}" is not a number ${f === "fees" ? ">= 0" : "> 0"}` });
+        return undefined;
+      }
+      return n;
+    };
+    // Confirmations often print sells as negative quantities: the side says the direction.
+    const qtyText = cell("quantity")
+      .replace(/^-/, "")
+      .replace(/^\((.*)\)$/, "$1");
+    const quantity = (() => {
+      const n = qtyText === "" ? null : parseLotNumber(qtyText);
+      if (n === null || !/[1-9]/.test(n) || n.startsWith("-")) {
+        issues.push({ path: at("quantity"), message: `"${cell("quantity")}" is not a number > 0` });
+        return undefined;
+      }
+      return n;
+    })();
+    const price = positive("price", true);
+    const fees = positive("fees", false);
+    const fxRate = positive("fx_rate", false);
+    const ccyText = cell("currency").toUpperCase();
+    let currency: Currency | undefined;
+    if (ccyText !== "") {
+      if ((CURRENCIES as readonly string[]).includes(ccyText)) currency = ccyText as Currency;
+      else
+        issues.push({ path: at("currency"), message: `"${ccyText}" is not one of ${CURRENCIES.join(", ")}` });
+    } else if (query.currency !== undefined) currency = query.currency as Currency;
+    if (issues.count > before) continue;
+    const lotId = cell("lot_id");
+    rows.push({
+      line,
+      executionId: id,
+      side: side!,
+      symbol,
+      mic: (cell("mic") || query.mic || "").toUpperCase(),
+      tradeDate: tradeDate!,
+      quantity: quantity!,
+      price: price!,
+      ...(fees === undefined ? {} : { fees }),
+      ...(currency === undefined ? {} : { currency }),
+      ...(fxRate === undefined ? {} : { fxRate }),
+      ...(lotId === "" ? {} : { lotId }),
+    });
+  }
+  if (issues.count > 0) throw invalid(file, issues);
+  if (rows.length === 0) {
+    issues.push({ path: file, message: "no trade rows" });
+    throw invalid(file, issues);
+  }
+  return rows;
+}
+
+/**
+ * Record the trades of a broker trade-confirmation CSV in an account (extension operation `importTrades`): one
+ * batch, one transaction; sells relieve the lot named in a lot_id column, else the account's lot method picks.
+ * @throws {ValidationError} `invalid_trades_file` naming the line and column of every bad row (and of every row
+ * the ledger refuses: oversell, unknown lot, date before the lot's); {@link ConflictError}
+ * `execution_already_applied`
+ */
+export async function importTrades(
+  ctx: ServiceContext,
+  org: string,
+  accountUuid: string,
+  source: LotCsvSource,
+  query: TradeImportQuery = {},
+): Promise<ExecutionResult> {
+  const { account } = await findAccount(ctx, org, accountUuid);
+  const file = query.file_name ?? "trades.csv";
+  const rows = parseTradesCsv(await textOf(source), file, query);
+  const refs = rows.map((r) => (r.mic ? `${r.symbol}:${r.mic}` : r.symbol));
+  const resolved = await resolveTickersAtOnce(ctx.store, refs);
+  const issues = new IssueList();
+  const executions = rows.map((r, i) => {
+    const res = resolved[i]!;
+    if (!res.ok) issues.push({ path: `${file}: line ${r.line}, column symbol`, message: res.message });
+    return tradeExecution(accountUuid, {
+      executionId: r.executionId,
+      side: r.side,
+      themeAssetId: res.ok ? res.security.themeAssetId : r.symbol,
+      tradeDate: r.tradeDate,
+      quantity: r.quantity,
+      price: r.price,
+      fees: r.fees,
+      currency: r.currency ?? (res.ok ? res.security.currency : undefined),
+      fxRate: r.fxRate,
+      lots:
+        r.lotId === undefined || r.side !== "sell" ? undefined : [{ lotId: r.lotId, quantity: r.quantity }],
+    });
+  });
+  if (issues.count > 0) throw invalid(file, issues);
+  try {
+    return await applyAccountExecutions(ctx, account, executions, { source: "trade_file" }, (path) =>
+      path.replace(/^executions\[(\d+)\]\.?(\w*).*$/, (_m, i: string, f: string) => {
+        const field =
+          {
+            themeAssetId: "symbol",
+            tradeDate: "trade_date",
+            fxRate: "fx_rate",
+            lots: "lot_id",
+            kind: "side",
+            id: "execution_id",
+          }[f] ?? f;
+        return `${file}: line ${rows[Number(i)]!.line}${field ? `, column ${field}` : ""}`;
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ValidationError && !(err instanceof ConflictError))
+      throw new ValidationError(
+        err.message.replace(/^The executions/, `${file}: the trades`),
+        err.issues as FieldIssue[],
+        "invalid_trades_file",
+      );
+    throw err;
+  }
+}

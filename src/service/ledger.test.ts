@@ -1,0 +1,766 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeHandMarket } from "../../test/helpers/hand-market.js";
+import { main } from "../cli/main.js";
+import { memoryOutput } from "../cli/output.js";
+import { ConflictError, ValidationError } from "../core/errors.js";
+import {
+  applyExecutions,
+  type Execution,
+  executionsFromProposal,
+  type LedgerBook,
+} from "../core/ledger/index.js";
+import { TaxDecimal } from "../core/tax/index.js";
+import { createApp, serve } from "../server/index.js";
+import {
+  entryFromRecord,
+  openSqliteStore,
+  type SqliteStore,
+  shortLotFromRecord,
+  taxLotFromRecord,
+} from "../store/index.js";
+import {
+  createAccount,
+  createClient,
+  createOrganization,
+  createProposal,
+  type ServiceContext,
+} from "./index.js";
+import { accountRealized, clientRealized, executeProposal, listExecutions, recordTrades } from "./ledger.js";
+import { importTrades } from "./ledger-trades-csv.js";
+
+const dir = mkdtempSync(join(tmpdir(), "lotwise-ledger-"));
+const file = join(dir, "ledger.db");
+let store: SqliteStore;
+let ctx: ServiceContext;
+let org: string;
+let key: string;
+
+beforeAll(async () => {
+  store = openSqliteStore(file);
+  writeHandMarket(store.engine);
+  ctx = { store, clock: () => new Date("2025-07-01T12:00:00Z") };
+  const made = await createOrganization(ctx, "Ledger test");
+  org = made.organization.uuid;
+  key = made.apiKey.key;
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function newClient(): Promise<string> {
+  return (await createClient(ctx, org, {})).uuid;
+}
+
+async function newAccount(
+  client: string,
+  lots: { theme_asset_id: string; quantity: string; cost_basis: string; trade_date: string }[],
+  cash = "10000",
+): Promise<string> {
+  return (await createAccount(ctx, org, client, { cash_value_usd: cash, holdings: { tax_lots: lots } })).uuid;
+}
+
+/** The account's ledger book as stored (what the core is given). */
+async function bookOf(account: string): Promise<LedgerBook> {
+  const a = await store.accounts.getInOrganization(org, account);
+  return {
+    accountId: account,
+    cashUsd: new TaxDecimal(a!.cashValueUsd),
+    lots: (await store.accounts.lots(account)).map(taxLotFromRecord),
+    shortLots: (await store.ledger.shortLots(account)).map(shortLotFromRecord),
+    realized: (
+      await store.ledger.realized({ accountUuid: account }, { from: "0000-01-01", to: "9999-12-31" })
+    ).map(entryFromRecord),
+  };
+}
+
+/** Lots as comparable plain values (id, asset, quantity, basis, dates). */
+const plainLots = (lots: LedgerBook["lots"]) =>
+  lots
+    .map((l) => [
+      l.id,
+      l.themeAssetId,
+      l.quantity.toFixed(),
+      l.totalCostBasis.toFixed(),
+      l.tradeDate,
+      l.holdingPeriodStart,
+      l.washSaleDate,
+    ])
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
+/** Every read of an account's ledger and of its client's, for before/after comparisons. */
+async function snapshot(accounts: string[]) {
+  const out: unknown[] = [];
+  for (const a of accounts)
+    out.push({
+      account: await store.accounts.getInOrganization(org, a),
+      lots: await store.accounts.lots(a),
+      shorts: await store.ledger.shortLots(a),
+      executions: await store.ledger.executions(a),
+      realized: await store.ledger.realized({ accountUuid: a }, { from: "0000-01-01", to: "9999-12-31" }),
+    });
+  return JSON.stringify(out);
+}
+
+const caught = async (p: Promise<unknown>): Promise<Error> => {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error("expected a failure");
+};
+
+describe("a stored proposal applied as executed", () => {
+  it("executes every order at the proposal's prices and ends with the lots the core gives for the same orders", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "40", cost_basis: "90", trade_date: "2024-01-02" },
+      { theme_asset_id: "AAA:XNYS", quantity: "10", cost_basis: "120", trade_date: "2025-01-02" },
+      { theme_asset_id: "BBB:XNYS", quantity: "60", cost_basis: "55", trade_date: "2025-01-02" },
+    ]);
+    // NAV 2025-06-30: AAA 50 x 110 = 5,500; BBB 60 x 40 = 2,400; cash 10,000 = 17,900.
+    const p = await createProposal(ctx, org, client, account, {
+      optimized_weights: [
+        { ticker: "AAA:XNYS", weight: "0.1" },
+        { ticker: "CCC:XNYS", weight: "0.5" },
+        { ticker: "BBB:XNYS", weight: "0.2" },
+      ],
+    } as never);
+    expect(p.orders.length).toBeGreaterThanOrEqual(2);
+    const sell = p.orders.find((o) => o.ticker === "AAA:XNYS")!;
+    expect(sell.tax_lots!.every((l) => typeof l.lot_id === "string")).toBe(true);
+    const before = await bookOf(account);
+    const r = await executeProposal(ctx, org, client, account, p.proposal_uuid);
+    expect(r.execution_ids).toEqual(p.orders.map((_, i) => `${p.proposal_uuid}:${i}:1`));
+
+    // The same orders through the core directly.
+    const closes: Record<string, string> = { "AAA:XNYS": "110", "BBB:XNYS": "40", "CCC:XNYS": "25" };
+    const orders = p.orders.map((o) => ({
+      themeAssetId: o.ticker,
+      side: (o.amount.startsWith("-") ? "sell" : "buy") as "sell" | "buy",
+      category: "long" as const,
+      // A notional order's amount is USD: shares at the proposal's close.
+      quantity:
+        o.type === "notional"
+          ? new TaxDecimal(o.amount).abs().div(closes[o.ticker]!)
+          : o.amount.replace(/^-/, ""),
+      taxLots: o.tax_lots?.map((l) => ({ lotId: l.lot_id!, quantity: l.quantity })) ?? null,
+    }));
+    const executions = executionsFromProposal({
+      proposalId: p.proposal_uuid,
+      orders,
+      tradeDate: "2025-06-30",
+      prices: closes,
+    });
+    const direct = applyExecutions(before, executions);
+    const after = await bookOf(account);
+    expect(plainLots(after.lots)).toEqual(plainLots(direct.book.lots));
+    expect(after.cashUsd.toFixed()).toBe(direct.book.cashUsd.toFixed());
+    expect(r.cash_value_usd).toBe(direct.book.cashUsd.toFixed());
+    // Sells relieved exactly the lots the proposal named.
+    const realizedLots = after.realized!.map((e) => e.record.lotId).sort();
+    expect(realizedLots).toEqual(sell.tax_lots!.map((l) => l.lot_id!).sort());
+    expect((await listExecutions(ctx, org, client, account)).executions.map((e) => e.order_index)).toEqual(
+      p.orders.map((_, i) => i),
+    );
+
+    // Applying it again is refused (409) and changes nothing.
+    const snap = await snapshot([account]);
+    const again = await caught(executeProposal(ctx, org, client, account, p.proposal_uuid));
+    expect(again).toBeInstanceOf(ConflictError);
+    expect((again as ConflictError).code).toBe("execution_already_applied");
+    expect(await snapshot([account])).toBe(snap);
+  });
+
+  it("applies partial fills relieving the proposal's lots in order, and refuses bad fills naming index and field", async () => {
+    const client = await newClient();
+    const account = await newAccount(
+      client,
+      [
+        { theme_asset_id: "AAA:XNYS", quantity: "20", cost_basis: "90", trade_date: "2024-01-02" },
+        { theme_asset_id: "AAA:XNYS", quantity: "20", cost_basis: "95", trade_date: "2024-02-02" },
+      ],
+      "0",
+    );
+    const p = await createProposal(ctx, org, client, account, {
+      optimized_weights: [{ ticker: "AAA:XNYS", weight: "0.25" }],
+    } as never);
+    const i = p.orders.findIndex((o) => o.ticker === "AAA:XNYS");
+    const order = p.orders[i]!;
+    expect(order.amount).toBe("-30");
+    const snap = await snapshot([account]);
+    const bad = await caught(
+      executeProposal(ctx, org, client, account, p.proposal_uuid, {
+        fills: [
+          { order: 7, quantity: "1", price: "100" },
+          { order: i, quantity: "31", price: "100" },
+          { order: i, quantity: "1", price: "0" },
+        ],
+      }),
+    );
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect((bad as ValidationError).issues.map((x) => x.path)).toEqual([
+      "fills[0].order",
+      "fills[1].quantity",
+      "fills[2].price",
+    ]);
+    expect(await snapshot([account])).toBe(snap);
+
+    const r = await executeProposal(ctx, org, client, account, p.proposal_uuid, {
+      fills: [
+        { order: i, quantity: "15", price: "111", fees: "1" },
+        { order: i, quantity: "10", price: "109" },
+      ],
+    });
+    // 25 of 30 shares: lots in the proposal's order; 5 left of its second lot.
+    expect(r.realized.map((x) => [x.lot_id, x.quantity])).toEqual([
+      [order.tax_lots![0]!.lot_id, "15"],
+      [order.tax_lots![0]!.lot_id, "5"],
+      [order.tax_lots![1]!.lot_id, "5"],
+    ]);
+    // proceeds 15 x 111 - 1 + 10 x 109 = 2,754.
+    expect(r.cash_delta_usd).toBe("2754");
+  });
+});
+
+describe("a month of trading", () => {
+  it("two executed proposals and a trade file in between end with the book the core gives for the same executions", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "60", cost_basis: "105", trade_date: "2025-05-01" },
+      { theme_asset_id: "BBB:XNYS", quantity: "50", cost_basis: "30", trade_date: "2023-03-01" },
+    ]);
+    let direct: LedgerBook = await bookOf(account);
+    const step = (executions: Execution[]) => {
+      direct = applyExecutions(direct, executions, { lotMethod: "TAX_OPTIMAL" }).book;
+    };
+    const coreOrders = (p: Awaited<ReturnType<typeof createProposal>>, closes: Record<string, string>) =>
+      p.orders.map((o) => ({
+        themeAssetId: o.ticker,
+        side: (o.amount.startsWith("-") ? "sell" : "buy") as "sell" | "buy",
+        category: "long" as const,
+        quantity:
+          o.type === "notional"
+            ? new TaxDecimal(o.amount).abs().div(closes[o.ticker]!)
+            : o.amount.replace(/^-/, ""),
+        taxLots: o.tax_lots?.map((l) => ({ lotId: l.lot_id!, quantity: l.quantity })) ?? null,
+      }));
+
+    // 2025-06-02: rebalance toward CCC (AAA 100, BBB 50, CCC 20).
+    const june2 = { "AAA:XNYS": "100", "BBB:XNYS": "50", "CCC:XNYS": "20" };
+    const p1 = await createProposal(
+      ctx,
+      org,
+      client,
+      account,
+      {
+        optimized_weights: [
+          { ticker: "AAA:XNYS", weight: "0.3" },
+          { ticker: "CCC:XNYS", weight: "0.4" },
+        ],
+      } as never,
+      { asOf: "2025-06-02" },
+    );
+    await executeProposal(ctx, org, client, account, p1.proposal_uuid);
+    step(
+      executionsFromProposal({
+        proposalId: p1.proposal_uuid,
+        orders: coreOrders(p1, june2),
+        tradeDate: "2025-06-02",
+        prices: june2,
+      }),
+    );
+
+    // Trades in between from the broker's file (a loss sale of AAA re-bought within the window: a wash sale).
+    const csv = [
+      "Trade ID,Action,Symbol,Trade Date,Quantity,Price,Commission",
+      "m1,SELL,AAA,2025-06-10,10,92,1",
+      "m2,BUY,BBB,2025-06-12,8,45,0",
+      "m3,BUY,AAA,2025-06-20,4,97,0.5",
+    ].join("\n");
+    await importTrades(ctx, org, account, csv, { file_name: "mid-june.csv" });
+    step(
+      (
+        [
+          ["m1", "sell", "AAA:XNYS", "2025-06-10", "10", "92", "1"],
+          ["m2", "buy", "BBB:XNYS", "2025-06-12", "8", "45", "0"],
+          ["m3", "buy", "AAA:XNYS", "2025-06-20", "4", "97", "0.5"],
+        ] as const
+      ).map(([id, kind, asset, date, q, p, f]) => ({
+        id,
+        kind,
+        themeAssetId: asset,
+        tradeDate: date,
+        quantity: q,
+        price: p,
+        fees: f,
+        currency: "USD" as const,
+        ...(kind === "buy" ? { lotId: `${account}:${id}` } : {}),
+      })),
+    );
+
+    // 2025-06-30: back toward AAA (AAA 110, BBB 40, CCC 25).
+    const june30 = { "AAA:XNYS": "110", "BBB:XNYS": "40", "CCC:XNYS": "25" };
+    const p2 = await createProposal(
+      ctx,
+      org,
+      client,
+      account,
+      {
+        optimized_weights: [
+          { ticker: "AAA:XNYS", weight: "0.6" },
+          { ticker: "CCC:XNYS", weight: "0.2" },
+        ],
+      } as never,
+      { asOf: "2025-06-30" },
+    );
+    await executeProposal(ctx, org, client, account, p2.proposal_uuid);
+    step(
+      executionsFromProposal({
+        proposalId: p2.proposal_uuid,
+        orders: coreOrders(p2, june30),
+        tradeDate: "2025-06-30",
+        prices: june30,
+      }),
+    );
+
+    const after = await bookOf(account);
+    expect(plainLots(after.lots)).toEqual(plainLots(direct.lots));
+    expect(after.cashUsd.toFixed()).toBe(direct.cashUsd.toFixed());
+    const realized = (await accountRealized(ctx, org, client, account, { year: 2025 })).rows;
+    const directRows = (direct.realized ?? [])
+      .map((e) => [e.id, e.record.recognizedGainUsd.toFixed()])
+      .sort();
+    expect(realized.map((r) => [r.entry_id, r.gain]).sort()).toEqual(directRows);
+    expect(realized.some((r) => r.adjustment_code === "W")).toBe(true);
+    expect((await listExecutions(ctx, org, client, account)).executions.map((e) => e.source)).toEqual([
+      ...p1.orders.map(() => "proposal"),
+      "trade_file",
+      "trade_file",
+      "trade_file",
+      ...p2.orders.map(() => "proposal"),
+    ]);
+  });
+});
+
+describe("trades", () => {
+  const CSV = [
+    "Trade ID,Action,Symbol,Trade Date,Quantity,Price,Commission",
+    "t1,BUY,AAA,06/02/2025,10,100,1",
+    "t2,Buy,BBB,2025-06-03,20,50,0",
+    "t3,SELL,AAA,2025-06-10,15,95,1",
+    "t4,Bought,AAA,2025-06-12,5,96,0",
+    "t5,Sold,BBB,2025-06-20,20,52,0.5",
+    "t6,BUY,CCC,2025-06-27,100,20,0",
+  ].join("\n");
+
+  it("a month of trades from a trade CSV ends with the lots, realized rows and cash of the core given the same trades", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "10", cost_basis: "120", trade_date: "2025-01-02" },
+    ]);
+    const before = await bookOf(account);
+    const r = await importTrades(ctx, org, account, CSV, { file_name: "june.csv" });
+    expect(r.execution_ids).toEqual(["t1", "t2", "t3", "t4", "t5", "t6"]);
+    const rows: [string, Execution["kind"], string, string, string, string, string][] = [
+      ["t1", "buy", "AAA:XNYS", "2025-06-02", "10", "100", "1"],
+      ["t2", "buy", "BBB:XNYS", "2025-06-03", "20", "50", "0"],
+      ["t3", "sell", "AAA:XNYS", "2025-06-10", "15", "95", "1"],
+      ["t4", "buy", "AAA:XNYS", "2025-06-12", "5", "96", "0"],
+      ["t5", "sell", "BBB:XNYS", "2025-06-20", "20", "52", "0.5"],
+      ["t6", "buy", "CCC:XNYS", "2025-06-27", "100", "20", "0"],
+    ];
+    const executions: Execution[] = rows.map(([id, kind, asset, date, q, p, f]) => ({
+      id,
+      kind,
+      themeAssetId: asset,
+      tradeDate: date,
+      quantity: q,
+      price: p,
+      fees: f,
+      currency: "USD",
+      ...(kind === "buy" ? { lotId: `${account}:${id}` } : {}),
+    }));
+    const direct = applyExecutions(before, executions, { lotMethod: "TAX_OPTIMAL" });
+    const after = await bookOf(account);
+    expect(plainLots(after.lots)).toEqual(plainLots(direct.book.lots));
+    expect(after.cashUsd.toFixed()).toBe(direct.book.cashUsd.toFixed());
+    const stored = await accountRealized(ctx, org, client, account, { year: 2025 });
+    expect(stored.rows.map((x) => [x.lot_id, x.quantity, x.gain, x.adjustment_code])).toEqual(
+      direct.rows.map((x) => [x.lotId, x.quantity.toFixed(), x.gain.toFixed(), x.adjustmentCode]),
+    );
+    // The loss sale of t3 (AAA bought at 100.1 and 120, sold at 95) is washed by t4's purchase 2 days later.
+    expect(stored.rows.some((x) => x.adjustment_code === "W")).toBe(true);
+
+    // The same file again: refused whole.
+    const snap = await snapshot([account]);
+    const again = await caught(importTrades(ctx, org, account, CSV, { file_name: "june.csv" }));
+    expect((again as ConflictError).code).toBe("execution_already_applied");
+    expect(await snapshot([account])).toBe(snap);
+  });
+
+  it("refuses a file with bad rows naming line and column, and applies nothing", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, []);
+    const snap = await snapshot([account]);
+    const err = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        ["id,side,symbol,date,qty,price", "x1,buy,AAA,2025-06-02,10,100", "x2,hold,AAA,2025-13-40,-,0"].join(
+          "\n",
+        ),
+        { file_name: "bad.csv" },
+      ),
+    );
+    expect((err as ValidationError).code).toBe("invalid_trades_file");
+    expect((err as ValidationError).issues.map((i) => i.path)).toEqual([
+      'bad.csv: line 3, column "side"',
+      'bad.csv: line 3, column "date"',
+      'bad.csv: line 3, column "qty"',
+      'bad.csv: line 3, column "price"',
+    ]);
+    // An oversell in an otherwise good file: the ledger refuses the whole file, naming the row.
+    const over = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        [
+          "id,side,symbol,date,qty,price",
+          "y1,buy,AAA,2025-06-02,10,100",
+          "y2,sell,AAA,2025-06-03,11,100",
+        ].join("\n"),
+        { file_name: "over.csv" },
+      ),
+    );
+    expect((over as ValidationError).code).toBe("invalid_trades_file");
+    expect((over as ValidationError).issues[0]!.path).toMatch(/^over\.csv: line 3/);
+    expect(await snapshot([account])).toBe(snap);
+  });
+
+  it("a failed API batch leaves the store unchanged", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "10", cost_basis: "100", trade_date: "2025-01-02" },
+    ]);
+    const lotId = (await store.accounts.lots(account))[0]!.uuid;
+    const snap = await snapshot([account]);
+    const err = await caught(
+      recordTrades(ctx, org, client, account, {
+        trades: [
+          {
+            execution_id: "ok",
+            side: "buy",
+            ticker: "BBB",
+            trade_date: "2025-06-02",
+            quantity: "1",
+            price: "50",
+          },
+          {
+            execution_id: "bad",
+            side: "sell",
+            ticker: "AAA",
+            trade_date: "2025-06-03",
+            quantity: "5",
+            price: "90",
+            lots: [{ lot_id: "nope", quantity: "5" }],
+          },
+          {
+            execution_id: "early",
+            side: "sell",
+            ticker: "AAA",
+            trade_date: "2024-12-31",
+            quantity: "2",
+            price: "90",
+            lots: [{ lot_id: lotId, quantity: "2" }],
+          },
+          {
+            execution_id: "over",
+            side: "sell",
+            ticker: "AAA",
+            trade_date: "2025-06-04",
+            quantity: "11",
+            price: "90",
+          },
+        ],
+      }),
+    );
+    expect(err).toBeInstanceOf(ValidationError);
+    const paths = (err as ValidationError).issues.map((i) => i.path);
+    expect(paths).toContain("trades[1].lots[0].lot_id"); // unknown lot
+    expect(paths).toContain("trades[2].trade_date"); // sold before the lot was bought
+    expect(paths.some((p) => p.startsWith("trades[3]"))).toBe(true); // oversell
+    expect((err as ValidationError).message).toContain("nothing was applied");
+    expect(await snapshot([account])).toBe(snap);
+  });
+});
+
+describe("household wash sales through the service", () => {
+  it("disallows A's loss by B's purchase 9 days before: W 50, B's basis 260 from 2025-01-01 (docs/ledger.md)", async () => {
+    const client = await newClient();
+    const a = await newAccount(client, []);
+    const b = await newAccount(client, []);
+    const t = (id: string, side: "buy" | "sell", date: string, q: string, p: string) => ({
+      execution_id: id,
+      side,
+      ticker: "AAA:XNYS",
+      trade_date: date,
+      quantity: q,
+      price: p,
+    });
+    await recordTrades(ctx, org, client, a, { trades: [t("a1", "buy", "2025-01-10", "100", "50")] });
+    await recordTrades(ctx, org, client, b, { trades: [t("b1", "buy", "2025-03-01", "5", "42")] });
+    const r = await recordTrades(ctx, org, client, a, {
+      trades: [t("a2", "sell", "2025-03-10", "100", "40")],
+    });
+    expect(r.household_accounts_updated).toEqual([b]);
+    expect(
+      r.realized.map((x) => [x.proceeds, x.cost_basis, x.adjustment_code, x.adjustment, x.gain]),
+    ).toEqual([["4000", "5000", "W", "50", "-950"]]);
+    const bLots = await store.accounts.lots(b);
+    expect(bLots.map((l) => [l.costBasis, l.holdingPeriodStart, l.washSaleDate])).toEqual([
+      ["260", "2025-01-01", "2025-03-10"],
+    ]);
+    // The household ledger: both accounts' rows; the 8949 lines add up to the realized total.
+    const h = await clientRealized(ctx, org, client, { year: 2025 });
+    expect(h.rows.map((x) => x.account_uuid)).toEqual([a]);
+    expect(h.totals.net).toBe("-950");
+    expect(h.schedule_d.find((l) => l.line === "16")!.gain).toBe("-950.00");
+  });
+
+  it("carves B's larger replacement lot: 100 of its 250 shares carry the disallowed loss, in B's store lots", async () => {
+    const client = await newClient();
+    const a = await newAccount(client, []);
+    const b = await newAccount(client, []);
+    const t = (id: string, side: "buy" | "sell", date: string, q: string, p: string) => ({
+      execution_id: id,
+      side,
+      ticker: "AAA:XNYS",
+      trade_date: date,
+      quantity: q,
+      price: p,
+    });
+    await recordTrades(ctx, org, client, a, { trades: [t("a1", "buy", "2025-01-10", "100", "50")] });
+    await recordTrades(ctx, org, client, b, { trades: [t("b1", "buy", "2025-03-01", "250", "42")] });
+    const r = await recordTrades(ctx, org, client, a, {
+      trades: [t("a2", "sell", "2025-03-10", "100", "40")],
+    });
+    // The whole loss (1,000) is disallowed: 100 replacement shares.
+    expect(r.realized.map((x) => [x.adjustment, x.gain])).toEqual([["1000", "0"]]);
+    const lots = (await store.accounts.lots(b)).map((l) => [
+      l.quantity,
+      l.costBasis,
+      l.holdingPeriodStart ?? l.tradeDate,
+    ]);
+    expect(lots.sort()).toEqual(
+      [
+        ["100", "5200", "2025-01-01"], // 100 x 42 + 1,000; held 59 days before
+        ["150", "6300", "2025-03-01"],
+      ].sort(),
+    );
+  });
+});
+
+describe("the realized-gains ledger", () => {
+  it("8949 lines sum to the year's realized total, and the CSV has one line per row", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "10", cost_basis: "33.333", trade_date: "2023-01-02" },
+      { theme_asset_id: "BBB:XNYS", quantity: "7", cost_basis: "61.777", trade_date: "2025-02-02" },
+    ]);
+    await recordTrades(ctx, org, client, account, {
+      trades: [
+        {
+          execution_id: "s1",
+          side: "sell",
+          ticker: "AAA",
+          trade_date: "2025-05-01",
+          quantity: "3.3",
+          price: "101.111",
+        },
+        {
+          execution_id: "s2",
+          side: "sell",
+          ticker: "BBB",
+          trade_date: "2025-05-02",
+          quantity: "7",
+          price: "44.449",
+          fees: "0.333",
+        },
+        {
+          execution_id: "s3",
+          side: "sell",
+          ticker: "AAA",
+          trade_date: "2025-05-03",
+          quantity: "6.7",
+          price: "99.999",
+        },
+      ],
+    });
+    const l = await accountRealized(ctx, org, client, account, { year: 2025 });
+    expect(l.rows).toHaveLength(3);
+    const exact = l.rows.reduce((s, r) => s.plus(r.gain), new TaxDecimal(0));
+    expect(l.totals.net).toBe(exact.toFixed());
+    const csvLines = l.form_8949_csv
+      .trim()
+      .split("\n")
+      .filter((x) => x.startsWith("line,"));
+    expect(csvLines).toHaveLength(3);
+    const linesSum = csvLines.reduce((s, x) => s.plus(x.split(",")[10]!), new TaxDecimal(0));
+    expect(linesSum.toFixed(2)).toBe(l.schedule_d.find((x) => x.line === "16")!.gain);
+    // The 8949 lines are rounded to cents: their sum is the exact total rounded (within one cent per line).
+    expect(linesSum.minus(exact).abs().lte("0.015")).toBe(true);
+    expect((await accountRealized(ctx, org, client, account, { year: 2024 })).rows).toEqual([]);
+  });
+});
+
+describe("HTTP and the CLI", () => {
+  const cli = async (args: string[], json = true) => {
+    const out = memoryOutput(json);
+    const code = await main(["node", "lotwise", ...args], { output: () => out });
+    return { code, stdout: out.stdout.join("\n"), stderr: out.stderr.join("\n") };
+  };
+
+  it("records, lists and reports the same locally, over HTTP and with --url; refuses bad fills (400) and re-application (409)", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "20", cost_basis: "90", trade_date: "2024-01-02" },
+    ]);
+    const csv = join(dir, "confirms.csv");
+    writeFileSync(
+      csv,
+      [
+        "Conf #,Side,Symbol,Date,Shares,Price,Fees",
+        "c1,SELL,AAA,2025-06-02,5,100,1",
+        "c2,BUY,BBB,2025-06-03,10,50,0",
+      ].join("\n"),
+    );
+    const local = ["--store", file, "--org", org];
+    const imported = await cli([
+      "trades",
+      "import",
+      csv,
+      "--account",
+      account,
+      "--map",
+      "execution_id=Conf #",
+      ...local,
+    ]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout).execution_ids).toEqual(["c1", "c2"]);
+
+    const app = createApp({ ctx });
+    const base = `/api/v1/custom/org/${org}/clients/${client}/accounts/${account}`;
+    const headers = { "X-Api-Key": key, "Content-Type": "application/json" };
+    const posted = await app.request(`${base}/executions/`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        trades: [
+          {
+            execution_id: "h1",
+            side: "sell",
+            ticker: "AAA:XNYS",
+            trade_date: "2025-06-04",
+            quantity: "5",
+            price: "104",
+          },
+        ],
+      }),
+    });
+    expect(posted.status).toBe(200);
+    expect(((await posted.json()) as { realized: { gain: string }[] }).realized[0]!.gain).toBe("70"); // 5 x (104 - 90)
+    const again = await app.request(`${base}/executions/`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        trades: [
+          {
+            execution_id: "h1",
+            side: "sell",
+            ticker: "AAA:XNYS",
+            trade_date: "2025-06-04",
+            quantity: "5",
+            price: "104",
+          },
+        ],
+      }),
+    });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe(
+      "execution_already_applied",
+    );
+
+    const p = await createProposal(ctx, org, client, account, {
+      optimized_weights: [{ ticker: "AAA:XNYS", weight: "0.01" }],
+    } as never);
+    const badFill = await app.request(`${base}/proposals/${p.proposal_uuid}/execution/`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ fills: [{ order: 0, quantity: "1", price: "0" }] }),
+    });
+    expect(badFill.status).toBe(400);
+    const envelope = (await badFill.json()) as { error: { details: { path?: string; field?: string }[] } };
+    expect(JSON.stringify(envelope.error.details)).toContain("fills[0].price");
+
+    const realized = await app.request(`${base}/realized/?year=2025`, { headers: { "X-Api-Key": key } });
+    expect(realized.status).toBe(200);
+    expect(await realized.json()).toEqual(await accountRealized(ctx, org, client, account, { year: 2025 }));
+    const household = await app.request(`/api/v1/custom/org/${org}/clients/${client}/realized/?year=2025`, {
+      headers: { "X-Api-Key": key },
+    });
+    expect(((await household.json()) as { totals: { net: string } }).totals.net).toBe("119"); // c1: 5 x (100 - 90) - 1 fee = 49; h1: 70
+
+    const handle = await serve({ ctx, port: 0, log: () => {} });
+    try {
+      const remote = ["--url", handle.url, "--api-key", key];
+      for (const args of [
+        ["ledger", "show", "--account", account, "--year", "2025", "--json"],
+        ["ledger", "show", "--client", client, "--year", "2025", "--json"],
+        ["trades", "list", "--account", account, "--json"],
+        ["ledger", "show", "--account", account, "--year", "2025"],
+      ]) {
+        const l = await cli([...args, ...local], args.includes("--json"));
+        const r = await cli([...args, ...remote], args.includes("--json"));
+        expect(l.code, l.stderr).toBe(0);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toBe(l.stdout);
+      }
+      const second = join(dir, "confirms-2.csv");
+      writeFileSync(
+        second,
+        ["id,side,symbol,trade_date,quantity,price", "r1,buy,CCC,2025-06-05,4,25"].join("\n"),
+      );
+      const up = await cli(["trades", "import", second, "--account", account, ...remote]);
+      expect(up.code, up.stderr).toBe(0);
+      expect(JSON.parse(up.stdout).execution_ids).toEqual(["r1"]);
+    } finally {
+      await handle.close();
+    }
+
+    const out = join(dir, "8949.csv");
+    const exported = await cli([
+      "ledger",
+      "export",
+      "--account",
+      account,
+      "--year",
+      "2025",
+      "--out",
+      out,
+      ...local,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(
+      (await accountRealized(ctx, org, client, account, { year: 2025 })).form_8949_csv,
+    );
+    const shown = await cli(["ledger", "show", "--account", account, "--year", "2025", ...local], false);
+    expect(shown.stdout).toContain("Schedule D");
+  });
+});

@@ -1,0 +1,688 @@
+/**
+ * @module service/ledger
+ * The account ledger's operations over the store (docs/ledger.md, "Operations"): a stored proposal applied as
+ * executed (every order at the proposal's prices, or the broker's fills), trades recorded through the API, the
+ * executions listed, and the realized-gains ledger of an account or a client for a tax year (rows, totals,
+ * Schedule D, the Form 8949-style CSV). Every application is ONE store transaction: the book is read, the core's
+ * `applyExecutions` runs (household wash sales included: the client's other accounts' recent purchases and loss
+ * sales are passed in and what it changes there is written back), and `ledger.applyBatch` writes the result. A
+ * refused batch writes nothing.
+ */
+import type { Decimal } from "decimal.js";
+import type {
+  ExecutionList,
+  ExecutionListQuery,
+  ExecutionResult,
+  ProposalExecutionRequest,
+  ProposalResponse,
+  RealizedLedger,
+  RealizedQuery,
+  RealizedRowWire,
+  RealizedTotalsWire,
+  TradesRequest,
+} from "../contract/index.js";
+import type { Currency } from "../core/data/types.js";
+import { addDays } from "../core/dates.js";
+import { ConflictError, type FieldIssue, ValidationError } from "../core/errors.js";
+import {
+  applyExecutions,
+  type Execution,
+  executionsFromProposal,
+  form8949Csv,
+  type LedgerBook,
+  type LedgerEntry,
+  type LedgerOptions,
+  type OrderFill,
+  type ProposalOrderLike,
+  type RealizedRow,
+  realizedRows,
+  scheduleD,
+  type TermTotals,
+  yearTotals,
+} from "../core/ledger/index.js";
+import {
+  LOT_SELECTION_POLICIES,
+  type LotSelectionPolicy,
+  TaxDecimal,
+  type TaxLot,
+} from "../core/tax/index.js";
+import {
+  type AccountRecord,
+  type ExecutionSource,
+  entryFromRecord,
+  executionInput,
+  type HouseholdUpdate,
+  type LedgerBatch,
+  type LotwiseStore,
+  ledgerLotInput,
+  realizedInput,
+  shortLotFromRecord,
+  shortLotInput,
+  taxLotFromRecord,
+} from "../store/index.js";
+import type { ServiceContext } from "./context.js";
+import { accountLots } from "./proposals.js";
+import { resolveTickersAtOnce } from "./tickers.js";
+
+/** Calendar days around a batch read for wash sales (the rule's 30 days, with a day of margin). */
+const WASH_WINDOW_DAYS = 31;
+
+/** Where the executions of one application come from (recorded with each execution). */
+export interface ExecutionOrigin {
+  source: ExecutionSource;
+  proposalUuid?: string;
+  /** Order index of an execution of a proposal. */
+  orderIndex?: (e: Execution) => number | null;
+}
+
+/**
+ * The account's lot method for sells that name no lots: `metadata.lot_method` of the account when it is one of the
+ * tax engine's policies (FIFO, LIFO, HIFO, TAX_OPTIMAL), else TAX_OPTIMAL.
+ */
+export function accountLotMethod(account: AccountRecord): LotSelectionPolicy {
+  const m = (account.metadata as { lot_method?: unknown } | null)?.lot_method;
+  return typeof m === "string" && (LOT_SELECTION_POLICIES as readonly string[]).includes(m.toUpperCase())
+    ? (m.toUpperCase() as LotSelectionPolicy)
+    : "TAX_OPTIMAL";
+}
+
+const ZERO = new TaxDecimal(0);
+
+/**
+ * Apply executions to an account, in one store transaction (the caller's, when inside one): refuse ids already
+ * applied (409 `execution_already_applied`, nothing applied), read the book and the household, run the core,
+ * write the batch. `issuePath` renames the core's `executions[i].field` paths in the caller's terms.
+ */
+export async function applyAccountExecutions(
+  ctx: ServiceContext,
+  account: AccountRecord,
+  executions: readonly Execution[],
+  origin: ExecutionOrigin,
+  issuePath: (path: string) => string = (p) => p,
+): Promise<ExecutionResult> {
+  if (executions.length === 0)
+    throw new ValidationError("Nothing to apply: the batch has no executions.", [
+      { path: "executions", message: "no execution" },
+    ]);
+  return ctx.store.transaction(async (tx) => {
+    const accountUuid = account.uuid;
+    const wanted = new Set(executions.map((e) => e.id));
+    const already = (await tx.ledger.executions(accountUuid))
+      .map((e) => e.executionId)
+      .filter((id) => wanted.has(id));
+    if (already.length > 0)
+      throw new ConflictError(
+        `Execution(s) ${already.slice(0, 10).join(", ")}${already.length > 10 ? ` and ${already.length - 10} more` : ""} already applied to account ${accountUuid}; nothing was applied.`,
+        "execution_already_applied",
+      );
+    let first = executions[0]!.tradeDate;
+    let last = first;
+    for (const e of executions) {
+      if (e.tradeDate < first) first = e.tradeDate;
+      if (e.tradeDate > last) last = e.tradeDate;
+    }
+    const validDates = /^\d{4}-\d{2}-\d{2}$/.test(first) && /^\d{4}-\d{2}-\d{2}$/.test(last);
+    const from = validDates ? addDays(first, -WASH_WINDOW_DAYS) : "0000-01-01";
+    const to = validDates ? addDays(last, WASH_WINDOW_DAYS) : "9999-12-31";
+    const book = await readBook(tx, ctx, account, from, to);
+    let result: ReturnType<typeof applyExecutions>;
+    try {
+      result = applyExecutions(book.book, executions, {
+        lotMethod: accountLotMethod(account),
+      } as LedgerOptions);
+    } catch (err) {
+      if (err instanceof ValidationError) {
+        const issues = err.issues.map((i) => ({ ...i, path: issuePath(i.path) }));
+        throw new ValidationError(
+          `The executions cannot be applied (nothing was applied): ${issues
+            .slice(0, 5)
+            .map((i) => `${i.path}: ${i.message}`)
+            .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
+          issues,
+          err.code,
+        );
+      }
+      throw err;
+    }
+    const household = householdUpdates(book, result);
+    const batch: LedgerBatch = {
+      executions: executions.map((e) =>
+        executionInput(e, {
+          source: origin.source,
+          proposalUuid: origin.proposalUuid ?? null,
+          orderIndex: origin.orderIndex?.(e) ?? null,
+        }),
+      ),
+      realized: result.entries.map((e, i) => realizedInput(e, result.rows[i])),
+      lotsAfter: result.book.lots.map(ledgerLotInput),
+      shortLotsAfter: (result.book.shortLots ?? []).map(shortLotInput),
+      cashDelta: result.book.cashUsd.minus(book.book.cashUsd).toFixed(),
+      ...(household.inPlace.length > 0 ? { household: household.inPlace } : {}),
+    };
+    const written = await tx.ledger.applyBatch(accountUuid, batch);
+    // Household lots the wash-sale rule carved (a replacement lot partly matched): the other account's lots are
+    // rewritten whole, in the same transaction.
+    for (const w of household.rewrite) {
+      const shorts = await tx.ledger.shortLots(w.accountUuid);
+      const cur = await accountLots(ctx, w.accountUuid);
+      const after = new Map<string, TaxLot>(cur.map((l) => [l.id, l]));
+      for (const id of w.replacedIds) after.delete(id);
+      for (const l of w.lots) after.set(l.id, l);
+      await tx.ledger.applyBatch(w.accountUuid, {
+        executions: [],
+        realized: w.realized,
+        lotsAfter: [...after.values()].map(ledgerLotInput),
+        shortLotsAfter: shorts.map((s) => shortLotInput(shortLotFromRecord(s))),
+        cashDelta: "0",
+      });
+    }
+    const rows = result.rows.map((r) => rowToWire(r, accountUuid));
+    let total = ZERO;
+    for (const r of result.rows) total = total.plus(r.gain);
+    return {
+      account_uuid: accountUuid,
+      execution_ids: executions.map((e) => e.id),
+      realized: rows,
+      realized_total_usd: total.toFixed(),
+      wash_sales: result.washSales.length,
+      household_accounts_updated: [
+        ...new Set([
+          ...household.inPlace.map((h) => h.accountUuid),
+          ...household.rewrite.map((w) => w.accountUuid),
+        ]),
+      ],
+      cash_delta_usd: batch.cashDelta,
+      cash_value_usd: written.cashValueUsd,
+      lots: result.book.lots.length,
+      short_lots: (result.book.shortLots ?? []).length,
+    };
+  });
+}
+
+interface ReadBook {
+  book: LedgerBook;
+  /** Household lots passed in, by id, and the account of each household entry passed in. */
+  householdLots: Map<string, TaxLot>;
+  entryAccount: Map<string, string>;
+}
+
+async function readBook(
+  tx: LotwiseStore,
+  ctx: ServiceContext,
+  account: AccountRecord,
+  from: string,
+  to: string,
+): Promise<ReadBook> {
+  const lots = await accountLots(ctx, account.uuid);
+  const shortLots = (await tx.ledger.shortLots(account.uuid)).map(shortLotFromRecord);
+  const realized = (await tx.ledger.realized({ accountUuid: account.uuid }, { from, to: "9999-12-31" })).map(
+    entryFromRecord,
+  );
+  const appliedActionIds = (await tx.ledger.appliedActions(account.uuid)).map((a) => a.actionId);
+  const activity = await tx.ledger.householdActivity(account.clientUuid, from, to);
+  const hLots = activity.lots.filter((l) => l.accountUuid !== account.uuid).map(taxLotFromRecord);
+  const hSales = activity.lossSales.filter((r) => r.accountUuid !== account.uuid);
+  const entryAccount = new Map(hSales.map((r) => [r.entryId, r.accountUuid]));
+  const hEntries: LedgerEntry[] = hSales.map(entryFromRecord);
+  return {
+    book: {
+      accountId: account.uuid,
+      cashUsd: new TaxDecimal(account.cashValueUsd),
+      lots,
+      shortLots,
+      realized,
+      appliedActionIds,
+      household: { lots: hLots, realized: hEntries },
+    },
+    householdLots: new Map(hLots.map((l) => [l.id, l])),
+    entryAccount,
+  };
+}
+
+/** The household changes of a result: updates in place, and accounts whose lots a carve split (rewritten whole). */
+function householdUpdates(
+  read: ReadBook,
+  result: ReturnType<typeof applyExecutions>,
+): {
+  inPlace: HouseholdUpdate[];
+  rewrite: {
+    accountUuid: string;
+    lots: TaxLot[];
+    replacedIds: string[];
+    realized: ReturnType<typeof realizedInput>[];
+  }[];
+} {
+  const byAccount = new Map<string, { lots: TaxLot[]; realized: LedgerEntry[]; carved: boolean }>();
+  const slot = (a: string) => {
+    let s = byAccount.get(a);
+    if (s === undefined) {
+      s = { lots: [], realized: [], carved: false };
+      byAccount.set(a, s);
+    }
+    return s;
+  };
+  const inputIdsByAccount = new Map<string, string[]>();
+  for (const l of read.householdLots.values()) {
+    const a = l.accountId!;
+    inputIdsByAccount.set(a, [...(inputIdsByAccount.get(a) ?? []), l.id]);
+  }
+  for (const l of result.book.household?.lots ?? []) {
+    const before = read.householdLots.get(l.id);
+    if (before !== undefined && sameLot(before, l)) continue;
+    const s = slot(l.accountId!);
+    s.lots.push(l);
+    if (before === undefined) s.carved = true;
+  }
+  for (const e of result.householdEntries) {
+    const a = read.entryAccount.get(e.id) ?? e.record.accountId;
+    if (a !== undefined) slot(a).realized.push(e);
+  }
+  const inPlace: HouseholdUpdate[] = [];
+  const rewrite: {
+    accountUuid: string;
+    lots: TaxLot[];
+    replacedIds: string[];
+    realized: ReturnType<typeof realizedInput>[];
+  }[] = [];
+  for (const [accountUuid, s] of byAccount) {
+    const realized = s.realized.map((e) => realizedInput(e));
+    if (!s.carved) inPlace.push({ accountUuid, realized, lotsChanged: s.lots.map(ledgerLotInput) });
+    else {
+      // Every household lot of that account passed in is replaced by what the core returned for it.
+      const after = (result.book.household?.lots ?? []).filter((l) => l.accountId === accountUuid);
+      rewrite.push({
+        accountUuid,
+        lots: after,
+        replacedIds: inputIdsByAccount.get(accountUuid) ?? [],
+        realized,
+      });
+    }
+  }
+  return { inPlace, rewrite };
+}
+
+function sameLot(a: TaxLot, b: TaxLot): boolean {
+  return (
+    a === b ||
+    (a.quantity.eq(b.quantity) &&
+      a.totalCostBasis.eq(b.totalCostBasis) &&
+      a.tradeDate === b.tradeDate &&
+      a.holdingPeriodStart === b.holdingPeriodStart &&
+      a.washSaleDate === b.washSaleDate &&
+      a.lastSoldForLossDate === b.lastSoldForLossDate &&
+      a.themeAssetId === b.themeAssetId)
+  );
+}
+
+/** A core realized row on the wire. */
+export function rowToWire(r: RealizedRow, accountUuid: string | null): RealizedRowWire {
+  return {
+    entry_id: r.entryId,
+    source_id: r.sourceId,
+    account_uuid: r.accountId ?? accountUuid,
+    lot_id: r.lotId,
+    ticker: r.themeAssetId,
+    side: r.side,
+    description: r.description,
+    quantity: r.quantity.toFixed(),
+    date_acquired: r.dateAcquired,
+    date_sold: r.dateSold,
+    proceeds: r.proceeds.toFixed(),
+    cost_basis: r.costBasis.toFixed(),
+    adjustment_code: r.adjustmentCode,
+    adjustment: r.adjustment.toFixed(),
+    gain: r.gain.toFixed(),
+    term: r.term,
+  };
+}
+
+const CAMEL_TO_SNAKE: Record<string, string> = {
+  themeAssetId: "ticker",
+  tradeDate: "trade_date",
+  fxRate: "fx_rate",
+  lotId: "lot_id",
+  kind: "side",
+  id: "execution_id",
+};
+
+const snakeField = (path: string) =>
+  path.replace(/\.(\w+)/g, (_m, k: string) => `.${CAMEL_TO_SNAKE[k] ?? k}`);
+
+// ---------------------------------------------------------------------------------------------------------------
+// A stored proposal applied as executed
+
+/** The proposal's orders as the core's order shape (shares; lots named by the proposal when it names them). */
+function proposalOrders(
+  p: ProposalResponse,
+  prices: ReadonlyMap<string, number>,
+  fx: ReadonlyMap<string, Decimal>,
+) {
+  return p.orders.map((o, i): ProposalOrderLike => {
+    const amount = new TaxDecimal(o.amount);
+    let quantity: Decimal = amount.abs();
+    if (o.type === "notional") {
+      const price = prices.get(o.ticker);
+      if (price === undefined)
+        throw new ValidationError(
+          `No price of ${o.ticker} on the proposal's date to size its notional order.`,
+          [{ path: `orders[${i}].amount`, message: `notional order of ${o.ticker} without a price` }],
+        );
+      const rate = o.currency === "USD" ? new TaxDecimal(1) : (fx.get(o.currency) ?? new TaxDecimal(1));
+      quantity = quantity.times(rate).div(price);
+    }
+    const named =
+      o.tax_lots !== null && o.tax_lots.length > 0 && o.tax_lots.every((l) => l.lot_id !== undefined);
+    return {
+      themeAssetId: o.ticker,
+      currency: o.currency as Currency,
+      side: amount.isNegative() ? "sell" : "buy",
+      category: o.order_category ?? "long",
+      quantity,
+      taxLots: named ? o.tax_lots!.map((l) => ({ lotId: l.lot_id!, quantity: l.quantity })) : null,
+    };
+  });
+}
+
+/**
+ * Apply a stored proposal as executed (extension operation `executeProposal`): every order in full at the closes of
+ * the proposal's as_of_date, or the given fills (partial fills allowed). Sells relieve exactly the lots the proposal
+ * named. Execution ids are `${proposal_uuid}:${order index}:${fill number}`, so applying a proposal twice is
+ * refused (409 `execution_already_applied`).
+ * @throws {ValidationError} a fill for an order not in the proposal, a quantity above the order, a price <= 0
+ * (`fills[i].field`); nothing applied
+ */
+export async function executeProposal(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  proposalUuid: string,
+  body: ProposalExecutionRequest = {},
+): Promise<ExecutionResult> {
+  return ctx.store.transaction(async (tx) => {
+    const account = await tx.accounts.require(org, clientUuid, accountUuid);
+    const p = (await tx.proposals.require(org, accountUuid, proposalUuid)).response as ProposalResponse;
+    const asOf = p.as_of_date ?? (p.created ?? "").slice(0, 10);
+    const ids = [...new Set(p.orders.map((o) => o.ticker))];
+    const closes = await tx.market.latestPrices(ids, asOf);
+    const prices = new Map<string, number>();
+    for (const [id, c] of closes) prices.set(id, c.close);
+    const fx = new Map<string, Decimal>();
+    for (const o of p.orders) {
+      if (o.currency === "USD" || fx.has(o.currency)) continue;
+      const rate = o.fx_cost_breakdown?.fx_rate ?? (await tx.market.fxRateAsOf(o.currency, asOf))?.perUsd;
+      if (rate !== undefined) fx.set(o.currency, new TaxDecimal(rate));
+    }
+    const orders = proposalOrders(p, prices, fx);
+    const tradeDate = body.trade_date ?? asOf;
+    let executions: Execution[];
+    try {
+      executions = executionsFromProposal({
+        proposalId: proposalUuid,
+        orders,
+        tradeDate,
+        prices: Object.fromEntries([...prices].map(([k, v]) => [k, String(v)])),
+        fxRates: Object.fromEntries(fx) as Partial<Record<Currency, Decimal>>,
+        ...(body.fills === undefined
+          ? {}
+          : {
+              fills: body.fills.map(
+                (f): OrderFill => ({
+                  order: f.order,
+                  quantity: f.quantity,
+                  price: f.price,
+                  ...(f.fees === undefined ? {} : { fees: f.fees }),
+                  ...(f.fx_rate === undefined ? {} : { fxRate: f.fx_rate }),
+                  ...(f.trade_date === undefined ? {} : { tradeDate: f.trade_date }),
+                }),
+              ),
+            }),
+      });
+    } catch (err) {
+      if (err instanceof ValidationError) {
+        const issues = err.issues.map((i) => ({ ...i, path: snakeField(i.path) }));
+        throw new ValidationError(
+          `The proposal's fills cannot be applied (nothing was applied): ${issues
+            .slice(0, 5)
+            .map((i) => `${i.path}: ${i.message}`)
+            .join("; ")}`,
+          issues,
+        );
+      }
+      throw err;
+    }
+    const orderOf = (e: Execution) => Number(e.id.slice(proposalUuid.length + 1).split(":")[0]);
+    // executions[i] -> the fill (or order) it came from, in the request's terms.
+    const fillIndex = new Map<number, string>();
+    executions.forEach((e, i) => {
+      fillIndex.set(i, body.fills === undefined ? `orders[${orderOf(e)}]` : `fills[${i}]`);
+    });
+    return applyAccountExecutions(
+      ctx,
+      account,
+      executions,
+      { source: "proposal", proposalUuid, orderIndex: orderOf },
+      (path) =>
+        snakeField(path.replace(/^executions\[(\d+)\]/, (m, i: string) => fillIndex.get(Number(i)) ?? m)),
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Trades recorded through the API
+
+/** A trade of the API or of a trade file, its ticker resolved, as a core execution of the account. */
+export function tradeExecution(
+  accountUuid: string,
+  t: {
+    executionId: string;
+    side: Execution["kind"];
+    themeAssetId: string;
+    tradeDate: string;
+    quantity: string;
+    price: string;
+    fees?: string | undefined;
+    currency?: Currency | undefined;
+    fxRate?: string | undefined;
+    lots?: { lotId: string; quantity?: string | undefined }[] | undefined;
+  },
+): Execution {
+  return {
+    id: t.executionId,
+    kind: t.side,
+    themeAssetId: t.themeAssetId,
+    tradeDate: t.tradeDate,
+    quantity: t.quantity,
+    price: t.price,
+    ...(t.fees === undefined ? {} : { fees: t.fees }),
+    ...(t.currency === undefined ? {} : { currency: t.currency }),
+    ...(t.fxRate === undefined ? {} : { fxRate: t.fxRate }),
+    ...(t.lots === undefined || t.lots.length === 0
+      ? {}
+      : {
+          lots: t.lots.map((l) =>
+            l.quantity === undefined ? { lotId: l.lotId } : { lotId: l.lotId, quantity: l.quantity },
+          ),
+        }),
+    // Lot ids are unique store-wide: a lot the trade opens is named after the account and the execution id.
+    ...(t.side === "buy" || t.side === "short_order" ? { lotId: `${accountUuid}:${t.executionId}` } : {}),
+  };
+}
+
+/**
+ * Record trades through the API (extension operation `recordTrades`): a batch of buys, sells, short sales and
+ * covers with the caller's execution ids, applied whole or not at all. Sells relieve the lots they name, else the
+ * account's lot method picks them ({@link accountLotMethod}).
+ * @throws {ValidationError} naming `trades[i].field`; {@link ConflictError} `execution_already_applied`
+ */
+export async function recordTrades(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  body: TradesRequest,
+): Promise<ExecutionResult> {
+  const account = await ctx.store.accounts.require(org, clientUuid, accountUuid);
+  const resolved = await resolveTickersAtOnce(
+    ctx.store,
+    body.trades.map((t) => t.ticker),
+  );
+  const issues: FieldIssue[] = [];
+  const executions = body.trades.map((t, i) => {
+    const r = resolved[i]!;
+    if (!r.ok) issues.push({ path: `trades[${i}].ticker`, message: r.message });
+    return tradeExecution(accountUuid, {
+      executionId: t.execution_id,
+      side: t.side,
+      themeAssetId: r.ok ? r.security.themeAssetId : t.ticker,
+      tradeDate: t.trade_date,
+      quantity: t.quantity,
+      price: t.price,
+      fees: t.fees,
+      currency: t.currency ?? (r.ok ? r.security.currency : undefined),
+      fxRate: t.fx_rate,
+      lots: t.lots?.map((l) => ({ lotId: l.lot_id, quantity: l.quantity })),
+    });
+  });
+  if (issues.length > 0)
+    throw new ValidationError(
+      `${issues.length} trade(s) name an unknown ticker; nothing was applied.`,
+      issues,
+      "invalid_tickers",
+    );
+  return applyAccountExecutions(ctx, account, executions, { source: "api" }, (p) =>
+    snakeField(p.replace(/^executions\[/, "trades[")),
+  );
+}
+
+/** An account's executions (extension operation `listExecutions`), by trade date then in the order applied. */
+export async function listExecutions(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  query: ExecutionListQuery = {},
+): Promise<ExecutionList> {
+  await ctx.store.accounts.require(org, clientUuid, accountUuid);
+  const rows = await ctx.store.ledger.executions(accountUuid, {
+    ...(query.from === undefined ? {} : { from: query.from }),
+    ...(query.to === undefined ? {} : { to: query.to }),
+  });
+  return {
+    account_uuid: accountUuid,
+    executions: rows.map((e) => ({
+      execution_id: e.executionId,
+      source: e.source,
+      proposal_uuid: e.proposalUuid,
+      order_index: e.orderIndex,
+      side: e.kind,
+      ticker: e.themeAssetId,
+      trade_date: e.tradeDate,
+      quantity: e.quantity,
+      price: e.price,
+      fees: e.fees,
+      currency: e.currency,
+      fx_rate: e.fxRate,
+      lots:
+        e.lots?.map((l) =>
+          l.quantity === undefined ? { lot_id: l.lotId } : { lot_id: l.lotId, quantity: l.quantity },
+        ) ?? null,
+      lot_id: e.lotId,
+      applied_at: e.appliedAt,
+    })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The realized-gains ledger
+
+function termToWire(t: TermTotals) {
+  return {
+    proceeds: t.proceeds.toFixed(),
+    cost_basis: t.costBasis.toFixed(),
+    adjustments: t.adjustments.toFixed(),
+    gains: t.gains.toFixed(),
+    losses: t.losses.toFixed(),
+    net: t.net.toFixed(),
+    rows: t.rows,
+  };
+}
+
+export function totalsToWire(rows: readonly RealizedRow[], year: number): RealizedTotalsWire {
+  const t = yearTotals(rows, year);
+  return {
+    year,
+    short_term: termToWire(t.shortTerm),
+    long_term: termToWire(t.longTerm),
+    disallowed_loss: t.disallowedLoss.toFixed(),
+    net: t.net.toFixed(),
+  };
+}
+
+/** The realized rows of an account or a client in a tax year (core rows, every account's own id). */
+export async function realizedRowsOf(
+  store: LotwiseStore,
+  scope: { accountUuid: string } | { clientUuid: string },
+  year: number,
+): Promise<RealizedRow[]> {
+  const records = await store.ledger.realized(scope, { year });
+  const entries = records.map((r) => {
+    const e = entryFromRecord(r);
+    // Rows carry their account (entries the ledger wrote always do; older ones get it from the row).
+    return e.record.accountId === undefined ? { ...e, record: { ...e.record, accountId: r.accountUuid } } : e;
+  });
+  return realizedRows(entries);
+}
+
+function ledgerOf(
+  rows: RealizedRow[],
+  year: number,
+  query: RealizedQuery,
+  scope: RealizedLedger["scope"],
+  clientUuid: string,
+  accountUuid: string | null,
+): RealizedLedger {
+  const reporting = query.reporting ?? "basis_reported";
+  return {
+    scope,
+    client_uuid: clientUuid,
+    account_uuid: accountUuid,
+    year,
+    rows: rows.map((r) => rowToWire(r, accountUuid)),
+    totals: totalsToWire(rows, year),
+    schedule_d: scheduleD(rows, year, reporting).map((l) => ({
+      line: l.line,
+      label: l.label,
+      proceeds: l.proceeds.toFixed(2),
+      cost_basis: l.costBasis.toFixed(2),
+      adjustments: l.adjustment.toFixed(2),
+      gain: l.gain.toFixed(2),
+    })),
+    form_8949_csv: form8949Csv(rows, year, reporting),
+  };
+}
+
+/** The realized-gains ledger of an account for a tax year (extension operation `accountRealized`). */
+export async function accountRealized(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  accountUuid: string,
+  query: RealizedQuery,
+): Promise<RealizedLedger> {
+  await ctx.store.accounts.require(org, clientUuid, accountUuid);
+  const rows = await realizedRowsOf(ctx.store, { accountUuid }, query.year);
+  return ledgerOf(rows, query.year, query, "account", clientUuid, accountUuid);
+}
+
+/** The realized-gains ledger of every account of a client (household) for a tax year (`clientRealized`). */
+export async function clientRealized(
+  ctx: ServiceContext,
+  org: string,
+  clientUuid: string,
+  query: RealizedQuery,
+): Promise<RealizedLedger> {
+  await ctx.store.clients.require(org, clientUuid);
+  const rows = await realizedRowsOf(ctx.store, { clientUuid }, query.year);
+  return ledgerOf(rows, query.year, query, "client", clientUuid, null);
+}
