@@ -6,13 +6,18 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listing } from "../../test/helpers/listing.js";
-import { ConflictError, ValidationError } from "../core/errors.js";
-import type { LotwiseStore } from "../store/index.js";
-import { openPgStore } from "../store/pg/pg-store.js";
-import { createAccount, createClient, createOrganization, type ServiceContext } from "./index.js";
-import { clientRealized, recordTrades } from "./ledger.js";
-import { importTrades } from "./ledger-trades-csv.js";
+import { ConflictError, ValidationError } from "../src/core/errors.js";
+import {
+  createAccount,
+  createClient,
+  createOrganization,
+  type ServiceContext,
+} from "../src/service/index.js";
+import { clientRealized, recordTrades } from "../src/service/ledger.js";
+import { importTrades } from "../src/service/ledger-trades-csv.js";
+import type { LotwiseStore } from "../src/store/index.js";
+import { openPgStore } from "../src/store/pg/pg-store.js";
+import { listing } from "./helpers/listing.js";
 
 const PG_URL = process.env.LOTWISE_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
 
