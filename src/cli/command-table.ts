@@ -155,6 +155,25 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     ],
     load: async () => (await import("./commands/backtest.js")).registerBacktest,
   },
+  {
+    commands: [
+      cmd(
+        "worker",
+        "Run backtest and scan jobs of a PostgreSQL store from its job queue (BullMQ on Redis); start any number, on any machines. Each job runs on a worker thread; progress, cancel and results go to the store, so every `lotwise serve` answers for them. Stops on SIGTERM: no new jobs, running ones get --grace seconds, the rest go back to the queue. A SQLite store needs no worker: `lotwise serve` runs its jobs.",
+        true,
+      ),
+    ],
+    load: async () => (await import("./commands/worker.js")).registerWorker,
+  },
+  {
+    commands: [
+      cmd(
+        "store",
+        "Store maintenance: bring a store (SQLite file or PostgreSQL database) to this lotwise's schema version, or copy a whole store into an empty one (e.g. a SQLite file into PostgreSQL to scale out).",
+      ),
+    ],
+    load: async () => (await import("./commands/store.js")).registerStore,
+  },
 ];
 
 /** Global options that take a value (the word after them is not a command name). */
