@@ -10,7 +10,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "../src/store/index.js";
 import { BIN, okJson, ROOT, run } from "./helpers/cli.js";
 import { dropSchemas, PG_URL, privateSchema, probePostgres } from "./helpers/pg.js";
 import { dropPrefix, privatePrefix, REDIS_URL, redisAvailable } from "./helpers/queue-jobs.js";
@@ -59,6 +61,23 @@ describe("lotwise worker and lotwise store (SQLite)", () => {
     });
     const text = await run(["store", "migrate", "--store", path]);
     expect(text.stdout).toContain(`is already at schema version ${version![1]}; nothing to do.`);
+  });
+
+  it("store migrate upgrades a store of an older schema version and says from which version to which", async () => {
+    const path = join(dir, "old.db");
+    // A store file as an older lotwise left it: the migrations up to version 2 only.
+    const db = new Database(path);
+    for (const m of MIGRATIONS.filter((m) => m.version <= 2)) {
+      db.exec(m.sql);
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.pragma(`user_version = ${m.version}`);
+    }
+    db.close();
+    const r = await run(["store", "migrate", "--store", path]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(`Migrated ${path} from schema version 2 to ${SCHEMA_VERSION}.`);
+    const again = okJson(await run(["store", "migrate", "--store", path, "--json"]));
+    expect(again).toEqual({ store: path, from_version: SCHEMA_VERSION, to_version: SCHEMA_VERSION });
   });
 
   it("store copy copies every row into a new file and refuses a target that is not empty", async () => {
