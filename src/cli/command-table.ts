@@ -37,7 +37,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     commands: [
       cmd(
         "init",
-        "Create a store (SQLite file), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
+        "Create a store (a SQLite file, or the schema of a postgres:// database), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
         true,
       ),
     ],

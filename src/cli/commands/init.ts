@@ -23,7 +23,7 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
   const cmd = program
     .command("init")
     .description(
-      "Create a store (SQLite file), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
+      "Create a store (a SQLite file, or the schema of a postgres:// database), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
     )
     .option("--demo", "add the synthetic market and the demo client")
     .option("--force", "replace an existing store file")

@@ -208,6 +208,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
     cmd,
     "lotwise serve --store demo.db --port 8000",
     "lotwise serve --store demo.db --max-queued-jobs 20 --rate-limit 120 --keep-proposals 200",
+    "lotwise serve --store postgres://lotwise@db:5432/lotwise --queue redis://redis:6379 --host 0.0.0.0  # one of several instances",
     "curl -H 'X-Api-Key: lw_...' http://127.0.0.1:8000/api/v1/custom/org/<org>/portfolio_configs/",
   );
 }

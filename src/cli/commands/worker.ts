@@ -103,6 +103,24 @@ export function registerWorker(program: Command, hooks: ProgramHooks): void {
         }
       }),
     );
+  cmd.addHelpText(
+    "after",
+    `
+How it works:
+  serve instances store each job in PostgreSQL and put its id on the queue; a worker takes ids, claims the job
+  under a lease, runs it on a thread and writes progress and the result to PostgreSQL. A worker killed mid-job is
+  detected by the queue within about 45 s and the job runs once more on another worker, then fails with a message.
+  Every minute a worker also queues PENDING jobs the queue lost (Redis restarted, an enqueue that failed).
+
+Environment:
+  LOTWISE_STORE               the PostgreSQL URL (same as --store)
+  LOTWISE_QUEUE               the Redis URL (same as --queue)
+  LOTWISE_QUEUE_PREFIX        Redis key prefix, the same on every process of a deployment (default lotwise)
+  LOTWISE_WORKER_CONCURRENCY  same as --concurrency
+  LOTWISE_WORKER_GRACE        same as --grace
+See docs/deploy.md.
+`,
+  );
   examples(
     cmd,
     "lotwise worker --store postgres://lotwise@db.internal:5432/lotwise --queue redis://redis.internal:6379",
