@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BacktestJob, backtestJobSchema } from "../src/contract/index.js";
-import { createApp, type LotwiseApp } from "../src/server/index.js";
+import { appRequestPoolStats, closeApp, createApp, type LotwiseApp } from "../src/server/index.js";
 import { buildDemo, type DemoResult } from "../src/service/demo.js";
 import { type ServiceContext, startBacktest } from "../src/service/index.js";
 import { defaultBacktestExecutor, runClaimedJob } from "../src/service/jobs/index.js";
@@ -82,7 +82,8 @@ describe.skipIf(missing.length > 0)(
       await copyStore(sqlite, pgStore);
       queue = new BullJobQueue({ connection: REDIS_URL, prefix, store: pgStore });
       const ctx: ServiceContext = { store: pgStore, clock: () => new Date(), jobQueue: queue };
-      app = createApp({ ctx, requestWorkers: 0, rateLimit: false, log: () => {} });
+      // One request worker: the scan job (a heavy route) is created on that thread, which enqueues it itself.
+      app = createApp({ ctx, requestWorkers: 1, rateLimit: false, log: () => {} });
       threads = threadJobHandler({ connectionString: pgStore.connectionString!, keepThreads: 1 });
       endless = threadJobHandler({
         connectionString: pgStore.connectionString!,
@@ -106,6 +107,7 @@ describe.skipIf(missing.length > 0)(
     }, 120_000);
 
     afterAll(async () => {
+      if (app) await closeApp(app);
       await worker?.close({ graceMs: 0 });
       await threads?.close();
       await endless?.close();
@@ -195,7 +197,7 @@ describe.skipIf(missing.length > 0)(
       expectClose(got, expected);
     }, 180_000);
 
-    it("runs a scan job through the queue too", async () => {
+    it("runs a scan job created on a request worker thread through the queue too", async () => {
       const created = await post("/scan_jobs/", { async: true });
       expect(created.status, created.text.slice(0, 300)).toBe(202);
       const job = created.body as { id: string; status: string };
@@ -209,6 +211,8 @@ describe.skipIf(missing.length > 0)(
       expect(read.error_message).toBeNull();
       expect(read.status).toBe("SUCCESS");
       expect(started).toContain(job.id);
+      // It was created (and enqueued) by the request worker thread.
+      expect(appRequestPoolStats(app)?.completed).toBeGreaterThanOrEqual(1);
     }, 90_000);
 
     it("cancels a job while it runs on the worker's thread: FAILURE 'Cancelled on request after k of N periods'", async () => {
