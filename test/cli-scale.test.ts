@@ -38,6 +38,16 @@ describe("lotwise worker and lotwise store (SQLite)", () => {
     expect(r.stderr).not.toContain("secret");
   });
 
+  it("names an unreachable PostgreSQL store without its password, in every command", async () => {
+    const url = "postgres://lotwise:s3cret-pw@127.0.0.1:1/none";
+    for (const args of [["clients", "list"], ["store", "migrate"], ["init"]]) {
+      const r = await run([...args, "--store", url]);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.stderr).toContain("postgres://lotwise@127.0.0.1:1/none");
+      expect(r.stderr + r.stdout).not.toContain("s3cret-pw");
+    }
+  });
+
   it("lists worker and store in the help, and the worker's options in its own", async () => {
     const top = await run(["--help"]);
     expect(top.stdout).toMatch(/\n\s+worker \[options\]\s+Run backtest and scan jobs of a PostgreSQL store/);
