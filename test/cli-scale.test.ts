@@ -1,7 +1,8 @@
 /**
  * The scale-out commands end to end through the built CLI: `lotwise worker` refuses a SQLite store and needs a queue;
  * `lotwise store migrate` creates or upgrades a store and says from which version to which; `lotwise store copy`
- * copies a store into an empty one and refuses a non-empty target. With PostgreSQL and Redis: `init --demo` on a
+ * copies a store into an empty one and refuses a non-empty target; a PostgreSQL URL is never shown with its
+ * password. With PostgreSQL: `serve` without a queue runs jobs on its own threads. With PostgreSQL and Redis: `init --demo` on a
  * postgres:// URL, copy both ways, and a `lotwise serve --queue` plus a `lotwise worker` process running a backtest
  * posted over HTTP, /readyz 200 with both checks, and both processes exiting 0 on SIGTERM (skipped, with the reason,
  * without them).
@@ -153,6 +154,59 @@ function start(args: string[], env: Record<string, string>) {
   };
 }
 
+/** Post a backtest of the demo account to a running server and poll it until it ends. */
+async function backtestOver(
+  base: string,
+  demo: { api_key: string; organization_uuid: string; client_uuid: string; account_uuid: string },
+) {
+  const headers = { "X-Api-Key": demo.api_key, "Content-Type": "application/json" };
+  const org = `${base}/api/v1/custom/org/${demo.organization_uuid}`;
+  const created = await fetch(`${org}/clients/${demo.client_uuid}/accounts/${demo.account_uuid}/backtests/`, {
+    method: "POST",
+    headers,
+    body: "{}",
+  });
+  expect(created.status).toBe(202);
+  const id = ((await created.json()) as { id: string }).id;
+  const deadline = Date.now() + 120_000;
+  let job: { status: string; error_message: string | null; result: Record<string, unknown> | null };
+  do {
+    await new Promise((r) => setTimeout(r, 200));
+    job = (await (await fetch(`${org}/backtests/${id}/`, { headers })).json()) as typeof job;
+  } while ((job.status === "PENDING" || job.status === "RUNNING") && Date.now() < deadline);
+  return job;
+}
+
+describe.skipIf(pgProblem !== null)("lotwise serve on PostgreSQL without a queue (needs PostgreSQL)", () => {
+  const schemas: string[] = [];
+  afterAll(async () => {
+    await dropSchemas(schemas);
+  });
+
+  it("runs jobs on its own worker threads, which open the same URL, and exits 0 on SIGTERM", async () => {
+    const { schema, url } = privateSchema("cli_noqueue");
+    schemas.push(schema);
+    const demo = okJson(
+      await run(["init", "--demo", "--store", url, "--securities", "50", "--years", "2", "--json"]),
+    );
+    const serve = start(["serve", "--store", url, "--port", "0", "--workers", "1", "--json"], {
+      LOTWISE_QUEUE: "",
+    });
+    try {
+      const base = (await serve.waitFor(/"url":\s*"([^"]+)"/))[1]!;
+      expect(JSON.parse(serve.stdout())).toMatchObject({ backtest_workers: 1, job_queue: false });
+      const ready = (await (await fetch(`${base}/readyz`)).json()) as { checks: Record<string, unknown> };
+      expect(Object.keys(ready.checks)).toEqual(["database"]);
+      const job = await backtestOver(base, demo);
+      expect(job.error_message, serve.stderr()).toBeNull();
+      expect(job.status).toBe("SUCCESS");
+    } finally {
+      serve.child.kill("SIGTERM");
+    }
+    expect(await serve.exit, serve.stderr()).toBe(0);
+  }, 240_000);
+});
+
 describe.skipIf(missing.length > 0)("lotwise on PostgreSQL with a queue (needs PostgreSQL and Redis)", () => {
   const schemas: string[] = [];
   const prefix = privatePrefix("cli-scale");
@@ -203,20 +257,7 @@ describe.skipIf(missing.length > 0)("lotwise on PostgreSQL with a queue (needs P
         ready: true,
         checks: { database: { ok: true }, queue: { ok: true } },
       });
-      const headers = { "X-Api-Key": demo.api_key, "Content-Type": "application/json" };
-      const org = `${base}/api/v1/custom/org/${demo.organization_uuid}`;
-      const created = await fetch(
-        `${org}/clients/${demo.client_uuid}/accounts/${demo.account_uuid}/backtests/`,
-        { method: "POST", headers, body: "{}" },
-      );
-      expect(created.status).toBe(202);
-      const id = ((await created.json()) as { id: string }).id;
-      const deadline = Date.now() + 120_000;
-      let job: { status: string; error_message: string | null; result: Record<string, unknown> | null };
-      do {
-        await new Promise((r) => setTimeout(r, 200));
-        job = (await (await fetch(`${org}/backtests/${id}/`, { headers })).json()) as typeof job;
-      } while ((job.status === "PENDING" || job.status === "RUNNING") && Date.now() < deadline);
+      const job = await backtestOver(base, demo);
       expect(job.error_message, worker.stderr()).toBeNull();
       expect(job.status).toBe("SUCCESS");
       expect(Object.keys(job.result!)).toEqual(
