@@ -65,7 +65,9 @@ describe("CLI start-up", () => {
     expect(name(["--help"])).toBeUndefined();
     expect(name(["clinets"])).toBeUndefined();
     expect(name(["ledger", "show", "--year", "2025"])).toBe("trades");
-    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(21);
+    expect(name(["--store", "postgres://db/x", "worker", "--concurrency", "2"])).toBe("worker");
+    expect(name(["store", "copy", "--from", "a.db", "--to", "b.db"])).toBe("store");
+    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(23);
   });
 
   it("loads no command module, zod, SQLite driver or service for --version and --help", async () => {

@@ -37,7 +37,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     commands: [
       cmd(
         "init",
-        "Create a store (SQLite file), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
+        "Create a store (a SQLite file, or the schema of a postgres:// database), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
         true,
       ),
     ],
@@ -173,6 +173,25 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       cmd("ledger", "Realized gains of an account or a client: rows, year totals, Form 8949 and Schedule D."),
     ],
     load: async () => (await import("./commands/ledger.js")).registerLedger,
+  },
+  {
+    commands: [
+      cmd(
+        "worker",
+        "Run backtest and scan jobs of a PostgreSQL store from its job queue (BullMQ on Redis); start any number, on any machines. Each job runs on a worker thread; progress, cancel and results go to the store, so every `lotwise serve` answers for them. Stops on SIGTERM: no new jobs, running ones get --grace seconds, the rest go back to the queue. A SQLite store needs no worker: `lotwise serve` runs its jobs.",
+        true,
+      ),
+    ],
+    load: async () => (await import("./commands/worker.js")).registerWorker,
+  },
+  {
+    commands: [
+      cmd(
+        "store",
+        "Store maintenance: bring a store (SQLite file or PostgreSQL database) to this lotwise's schema version, or copy a whole store into an empty one (e.g. a SQLite file into PostgreSQL to scale out).",
+      ),
+    ],
+    load: async () => (await import("./commands/store.js")).registerStore,
   },
 ];
 

@@ -2,13 +2,16 @@
  * @module cli/context
  * Global options -> where commands run. Local mode opens a store file (`--store`, `LOTWISE_STORE`, default
  * `./lotwise.db`) and acts for one organization (`--org`, `LOTWISE_ORG`, or the store's only organization). Remote
- * mode (`--url` + `--api-key`, or `LOTWISE_URL` + `LOTWISE_API_KEY`) talks to a running `lotwise serve`.
+ * mode (`--url` + `--api-key`, or `LOTWISE_URL` + `LOTWISE_API_KEY`) talks to a running `lotwise serve`. On a
+ * PostgreSQL store with a job queue (`LOTWISE_QUEUE`, or `--queue` of serve/worker), local mode enqueues the jobs it
+ * creates on that queue and `lotwise worker` processes run them (docs/deploy.md).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { RemoteBackend } from "../client/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import { type Backend, LocalBackend, type ServiceContext } from "../service/index.js";
+import type { JobQueue } from "../service/jobs/queue/types.js";
 import { isPostgresLocation, type LotwiseStore, openStore } from "../store/index.js";
 import { limitsFromEnv } from "./limits.js";
 import { type Output, processOutput } from "./output.js";
@@ -20,6 +23,8 @@ export interface GlobalOptions {
   apiKey?: string;
   org?: string;
   json?: boolean;
+  /** The job queue (`redis://...`): `--queue` of serve and worker, else `LOTWISE_QUEUE`. */
+  queue?: string;
 }
 
 export const DEFAULT_STORE = "lotwise.db";
@@ -38,6 +43,13 @@ export interface CommandContext {
   backend(): Promise<Backend>;
   /** True when --url / LOTWISE_URL selects a server. */
   readonly remote: boolean;
+  /**
+   * The job queue's URL when jobs go through it: local mode, a PostgreSQL store and `options.queue` set (with SQLite
+   * the queue is ignored: jobs run on this process's or `lotwise serve`'s worker threads).
+   */
+  queueUrl(): string | undefined;
+  /** The job queue of {@link service} (opened on first use), or undefined when {@link queueUrl} is. */
+  jobQueue(): Promise<JobQueue | undefined>;
   close(): Promise<void>;
 }
 
@@ -52,6 +64,8 @@ export function resolveGlobalOptions(
   const url = pick(raw.url, env.LOTWISE_URL);
   const apiKey = pick(raw.apiKey, env.LOTWISE_API_KEY);
   const org = pick(raw.org, env.LOTWISE_ORG);
+  const queue = pick(raw.queue, env.LOTWISE_QUEUE);
+  if (queue) out.queue = queue;
   if (store) out.store = store;
   if (url) out.url = url;
   if (apiKey) out.apiKey = apiKey;
@@ -66,6 +80,7 @@ export function createCommandContext(
 ): CommandContext {
   const options = resolveGlobalOptions(raw);
   let store: Promise<LotwiseStore> | undefined;
+  let queue: Promise<JobQueue> | undefined;
   let backend: Backend | undefined;
   const remote = options.url !== undefined;
   const storePath = () => {
@@ -98,9 +113,37 @@ export function createCommandContext(
       }
       return store;
     },
+    queueUrl() {
+      return !remote && options.queue !== undefined && isPostgresLocation(storePath())
+        ? options.queue
+        : undefined;
+    },
+    async jobQueue() {
+      const url = ctx.queueUrl();
+      if (url === undefined) return undefined;
+      if (!queue) {
+        const opened = await ctx.store();
+        // Loaded on demand: commands without a queue never load BullMQ.
+        queue = import("../service/jobs/queue/bull-queue.js").then(
+          ({ BullJobQueue }) =>
+            new BullJobQueue({
+              connection: url,
+              store: opened,
+              ...(process.env.LOTWISE_QUEUE_PREFIX ? { prefix: process.env.LOTWISE_QUEUE_PREFIX } : {}),
+            }),
+        );
+      }
+      return queue;
+    },
     async service() {
       // Queued-job cap and proposal retention from LOTWISE_* variables (cli/limits.ts), else the service defaults.
-      return { store: await ctx.store(), clock: () => new Date(), limits: limitsFromEnv() };
+      const jobQueue = await ctx.jobQueue();
+      return {
+        store: await ctx.store(),
+        clock: () => new Date(),
+        limits: limitsFromEnv(),
+        ...(jobQueue ? { jobQueue } : {}),
+      };
     },
     async backend(): Promise<Backend> {
       if (backend) return backend;
@@ -119,6 +162,9 @@ export function createCommandContext(
       return backend;
     },
     async close() {
+      const q = queue;
+      queue = undefined;
+      if (q) await (await q.catch(() => undefined))?.close().catch(() => {});
       const opened = store;
       store = undefined;
       if (opened) await (await opened.catch(() => undefined))?.close();

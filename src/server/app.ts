@@ -24,6 +24,7 @@ import { API_KEY_HEADER, ApiKeyAuthenticator, type Principal } from "./auth.js";
 import { DEFAULT_MAX_BODY_BYTES, readBody, readUpload } from "./body.js";
 import { renderDocsPage } from "./docs-page.js";
 import { errorResponse } from "./error-response.js";
+import { health, readiness } from "./health.js";
 import { HttpError } from "./http-error.js";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi.js";
 import { type RateLimitOptions, TokenBucketLimiter } from "./rate-limit.js";
@@ -98,6 +99,10 @@ export type LotwiseApp = Hono<AppEnv>;
 export const OPENAPI_PATH = "/api/v1/openapi.json";
 /** Path of the HTML reference. */
 export const DOCS_PATH = "/api/v1/docs";
+/** Liveness probe (no API key; outside `/api/`). */
+export const HEALTHZ_PATH = "/healthz";
+/** Readiness probe: the database and, when the context has one, the job queue (no API key; outside `/api/`). */
+export const READYZ_PATH = "/readyz";
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
@@ -213,6 +218,16 @@ function queryObject(url: string): Record<string, string> {
 
 /** The request-worker pool of each app that has one. */
 const pools = new WeakMap<LotwiseApp, RequestWorkerPool>();
+/** Apps that are shutting down: their `/readyz` answers 503 with `"stopping": true`. */
+const stoppingApps = new WeakSet<LotwiseApp>();
+
+/**
+ * Mark an app as shutting down (the first SIGTERM): `/readyz` answers 503 from now on, so that a load balancer stops
+ * sending it traffic while in-flight requests finish. Idempotent.
+ */
+export function markAppStopping(app: LotwiseApp): void {
+  stoppingApps.add(app);
+}
 
 /** The pool of an app over a store file, or undefined (in-process: `:memory:` store or `requestWorkers: 0`). */
 function requestPool(options: AppOptions): RequestWorkerPool | undefined {
@@ -223,7 +238,13 @@ function requestPool(options: AppOptions): RequestWorkerPool | undefined {
   const path = options.ctx.store.connectionString;
   if (size === 0 || path === null) return undefined;
   const limits = options.ctx.limits;
-  return new RequestWorkerPool({ storePath: path, size, ...(limits ? { limits } : {}) });
+  const queue = options.ctx.jobQueue?.location;
+  return new RequestWorkerPool({
+    storePath: path,
+    size,
+    ...(limits ? { limits } : {}),
+    ...(queue ? { queue } : {}),
+  });
 }
 
 /** Number of request workers an app runs heavy routes on (0: in-process). */
@@ -318,6 +339,20 @@ export function createApp(options: AppOptions): LotwiseApp {
   app.notFound((c) => {
     const r = errorResponse(unmatched(c.req.method, c.req.path, table), log);
     return c.json(r.body, r.status as ContentfulStatusCode, r.headers);
+  });
+  // Probes for load balancers and orchestrators (docs/deploy.md): no API key, no organization, never cached.
+  app.get(HEALTHZ_PATH, (c) => c.json(health(), 200, { "cache-control": "no-store" }));
+  app.get(READYZ_PATH, async (c) => {
+    const answer = await readiness({
+      store: ctx.store,
+      ...(ctx.jobQueue ? { queue: ctx.jobQueue } : {}),
+      stopping: stoppingApps.has(app),
+      onError: (component, err) =>
+        log(
+          `lotwise: readiness check of the ${component === "database" ? "database" : "job queue"} failed: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+    });
+    return c.json(answer, answer.ready ? 200 : 503, { "cache-control": "no-store" });
   });
   app.use("*", async (c, next) => {
     const path = c.req.path;

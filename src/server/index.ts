@@ -11,8 +11,11 @@ export {
   closeApp,
   createApp,
   DOCS_PATH,
+  HEALTHZ_PATH,
   type LotwiseApp,
+  markAppStopping,
   OPENAPI_PATH,
+  READYZ_PATH,
   warmApp,
 } from "./app.js";
 export {
@@ -52,6 +55,16 @@ export {
   malformedBody,
   parseFormKey,
 } from "./form-fields.js";
+export {
+  DEFAULT_READINESS_TIMEOUT_MS,
+  type HealthStatus,
+  health,
+  type Pingable,
+  type Readiness,
+  type ReadinessCheck,
+  type ReadinessOptions,
+  readiness,
+} from "./health.js";
 export {
   errorCodesTableMarkdown,
   generatedHttpDocs,

@@ -7,7 +7,7 @@ import { maxHeaderSize, type Server, STATUS_CODES } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import { ValidationError } from "../core/errors.js";
-import { type AppOptions, closeApp, createApp, type LotwiseApp, warmApp } from "./app.js";
+import { type AppOptions, closeApp, createApp, type LotwiseApp, markAppStopping, warmApp } from "./app.js";
 import { errorResponse } from "./error-response.js";
 import { HttpError } from "./http-error.js";
 
@@ -39,8 +39,8 @@ export interface ServerHandle {
   /** The Node server (for advanced wiring). */
   readonly server: Server;
   /**
-   * Stops accepting connections, lets in-flight requests finish for up to `graceMs`, then closes what is left and
-   * stops the app's request workers. Resolves when both are closed; idempotent.
+   * Stops accepting connections (and `/readyz` answers 503 on the open ones), lets in-flight requests finish for up
+   * to `graceMs`, then closes what is left and stops the app's request workers. Resolves when both are closed; idempotent.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -113,6 +113,8 @@ export function serve(options: ServeOptions): Promise<ServerHandle> {
         app,
         server,
         close: ({ graceMs = 5_000 } = {}) => {
+          // Requests still arriving on open connections learn from /readyz that this instance is going away.
+          markAppStopping(app);
           closing ??= new Promise<void>((done) => {
             const timer = setTimeout(() => server.closeAllConnections(), graceMs);
             timer.unref();

@@ -14,6 +14,7 @@ import type { Worker } from "node:worker_threads";
 import type { ErrorEnvelope } from "../contract/index.js";
 import type { ServiceLimits } from "../service/index.js";
 import { spawnModuleWorker } from "../service/jobs/index.js";
+import type { QueueLocation } from "../service/jobs/queue/types.js";
 import { HttpError } from "./http-error.js";
 
 /** The error of a request the pool will not run because it is closing. */
@@ -35,6 +36,8 @@ export interface RequestWorkerInit {
   storePath: string;
   /** The main context's service limits (proposal retention, queued jobs), so a worker applies the same ones. */
   limits?: ServiceLimits;
+  /** The main context's job queue: a worker enqueues the jobs its requests create (a scan job) on it too. */
+  queue?: QueueLocation;
 }
 
 /** One heavy request, validated by the main thread. */
@@ -106,6 +109,8 @@ export interface RequestWorkerPoolOptions {
   limits?: ServiceLimits;
   /** Worker threads (at least 1). */
   size: number;
+  /** The job queue the workers enqueue created jobs on (the app context's `jobQueue`). */
+  queue?: QueueLocation;
 }
 
 /**
@@ -116,6 +121,7 @@ export class RequestWorkerPool {
   readonly size: number;
   private readonly storePath: string;
   private readonly limits: ServiceLimits | undefined;
+  private readonly jobQueue: QueueLocation | undefined;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private nextId = 1;
@@ -128,6 +134,7 @@ export class RequestWorkerPool {
     this.size = options.size;
     this.storePath = options.storePath;
     this.limits = options.limits;
+    this.jobQueue = options.queue;
   }
 
   /** Number of worker threads started and alive. */
@@ -197,6 +204,7 @@ export class RequestWorkerPool {
     const worker = spawnModuleWorker(entry, {
       storePath: this.storePath,
       ...(this.limits ? { limits: this.limits } : {}),
+      ...(this.jobQueue ? { queue: this.jobQueue } : {}),
     } satisfies RequestWorkerInit);
     worker.unref();
     let exited!: () => void;

@@ -79,6 +79,7 @@ function main(ctx: ServiceContext): void {
   port.on("message", (message: ToRequestWorker) => {
     chain = chain.then(async () => {
       if (message.type === "stop") {
+        await ctx.jobQueue?.close().catch(() => {});
         await ctx.store.close();
         port.close();
         return;
@@ -96,7 +97,14 @@ function main(ctx: ServiceContext): void {
 let ctx: ServiceContext | undefined;
 try {
   const opened = await openStoreContext(init.storePath, clock);
-  ctx = init.limits ? { ...opened, limits: init.limits } : opened;
+  // A job created by a request of this thread (a scan job) is enqueued here, like on the main thread.
+  const jobQueue = init.queue
+    ? new (await import("../service/jobs/queue/bull-queue.js")).BullJobQueue({
+        ...init.queue,
+        store: opened.store,
+      })
+    : undefined;
+  ctx = { ...opened, ...(init.limits ? { limits: init.limits } : {}), ...(jobQueue ? { jobQueue } : {}) };
   main(ctx);
 } catch (err) {
   await ctx?.store.close();

@@ -16,6 +16,7 @@ import {
 import { ConflictError } from "../core/errors.js";
 import type { BacktestJobRecord } from "../store/index.js";
 import { type ServiceContext, serviceLimit } from "./context.js";
+import { cancelThroughQueue, enqueueStoredJob } from "./job-queue.js";
 import { defaultBacktestExecutor } from "./jobs/default-executor.js";
 import type { BacktestExecutor } from "./jobs/executor.js";
 
@@ -100,6 +101,7 @@ export async function startBacktest(
     cap > 0 ? { maxPending: cap } : {},
   );
   (ctx as BacktestServiceContext).backtestRunner?.wake();
+  await enqueueStoredJob(ctx, job.id, job.kind);
   return backtestJobRead(job);
 }
 
@@ -145,7 +147,9 @@ export async function cancelBacktest(ctx: ServiceContext, org: string, jobId: st
       `Backtest job ${jobId} already finished with status ${job.status} at ${job.finishedAt ?? "an unknown time"}; there is nothing to cancel.`,
       "backtest_finished",
     );
-  const after = await ctx.store.backtestJobs.requestCancel(org, jobId);
+  const after = (await cancelThroughQueue(ctx, jobId))
+    ? await ctx.store.backtestJobs.require(org, jobId)
+    : await ctx.store.backtestJobs.requestCancel(org, jobId);
   if (after.status === "RUNNING") (ctx as BacktestServiceContext).backtestRunner?.signalCancel(jobId);
   return backtestJobRead(after);
 }

@@ -6,6 +6,7 @@
 import { SCAN_JOB_THRESHOLD } from "../contract/index.js";
 import { ValidationError } from "../core/errors.js";
 import { type LotwiseStore, openStore } from "../store/index.js";
+import type { JobQueue } from "./jobs/queue/types.js";
 
 export interface ServiceContext {
   readonly store: LotwiseStore;
@@ -13,6 +14,12 @@ export interface ServiceContext {
   readonly clock: () => Date;
   /** Limits on what one organization may pile up in the store. @default DEFAULT_SERVICE_LIMITS */
   readonly limits?: ServiceLimits;
+  /**
+   * The distributed job queue (PostgreSQL deployments, `--queue` / `LOTWISE_QUEUE`): job-creating operations put the
+   * stored job's id on it, cancel goes through it. Absent: jobs are run by this process's runner or a `lotwise serve`
+   * on the same store (docs/backtest-jobs.md).
+   */
+  readonly jobQueue?: JobQueue;
 }
 
 /**

@@ -18,6 +18,7 @@ import type { BacktestJobRecord } from "../store/index.js";
 import { selectAccounts } from "./account-selection.js";
 import type { BacktestServiceContext } from "./backtest-jobs.js";
 import { checkedAsOf, type ServiceContext, serviceLimit } from "./context.js";
+import { cancelThroughQueue, enqueueStoredJob } from "./job-queue.js";
 import type { ScanJobResolved } from "./jobs/scan-executor.js";
 import { scanAccounts } from "./scan.js";
 
@@ -97,6 +98,7 @@ export async function startScanJob(
     ...(cap > 0 ? { maxPending: cap } : {}),
   });
   (ctx as BacktestServiceContext).backtestRunner?.wake();
+  await enqueueStoredJob(ctx, job.id, "scan");
   return scanJobRead(job);
 }
 
@@ -121,7 +123,9 @@ export async function cancelScanJob(ctx: ServiceContext, org: string, jobId: str
       `Scan job ${jobId} already finished with status ${job.status} at ${job.finishedAt ?? "an unknown time"}; there is nothing to cancel.`,
       "scan_job_finished",
     );
-  const after = await ctx.store.backtestJobs.requestCancel(org, jobId, "scan");
+  const after = (await cancelThroughQueue(ctx, jobId))
+    ? await ctx.store.backtestJobs.require(org, jobId, undefined, "scan")
+    : await ctx.store.backtestJobs.requestCancel(org, jobId, "scan");
   if (after.status === "RUNNING") (ctx as BacktestServiceContext).backtestRunner?.signalCancel(jobId);
   return scanJobRead(after);
 }

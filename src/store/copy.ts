@@ -405,7 +405,14 @@ export type CopyCounts = Record<string, number>;
  * at different schema versions.
  * @example await copyStore(openSqliteStore("lotwise.db"), await openStore("postgres://db/lotwise"));
  */
-export async function copyStore(from: LotwiseStore, to: LotwiseStore): Promise<CopyCounts> {
+export async function copyStore(
+  from: LotwiseStore,
+  to: LotwiseStore,
+  options: {
+    /** Called after each table with its rows copied so far, and once more when the table is done. */
+    onProgress?: (table: string, rows: number, done: boolean) => void;
+  } = {},
+): Promise<CopyCounts> {
   const [fromVersion, toVersion] = [await from.schemaVersion(), await to.schemaVersion()];
   if (fromVersion !== toVersion)
     throw new StoreVersionError(
@@ -428,8 +435,10 @@ export async function copyStore(from: LotwiseStore, to: LotwiseStore): Promise<C
         for await (const rows of source.read(t)) {
           await target.write(t, rows);
           n += rows.length;
+          options.onProgress?.(t.name, n, false);
         }
         counts[t.name] = n;
+        options.onProgress?.(t.name, n, true);
       }
     }, true);
     await target.finish();

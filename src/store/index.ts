@@ -27,7 +27,7 @@ export type {
   StoreKind,
 } from "./lotwise-store.js";
 export { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
-export { isPostgresLocation, openStore } from "./open.js";
+export { isPostgresLocation, type MigrationReport, migrateStore, openStore } from "./open.js";
 export { isPgTransientError } from "./pg/errors.js";
 export type { PgStore, PgStoreOptions } from "./pg/pg-store.js";
 export type {

@@ -115,7 +115,9 @@ async function follower(
   callbacks: FollowCallbacks,
   options: { run: boolean; concurrency: number },
 ): Promise<JobFollower> {
-  if (!ctx.remote && options.run) return runningFollower(ctx, callbacks, options.concurrency);
+  // With a job queue (PostgreSQL + LOTWISE_QUEUE) the jobs are enqueued and `lotwise worker` processes run them.
+  if (!ctx.remote && options.run && ctx.queueUrl() === undefined)
+    return runningFollower(ctx, callbacks, options.concurrency);
   return pollingFollower(backend, callbacks, ctx.remote ? POLL_INTERVAL_MS.remote : POLL_INTERVAL_MS.local);
 }
 
@@ -168,7 +170,8 @@ async function followOne(
  */
 async function backendFor(ctx: CommandContext): Promise<Backend> {
   const backend = await ctx.backend();
-  if (!ctx.remote) {
+  // With a job queue, the queue's stalled-job check and the workers' reconcile sweep recover jobs instead.
+  if (!ctx.remote && ctx.queueUrl() === undefined) {
     const r = await recoverOrphanJobs(await ctx.store());
     if (r.requeued.length + r.failed.length > 0)
       ctx.out.note(
@@ -216,7 +219,7 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
             if (ctx.out.json) ctx.out.printJson(job);
             else
               ctx.out.line(
-                `Backtest job ${job.id} is PENDING (${job.resolved_params.start_date} to ${job.resolved_params.end_date}).\n${ctx.remote ? "The server runs it." : "A `lotwise serve` on this store runs it, or run it here with"} \`lotwise backtest wait ${job.id}\`.`,
+                `Backtest job ${job.id} is PENDING (${job.resolved_params.start_date} to ${job.resolved_params.end_date}).\n${ctx.remote ? "The server runs it." : ctx.queueUrl() !== undefined ? "It is on the job queue: a `lotwise worker` runs it; follow it with" : "A `lotwise serve` on this store runs it, or run it here with"} \`lotwise backtest wait ${job.id}\`.`,
               );
             return EXIT_OK;
           }

@@ -4,7 +4,8 @@ import type { Command } from "commander";
 import { ConflictError } from "../../core/errors.js";
 import { buildDemo } from "../../service/demo.js";
 import { createOrganization, getAccount } from "../../service/index.js";
-import { openStore } from "../../store/index.js";
+import { isPostgresLocation, openStore } from "../../store/index.js";
+import { usageError } from "../errors.js";
 import { renderKeyValues } from "../output.js";
 import { action, examples, type ProgramHooks } from "../program.js";
 import { renderAccount } from "../render.js";
@@ -22,7 +23,7 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
   const cmd = program
     .command("init")
     .description(
-      "Create a store (SQLite file), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
+      "Create a store (a SQLite file, or the schema of a postgres:// database), an organization and an API key. With --demo, also a synthetic market, a demo client with an account of realistic tax lots, a portfolio configuration and an asset class.",
     )
     .option("--demo", "add the synthetic market and the demo client")
     .option("--force", "replace an existing store file")
@@ -32,8 +33,25 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
     .option("--years <n>", "years of demo history (1-30)", "8")
     .action(
       action(hooks, async (ctx, opts: InitOptions) => {
-        const path = ctx.storePath();
-        if (existsSync(path)) {
+        const location = ctx.storePath();
+        const postgres = isPostgresLocation(location);
+        if (postgres && opts.force)
+          throw usageError(
+            "--force replaces a store file only; it never drops a PostgreSQL database. Use an empty database (or schema) instead.",
+            "force",
+          );
+        if (postgres) {
+          // Creates the schema when the database has none (the same migrations `lotwise store migrate` runs).
+          const probe = await openStore(location);
+          const orgs = (await probe.organizations.list()).length;
+          await probe.close();
+          if (orgs > 0)
+            throw new ConflictError(
+              `${probe.location} already holds a lotwise store with ${orgs} organization(s). Use \`lotwise orgs create NAME\` to add an organization, or init an empty database.`,
+              "store_exists",
+            );
+        } else if (existsSync(location)) {
+          const path = location;
           if (!opts.force) {
             const probe = await openStore(path, { create: false });
             const orgs = (await probe.organizations.list()).length;
@@ -45,7 +63,9 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
               );
           } else for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
         }
-        const store = await openStore(path);
+        const store = await openStore(location);
+        // What messages show: the file path, or the URL without its password.
+        const path = store.location;
         try {
           const svc = { store, clock: () => new Date() };
           if (!opts.demo) {

@@ -33,6 +33,10 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
     .option("--host <host>", "interface to bind", DEFAULT_HOST)
     .option("--port <port>", "port to bind (0 picks a free one)", String(DEFAULT_PORT))
     .option(
+      "--queue <url>",
+      "job queue redis://[user:password@]host:6379 (env LOTWISE_QUEUE). With a PostgreSQL store, jobs are enqueued there and `lotwise worker` processes run them (this process runs none); needed for several serve instances on one database. Ignored with a SQLite store",
+    )
+    .option(
       "--workers <n>",
       `backtest worker threads (0: run no backtest jobs here; default cores - 1 = ${defaultConcurrency()})`,
     )
@@ -88,13 +92,21 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
             "request-workers",
           );
         const settings = serveSettings(opts);
+        if (opts.queue) ctx.options.queue = opts.queue;
+        if (ctx.options.queue !== undefined && ctx.queueUrl() === undefined && !ctx.remote)
+          ctx.out.note(
+            "lotwise: --queue / LOTWISE_QUEUE is ignored with a SQLite store: its jobs run on this process's worker threads.",
+          );
+        const queued = ctx.queueUrl() !== undefined;
         const base = { ...(await ctx.service()), limits: settings.limits };
         // No statement of this process's connection ever blocks the event loop on another process's write lock (a
         // CLI import): requests wait asynchronously (then 503 store_busy), background writers retry with backoff.
         base.store.sqlite?.setBusyTimeout(0);
         // Backtest jobs run on worker threads of this process, never on the server's event loop.
+        // With a queue, `lotwise worker` processes run the jobs and BullMQ's stalled-job check replaces the orphan
+        // sweep (docs/backtest-jobs.md): this process runs no runner and no sweep.
         const runner =
-          workers > 0
+          workers > 0 && !queued
             ? new BacktestJobRunner({
                 store: base.store,
                 concurrency: workers,
@@ -107,7 +119,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         // Without workers this process still recovers jobs a killed process left RUNNING (at start, then every
         // sweep interval): re-queued for whichever process runs jobs, or failed on their last attempt.
         const sweep =
-          runner === undefined
+          runner === undefined && !queued
             ? await startOrphanSweep(base.store, {
                 intervalMs: settings.sweepIntervalMs,
                 onRecovered: (r) =>
@@ -141,7 +153,8 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
           ctx.out.printJson({
             url: handle.url,
             store: service.store.location,
-            backtest_workers: workers,
+            backtest_workers: runner ? workers : 0,
+            job_queue: queued,
             request_workers: appRequestWorkers(handle.app),
           });
         else {
@@ -152,10 +165,17 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
               ? `; recovered ${recovered.requeued.length} re-queued and ${recovered.failed.length} failed job(s) left by a stopped process`
               : "";
           ctx.out.line(
-            workers > 0
-              ? `  Backtest jobs: ${workers} worker thread(s)${recoveredNote}.`
-              : `  Backtest jobs: not run here (--workers 0)${recoveredNote}.`,
+            queued
+              ? "  Backtest and scan jobs: enqueued on the job queue; `lotwise worker` processes run them."
+              : workers > 0
+                ? `  Backtest jobs: ${workers} worker thread(s)${recoveredNote}.`
+                : `  Backtest jobs: not run here (--workers 0)${recoveredNote}.`,
           );
+          if (!queued && service.store.kind === "postgres")
+            ctx.out.line(
+              "  PostgreSQL without a job queue: fine for this one instance; several instances need --queue and `lotwise worker`.",
+            );
+          ctx.out.line(`  Health: ${handle.url}/healthz   Readiness: ${handle.url}/readyz`);
           const pooled = appRequestWorkers(handle.app);
           ctx.out.line(
             pooled > 0
@@ -188,6 +208,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
     cmd,
     "lotwise serve --store demo.db --port 8000",
     "lotwise serve --store demo.db --max-queued-jobs 20 --rate-limit 120 --keep-proposals 200",
+    "lotwise serve --store postgres://lotwise@db:5432/lotwise --queue redis://redis:6379 --host 0.0.0.0  # one of several instances",
     "curl -H 'X-Api-Key: lw_...' http://127.0.0.1:8000/api/v1/custom/org/<org>/portfolio_configs/",
   );
 }
@@ -195,6 +216,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
 /** Options of `lotwise serve`. */
 interface ServeFlags {
   host: string;
+  queue?: string;
   port: string;
   workers?: string;
   requestWorkers?: string;

@@ -40,22 +40,32 @@ function main(store: LotwiseStore, executor: BacktestExecutor): void {
       return;
     }
     let job: Awaited<ReturnType<LotwiseStore["backtestJobs"]["claim"]>>;
-    try {
-      job =
-        message.jobId === undefined
-          ? await store.backtestJobs.claimNext(
-              init.owner,
-              init.maxRunningPerOrganization === undefined
-                ? {}
-                : { maxRunningPerOrganization: init.maxRunningPerOrganization },
-            )
-          : await store.backtestJobs.claim(message.jobId, init.owner);
-    } catch (err) {
-      // Another process holds the write lock: nothing was claimed; the runner asks again later.
-      if (!isStoreBusyError(err)) throw err;
-      post({ type: "idle", busy: true, ...(message.jobId === undefined ? {} : { jobId: message.jobId }) });
-      return;
-    }
+    // A job claimed by the queue worker of this process runs under that worker's lease.
+    const owner = message.type === "run" ? message.owner : init.owner;
+    if (message.type === "run") {
+      const row = await store.backtestJobs.getById(message.jobId);
+      if (row?.status !== "RUNNING" || row.leaseOwner !== owner) {
+        post({ type: "idle", jobId: message.jobId });
+        return;
+      }
+      job = row;
+    } else
+      try {
+        job =
+          message.jobId === undefined
+            ? await store.backtestJobs.claimNext(
+                init.owner,
+                init.maxRunningPerOrganization === undefined
+                  ? {}
+                  : { maxRunningPerOrganization: init.maxRunningPerOrganization },
+              )
+            : await store.backtestJobs.claim(message.jobId, init.owner);
+      } catch (err) {
+        // Another process holds the write lock: nothing was claimed; the runner asks again later.
+        if (!isStoreBusyError(err)) throw err;
+        post({ type: "idle", busy: true, ...(message.jobId === undefined ? {} : { jobId: message.jobId }) });
+        return;
+      }
     if (!job) {
       post(message.jobId === undefined ? { type: "idle" } : { type: "idle", jobId: message.jobId });
       return;
@@ -65,7 +75,7 @@ function main(store: LotwiseStore, executor: BacktestExecutor): void {
     const outcome = await runClaimedJob({
       ctx,
       job,
-      owner: init.owner,
+      owner,
       executor,
       cancelSignal: () => Atomics.load(cancel, 0) === mySeq,
       cancelCheckIntervalMs: init.cancelCheckIntervalMs,

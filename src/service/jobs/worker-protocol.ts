@@ -29,6 +29,11 @@ export interface WorkerInit {
 export type ToWorker =
   /** Claim the given PENDING job, or the next PENDING job (fair across organizations) when `jobId` is absent, and run it. */
   | { type: "claim"; jobId?: string }
+  /**
+   * Run the job `jobId` that another thread already claimed under `owner` (a queue worker's lease): progress, cancel
+   * checks and the outcome are written under `owner`. Answers `idle` when the row is not RUNNING under `owner`.
+   */
+  | { type: "run"; jobId: string; owner: string }
   /** Close the store and end the thread (sent to idle workers). */
   | { type: "stop" };
 

@@ -397,3 +397,30 @@ async function migrate(db: PgDb, location: string, options: PgStoreOptions): Pro
     if (done) return;
   }
 }
+
+/**
+ * The schema version a PostgreSQL store holds now, without migrating it: null when the URL's schema holds no lotwise
+ * store yet (or does not exist). `lotwise store migrate` reports it as the version it started from.
+ * @throws {StoreVersionError} when the database cannot be reached.
+ */
+export async function pgStoredSchemaVersion(url: string): Promise<number | null> {
+  const client = new pg.Client({ connectionString: url });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    const regclass = await client.query<{ t: string | null }>(
+      "SELECT to_regclass('lotwise_schema')::text AS t",
+    );
+    if (regclass.rows[0]?.t == null) return null;
+    const v = await client.query<{ v: number }>(
+      "SELECT coalesce(max(version), 0)::int AS v FROM lotwise_schema",
+    );
+    return v.rows[0]?.v ?? null;
+  } catch (err) {
+    throw new StoreVersionError(
+      `Cannot read the store at ${withoutPassword(url)}: ${(err as Error).message}`,
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -86,10 +86,12 @@ export class BullJobQueue implements JobQueue {
   private readonly enqueueTimeoutMs: number;
   private pinger: Redis | undefined;
   private readonly url: string;
+  readonly location: QueueLocation;
 
   constructor(options: BullJobQueueOptions) {
     const { prefix, queueName } = queueNames(options);
     this.url = options.connection;
+    this.location = { connection: options.connection, prefix, queueName };
     this.store = options.store;
     this.keepSeconds = options.keepFinishedSeconds ?? DEFAULT_KEEP_FINISHED_SECONDS;
     this.enqueueTimeoutMs = options.enqueueTimeoutMs ?? DEFAULT_ENQUEUE_TIMEOUT_MS;

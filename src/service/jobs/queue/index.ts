@@ -25,6 +25,11 @@ export {
   stoppedWorkerMessage,
 } from "./queue-worker.js";
 export {
+  type ThreadJobHandler,
+  type ThreadJobHandlerOptions,
+  threadJobHandler,
+} from "./thread-handler.js";
+export {
   DEFAULT_QUEUE_NAME,
   DEFAULT_QUEUE_PREFIX,
   type JobQueue,

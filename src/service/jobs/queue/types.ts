@@ -30,6 +30,11 @@ export interface JobQueue {
   cancel(jobId: string): Promise<QueueCancelOutcome>;
   /** Resolves when the queue's server answers (readiness checks); rejects otherwise. */
   ping(): Promise<void>;
+  /**
+   * Where the queue lives, when another thread may open a producer of its own on it (the HTTP server's request
+   * workers do). Holds credentials: never print it.
+   */
+  readonly location?: QueueLocation;
   close(): Promise<void>;
 }
 
