@@ -146,12 +146,13 @@ describe.skipIf(missing !== null)(
 
     it("reads a PATCH made through one instance through the other at once", async () => {
       const [a, b] = servers as [Served, Served];
-      const name = `Renamed through A ${tag}`;
-      const patched = await call(a, "PATCH", `${accountPath()}/`, { name });
+      const externalId = `patched-through-a-${tag}`;
+      const clientPath = `${orgPath()}/clients/${demo.client_uuid}/`;
+      const patched = await call(a, "PATCH", clientPath, { external_id: externalId });
       expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-      const read = await call(b, "GET", `${accountPath()}/`);
+      const read = await call(b, "GET", clientPath);
       expect(read.status).toBe(200);
-      expect(read.body.name).toBe(name);
+      expect(read.body.external_id).toBe(externalId);
     });
 
     it("runs 50 jobs to SUCCESS through a SIGKILLed worker and a stopped instance, each once, as SQLite does", async () => {
