@@ -52,14 +52,21 @@ export interface Served {
   stderr(): string;
 }
 
-/** Starts `lotwise serve --store <store> --port 0 [...extra] --json` and resolves with its URL once it listens. */
-export async function serveStore(store: string, extra: string[] = []): Promise<Served> {
+/**
+ * Starts `lotwise serve --store <store> --port 0 [...extra] --json` and resolves with its URL once it listens;
+ * `env` adds to the environment of the process.
+ */
+export async function serveStore(
+  store: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Served> {
   const server = spawn(
     process.execPath,
     [BIN, "serve", "--store", store, "--port", "0", ...extra, "--json"],
     {
       cwd: ROOT,
-      env: { ...process.env, CI: "true" },
+      env: { ...process.env, CI: "true", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
