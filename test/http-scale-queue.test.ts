@@ -88,6 +88,8 @@ describe.skipIf(missing.length > 0)(
       endless = threadJobHandler({
         connectionString: pgStore.connectionString!,
         executor: executorModule("endlessExecutor"),
+        // As `lotwise worker` does: progress recorded from the handler's thread, live while the engine runs.
+        recordProgress: (jobId, owner, progress) => pgStore.backtestJobs.progress(jobId, owner, progress),
       });
       worker = new QueueWorker({
         connection: REDIS_URL,
@@ -215,13 +217,20 @@ describe.skipIf(missing.length > 0)(
       expect(appRequestPoolStats(app)?.completed).toBeGreaterThanOrEqual(1);
     }, 90_000);
 
-    it("cancels a job while it runs on the worker's thread: FAILURE 'Cancelled on request after k of N periods'", async () => {
+    it("shows live progress of a job running on the worker's thread, then cancels it: FAILURE 'Cancelled on request after k of N periods'", async () => {
       const created = await post(accountPath(), { tax_gamma: ENDLESS_GAMMA });
       const id = backtestJobSchema.parse(created.body).id;
-      // The engine's loop is synchronous on its thread, so on PostgreSQL its progress reaches the store at the end;
-      // RUNNING is what the API shows meanwhile.
-      await until(`/backtests/${id}/`, (j) => j.status === "RUNNING");
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The engine's loop is synchronous on its thread; the handler's thread records each period, so endpoint 2
+      // shows the periods advance while the job runs.
+      const first = await until(
+        `/backtests/${id}/`,
+        (j) => j.status === "RUNNING" && j.progress.completed_periods > 0,
+      );
+      const later = await until(
+        `/backtests/${id}/`,
+        (j) => j.status === "RUNNING" && j.progress.completed_periods > first.progress.completed_periods + 10,
+      );
+      expect(later.progress.planned_periods).toBe(1_000_000);
       const cancel = await post(`/backtests/${id}/cancel/`, undefined);
       expect(cancel.status, cancel.text.slice(0, 300)).toBe(202);
       const after = await until(`/backtests/${id}/`, (j) => j.status === "FAILURE" || j.status === "SUCCESS");

@@ -78,6 +78,8 @@ export function registerWorker(program: Command, hooks: ProgramHooks): void {
         const { runQueueWorker, threadJobHandler } = await import("../../service/jobs/queue/index.js");
         const threads = threadJobHandler({
           connectionString: store.connectionString!,
+          // Live progress for endpoint 2: recorded from this thread, whose event loop the engine does not block.
+          recordProgress: (jobId, owner, progress) => store.backtestJobs.progress(jobId, owner, progress),
           keepThreads: concurrency,
         });
         const log = (line: string) => ctx.out.note(`lotwise worker: ${line}`);

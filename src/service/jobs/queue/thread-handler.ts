@@ -8,6 +8,7 @@
  * its next period; a cancelled run fails as cancelled, the others' writes are refused by the store (lease gone).
  */
 import type { Worker } from "node:worker_threads";
+import type { BacktestProgress } from "../../../contract/index.js";
 import type { BacktestExecutorModule } from "../executor.js";
 import { DEFAULT_CANCEL_CHECK_INTERVAL_MS, type JobOutcome } from "../run-job.js";
 import { defaultExecutorModule, spawnJobWorker } from "../spawn-worker.js";
@@ -24,6 +25,14 @@ export interface ThreadJobHandlerOptions {
   executor?: BacktestExecutorModule;
   /** Minimum milliseconds between two reads of the cancel flag by a run. @default DEFAULT_CANCEL_CHECK_INTERVAL_MS */
   cancelCheckIntervalMs?: number;
+  /**
+   * Writes a period's progress to the store from THIS thread (e.g. `store.backtestJobs.progress`). The engine's
+   * period loop is synchronous, so on a store whose driver is asynchronous (PostgreSQL) the job thread's own
+   * progress writes only complete when the run ends; this thread's event loop is free, so recording here keeps
+   * endpoint 2's progress live. The write applies only while the job is RUNNING under the lease, so one that lands
+   * after the final write changes nothing.
+   */
+  recordProgress?: (jobId: string, leaseOwner: string, progress: BacktestProgress) => Promise<unknown>;
 }
 
 /** A handler over a set of job threads, and how to stop them. */
@@ -64,6 +73,7 @@ export function threadJobHandler(options: ThreadJobHandlerOptions): ThreadJobHan
   const all = new Set<Thread>();
   const idle: Thread[] = [];
   let closed = false;
+  let writes: Promise<unknown> = Promise.resolve();
 
   const start = (): Thread => {
     const cancelBuffer = new SharedArrayBuffer(4);
@@ -117,7 +127,16 @@ export function threadJobHandler(options: ThreadJobHandlerOptions): ThreadJobHan
           }
           return;
         case "progress":
-          run?.context.reportProgress(message.progress);
+          if (!run) return;
+          run.context.reportProgress(message.progress);
+          if (options.recordProgress) {
+            const record = options.recordProgress;
+            const { leaseOwner } = run.context;
+            // One write at a time per thread, in period order; a failed write is skipped (the next period retries).
+            writes = writes
+              .then(() => record(message.jobId, leaseOwner, message.progress))
+              .catch(() => undefined);
+          }
           return;
         case "idle":
         case "finished":
