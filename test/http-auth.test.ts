@@ -137,6 +137,21 @@ function validBody(route: AnyRoute): unknown {
       return { when: "breached", max_accounts: 1 };
     case "applyCorporateActions":
       return { through: "2025-12-31", dry_run: true };
+    case "executeProposal":
+      return {};
+    case "recordTrades":
+      return {
+        trades: [
+          {
+            execution_id: "intruder-1",
+            side: "buy",
+            ticker: t.usTickers[0]!,
+            trade_date: "2025-06-02",
+            quantity: "1",
+            price: "10",
+          },
+        ],
+      };
     default:
       if (route.body) throw new Error(`no valid body for ${route.operationId}: add one to this test`);
       return undefined;
@@ -152,7 +167,9 @@ function call(route: AnyRoute, path: string, key?: string): Promise<Answer> {
       headers: { "Content-Type": "text/csv" },
     });
   const body = validBody(route);
-  return send(app, route.method, path, {
+  // Required query parameters, so that a 404 comes from isolation, not from the query's validation.
+  const query = ["accountRealized", "clientRealized"].includes(route.operationId) ? "?year=2025" : "";
+  return send(app, route.method, `${path}${query}`, {
     ...(key !== undefined ? { key } : {}),
     ...(body !== undefined ? { json: body } : {}),
   });
@@ -371,6 +388,12 @@ describe("isolation between organizations on every route", () => {
         "getScanJob",
         "cancelScanJob",
         "getAccountHoldings",
+        "executeProposal",
+        "recordTrades",
+        "listExecutions",
+        "importTrades",
+        "accountRealized",
+        "clientRealized",
       ].sort(),
     );
     for (const route of withResource) {
