@@ -84,6 +84,23 @@ function validBody(operationId: string): Json {
       return { client_uuid: seeded.clientUuid, min_loss_usd: "1" };
     case "runRebalance":
       return { when: "breached", client_uuid: seeded.clientUuid, max_accounts: 1 };
+    case "applyCorporateActions":
+      return { through: "2025-12-31", dry_run: true };
+    case "executeProposal":
+      return { trade_date: "2025-06-30" };
+    case "recordTrades":
+      return {
+        trades: [
+          {
+            execution_id: "fuzz-1",
+            side: "buy",
+            ticker: us[0]!,
+            trade_date: "2025-06-02",
+            quantity: "1",
+            price: "10",
+          },
+        ],
+      };
     default:
       return {};
   }
