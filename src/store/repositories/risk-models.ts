@@ -9,10 +9,10 @@ import type { Db } from "../database.js";
 import type { RiskModelInput, RiskModelKind, RiskModelRecord, StoredRiskModelRecord } from "../records.js";
 
 /** Columns of a summary (every column but the document). */
-const SUMMARY =
+export const SUMMARY =
   "uuid, organization_uuid, kind, name, as_of_date, asset_count, factor_count, warnings, created";
 
-interface SummaryRow {
+export interface SummaryRow {
   uuid: string;
   organization_uuid: string;
   kind: RiskModelKind;
@@ -24,11 +24,11 @@ interface SummaryRow {
   created: string;
 }
 
-interface FullRow extends SummaryRow {
+export interface FullRow extends SummaryRow {
   document: string;
 }
 
-const toSummary = (r: SummaryRow): RiskModelRecord => ({
+export const toSummary = (r: SummaryRow): RiskModelRecord => ({
   uuid: r.uuid,
   organizationUuid: r.organization_uuid,
   kind: r.kind,
@@ -40,7 +40,7 @@ const toSummary = (r: SummaryRow): RiskModelRecord => ({
   created: r.created,
 });
 
-const toStored = (r: FullRow): StoredRiskModelRecord => ({
+export const toStored = (r: FullRow): StoredRiskModelRecord => ({
   ...toSummary(r),
   document: JSON.parse(r.document) as unknown,
 });

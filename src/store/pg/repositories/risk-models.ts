@@ -3,44 +3,16 @@ import { randomUUID } from "node:crypto";
 import { NotFoundError } from "../../../core/errors.js";
 import type { Promised } from "../../lotwise-store.js";
 import type { RiskModelInput, RiskModelKind, RiskModelRecord, StoredRiskModelRecord } from "../../records.js";
-import type { RiskModelRepository } from "../../repositories/risk-models.js";
+// Row shapes and their mapping to records are the SQLite repository's: the two engines return the same columns.
+import {
+  type FullRow,
+  type RiskModelRepository,
+  SUMMARY,
+  type SummaryRow,
+  toStored,
+  toSummary,
+} from "../../repositories/risk-models.js";
 import type { PgDb } from "../pg-db.js";
-
-const SUMMARY =
-  "uuid, organization_uuid, kind, name, as_of_date, asset_count, factor_count, warnings, created";
-
-interface SummaryRow {
-  uuid: string;
-  organization_uuid: string;
-  kind: RiskModelKind;
-  name: string;
-  as_of_date: string;
-  asset_count: number;
-  factor_count: number;
-  warnings: string;
-  created: string;
-}
-
-interface FullRow extends SummaryRow {
-  document: string;
-}
-
-const toSummary = (r: SummaryRow): RiskModelRecord => ({
-  uuid: r.uuid,
-  organizationUuid: r.organization_uuid,
-  kind: r.kind,
-  name: r.name,
-  asOfDate: r.as_of_date,
-  assetCount: r.asset_count,
-  factorCount: r.factor_count,
-  warnings: JSON.parse(r.warnings) as string[],
-  created: r.created,
-});
-
-const toStored = (r: FullRow): StoredRiskModelRecord => ({
-  ...toSummary(r),
-  document: JSON.parse(r.document) as unknown,
-});
 
 const notFound = (uuid: string) => new NotFoundError(`Risk model ${uuid} not found.`, "risk_model_not_found");
 
