@@ -10,10 +10,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BacktestJob, backtestJobSchema } from "../src/contract/index.js";
+import {
+  type BacktestJob,
+  backtestJobSchema,
+  type ProposalResponse,
+  rebalanceRunSchema,
+} from "../src/contract/index.js";
 import { appRequestPoolStats, closeApp, createApp, type LotwiseApp } from "../src/server/index.js";
 import { buildDemo, type DemoResult } from "../src/service/demo.js";
-import { type ServiceContext, startBacktest } from "../src/service/index.js";
+import { createAccount, runRebalance, type ServiceContext, startBacktest } from "../src/service/index.js";
 import { defaultBacktestExecutor, runClaimedJob } from "../src/service/jobs/index.js";
 import {
   BullJobQueue,
@@ -251,6 +256,77 @@ describe.skipIf(missing.length > 0)(
       await until(`/backtests/${busy}/`, (j) => j.status === "FAILURE");
       expect(started).not.toContain(waiting);
     }, 120_000);
+
+    it("runs a rebalance run on the workers: answered running with queued jobs, then completed with the outcomes and proposals of the same run on SQLite", async () => {
+      // Two more accounts of the demo client on both stores: three accounts, three shard jobs.
+      const org = demo.organization_uuid;
+      const sqliteCtx: ServiceContext = { store: sqlite, clock: () => new Date() };
+      const pgCtx: ServiceContext = { store: pgStore, clock: () => new Date() };
+      for (const c of [sqliteCtx, pgCtx])
+        for (const [name, cash] of [
+          ["Queued IRA", "50000"],
+          ["Queued Trust", "80000"],
+        ] as const)
+          await createAccount(c, org, demo.client_uuid, {
+            name,
+            cash_value_usd: cash,
+            portfolio_config_uuid: demo.portfolio_config_uuid,
+          });
+      const request = { when: "always" as const };
+      const posted = await post("/rebalance_runs/", { ...request, max_accounts: 1 });
+      expect(posted.status, posted.text.slice(0, 300)).toBe(200);
+      const queued = rebalanceRunSchema.parse(posted.body);
+      // Nothing was processed in the request (max_accounts is ignored on a queue): every account is on the workers.
+      expect(queued.status).toBe("running");
+      expect(queued.totals).toMatchObject({ accounts: 3, pending: 3 });
+      expect(queued.queued_jobs).toBe(3);
+      const jobs = await pgStore.backtestJobs.list(org, { kind: "rebalance_run" });
+      const shardOf = (j: (typeof jobs)[number]) => j.params.shard as { index: number; count: number };
+      jobs.sort((x, y) => shardOf(x).index - shardOf(y).index);
+      expect(jobs.map(shardOf)).toEqual([
+        { index: 0, count: 3 },
+        { index: 1, count: 3 },
+        { index: 2, count: 3 },
+      ]);
+      for (const j of jobs) expect(await queue.queue.getJob(j.id)).toBeDefined();
+      // The same request while the workers are on it queues nothing more.
+      const again = rebalanceRunSchema.parse((await post("/rebalance_runs/", request)).body);
+      expect(again.run_uuid).toBe(queued.run_uuid);
+      expect(await pgStore.backtestJobs.list(org, { kind: "rebalance_run" })).toHaveLength(3);
+
+      const deadline = Date.now() + 120_000;
+      let run = again;
+      while (run.status !== "completed" && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        run = rebalanceRunSchema.parse((await get(`/rebalance_runs/${queued.run_uuid}/`)).body);
+      }
+      expect(run.status).toBe("completed");
+      expect(run.queued_jobs).toBe(0);
+      const finishedJobs = await pgStore.backtestJobs.list(org, { kind: "rebalance_run" });
+      finishedJobs.sort((x, y) => shardOf(x).index - shardOf(y).index);
+      expect(finishedJobs.map((j) => j.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"]);
+      expect(finishedJobs.map((j) => j.result?.processed)).toEqual([1, 1, 1]);
+      expect(finishedJobs.map((j) => j.progress?.completed_periods)).toEqual([1, 1, 1]);
+      for (const j of finishedJobs) expect(started).toContain(j.id);
+
+      // The same run in one process on the SQLite store: the same outcome and the same orders per account.
+      const ref = await runRebalance(sqliteCtx, org, request);
+      expect(ref.status).toBe("completed");
+      const byName = (r: typeof run) => new Map(r.accounts.map((a) => [a.account_name, a]));
+      const got = byName(run);
+      const orders = async (c: ServiceContext, account: string, proposal: string | null) =>
+        ((await c.store.proposals.require(org, account, proposal!)).response as ProposalResponse).orders;
+      expect([...got.keys()].sort()).toEqual([...byName(ref).keys()].sort());
+      for (const [name, want] of byName(ref)) {
+        const have = got.get(name)!;
+        expect(have.outcome, String(name)).toBe(want.outcome);
+        expect(want.outcome).toBe("created");
+        expectClose(
+          await orders(pgCtx, have.account_uuid, have.proposal_uuid),
+          await orders(sqliteCtx, want.account_uuid, want.proposal_uuid),
+        );
+      }
+    }, 180_000);
 
     it("answers /healthz, and /readyz 200 with the database and the queue, then 503 once the store is closed", async () => {
       const live = await send(app, "GET", "/healthz");

@@ -105,11 +105,26 @@ export class RemoteBackend implements Backend {
     for (;;) {
       options.onProgress?.(run.totals.accounts - run.totals.pending, run.totals.accounts);
       if (run.status === "completed") return run;
+      // A service with a job queue runs the run on its workers: follow it.
+      if (run.queued_jobs !== undefined && run.queued_jobs > 0)
+        run = await this.followQueuedRun(run, options);
+      if (run.status === "completed") return run;
       const pending = run.totals.pending;
       run = await this.runRebalance({ ...rest, max_accounts: REBALANCE_RUN_CHUNK });
       // A call that leaves as many accounts pending made no progress: answer the run as it is rather than loop.
-      if (run.status !== "completed" && run.totals.pending >= pending) return run;
+      if (run.status !== "completed" && run.totals.pending >= pending && !(run.queued_jobs ?? 0)) return run;
     }
+  }
+
+  /** Polls a run processed by the service's workers until it completes or none of its jobs is queued any more. */
+  private async followQueuedRun(run: RebalanceRun, options: RebalanceRunCallOptions): Promise<RebalanceRun> {
+    for (let poll = 0; run.status !== "completed" && (run.queued_jobs ?? 0) > 0; poll++) {
+      const wait = SCAN_JOB_POLL_MS[Math.min(poll, SCAN_JOB_POLL_MS.length - 1)]!;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      run = await this.getRebalanceRun(run.run_uuid);
+      options.onProgress?.(run.totals.accounts - run.totals.pending, run.totals.accounts);
+    }
+    return run;
   }
 
   /**

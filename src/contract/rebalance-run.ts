@@ -144,6 +144,10 @@ const runFields = {
   created: isoDatetime(),
   finished: isoDatetime().nullable(),
   totals: runTotalsSchema,
+  queued_jobs: describe(
+    z.int().nonnegative(),
+    "present when the service runs rebalance runs on its job queue (a PostgreSQL deployment with workers): the run's jobs waiting or running on the workers. 0 with status running: no worker is on it (a job failed for good); the same request again queues the pending accounts",
+  ).optional(),
 };
 
 /** A run with its outcomes. */

@@ -114,6 +114,7 @@ import {
   updatePortfolioConfig,
 } from "./portfolio-configs.js";
 import { createProposalJson, getProposal } from "./proposals.js";
+import { queueRebalanceRun, REBALANCE_RUN_QUEUE_SHARDS } from "./rebalance-run-jobs.js";
 import { getRebalanceRun, listRebalanceRuns, runRebalance } from "./rebalance-runs.js";
 import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
 import { scanAccounts } from "./scan.js";
@@ -660,12 +661,14 @@ export const OPERATIONS = {
     heavy: "write",
     tag: TAGS.proposals,
     summary: "Run, resume or report a rebalance run over many accounts",
-    description: `Extension. Selects accounts (every account of the organization, or client_uuid, portfolio_config_uuid or account_uuids) and, for each that needs it (when: breached = drift status breach, harvest = at least one harvestable lot, always), optimizes it and stores the proposal as the rebalance extension does. Each account gets an outcome: created (proposal_uuid), skipped (reason, e.g. "drift ok (total drift 1.20%)", "no harvestable loss", "already in run X (proposal Y)") or failed (error code and message); one failing account never stops the run. The run key is as_of_date|when|selection: the same request again answers the newest run of that key and creates nothing for accounts that already have an outcome (it resumes an interrupted run); force starts a new run. One request processes at most ${REBALANCE_RUN_ACCOUNTS_PER_REQUEST} accounts (or max_accounts): a larger run answers status running with pending accounts, and the same request continues it. docs/rebalance-runs.md.`,
+    description: `Extension. Selects accounts (every account of the organization, or client_uuid, portfolio_config_uuid or account_uuids) and, for each that needs it (when: breached = drift status breach, harvest = at least one harvestable lot, always), optimizes it and stores the proposal as the rebalance extension does. Each account gets an outcome: created (proposal_uuid), skipped (reason, e.g. "drift ok (total drift 1.20%)", "no harvestable loss", "already in run X (proposal Y)") or failed (error code and message); one failing account never stops the run. The run key is as_of_date|when|selection: the same request again answers the newest run of that key and creates nothing for accounts that already have an outcome (it resumes an interrupted run); force starts a new run. One request processes at most ${REBALANCE_RUN_ACCOUNTS_PER_REQUEST} accounts (or max_accounts): a larger run answers status running with pending accounts, and the same request continues it. On a service with a job queue (PostgreSQL and \`lotwise serve --queue\`) the request processes no account: the run's pending accounts go to the workers as up to ${REBALANCE_RUN_QUEUE_SHARDS} jobs, the answer is the run (status running) with queued_jobs, and GET .../rebalance_runs/{run_uuid}/ follows it (max_accounts is ignored). docs/rebalance-runs.md.`,
     body: { schema: rebalanceRunRequestSchema },
     response: { status: 200, schema: rebalanceRunSchema, description: "The run with its outcomes." },
     errors: ["client_not_found", "portfolio_config_not_found"],
     run: ({ ctx, org, body }) =>
-      runRebalance(ctx, org, body, { maxAccounts: REBALANCE_RUN_ACCOUNTS_PER_REQUEST }),
+      ctx.jobQueue
+        ? queueRebalanceRun(ctx, org, body)
+        : runRebalance(ctx, org, body, { maxAccounts: REBALANCE_RUN_ACCOUNTS_PER_REQUEST }),
   }),
   listRebalanceRuns: defineOperation({
     method: "GET",

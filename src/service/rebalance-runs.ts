@@ -24,6 +24,7 @@ import {
 import { NotFoundError, PortfolioError } from "../core/errors.js";
 import {
   type AccountRecord,
+  type BacktestJobRecord,
   isStoreBusyError,
   type RebalanceOutcomeRecord,
   type RebalanceRunRecord,
@@ -275,13 +276,44 @@ export async function runRebalance(
     });
   });
   if (run.status === "completed") return runOf(ctx, run);
+  await processPending(ctx, org, run, options, request.max_accounts);
+  return runOf(ctx, (await repo.get(org, run.uuid))!);
+}
 
+/**
+ * Process the pending accounts of a stored run that is not completed (a queue worker's shard of it, see
+ * service/rebalance-run-jobs.ts), then complete the run when every account has an outcome. Returns the number of
+ * accounts this call recorded an outcome for.
+ * @throws {NotFoundError} `rebalance_run_not_found`; errors of one account are recorded, never thrown.
+ */
+export async function continueRebalanceRun(
+  ctx: ServiceContext,
+  org: string,
+  runUuid: string,
+  options: RunRebalanceOptions = {},
+): Promise<number> {
+  const run = await ctx.store.rebalanceRuns.get(org, runUuid);
+  if (!run) throw new NotFoundError(`Rebalance run ${runUuid} not found.`, "rebalance_run_not_found");
+  if (run.status === "completed") return 0;
+  return processPending(ctx, org, run, options, undefined);
+}
+
+/** The loop of {@link runRebalance}: returns the accounts given an outcome by this call. */
+async function processPending(
+  ctx: ServiceContext,
+  org: string,
+  run: RebalanceRunRecord,
+  options: RunRebalanceOptions,
+  maxAccounts: number | undefined,
+): Promise<number> {
+  const repo = ctx.store.rebalanceRuns;
   const done = await repo.outcomes(run.uuid);
   const memo = options.memo ?? createOptimizationMemo();
-  const limit = Math.min(options.maxAccounts ?? Infinity, request.max_accounts ?? Infinity);
+  const limit = Math.min(options.maxAccounts ?? Infinity, maxAccounts ?? Infinity);
   const total = run.accountUuids.length;
   let completed = done.size;
   let processed = 0;
+  let recorded = 0;
   for (let position = 0; position < total && processed < limit; position++) {
     const accountUuid = run.accountUuids[position]!;
     if (done.has(accountUuid)) continue;
@@ -292,14 +324,15 @@ export async function runRebalance(
     processed++;
     if (outcome === null || outcome === "busy") continue;
     completed++;
+    recorded++;
     options.onProgress?.({ run_uuid: run.uuid, completed, total, account_uuid: accountUuid, outcome });
   }
   await ctx.store.transaction(async () => {
     const counts = (await repo.outcomeCounts([run.uuid])).get(run.uuid);
-    const recorded = counts === undefined ? 0 : counts.created + counts.skipped + counts.failed;
-    if (recorded >= total) await repo.finish(org, run.uuid);
+    const all = counts === undefined ? 0 : counts.created + counts.skipped + counts.failed;
+    if (all >= total) await repo.finish(org, run.uuid);
   });
-  return runOf(ctx, (await repo.get(org, run.uuid))!);
+  return recorded;
 }
 
 /**
@@ -313,7 +346,29 @@ export async function getRebalanceRun(
 ): Promise<RebalanceRun> {
   const run = await ctx.store.rebalanceRuns.get(org, runUuid.toLowerCase());
   if (!run) throw new NotFoundError(`Rebalance run ${runUuid} not found.`, "rebalance_run_not_found");
-  return runOf(ctx, run);
+  const read = await runOf(ctx, run);
+  if (ctx.jobQueue === undefined) return read;
+  return { ...read, queued_jobs: (await activeRunJobs(ctx, org, run.uuid)).length };
+}
+
+/** What a rebalance-run job stores as params: its run and its shard (service/rebalance-run-jobs.ts). */
+export interface RebalanceRunJobParams {
+  run_uuid: string;
+  shard: { index: number; count: number };
+}
+
+/** The run's jobs (kind "rebalance_run") that are PENDING or RUNNING, oldest first. */
+export async function activeRunJobs(
+  ctx: ServiceContext,
+  org: string,
+  runUuid: string,
+): Promise<BacktestJobRecord[]> {
+  const jobs = ctx.store.backtestJobs;
+  const rows = [
+    ...(await jobs.list(org, { kind: "rebalance_run", status: "PENDING" })),
+    ...(await jobs.list(org, { kind: "rebalance_run", status: "RUNNING" })),
+  ];
+  return rows.filter((j) => (j.params as unknown as RebalanceRunJobParams).run_uuid === runUuid);
 }
 
 /** The organization's runs, newest first, optionally of one as-of date (without per-account outcomes). */

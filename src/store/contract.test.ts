@@ -34,6 +34,7 @@ import {
   taxLotFromRecord,
 } from "./ledger-mapper.js";
 import type { LotwiseStore } from "./lotwise-store.js";
+import { SCHEMA_VERSION } from "./migrations.js";
 import { openStore } from "./open.js";
 import { PG_MIGRATIONS } from "./pg/migrations.js";
 import { openPgStore } from "./pg/pg-store.js";
@@ -1104,7 +1105,7 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     // The schema named by the URL does not exist yet: opening creates it.
     const store = track(await openStore(url.toString()));
     expect(store.kind).toBe("postgres");
-    expect(await store.schemaVersion()).toBe(6);
+    expect(await store.schemaVersion()).toBe(SCHEMA_VERSION);
     await store.ping();
     expect(store.connectionString).toBe(url.toString());
     expect(store.location).not.toMatch(/:[^/@:]+@/);
@@ -1116,13 +1117,13 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
     const stores = await Promise.all(
       [1, 2, 3].map(async () => track(await openPgStore(PG_URL, { schema, maxConnections: 2 }))),
     );
-    for (const s of stores) expect(await s.schemaVersion()).toBe(6);
+    for (const s of stores) expect(await s.schemaVersion()).toBe(SCHEMA_VERSION);
     const pool = (stores[0] as unknown as { db: { rows<R extends object>(sql: string): Promise<R[]> } }).db;
     expect(
       (await pool.rows<{ version: number }>("SELECT version FROM lotwise_schema ORDER BY version")).map(
         (r) => r.version,
       ),
-    ).toEqual([1, 2, 3, 4, 5, 6]);
+    ).toEqual(PG_MIGRATIONS.map((m) => m.version));
   });
 
   it("refuses a schema of a newer version and a schema holding other tables, without modifying them", async () => {
@@ -1178,7 +1179,7 @@ describe.skipIf(pgProblem !== null)("PostgreSQL store opening", () => {
       await client.end();
     }
     const store = track(await openPgStore(PG_URL, { schema }));
-    expect(await store.schemaVersion()).toBe(6);
+    expect(await store.schemaVersion()).toBe(SCHEMA_VERSION);
     expect(await store.backtestJobs.get("o1", "j1")).toMatchObject({
       kind: "backtest",
       accountUuid: "a1",

@@ -487,6 +487,45 @@ CREATE TABLE corporate_action_applications (
 CREATE INDEX corporate_action_applications_account ON corporate_action_applications(account_uuid, applied_at);
 `,
   },
+  {
+    version: 7,
+    description:
+      "backtest_jobs.kind: rebalance-run jobs ('rebalance_run', no account: the run's shard is in params)",
+    // The CHECK constraints change, which SQLite can only do by rebuilding the table (as migration 5 did); every row
+    // keeps its kind. Only a backtest job names an account.
+    sql: `
+CREATE TABLE backtest_jobs_v7 (
+  id TEXT PRIMARY KEY,
+  organization_uuid TEXT NOT NULL REFERENCES organizations(uuid) ON DELETE CASCADE,
+  kind TEXT NOT NULL DEFAULT 'backtest' CHECK (kind IN ('backtest', 'scan', 'rebalance_run')),
+  account_uuid TEXT REFERENCES accounts(uuid) ON DELETE CASCADE,
+  status TEXT NOT NULL CHECK (status IN ('PENDING', 'RUNNING', 'SUCCESS', 'FAILURE')),
+  params TEXT NOT NULL,
+  resolved_params TEXT NOT NULL,
+  progress TEXT,
+  result TEXT,
+  error_message TEXT,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  lease_owner TEXT,
+  heartbeat_at TEXT,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT,
+  CHECK (kind <> 'backtest' OR account_uuid IS NOT NULL)
+);
+INSERT INTO backtest_jobs_v7 (id, organization_uuid, kind, account_uuid, status, params, resolved_params, progress,
+  result, error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at)
+SELECT id, organization_uuid, kind, account_uuid, status, params, resolved_params, progress,
+  result, error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at
+FROM backtest_jobs;
+DROP TABLE backtest_jobs;
+ALTER TABLE backtest_jobs_v7 RENAME TO backtest_jobs;
+CREATE INDEX backtest_jobs_account ON backtest_jobs(account_uuid, created_at);
+CREATE INDEX backtest_jobs_status ON backtest_jobs(status, created_at);
+CREATE INDEX backtest_jobs_org_kind ON backtest_jobs(organization_uuid, kind, created_at);
+`,
+  },
 ];
 
 /** The schema version this build of lotwise writes. */

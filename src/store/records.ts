@@ -185,8 +185,19 @@ export interface BacktestProgress {
   last_progress_at: string | null;
 }
 
-/** What a job of the job table runs: an account backtest, or a scan of many accounts (docs/backtest-jobs.md). */
-export type JobKind = "backtest" | "scan";
+/**
+ * What a job of the job table runs: an account backtest, a scan of many accounts, or one shard of a rebalance run
+ * processed by queue workers (docs/backtest-jobs.md, docs/rebalance-runs.md).
+ */
+export type JobKind = "backtest" | "scan" | "rebalance_run";
+export const JOB_KINDS: readonly JobKind[] = ["backtest", "scan", "rebalance_run"];
+
+/** The sentence that tells a user how to get a job of `kind` done after it failed for good. */
+export function jobRestartHint(kind: JobKind): string {
+  if (kind === "rebalance_run")
+    return "Post the rebalance run again: it resumes with the accounts that have no outcome yet.";
+  return `Start the ${kind} again.`;
+}
 
 export interface BacktestJobRecord {
   id: string;

@@ -42,6 +42,21 @@ const security = (id: string, over: Partial<Security> = {}): Security => {
   };
 };
 
+/** A store file written by the migrations up to `version` (as an older lotwise left it), open for raw SQL. */
+function rawStoreAt(path: string, version: number): Database.Database {
+  const raw = new Database(path);
+  for (const m of MIGRATIONS.filter((x) => x.version <= version)) raw.exec(m.sql);
+  raw.pragma(`application_id = ${APPLICATION_ID}`);
+  raw.pragma(`user_version = ${version}`);
+  return raw;
+}
+
+/** SQL of organization 'o', its client 'c' and account 'a' holding `cash`. */
+const ORG_CLIENT_ACCOUNT = (cash: string) => `INSERT INTO organizations VALUES ('o', 'Org', 't', 't');
+      INSERT INTO clients (uuid, organization_uuid, created, modified) VALUES ('c', 'o', 't', 't');
+      INSERT INTO accounts (uuid, organization_uuid, client_uuid, cash_value_usd, created, modified)
+        VALUES ('a', 'o', 'c', '${cash}', 't', 't');`;
+
 describe("store", () => {
   let store: Store;
   let orgA: string;
@@ -593,10 +608,7 @@ describe("store files", () => {
 
   it("migrates a version-4 store: its backtest jobs keep every field as kind backtest, and scan jobs need no account", () => {
     const path = join(dir, "v4.db");
-    const raw = new Database(path);
-    for (const m of MIGRATIONS.filter((x) => x.version <= 4)) raw.exec(m.sql);
-    raw.pragma(`application_id = ${APPLICATION_ID}`);
-    raw.pragma("user_version = 4");
+    const raw = rawStoreAt(path, 4);
     raw.exec(`INSERT INTO organizations VALUES ('o', 'Org', 't', 't');
       INSERT INTO clients (uuid, organization_uuid, created, modified) VALUES ('c', 'o', 't', 't');
       INSERT INTO accounts (uuid, organization_uuid, client_uuid, created, modified) VALUES ('a', 'o', 'c', 't', 't');
@@ -639,19 +651,13 @@ describe("store files", () => {
 
   it("migrates a version-5 store: its lots become long lots read as before, and short lots are kept apart", () => {
     const path = join(dir, "v5.db");
-    const raw = new Database(path);
-    for (const m of MIGRATIONS.filter((x) => x.version <= 5)) raw.exec(m.sql);
-    raw.pragma(`application_id = ${APPLICATION_ID}`);
-    raw.pragma("user_version = 5");
-    raw.exec(`INSERT INTO organizations VALUES ('o', 'Org', 't', 't');
-      INSERT INTO clients (uuid, organization_uuid, created, modified) VALUES ('c', 'o', 't', 't');
-      INSERT INTO accounts (uuid, organization_uuid, client_uuid, cash_value_usd, created, modified)
-        VALUES ('a', 'o', 'c', '100.50', 't', 't');
+    const raw = rawStoreAt(path, 5);
+    raw.exec(`${ORG_CLIENT_ACCOUNT("100.50")}
       INSERT INTO tax_lots (uuid, account_uuid, position, theme_asset_id, quantity, cost_basis, trade_date)
         VALUES ('l1', 'a', 0, 'AAPL:XNAS', '10.50', '150.2500', '2024-03-01');`);
     raw.close();
     const store = openSqliteFile(path);
-    expect(store.schemaVersion).toBe(6);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(store.accounts.lots("a")).toEqual([
       {
         uuid: "l1",
@@ -697,6 +703,54 @@ describe("store files", () => {
     // An unknown side is refused by the column's check.
     const check = new Database(path);
     expect(() => check.prepare("UPDATE tax_lots SET side = 'both' WHERE uuid = 's1'").run()).toThrow(/CHECK/);
+    check.close();
+    store.close();
+  });
+
+  it("migrates a version-6 store: its backtest and scan jobs keep their kinds, and rebalance-run jobs can be stored", () => {
+    const path = join(dir, "v6.db");
+    const raw = rawStoreAt(path, 6);
+    raw.exec(`${ORG_CLIENT_ACCOUNT("100")}
+      INSERT INTO backtest_jobs (id, organization_uuid, kind, account_uuid, status, params, resolved_params, created_at)
+        VALUES ('j1', 'o', 'backtest', 'a', 'SUCCESS', '{}', '{}', 't1'),
+               ('j2', 'o', 'scan', NULL, 'PENDING', '{}', '{}', 't2');`);
+    expect(() =>
+      raw.exec(`INSERT INTO backtest_jobs (id, organization_uuid, kind, status, params, resolved_params, created_at)
+        VALUES ('j3', 'o', 'rebalance_run', 'PENDING', '{}', '{}', 't3')`),
+    ).toThrow(/CHECK/);
+    raw.close();
+    const store = openSqliteFile(path);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(store.backtestJobs.getById("j1")).toMatchObject({
+      kind: "backtest",
+      accountUuid: "a",
+      status: "SUCCESS",
+    });
+    expect(store.backtestJobs.getById("j2")).toMatchObject({
+      kind: "scan",
+      accountUuid: null,
+      status: "PENDING",
+    });
+    const progress = {
+      planned_periods: 2,
+      completed_periods: 0,
+      last_completed_period: null,
+      last_progress_at: null,
+    };
+    const job = store.backtestJobs.create("o", null, { run_uuid: "r" }, {}, progress, {
+      kind: "rebalance_run",
+    });
+    expect(store.backtestJobs.getById(job.id)).toMatchObject({ kind: "rebalance_run", accountUuid: null });
+    // A backtest job still needs its account, and an unknown kind is refused by the table.
+    const check = new Database(path);
+    expect(() =>
+      check.exec(`INSERT INTO backtest_jobs (id, organization_uuid, kind, status, params, resolved_params, created_at)
+        VALUES ('j4', 'o', 'backtest', 'PENDING', '{}', '{}', 't4')`),
+    ).toThrow(/CHECK/);
+    expect(() =>
+      check.exec(`INSERT INTO backtest_jobs (id, organization_uuid, kind, status, params, resolved_params, created_at)
+        VALUES ('j5', 'o', 'other', 'PENDING', '{}', '{}', 't5')`),
+    ).toThrow(/CHECK/);
     check.close();
     store.close();
   });

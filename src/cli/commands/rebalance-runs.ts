@@ -94,6 +94,9 @@ export function renderRun(run: RebalanceRun): string {
           "Accounts",
           `${t.accounts}: ${t.created} created, ${t.skipped} skipped, ${t.failed} failed${t.pending > 0 ? `, ${t.pending} pending` : ""}`,
         ],
+        ...(run.queued_jobs === undefined || run.status === "completed"
+          ? []
+          : [["Queued jobs", `${run.queued_jobs} on the service's workers`] as [string, string]]),
       ],
       "Rebalance run",
     ),

@@ -31,6 +31,7 @@ import { type BacktestJobRecord, SqliteStore, type Store } from "../../store/ind
 import { nowIso, type ServiceContext } from "../context.js";
 import { busyBackoffMs, isStoreBusyError } from "../store-busy.js";
 import type { BacktestExecutor, BacktestPeriodProgress, BacktestRunParams } from "./executor.js";
+import { rebalanceRunJobResultSchema, runRebalanceRunJob } from "./rebalance-run-executor.js";
 import { runScanJob } from "./scan-executor.js";
 
 /** Longest error_message stored (a runaway message would bloat every read of the job). */
@@ -120,6 +121,14 @@ function checkedResult(
   job: BacktestJobRecord,
   result: unknown,
 ): { data: Record<string, unknown> } | { error: string } {
+  if (job.kind === "rebalance_run") {
+    const run = rebalanceRunJobResultSchema.safeParse(result);
+    return run.success
+      ? { data: run.data }
+      : {
+          error: `the rebalance-run job's result does not match its schema: ${summarizeIssues(toFieldIssues(run.error))}`,
+        };
+  }
   if (job.kind === "scan") {
     const scan = scanResultSchema.safeParse(result);
     return scan.success
@@ -136,7 +145,8 @@ function checkedResult(
 
 /**
  * Runs a claimed job and records how it ended (unless the lease was lost). Never throws for a failing backtest or
- * scan: every error becomes the job's FAILURE. A job of kind "scan" runs {@link runScanJob} (progress in accounts);
+ * scan: every error becomes the job's FAILURE. A job of kind "scan" runs {@link runScanJob} (progress in accounts),
+ * one of kind "rebalance_run" {@link runRebalanceRunJob} (its shard of a rebalance run, progress in accounts);
  * a backtest runs on `executor`.
  * @example const outcome = await runClaimedJob({ ctx, job: (await store.backtestJobs.claimNext(owner))!, owner, executor });
  */
@@ -236,6 +246,7 @@ export async function runClaimedJob(options: RunClaimedJobOptions): Promise<JobO
   try {
     const hooks = { onProgress, shouldCancel };
     if (job.kind === "scan") result = await runScanJob(ctx, job, hooks);
+    else if (job.kind === "rebalance_run") result = await runRebalanceRunJob(ctx, job, hooks);
     else if (job.accountUuid === null) throw new TypeError("a backtest job without an account");
     else result = await executor.run(ctx, job.organizationUuid, job.accountUuid, runParams(job), hooks);
   } catch (err) {
@@ -249,14 +260,14 @@ export async function runClaimedJob(options: RunClaimedJobOptions): Promise<JobO
     (await writeWhenFree(() => jobs.fail(job.id, message, owner), finishWait, monotonic))
       ? { status: "FAILURE", errorMessage: message, progress }
       : { status: "LOST", reason: "the job was finished or re-queued by someone else meanwhile" };
-  const unit = job.kind === "scan" ? "accounts" : "periods";
+  const unit = job.kind === "backtest" ? "periods" : "accounts";
   if (cancelled)
     return fail(
       `Cancelled on request after ${progress.completed_periods} of ${progress.planned_periods} ${unit}${progress.last_completed_period ? ` (last completed period ${progress.last_completed_period})` : ""}.`,
     );
-  if (failed) return fail(failureMessage(error, job.kind));
+  if (failed) return fail(failureMessage(error, job.kind.replace("_", "-")));
   const checked = checkedResult(job, result);
-  if ("error" in checked) return fail(failureMessage(new Error(checked.error), job.kind));
+  if ("error" in checked) return fail(failureMessage(new Error(checked.error), job.kind.replace("_", "-")));
   return (await writeWhenFree(
     () => jobs.succeed(job.id, owner, checked.data, progress),
     finishWait,

@@ -596,6 +596,18 @@ CREATE INDEX corporate_action_applications_account ON corporate_action_applicati
 ${changeTriggers(["executions", "realized_lots", "corporate_actions", "corporate_action_applications"])}
 `,
   },
+  {
+    version: 7,
+    description:
+      "backtest_jobs.kind: rebalance-run jobs ('rebalance_run', no account: the run's shard is in params)",
+    // The kind CHECK of migration 5 was declared with its column, so PostgreSQL named it backtest_jobs_kind_check.
+    sql: `
+ALTER TABLE backtest_jobs DROP CONSTRAINT backtest_jobs_kind_check;
+ALTER TABLE backtest_jobs ADD CONSTRAINT backtest_jobs_kind_check CHECK (kind IN ('backtest', 'scan', 'rebalance_run'));
+ALTER TABLE backtest_jobs DROP CONSTRAINT backtest_jobs_kind_account;
+ALTER TABLE backtest_jobs ADD CONSTRAINT backtest_jobs_kind_account CHECK (kind <> 'backtest' OR account_uuid IS NOT NULL);
+`,
+  },
 ];
 
 /** The schema version this build writes (equal to SQLite's SCHEMA_VERSION). */

@@ -163,7 +163,7 @@ export class RebalanceRunRepository {
   /** Mark a run completed now. */
   finish(organizationUuid: string, uuid: string): void {
     this.cached(
-      "UPDATE rebalance_runs SET status = 'completed', finished = ? WHERE uuid = ? AND organization_uuid = ?",
+      "UPDATE rebalance_runs SET status = 'completed', finished = ? WHERE uuid = ? AND organization_uuid = ? AND status = 'running'",
     ).run(this.now(), uuid, organizationUuid);
   }
 

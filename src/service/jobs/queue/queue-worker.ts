@@ -21,7 +21,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
 import type { BacktestJobRecord, BacktestProgress, LotwiseStore } from "../../../store/index.js";
-import type { JobKind } from "../../../store/records.js";
+import { JOB_KINDS, type JobKind, jobRestartHint } from "../../../store/records.js";
 import {
   bullConnection,
   DEFAULT_KEEP_FINISHED_SECONDS,
@@ -42,7 +42,7 @@ export const QUEUE_OWNER_PREFIX = "queue/";
 /** The message of a job whose worker stopped `times` times (maxStalledCount + 1). */
 export function stoppedWorkerMessage(kind: JobKind, times: number): string {
   const count = times === 1 ? "once" : times === 2 ? "twice" : `${times} times`;
-  return `The worker running this job stopped ${count} before finishing (its process ended or lost its connection); giving up. Start the ${kind === "scan" ? "scan" : "backtest"} again.`;
+  return `The worker running this job stopped ${count} before finishing (its process ended or lost its connection); giving up. ${jobRestartHint(kind)}`;
 }
 
 /** Options of {@link QueueWorker}. */
@@ -223,7 +223,7 @@ export class QueueWorker {
     };
     const gone = (state: string) => state === "completed" || state === "failed" || state === "unknown";
     for (const org of await this.store.organizations.list()) {
-      for (const kind of ["backtest", "scan"] as const) {
+      for (const kind of JOB_KINDS) {
         for (const row of await this.store.backtestJobs.list(org.uuid, { status: "RUNNING", kind })) {
           if (!row.leaseOwner?.startsWith(QUEUE_OWNER_PREFIX)) continue;
           if (!gone((await stateOf(row.id)).state)) continue;

@@ -8,7 +8,13 @@
 import { randomUUID } from "node:crypto";
 import { NotFoundError, TooManyRequestsError } from "../../../core/errors.js";
 import type { Promised } from "../../lotwise-store.js";
-import type { BacktestJobRecord, BacktestProgress, BacktestStatus, JobKind } from "../../records.js";
+import {
+  type BacktestJobRecord,
+  type BacktestProgress,
+  type BacktestStatus,
+  type JobKind,
+  jobRestartHint,
+} from "../../records.js";
 import type { BacktestJobRepository } from "../../repositories/backtest-jobs.js";
 import { fromJson, type PgDb } from "../pg-db.js";
 
@@ -77,7 +83,7 @@ export class PgBacktestJobRepository implements Promised<BacktestJobRepository> 
     const kind = options.kind ?? "backtest";
     if ((kind === "backtest") !== (accountUuid !== null))
       throw new TypeError(
-        "BacktestJobRepository.create: a backtest job needs an account, a scan job has none",
+        "BacktestJobRepository.create: a backtest job needs an account, a scan or rebalance-run job has none",
       );
     const row: JobRow = {
       id: randomUUID(),
@@ -317,7 +323,7 @@ export class PgBacktestJobRepository implements Promised<BacktestJobRepository> 
         } else {
           await this.fail(
             r.id,
-            `The worker running this job stopped unexpectedly ${r.attempts} time(s) (last heartbeat ${r.heartbeat_at ?? "never"}); giving up. Start the ${r.kind === "scan" ? "scan" : "backtest"} again.`,
+            `The worker running this job stopped unexpectedly ${r.attempts} time(s) (last heartbeat ${r.heartbeat_at ?? "never"}); giving up. ${jobRestartHint(r.kind)}`,
           );
           failed.push(r.id);
         }

@@ -145,7 +145,7 @@ export class PgRebalanceRunRepository implements Promised<RebalanceRunRepository
 
   async finish(organizationUuid: string, uuid: string): Promise<void> {
     await this.db.run(
-      "UPDATE rebalance_runs SET status = 'completed', finished = $1 WHERE uuid = $2 AND organization_uuid = $3",
+      "UPDATE rebalance_runs SET status = 'completed', finished = $1 WHERE uuid = $2 AND organization_uuid = $3 AND status = 'running'",
       [this.now(), uuid, organizationUuid],
     );
   }
