@@ -76,6 +76,40 @@ export class EnqueueTimeoutError extends Error {
   }
 }
 
+/** BullMQ's largest priority (2^21); lower numbers run first. */
+const MAX_PRIORITY = 2_097_152;
+
+/**
+ * Puts the stored job `jobId` on `queue` under its id, with a priority that makes the queue fair across
+ * organizations as the SQLite runner is (docs/backtest-jobs.md, "Jobs on BullMQ"): the number of PENDING jobs its
+ * organization has when it is enqueued (this one included). An organization that queues 500 jobs gets priorities
+ * 1..500; another organization's next job gets 1 and runs after the job in hand, not after the 500 (BullMQ runs
+ * lower priorities first, FIFO within one). Adding an id already queued adds nothing.
+ */
+export async function addQueueEntry(
+  queue: Queue<QueueEntryData, unknown, JobKind>,
+  store: LotwiseStore,
+  jobId: string,
+  kind: JobKind,
+  keepSeconds: number = DEFAULT_KEEP_FINISHED_SECONDS,
+): Promise<void> {
+  const row = await store.backtestJobs.getById(jobId);
+  const backlog = row ? await store.backtestJobs.countPending(row.organizationUuid) : 1;
+  await queue.add(
+    kind,
+    { kind },
+    {
+      jobId,
+      priority: Math.min(MAX_PRIORITY, Math.max(1, backlog)),
+      // One attempt as far as BullMQ is concerned: an error is final (the store row says why). Only a stalled
+      // worker makes BullMQ run the job again (the worker's maxStalledCount).
+      attempts: 1,
+      removeOnComplete: { age: keepSeconds },
+      removeOnFail: { age: keepSeconds },
+    },
+  );
+}
+
 /** States in which an entry has not been handed to a worker yet. */
 const WAITING_STATES = new Set(["waiting", "delayed", "prioritized", "paused", "wait"]);
 
@@ -126,18 +160,7 @@ export class BullJobQueue implements JobQueue {
   }
 
   private async add(jobId: string, kind: JobKind): Promise<void> {
-    await this.queue.add(
-      kind,
-      { kind },
-      {
-        jobId,
-        // One attempt as far as BullMQ is concerned: an error is final (the store row says why). Only a stalled
-        // worker makes BullMQ run the job again (the worker's maxStalledCount).
-        attempts: 1,
-        removeOnComplete: { age: this.keepSeconds },
-        removeOnFail: { age: this.keepSeconds },
-      },
-    );
+    await addQueueEntry(this.queue, this.store, jobId, kind, this.keepSeconds);
   }
 
   /** See {@link JobQueue.cancel}; the caller has checked that the job belongs to the asking organization. */

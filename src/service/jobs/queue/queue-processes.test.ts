@@ -208,7 +208,8 @@ describe.skipIf(!available)("queue workers in child processes (needs Redis)", ()
     expect(child.lines).not.toContain(`succeeded ${id}`);
     const back = await s.store.backtestJobs.getById(id);
     expect(back?.status).toBe("PENDING");
-    expect(await (await queue.queue.getJob(id))?.getState()).toBe("waiting");
+    // Back in the queue: waiting, and ordered by its priority (bull-queue.ts: fair across organizations).
+    expect(await (await queue.queue.getJob(id))?.getState()).toBe("prioritized");
 
     const successes: string[] = [];
     await inProcessWorker(
@@ -239,6 +240,7 @@ describe.skipIf(!available)("queue workers in child processes (needs Redis)", ()
     expect(await child.exited).toEqual({ code: 0, signal: null });
     expect(Date.now() - t0).toBeLessThan(5000);
     expect((await s.store.backtestJobs.getById(id))?.status).toBe("PENDING");
-    expect(await (await queue.queue.getJob(id))?.getState()).toBe("waiting");
+    // Back in the queue: waiting, and ordered by its priority (bull-queue.ts: fair across organizations).
+    expect(await (await queue.queue.getJob(id))?.getState()).toBe("prioritized");
   });
 });

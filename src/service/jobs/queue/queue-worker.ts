@@ -22,12 +22,7 @@ import { hostname } from "node:os";
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
 import type { BacktestJobRecord, BacktestProgress, LotwiseStore } from "../../../store/index.js";
 import { JOB_KINDS, type JobKind, jobRestartHint } from "../../../store/records.js";
-import {
-  bullConnection,
-  DEFAULT_KEEP_FINISHED_SECONDS,
-  type QueueEntryData,
-  queueNames,
-} from "./bull-queue.js";
+import { addQueueEntry, bullConnection, type QueueEntryData, queueNames } from "./bull-queue.js";
 import type { QueueAbortReason, QueueJobHandler, QueueLocation } from "./types.js";
 
 /** BullMQ's reason for a job that stalled more often than `maxStalledCount`. */
@@ -238,16 +233,7 @@ export class QueueWorker {
           const { entry, state } = await stateOf(row.id);
           if (!gone(state)) continue;
           if (entry) await entry.remove();
-          await this.queue.add(
-            row.kind,
-            { kind: row.kind },
-            {
-              jobId: row.id,
-              attempts: 1,
-              removeOnComplete: { age: DEFAULT_KEEP_FINISHED_SECONDS },
-              removeOnFail: { age: DEFAULT_KEEP_FINISHED_SECONDS },
-            },
-          );
+          await addQueueEntry(this.queue, this.store, row.id, row.kind);
           enqueued.push(row.id);
         }
       }
