@@ -113,7 +113,9 @@ describe.skipIf(missing !== null)(
       const init = await run(["init", "--demo", "--store", storeUrl, "--json"], env);
       expect(init.code, init.stderr).toBe(0);
       demo = JSON.parse(init.stdout);
-      for (let i = 0; i < 2; i++) servers.push(await serveStore(storeUrl, ["--queue", REDIS_URL], env));
+      // The second instance is given --workers, which a queue makes meaningless: it says so.
+      servers.push(await serveStore(storeUrl, ["--queue", REDIS_URL], env));
+      servers.push(await serveStore(storeUrl, ["--queue", REDIS_URL, "--workers", "2"], env));
       for (let i = 0; i < 3; i++) workers.push(await startWorker());
     }, 180_000);
 
@@ -154,6 +156,44 @@ describe.skipIf(missing !== null)(
       expect(read.status).toBe(200);
       expect(read.body.external_id).toBe(externalId);
     });
+
+    it("says --workers is ignored by an instance with a queue", () => {
+      expect(servers[1]!.stderr()).toContain("--workers is ignored with a job queue");
+      expect(servers[0]!.stderr()).not.toContain("ignored");
+    });
+
+    it("runs `lotwise rebalance --all` against an instance with a queue: the workers process the run, the CLI follows it", async () => {
+      const r = await run(
+        [
+          "rebalance",
+          "--all",
+          "--when",
+          "always",
+          "--url",
+          servers[0]!.url,
+          "--api-key",
+          demo.api_key,
+          "--json",
+        ],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const done = JSON.parse(r.stdout);
+      expect(done.status).toBe("completed");
+      expect(done.totals).toMatchObject({ accounts: 1, created: 1, pending: 0 });
+      const admin = new pg.Client({ connectionString: storeUrl });
+      await admin.connect();
+      try {
+        const { rows } = await admin.query(
+          "SELECT status, lease_owner, result FROM backtest_jobs WHERE kind = 'rebalance_run'",
+        );
+        expect(rows).toHaveLength(1);
+        expect(rows[0].status).toBe("SUCCESS");
+        expect(JSON.parse(rows[0].result)).toMatchObject({ run_uuid: done.run_uuid, processed: 1 });
+      } finally {
+        await admin.end();
+      }
+    }, 120_000);
 
     it("runs 50 jobs to SUCCESS through a SIGKILLed worker and a stopped instance, each once, as SQLite does", async () => {
       const [a, b] = servers as [Served, Served];

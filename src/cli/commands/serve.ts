@@ -98,6 +98,14 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
             "lotwise: --queue / LOTWISE_QUEUE is ignored with a SQLite store: its jobs run on this process's worker threads.",
           );
         const queued = ctx.queueUrl() !== undefined;
+        const unused = [
+          ...(opts.workers === undefined ? [] : ["--workers"]),
+          ...(opts.sweepInterval === undefined ? [] : ["--sweep-interval"]),
+        ];
+        if (queued && unused.length > 0)
+          ctx.out.note(
+            `lotwise: ${unused.join(" and ")} ${unused.length > 1 ? "are" : "is"} ignored with a job queue: \`lotwise worker\` processes run the jobs (their --concurrency), and BullMQ's stalled-job check recovers jobs of a stopped worker.`,
+          );
         const base = { ...(await ctx.service()), limits: settings.limits };
         // No statement of this process's connection ever blocks the event loop on another process's write lock (a
         // CLI import): requests wait asynchronously (then 503 store_busy), background writers retry with backoff.
