@@ -178,4 +178,25 @@ describe("the optimizer service sees short lots (LONG_SHORT / LONG_BIASED)", () 
       ["p3", "10"],
     ]);
   }, 240_000);
+
+  it("a LONG_ONLY account holding a short: the rebalance covers it in full, with a warning", async () => {
+    await configure({ tax_gamma: "50" });
+    const acct = await accountWithShorts("short-long-only", "50000", [
+      { id: "o1", quantity: 30, price: close + 2 },
+    ]);
+    await updatePortfolioConfig(ctx, org, demo.portfolio_config_uuid, {
+      optimization_mode: "LONG_ONLY",
+      min_weight: "0",
+    } as never);
+    const rb = await rebalanceAccount(ctx, org, acct);
+    const o = rb.optimization!;
+    // Covered although the cover realizes a gain (30 x 2) and tax_gamma is large: weights >= 0 in LONG_ONLY.
+    expect(covers(o)).toEqual([["o1", 30]]);
+    expect(o.short_lots_to_cover[0]!.gain_usd).toBeCloseTo(60, 6);
+    expect(o.warnings.join(" ")).toContain(
+      "the account is LONG_ONLY: the rebalance covers the short in full",
+    );
+    const cover = proposalResponseSchema.parse(rb.proposal).orders.find((x) => x.ticker === S)!;
+    expect([cover.order_category, Number(cover.amount)]).toEqual(["short_cover", 30]);
+  }, 120_000);
 });
