@@ -158,6 +158,18 @@ const lotToSellSchema = z.strictObject({
   ),
 });
 
+const shortLotToCoverSchema = z.strictObject({
+  lot_uuid: describe(z.string(), "the short lot (its id in the account's short_lots)"),
+  ticker: themeAssetId(),
+  symbol: z.string(),
+  quantity: describe(z.string(), "shares of the short lot bought back, decimal"),
+  proceeds_usd: describe(num(), "the lot's short-sale proceeds for these shares (its basis), USD"),
+  cost_usd: describe(num(), "cost of buying the shares back at the price, USD"),
+  gain_usd: describe(num(), "realized gain = proceeds_usd - cost_usd (negative = loss), always short-term"),
+  term: z.literal("short_term"),
+  tax_alpha_ignored: describe(z.boolean(), "the loss earns no tax alpha (tax alpha off)"),
+});
+
 /** The tax year so far (extension): the ledger's realized gains before the trade and after it, the budget left. */
 export const yearToDateRealizedSchema = named(
   z.strictObject({
@@ -231,6 +243,10 @@ export const accountOptimizationSchema = named(
     ),
     trades: z.array(optimizedTradeSchema),
     lots_to_sell: z.array(lotToSellSchema),
+    short_lots_to_cover: describe(
+      z.array(shortLotToCoverSchema),
+      "short lots the covers close, lowest proceeds per share first (LONG_SHORT / LONG_BIASED accounts; a LONG_ONLY account's short is covered in full); their gains count in the realized and tax figures",
+    ),
     tracking_error: describe(
       num().nullable(),
       "ex-ante annualized tracking error vs the benchmark (fraction); null when infeasible",

@@ -36,9 +36,11 @@ import {
 import type { Currency, Security, Split } from "../core/data/types.js";
 import { addDays, addMonths, daysBetween, indexAtOrBefore } from "../core/dates.js";
 import { DataError, type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
+import type { ShortLot } from "../core/ledger/index.js";
 import type { FactorModel } from "../core/risk/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
 import type { AccountRecord, StoredRiskModelRecord } from "../store/index.js";
+import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig, loadConfigInputs, primeConfigInputs } from "./effective-config.js";
 import { ledgerHoldingsAsOf } from "./holdings-history.js";
@@ -124,6 +126,8 @@ export async function holdingsAt(
 ): Promise<{
   lots: TaxLot[];
   lotValues: Decimal[];
+  /** Open short lots on the date (split-adjusted as the lots); their value at the close is subtracted from valueUsd. */
+  shortLots: ShortLot[];
   cashUsd: Decimal;
   valueUsd: Decimal;
   quotes: Map<string, HeldQuote>;
@@ -132,6 +136,29 @@ export async function holdingsAt(
   const lotValues: Decimal[] = [];
   const closes = new Map<string, Decimal>();
   const quotes = new Map<string, HeldQuote>();
+  const heldQuote = async (id: string): Promise<HeldQuote> => {
+    let quote = quotes.get(id);
+    if (!quote) {
+      const p = (await ctx.store.market.latestPrices([id], date)).get(id);
+      if (!p)
+        throw new DataError(
+          `The account holds ${id} on ${date} but the store has no price for it on or before that date.`,
+          { code: "missing_price" },
+        );
+      const security = await ctx.store.market.security(id);
+      const perUsd =
+        security && security.currency !== "USD"
+          ? ((await ctx.store.market.fxRateAsOf(security.currency, date))?.perUsd ?? Number.NaN)
+          : 1;
+      if (!Number.isFinite(perUsd))
+        throw new DataError(`No ${security?.currency} per USD rate on or before ${date}.`, {
+          code: "missing_fx",
+        });
+      quote = { close: p.close, perUsd };
+      quotes.set(id, quote);
+    }
+    return quote;
+  };
   // Without given lots, the ledger's history gives the lots and cash of the date, split-adjusted already.
   const history = options.lots === undefined ? await ledgerHoldingsAsOf(ctx, account, date) : undefined;
   const stored = options.lots ?? history!.lots;
@@ -144,26 +171,7 @@ export async function holdingsAt(
     const factor = splitFactorAfter(later, lot.themeAssetId);
     const adjusted = factor.eq(1) ? lot : { ...lot, quantity: lot.quantity.dividedBy(factor) };
     lots.push(adjusted);
-    let quote = quotes.get(lot.themeAssetId);
-    if (!quote) {
-      const p = (await ctx.store.market.latestPrices([lot.themeAssetId], date)).get(lot.themeAssetId);
-      if (!p)
-        throw new DataError(
-          `The account holds ${lot.themeAssetId} on ${date} but the store has no price for it on or before that date.`,
-          { code: "missing_price" },
-        );
-      const security = await ctx.store.market.security(lot.themeAssetId);
-      const perUsd =
-        security && security.currency !== "USD"
-          ? ((await ctx.store.market.fxRateAsOf(security.currency, date))?.perUsd ?? Number.NaN)
-          : 1;
-      if (!Number.isFinite(perUsd))
-        throw new DataError(`No ${security?.currency} per USD rate on or before ${date}.`, {
-          code: "missing_fx",
-        });
-      quote = { close: p.close, perUsd };
-      quotes.set(lot.themeAssetId, quote);
-    }
+    const quote = await heldQuote(lot.themeAssetId);
     // Dividing by 1 (a USD listing) would return the same value: skipped.
     let close = closes.get(lot.themeAssetId);
     if (close === undefined) {
@@ -176,7 +184,20 @@ export async function holdingsAt(
     lotValues.push(usd);
     value = value.plus(usd);
   }
-  return { lots, lotValues, cashUsd, valueUsd: value, quotes };
+  // Open short lots of the date (LONG_SHORT / LONG_BIASED accounts): the shares owed count against the value.
+  const shortLots: ShortLot[] = [];
+  const owed = history?.shortLots ?? (await ctx.store.ledger.shortLots(account.uuid)).map(shortLotFromRecord);
+  for (const s of owed) {
+    if (s.openDate > date) continue;
+    later ??= await ctx.store.market.splits(addDays(date, 1), "9999-12-31");
+    const factor = splitFactorAfter(later, s.themeAssetId);
+    const adjusted = factor.eq(1) ? s : { ...s, quantity: s.quantity.dividedBy(factor) };
+    shortLots.push(adjusted);
+    const quote = await heldQuote(s.themeAssetId);
+    const owedValue = adjusted.quantity.times(quote.close);
+    value = value.minus(quote.perUsd === 1 ? owedValue : owedValue.dividedBy(quote.perUsd));
+  }
+  return { lots, lotValues, shortLots, cashUsd, valueUsd: value, quotes };
 }
 
 /** The close of an asset held on a date and its listing currency's units per USD (1 for USD listings). */

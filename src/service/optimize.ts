@@ -175,7 +175,11 @@ export async function prepareAccountOptimization(
 
   // The account on the date (lots bought on or before it, split-adjusted back), valued at the closes.
   const held = await holdingsAt(ctx, account, asOf);
-  const heldIds = new Set(held.lots.map((l) => l.themeAssetId));
+  // Assets held long or short: a short is a negative current weight whose covers are priced by its lots.
+  const heldIds = new Set([
+    ...held.lots.map((l) => l.themeAssetId),
+    ...held.shortLots.map((s) => s.themeAssetId),
+  ]);
   const mapped = await accountOptimizerConfig(
     ctx,
     account,
@@ -315,6 +319,17 @@ export async function prepareAccountOptimization(
       pricesUsd,
       currencies,
       lots: held.lots,
+      ...(held.shortLots.length === 0
+        ? {}
+        : {
+            shortLots: held.shortLots.map((l) => ({
+              id: l.id,
+              themeAssetId: l.themeAssetId,
+              quantity: l.quantity,
+              proceedsUsd: l.proceeds.dividedBy(l.fxRate).toNumber(),
+              openDate: l.openDate,
+            })),
+          }),
       cashUsd: held.cashUsd.toNumber(),
       benchmark,
       riskModel,
@@ -598,6 +613,17 @@ function toWire(p: PreparedOptimization, r: OptimizationResult): AccountOptimiza
       tax_alpha_ignored: s.taxAlphaIgnored,
       disallowed_loss_usd: s.disallowedLossUsd,
     })),
+    short_lots_to_cover: r.shortLotsToCover.map((c) => ({
+      lot_uuid: c.lotId,
+      ticker: c.themeAssetId,
+      symbol: symbol(c.themeAssetId),
+      quantity: c.quantity.toFixed(),
+      proceeds_usd: c.proceedsUsd,
+      cost_usd: c.costUsd,
+      gain_usd: c.gainUsd,
+      term: c.term,
+      tax_alpha_ignored: c.taxAlphaIgnored,
+    })),
     tracking_error: finiteOrNull(r.trackingError),
     total_risk: finiteOrNull(r.totalRisk),
     tax_cost_usd: r.taxCostUsd,
@@ -804,6 +830,8 @@ function withCashRequest(p: PreparedOptimization, cash: CashAmount): PreparedOpt
   let nav = input.cashUsd;
   for (const l of input.lots ?? [])
     nav += l.quantity.toNumber() * input.pricesUsd[index.get(l.themeAssetId)!]!;
+  for (const l of input.shortLots ?? [])
+    nav -= l.quantity.toNumber() * input.pricesUsd[index.get(l.themeAssetId)!]!;
   const c = input.config;
   const usdBuffer = c.cashBufferUsdAmount ?? (c.cashBufferUsd ?? 0) * nav;
   return {
@@ -817,7 +845,7 @@ export type NoProposalReason = "infeasible" | "all_cash";
 
 /**
  * Build and store the proposal of an optimization's weights through endpoint 1's service, priced at its as-of date
- * and selling exactly the lots the optimizer chose; `proposal: null` with the reason and a message when the
+ * and selling exactly the lots the optimizer chose (covering exactly the short lots it chose); `proposal: null` with the reason and a message when the
  * optimization is infeasible or all cash. `quotes`: the optimization's (optimizeAccountWithQuotes), not read again;
  * `cash`: a cash request's deposit (assumed added to the cash) or withdrawal (reserved like a cash buffer).
  * @throws as endpoint 1.
@@ -856,6 +884,12 @@ export async function proposalOfOptimization(
     const list = lotChoices[l.ticker] ?? [];
     list.push({ lotId: l.lot_uuid, quantity: l.quantity });
     lotChoices[l.ticker] = list;
+  }
+  // Covers close exactly the short lots the optimizer chose (an asset is held long or short, never both).
+  for (const c of optimization.short_lots_to_cover) {
+    const list = lotChoices[c.ticker] ?? [];
+    list.push({ lotId: c.lot_uuid, quantity: c.quantity });
+    lotChoices[c.ticker] = list;
   }
   const made = await createProposalJson(ctx, org, clientUuid, accountUuid, body, {
     asOf: optimization.as_of_date,

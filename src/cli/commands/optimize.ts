@@ -154,6 +154,21 @@ export function renderOptimization(o: AccountOptimization): string {
           `Lots to sell (${o.lots_to_sell.length})`,
         ),
       );
+    if (o.short_lots_to_cover.length > 0)
+      parts.push(
+        renderTable(
+          o.short_lots_to_cover,
+          [
+            { header: "Ticker", value: (l) => l.symbol },
+            { header: "Short lot", value: (l) => l.lot_uuid.slice(0, 8) },
+            { header: "Quantity", value: (l) => quantity(l.quantity), align: "right" },
+            { header: "Proceeds (USD)", value: (l) => money(l.proceeds_usd), align: "right" },
+            { header: "Cost (USD)", value: (l) => money(l.cost_usd), align: "right" },
+            { header: "Gain (USD)", value: (l) => money(l.gain_usd), align: "right" },
+          ],
+          `Short lots to cover (${o.short_lots_to_cover.length})`,
+        ),
+      );
   }
   for (const w of o.warnings) parts.push(warningLine(w));
   return parts.join("\n\n");

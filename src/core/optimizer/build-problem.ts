@@ -65,6 +65,8 @@ export interface BuiltProblem {
    * unheld asset that may go long or short under the long/short sums.
    */
   readonly twoSided: Uint8Array;
+  /** Per asset, the segment that starts at t = 0 (the first buy segment) when the domain reaches both sides; -1 otherwise. */
+  readonly kinkSegment: Int32Array;
 }
 
 /** Smallest impact surrogate distance (fraction of I): curvature alpha = 1.5 c / sqrt(max(|t|, this)). */
@@ -134,6 +136,8 @@ export function factorExposure(m: PeriodModel, f: number, w: Float64Array): numb
  */
 interface CurveTemplate {
   readonly start: Int32Array;
+  /** First segment of the buy side (lo = 0) of each asset. */
+  readonly buy: Int32Array;
   readonly lo: Float64Array;
   readonly hi: Float64Array;
   readonly slope: Float64Array;
@@ -157,8 +161,10 @@ function curveTemplate(m: PeriodModel, gamma: number, kappa: number): CurveTempl
   if (hit !== undefined) return hit;
   const { n } = m;
   const sched = m.schedule;
-  const cap = sched.lot.length + 2 * n;
+  const cov = m.covers;
+  const cap = sched.lot.length + cov.lot.length + 2 * n;
   const start = new Int32Array(n + 1);
+  const buy = new Int32Array(n);
   const lo = new Float64Array(cap);
   const hi = new Float64Array(cap);
   const slope = new Float64Array(cap);
@@ -209,7 +215,33 @@ function curveTemplate(m: PeriodModel, gamma: number, kappa: number): CurveTempl
       slope[q] = -tau;
       value[q] = 0; // at t = 0
       q++;
+      if (m.shares[i]! < 0 && cov.start[i + 1]! > cov.start[i]!) {
+        // Held short: the buy side covers the short lots in the cover order (cover-schedule.ts), left to right,
+        // merging equal slopes; the last piece runs on (the domain ends at the short's size: upper <= 0).
+        buy[i] = q;
+        let t = 0;
+        let cost = 0;
+        let prev = Number.NaN;
+        for (let p = cov.start[i]!; p < cov.start[i + 1]!; p++) {
+          const width = cov.weight[p]!;
+          if (!(width > 0)) continue;
+          const sl = gamma * cov.objectiveCost[p]! + tau;
+          if (sl !== prev) {
+            lo[q] = t;
+            slope[q] = sl;
+            value[q] = cost;
+            q++;
+            prev = sl;
+          }
+          t += width;
+          cost += sl * width;
+          hi[q - 1] = t;
+        }
+        hi[q - 1] = Number.POSITIVE_INFINITY;
+        continue;
+      }
     }
+    buy[i] = q;
     lo[q] = 0;
     hi[q] = Number.POSITIVE_INFINITY;
     slope[q] = tau;
@@ -219,6 +251,7 @@ function curveTemplate(m: PeriodModel, gamma: number, kappa: number): CurveTempl
   start[n] = q;
   const tpl: CurveTemplate = {
     start,
+    buy,
     lo: lo.subarray(0, q),
     hi: hi.subarray(0, q),
     slope: slope.subarray(0, q),
@@ -227,6 +260,16 @@ function curveTemplate(m: PeriodModel, gamma: number, kappa: number): CurveTempl
   if (byKey.size > 16) byKey.clear(); // gamma searches visit a few dozen values at most
   byKey.set(key, tpl);
   return tpl;
+}
+
+/** Cost at t >= 0 of the buy side (template segments bs..z-1) with every slope raised to at least `floor`. */
+function buyCost(tpl: CurveTemplate, bs: number, z: number, t: number, floor: number): number {
+  let cost = 0;
+  for (let s = bs; s < z && tpl.lo[s]! < t; s++) {
+    const sl = tpl.slope[s]! < floor ? floor : tpl.slope[s]!;
+    cost += sl * (Math.min(tpl.hi[s]!, t) - tpl.lo[s]!);
+  }
+  return cost;
 }
 
 /** Cost of template segment s at t. */
@@ -285,19 +328,30 @@ function rowsOf(m: PeriodModel) {
 
 /**
  * The build of the same state with `convexifyKinks` (see {@link SolveState.convexifyKinks}), derived from `built`
- * (built without it and without side locks): the same arrays except the buy slope of each two-sided asset whose
- * kink at t = 0 is concave, raised to the first sell slope. A two-sided asset's domain reaches both sides of the
- * kink, so its last segment is the buy segment (cost 0 at t = 0) and the one before it the first sell piece.
+ * (built without it and without side locks): the same arrays except the buy slopes of each two-sided asset whose
+ * kink at t = 0 is concave, raised to at least the first sell slope (and the buy side's values with them). A
+ * two-sided asset's domain reaches both sides of the kink: its buy side starts at `kinkSegment` (cost 0 at t = 0),
+ * the segment before it is the first sell piece.
  */
 export function convexifyKinks(built: BuiltProblem): BuiltProblem {
   const seg = built.problem.segments;
   const slope = Float64Array.from(seg.slope);
+  const value = Float64Array.from(seg.value);
   for (let i = 0; i < built.twoSided.length; i++) {
     if (built.twoSided[i] !== 1) continue;
-    const buy = seg.start[i + 1]! - 1;
-    if (slope[buy - 1]! > slope[buy]! + 1e-15) slope[buy] = slope[buy - 1]!;
+    // The buy side: one segment for a long or unheld asset, the cover pieces for a held short.
+    const first = built.kinkSegment[i]!;
+    if (first <= seg.start[i]!) continue;
+    const floor = slope[first - 1]!;
+    if (!(floor > slope[first]! + 1e-15)) continue;
+    const end = seg.start[i + 1]!;
+    for (let j = first; j < end; j++) {
+      if (slope[j]! < floor) slope[j] = floor;
+      // Continuous cost: each segment starts where the previous one ends.
+      if (j > first) value[j] = value[j - 1]! + slope[j - 1]! * (seg.lower[j]! - seg.lower[j - 1]!);
+    }
   }
-  return { ...built, problem: { ...built.problem, segments: { ...seg, slope } } };
+  return { ...built, problem: { ...built.problem, segments: { ...seg, slope, value } } };
 }
 
 /** Build the engine problem for `state` (see the module comment). */
@@ -339,6 +393,7 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
   const swCoef = switches.map(() => new Float64Array(cap));
   const swConst = switches.map(() => new Float64Array(cap));
   const twoSided = new Uint8Array(n);
+  const kinkSegment = new Int32Array(n).fill(-1);
   let q = 0;
   const tLoA = tpl.lo;
   const tHiA = tpl.hi;
@@ -354,15 +409,17 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
     // Rounding: the sell side ends exactly at the sellable amount.
     if (tLoA[a]! > Number.NEGATIVE_INFINITY && loT < tLoA[a]!) loT = tLoA[a]!;
     if (hiT < loT) hiT = loT; // conflicts are diagnosed before; keep a valid single point
-    let buySlope = tSlope[z - 1]!;
+    // The buy side starts at template segment bs (t = 0); a held short's covers are several segments.
+    const bs = tpl.buy[i]!;
+    let buyFloor = Number.NEGATIVE_INFINITY;
     if (loT < 0 && hiT > 0) {
-      const concave = tSlope[z - 2]! > buySlope + 1e-15;
+      const concave = tSlope[bs - 1]! > tSlope[bs]! + 1e-15;
       if (concave || (sums && wi === 0)) {
         twoSided[i] = 1;
         const side = state.side?.[i] ?? 0;
         if (side > 0) loT = 0;
         else if (side < 0) hiT = 0;
-        else if (concave && state.convexifyKinks) buySlope = tSlope[z - 2]!;
+        else if (concave && state.convexifyKinks) buyFloor = tSlope[bs - 1]!;
       }
     }
     const first = q;
@@ -379,14 +436,15 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
         const lo = tLoA[s]! > loT ? tLoA[s]! : loT;
         const hi = tHiA[s]! < hiT ? tHiA[s]! : hiT;
         if (!(lo < hi)) continue;
-        const slope = s === z - 1 ? buySlope : tSlope[s]!;
+        const slope = s >= bs && tSlope[s]! < buyFloor ? buyFloor : tSlope[s]!;
         sLo[q] = lo + shift;
         sHi[q] = hi + shift;
         sSlope[q] = slope;
-        // The buy segment starts at t = 0 with cost 0.
+        if (s === bs && lo === 0) kinkSegment[i] = q;
+        // The buy side starts at t = 0 with cost 0 (convexified slopes: the cost integrated from 0).
         sValue[q] =
-          s === z - 1
-            ? slope * lo
+          s >= bs && buyFloor > Number.NEGATIVE_INFINITY
+            ? buyCost(tpl, bs, z, lo, buyFloor)
             : lo === Number.NEGATIVE_INFINITY
               ? curveValue(tpl, s, hi)
               : curveValue(tpl, s, lo);
@@ -536,5 +594,6 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
     switches,
     starting,
     twoSided,
+    kinkSegment,
   };
 }

@@ -13,7 +13,9 @@ export type {
   OptimizationResult,
   OptimizationStatus,
   OptimizeOptions,
+  OptimizerShortLot,
   RiskCapReport,
+  ShortCover,
   TaxGammaSearchReport,
 } from "./optimization-types.js";
 export { createOptimizer, type Optimizer, optimizePortfolio } from "./optimize-portfolio.js";

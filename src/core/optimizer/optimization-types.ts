@@ -24,6 +24,22 @@ export interface DatedAssetEvent {
   readonly quantity?: number;
 }
 
+/**
+ * An open short lot as the optimizer sees it: shares owed and the short-sale proceeds in USD (translated at the
+ * short-sale FX): the lot's basis. Covering q shares at price p realizes `proceedsUsd x q / quantity - p q`,
+ * short-term (docs/ledger.md section 2).
+ */
+export interface OptimizerShortLot {
+  readonly id: string;
+  readonly themeAssetId: string;
+  /** Shares owed, > 0. */
+  readonly quantity: Decimal;
+  /** Net short-sale proceeds in USD, >= 0. */
+  readonly proceedsUsd: number;
+  /** Short-sale date (`YYYY-MM-DD`), on or before the as-of date. */
+  readonly openDate: string;
+}
+
 /** Everything one rebalance needs, prepared by the caller (the service reads it from the store). */
 export interface OptimizationInput {
   /** Trade date (`YYYY-MM-DD`): holding terms and wash-sale windows are counted to it. */
@@ -37,8 +53,11 @@ export interface OptimizationInput {
   /** The account's long lots; or pass `lotTable` prepared with {@link prepareLotTable} (faster). */
   readonly lots?: readonly TaxLot[];
   readonly lotTable?: LotTable;
-  /** Open short positions (shares owed), LONG_SHORT / LONG_BIASED. */
-  readonly shortPositions?: readonly { readonly themeAssetId: string; readonly quantity: number }[];
+  /**
+   * Open short lots (LONG_SHORT / LONG_BIASED): each one negative current weight, and covering it is priced by
+   * its proceeds (cover-schedule.ts). An asset is held long or short, never both.
+   */
+  readonly shortLots?: readonly OptimizerShortLot[];
   /** USD cash (may be negative: a debit). */
   readonly cashUsd: number;
   /**
@@ -115,6 +134,24 @@ export interface LotSale {
   readonly disallowedLossUsd: number;
 }
 
+/** A short lot (or part of it) the optimizer covers (buys back). Money figures are float estimates (USD). */
+export interface ShortCover {
+  readonly lotId: string;
+  readonly themeAssetId: string;
+  /** Shares covered (whole when the owed quantity is whole, exact when the lot is covered in full). */
+  readonly quantity: Decimal;
+  /** The lot's short-sale proceeds for these shares (its basis), USD. */
+  readonly proceedsUsd: number;
+  /** Cost of buying the shares back at the price, USD. */
+  readonly costUsd: number;
+  /** Realized gain `proceedsUsd - costUsd` (negative = loss), before capital-gains reductions. */
+  readonly gainUsd: number;
+  /** Always short-term (IRC section 1233). */
+  readonly term: "short_term";
+  /** The loss counts no tax alpha (tax alpha off). */
+  readonly taxAlphaIgnored: boolean;
+}
+
 /** Risk cap outcome. */
 export interface RiskCapReport {
   /** Requested cap (annualized tracking error, fraction). */
@@ -156,6 +193,8 @@ export interface OptimizationResult {
   readonly benchmarkWeights: Float64Array;
   readonly trades: readonly AssetTrade[];
   readonly lotsToSell: readonly LotSale[];
+  /** Short lots the covers close, in the order the cover schedule consumes them (lowest gain first). */
+  readonly shortLotsToCover: readonly ShortCover[];
   /** Ex-ante annualized tracking error of the post-trade weights vs the benchmark. */
   readonly trackingError: number;
   /** Ex-ante annualized volatility of the post-trade weights. */

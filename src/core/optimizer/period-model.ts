@@ -14,6 +14,12 @@ import {
   selectRiskModelAssets,
   toQuadraticForm,
 } from "../risk/index.js";
+import {
+  buildCoverSchedule,
+  type CoverSchedule,
+  prepareShortLotTable,
+  type ShortLotTable,
+} from "./cover-schedule.js";
 import { type LotTable, prepareLotTable, prepareLotTableFrom } from "./lot-table.js";
 import type { OptimizationInput } from "./optimization-types.js";
 import type { OptimizerConfig } from "./optimizer-config.js";
@@ -63,6 +69,9 @@ export interface PeriodModel {
   readonly blockedWeight: Float64Array;
   readonly schedule: SchedulePieces;
   readonly lotTable: LotTable;
+  /** Open short lots and the cover order of every short asset (cover-schedule.ts). */
+  readonly shortLots: ShortLotTable;
+  readonly covers: CoverSchedule;
   /** Linear cost per unit of weight traded (tcost, spread, linear_tcaf, commission, broker FX spread). */
   readonly costRate: Float64Array;
   /** 3/2-power impact: cost = impact_i |t_i|^{3/2} (fraction of I), before scaling_factor. */
@@ -226,22 +235,16 @@ export function buildPeriodModel(
     shares[lotAsset[k]!]! += lotQuantity[k]!;
   }
   const longShares = Float64Array.from(shares);
-  for (const s of input.shortPositions ?? []) {
-    const i = index.get(s.themeAssetId);
-    if (i === undefined)
-      throw new RangeError(`optimizePortfolio: short position in ${s.themeAssetId}, which is not in assets.`);
-    if (!(s.quantity > 0))
-      throw new RangeError(
-        `optimizePortfolio: short position in ${s.themeAssetId} has quantity ${s.quantity}.`,
-      );
+  const shortTable = prepareShortLotTable(input.shortLots ?? [], index, input.asOf);
+  for (let k = 0; k < shortTable.asset.length; k++) {
+    const i = shortTable.asset[k]!;
     if (longShares[i]! > 0)
       throw new ValidationError(
-        `optimizePortfolio: ${s.themeAssetId} is held long and short; net the positions first.`,
-        [{ path: "shortPositions", message: `${s.themeAssetId} is held long and short` }],
+        `optimizePortfolio: ${assets[i]} is held long and short (short lot ${shortTable.lots[k]!.id}); net the positions first.`,
+        [{ path: `shortLots[${k}]`, message: `${assets[i]} is held long and short` }],
       );
-    shares[i]! -= s.quantity;
+    shares[i]! -= shortTable.quantity[k]!;
   }
-
   // NAV, buffers, investable value.
   let positions = 0;
   for (let i = 0; i < n; i++) positions += shares[i]! * prices[i]!;
@@ -352,6 +355,7 @@ export function buildPeriodModel(
     env,
   });
   const { schedule, blockedWeight, exposedLossAssets } = taxes;
+  const covers = buildCoverSchedule({ table: shortTable, n, assets, prices, investableUsd, config });
 
   // Risk model restricted to the universe (remembered per model object), spectral shift applied.
   const form = riskFormOf(input.riskModel, assets, config.spectralShift);
@@ -409,8 +413,15 @@ export function buildPeriodModel(
     const held = shares[i]!;
     canLong[i] = held < 0 ? 0 : 1;
     canShort[i] = mode !== "LONG_ONLY" && held <= 0 ? 1 : 0;
-    if (mode === "LONG_ONLY") tighten(i, 0, null, "long-only mode (weight >= 0)");
-    else if (held > 0)
+    if (mode === "LONG_ONLY") {
+      tighten(i, 0, null, "long-only mode (weight >= 0)");
+      if (held < 0) {
+        tighten(i, null, 0, "held short in a long-only account: covered in full");
+        warnings.push(
+          `${id} is held short (${fmt(-held)} shares) but the account is LONG_ONLY: the rebalance covers the short in full (its gain is short-term and counts in the taxes).`,
+        );
+      }
+    } else if (held > 0)
       tighten(i, 0, null, "held long: a long position does not turn short within one rebalance");
     else if (held < 0)
       tighten(i, null, 0, "held short: a short position does not turn long within one rebalance");
@@ -539,6 +550,8 @@ export function buildPeriodModel(
     blockedWeight,
     schedule,
     lotTable,
+    shortLots: shortTable,
+    covers,
     costRate,
     impact,
     riskModel: form.model,

@@ -6,7 +6,7 @@
  */
 import { Decimal } from "decimal.js";
 import { portfolioVariance } from "../risk/index.js";
-import type { AssetTrade, LotSale } from "./optimization-types.js";
+import type { AssetTrade, LotSale, ShortCover } from "./optimization-types.js";
 import { type PeriodModel, WEIGHT_EPSILON } from "./period-model.js";
 
 /** Float summary of a weight vector (cheap; used inside searches). */
@@ -71,6 +71,17 @@ export function solutionStats(m: PeriodModel, w: Float64Array, gamma: number): S
         objTax += sc.objectiveCost[p]! * wp;
         left -= wp;
       }
+    } else if (ti > 0 && m.shares[i]! < 0) {
+      // A cover consumes the short lots in the cover order (cover-schedule.ts).
+      const cv = m.covers;
+      let left = Math.min(ti, -m.w0[i]!);
+      for (let p = cv.start[i]!; p < cv.start[i + 1]! && left > 0; p++) {
+        const wp = Math.min(left, cv.weight[p]!);
+        tax += cv.realTax[p]! * wp;
+        gain += cv.gain[p]! * wp;
+        objTax += cv.objectiveCost[p]! * wp;
+        left -= wp;
+      }
     }
   }
   const te = Math.sqrt(Math.max(0, portfolioVariance(m.riskModel, active)));
@@ -121,6 +132,8 @@ export function tradesOf(m: PeriodModel, w: Float64Array): AssetTrade[] {
 /** Sales and taxes of the weights `w`. */
 export interface LotSalesReport {
   readonly lotsToSell: LotSale[];
+  /** Short lots the covers close (their gains are in the short-term total). */
+  readonly shortLotsToCover: ShortCover[];
   /** Recognized gains before reductions. */
   readonly realizedShortTermUsd: number;
   readonly realizedLongTermUsd: number;
@@ -153,6 +166,25 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
   const scale = 10 ** SELL_QUANTITY_DECIMALS;
   const reductions = m.config.capitalGainsReductions;
   const anyReduction = Object.getOwnPropertyNames(reductions).length > 0;
+  /** Books an asset's realized short- and long-term gains, its capital-gains reduction and their tax. */
+  const settle = (i: number, st: number, lt: number) => {
+    stRaw += st;
+    ltRaw += lt;
+    const id = m.assets[i]!;
+    const amount = anyReduction && Object.hasOwn(reductions, id) ? reductions[id]! : 0;
+    const net = st + lt;
+    const reduction =
+      amount > 0 && net > 0
+        ? m.config.capitalGainsReductionsUnits === "DOLLARS"
+          ? Math.min(amount, net)
+          : (amount / 100) * net
+        : 0;
+    const sp = Math.max(st, 0);
+    const lp = Math.max(lt, 0);
+    const stCut = reduction > 0 ? (reduction * sp) / (sp + lp) : 0;
+    reductionTotal += reduction;
+    taxCost += (st - stCut) * tax.shortTermRate + (lt - (reduction - stCut)) * tax.longTermRate;
+  };
   for (let i = 0; i < m.n; i++) {
     const t = w[i]! - m.w0[i]!;
     if (!(t < -WEIGHT_EPSILON) || m.shares[i]! <= 0) continue;
@@ -207,25 +239,52 @@ export function lotSales(m: PeriodModel, w: Float64Array, wholeShares: Uint8Arra
       else st += recognized;
       if (recognized < 0) harvested -= recognized;
     }
-    stRaw += st;
-    ltRaw += lt;
-    const id = m.assets[i]!;
-    const amount = anyReduction && Object.hasOwn(reductions, id) ? reductions[id]! : 0;
-    const net = st + lt;
-    const reduction =
-      amount > 0 && net > 0
-        ? m.config.capitalGainsReductionsUnits === "DOLLARS"
-          ? Math.min(amount, net)
-          : (amount / 100) * net
-        : 0;
-    const sp = Math.max(st, 0);
-    const lp = Math.max(lt, 0);
-    const stCut = reduction > 0 ? (reduction * sp) / (sp + lp) : 0;
-    reductionTotal += reduction;
-    taxCost += (st - stCut) * tax.shortTermRate + (lt - (reduction - stCut)) * tax.longTermRate;
+    settle(i, st, lt);
+  }
+  // Covers of short lots (an asset is long or short, never both): short-term gains, lowest gain first.
+  const covers: ShortCover[] = [];
+  const cv = m.covers;
+  const shortTable = m.shortLots;
+  for (let i = 0; i < m.n; i++) {
+    const t = w[i]! - m.w0[i]!;
+    if (!(t > WEIGHT_EPSILON) || m.shares[i]! >= 0) continue;
+    const price = m.prices[i]!;
+    const owed = -m.shares[i]!;
+    const full = w[i]! >= -WEIGHT_EPSILON;
+    const whole = wholeShares[i] === 1;
+    let sharesToCover = Math.min(owed, (t * I) / price);
+    sharesToCover = whole && !full ? Math.round(sharesToCover) : Math.round(sharesToCover * scale) / scale;
+    let remaining = full ? owed : sharesToCover;
+    let st = 0;
+    for (let p = cv.start[i]!; p < cv.start[i + 1]! && remaining > 1e-12; p++) {
+      const k = cv.lot[p]!;
+      const lot = shortTable.lots[k]!;
+      const heldQ = shortTable.quantity[k]!;
+      const coveredOut = full || remaining >= heldQ * (1 - 1e-9);
+      const qn = coveredOut ? heldQ : Math.round(remaining * scale) / scale;
+      if (!(qn > 0)) break;
+      remaining -= qn;
+      const proceeds = (shortTable.proceedsUsd[k]! * qn) / heldQ;
+      const cost = qn * price;
+      const gain = proceeds - cost;
+      covers.push({
+        lotId: lot.id,
+        themeAssetId: lot.themeAssetId,
+        quantity: coveredOut ? lot.quantity : new Decimal(qn.toFixed(SELL_QUANTITY_DECIMALS)),
+        proceedsUsd: proceeds,
+        costUsd: cost,
+        gainUsd: gain,
+        term: "short_term",
+        taxAlphaIgnored: gain < 0 && cv.alphaIgnored[p] === 1,
+      });
+      st += gain;
+      if (gain < 0) harvested -= gain;
+    }
+    settle(i, st, 0);
   }
   return {
     lotsToSell: out,
+    shortLotsToCover: covers,
     realizedShortTermUsd: stRaw,
     realizedLongTermUsd: ltRaw,
     capitalGainsReductionUsd: reductionTotal,

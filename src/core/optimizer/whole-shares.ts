@@ -12,9 +12,15 @@ import { type PeriodModel, WEIGHT_EPSILON } from "./period-model.js";
 import { segmentOf } from "./pwl-qp.js";
 import { impactOf } from "./solution-report.js";
 
-/** Which assets trade in whole shares (require_whole_shares with whole_share_assets; null or [] = all). */
+/**
+ * Which assets trade in whole shares (require_whole_shares with whole_share_assets; null or [] = all), and every
+ * asset held short by a whole number of shares.
+ */
 export function wholeShareMask(m: PeriodModel): Uint8Array {
   const out = new Uint8Array(m.n);
+  // A short held in whole shares is covered in whole shares (brokers lend and return whole shares, and the
+  // proposal builder covers so); a fractional short is covered in full or continuously.
+  for (let i = 0; i < m.n; i++) if (m.shares[i]! < 0 && Number.isInteger(m.shares[i]!)) out[i] = 1;
   const c = m.config;
   if (!c.requireWholeShares) return out;
   const list = c.wholeShareAssets;

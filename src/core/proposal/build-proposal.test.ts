@@ -575,6 +575,34 @@ describe("buildProposal: long-short accounts", () => {
     ]);
   });
 
+  it("a partial cover names the chosen short lots and quantities (lotChoices), else covers the lowest proceeds first", () => {
+    // BBB owes S1 10 (proceeds 60 a share) and S2 10 (45 a share) at price 50; cash 8,950: NAV 9,950.
+    // Target -0.05 -> -497.5: cover 502.5 / 50 = 10.05 -> 10 shares, by the rule S2 (gain 450 - 500 = -50).
+    const two: Partial<ProposalInput> = {
+      ...base,
+      cashUsd: 8950,
+      shortLots: [
+        ...base.shortLots!,
+        { id: "S2", themeAssetId: "BBB:XNYS", quantity: 10, proceeds: 450, openDate: "2024-12-02" },
+      ],
+      targets: [
+        { themeAssetId: "AAA:XNYS", weight: "0.2" },
+        { themeAssetId: "BBB:XNYS", weight: "-0.05" },
+      ],
+    };
+    const byRule = find(propose(two), "BBB:XNYS", "short_cover")!;
+    expect(str(byRule.amount)).toBe("10");
+    expect(lines(byRule).map((l) => [l.lot, l.quantity, l.gain])).toEqual([["S2", "10", "-50"]]);
+    // The optimizer chose 4 shares of S1: the cover is for exactly those (gain 4 x (60 - 50) = 40).
+    const chosen = find(
+      propose({ ...two, lotChoices: { "BBB:XNYS": [{ lotId: "S1", quantity: "4" }] } }),
+      "BBB:XNYS",
+      "short_cover",
+    )!;
+    expect(str(chosen.amount)).toBe("4");
+    expect(lines(chosen).map((l) => [l.lot, l.quantity, l.gain])).toEqual([["S1", "4", "40"]]);
+  });
+
   it("funds covers before long buys and buys an asset long only once its short is closed", () => {
     // Cash 600; AAA long 20 x 100 (no-trade); BBB short 10 x 50. NAV = 600 + 2,000 - 500 = 2,100.
     // BBB 0.05 -> 105: cover 10 (500), then buy 105; CCC 0.05 -> buy 105. Budget 600: the cover takes 500,

@@ -46,7 +46,7 @@ import {
   minDecimal,
   roundHalfUp,
 } from "./rounding.js";
-import { coverShortLots } from "./short-lots.js";
+import { coverChosenShortLots, coverShortLots } from "./short-lots.js";
 
 const ZERO = new TaxDecimal(0);
 const ONE = new TaxDecimal(1);
@@ -309,7 +309,12 @@ export function buildProposal(input: ProposalInput): ProposalResult {
     let taxLots: ProposalTaxLot[] | null = null;
     let realized: RealizedSummary | null = null;
     if (b.category === "short_cover") {
-      taxLots = coverShortLots(a.shortLots, q, a.price, a.fxRate);
+      // The chosen short lots when the cover is for exactly their total (not scaled by the cash), else the rule.
+      const choice = b.forced ? undefined : p.lotChoices.get(a.id);
+      taxLots =
+        choice !== undefined && q.eq(choice.total)
+          ? coverChosenShortLots(a.shortLots, choice.lots, a.price, a.fxRate)
+          : coverShortLots(a.shortLots, q, a.price, a.fxRate);
       realized = realizedOfLots(taxLots, reductionOf(p, a.id), p.reductionUnits);
       realizedByAsset.set(a.id, realized);
     }
@@ -471,13 +476,18 @@ function planTrades(
     shortSale(delta.negated());
     return;
   }
+  // A chosen set of short lots (the optimizer's) fixes the cover's quantity, as for long sells.
+  const choice = p.lotChoices.get(a.id);
   buys.push({
     plan,
     category: "short_cover",
     forced: false,
     wantedUsd: delta,
     desiredBase: null,
-    desiredShares: delta.dividedBy(a.priceUsd),
+    desiredShares:
+      choice !== undefined && compareDecimals(choice.total, a.shortQuantity) <= 0
+        ? choice.total
+        : delta.dividedBy(a.priceUsd),
     maxShares: a.shortQuantity,
     shareCost,
     funded: ZERO,

@@ -177,7 +177,9 @@ export interface ProposalInput {
   /**
    * theme_asset_id -> the lots a long sell of that asset consumes (SPECIFIC identification), e.g. the optimizer's
    * choice. When given for an asset the proposal sells, the sell is for exactly their total (capped by the
-   * holding) and names those lots; a full liquidation still sells every lot. Other assets use the policy.
+   * holding) and names those lots; a full liquidation still sells every lot. Other assets use the policy. For an
+   * asset held short the lots are short lots: a partial cover is for exactly their total and names them (a cover
+   * scaled down by the cash, or a full cover, uses the lowest-proceeds-first rule).
    * @default {}
    */
   lotChoices?: Readonly<Record<string, readonly SpecificLotRequest[]>>;

@@ -1,7 +1,7 @@
 import type { Decimal } from "decimal.js";
 import { describe, expect, it } from "vitest";
 import { TaxDecimal } from "../tax/index.js";
-import { coverShortLots, type PreparedShortLot } from "./short-lots.js";
+import { coverChosenShortLots, coverShortLots, type PreparedShortLot } from "./short-lots.js";
 
 const short = (
   id: string,
@@ -63,5 +63,28 @@ describe("coverShortLots", () => {
 
   it("refuses to cover more than is owed", () => {
     expect(() => coverShortLots(lots, d(31), d(50), d(1))).toThrow(/owe 30/);
+  });
+
+  it("covers exactly the chosen lots and quantities when given (specific identification), in their order", () => {
+    // The optimizer's choice may differ from the rule: S1 4 (proceeds 240, gain 40), then S3 2 (110, gain 10).
+    const out = coverChosenShortLots(
+      lots,
+      [
+        { lotId: "S1", quantity: "4" },
+        { lotId: "S3", quantity: "2" },
+      ],
+      d(50),
+      d(1),
+    );
+    expect(out.map((l) => [l.lotId, l.quantity.toString(), l.gainUsd.toString()])).toEqual([
+      ["S1", "4", "40"],
+      ["S3", "2", "10"],
+    ]);
+    expect(() => coverChosenShortLots(lots, [{ lotId: "S9", quantity: "1" }], d(50), d(1))).toThrow(
+      /S9 is not an open short lot/,
+    );
+    expect(() => coverChosenShortLots(lots, [{ lotId: "S1", quantity: "11" }], d(50), d(1))).toThrow(
+      /owes 10 shares, fewer than 11/,
+    );
   });
 });

@@ -13,7 +13,8 @@
  */
 
 import type { Decimal } from "decimal.js";
-import { TaxDecimal } from "../tax/index.js";
+import { ValidationError } from "../errors.js";
+import { type SpecificLotRequest, TaxDecimal } from "../tax/index.js";
 import type { ProposalTaxLot } from "./proposal-result.js";
 
 /** A validated short lot with decimal fields. */
@@ -29,6 +30,32 @@ export interface PreparedShortLot {
 }
 
 const ZERO = new TaxDecimal(0);
+
+/**
+ * Lot lines of a cover that closes exactly the `chosen` short lots and quantities (specific identification, e.g.
+ * the optimizer's choice), in the given order, at `price` (security currency) and today's `fxRate`.
+ * @throws {ValidationError} for a lot that is not an open short lot of the asset, or a quantity above what it owes.
+ */
+export function coverChosenShortLots(
+  lots: readonly PreparedShortLot[],
+  chosen: readonly SpecificLotRequest[],
+  price: Decimal,
+  fxRate: Decimal,
+): ProposalTaxLot[] {
+  const byId = new Map(lots.map((l) => [l.id, l]));
+  const out: ProposalTaxLot[] = [];
+  chosen.forEach((c, i) => {
+    const lot = byId.get(c.lotId);
+    const q = new TaxDecimal(c.quantity);
+    if (lot === undefined || q.gt(lot.quantity))
+      throw new ValidationError(
+        `lotChoices: ${c.lotId} ${lot === undefined ? "is not an open short lot of the asset" : `owes ${lot.quantity.toString()} shares, fewer than ${q.toString()}`}.`,
+        [{ path: `lotChoices[${i}]`, message: `cannot cover ${q.toString()} of short lot ${c.lotId}` }],
+      );
+    out.push(...coverShortLots([lot], q, price, fxRate));
+  });
+  return out;
+}
 
 /**
  * Lot lines of a cover of `quantity` shares (0 < quantity <= shares owed) at `price` (security currency)
