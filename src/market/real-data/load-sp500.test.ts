@@ -42,10 +42,13 @@ describe.skipIf(!HAVE_DATA)(`loadSp500Dataset on ${DATA_DIR}`, () => {
     s = await loadSp500Dataset(DATA_DIR, w);
   }, 120_000);
 
-  it("writes 505 securities and all 619,040 bars in one transaction", () => {
+  it("writes the 505 constituents, the 3 spun-off children without prices and all 619,040 bars in one transaction", () => {
     expect(w.commits).toBe(1);
-    expect(s.written.securities).toBe(505);
-    expect(w.tables.securities.size).toBe(505);
+    expect(s.written.securities).toBe(508);
+    expect(w.tables.securities.size).toBe(508);
+    for (const id of ["CPGX:XNYS", "AA:XNYS", "YUMC:XNYS"]) expect(w.tables.securities.has(id)).toBe(true);
+    // The DISCK 2:1 split of the Discovery Series C dividend, which the prices are not adjusted for.
+    expect(s.written.splits).toBe(1);
     expect(w.tables.prices.size).toBe(619_040);
     expect(s.files.prices).toMatchObject({
       rowsRead: 619_040,
