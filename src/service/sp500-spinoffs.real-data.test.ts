@@ -9,13 +9,13 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StandardBacktestResult } from "../core/backtest/index.js";
 import { addDays } from "../core/dates.js";
-import { loadSp500Dataset } from "../market/real-data/index.js";
 import { openSqliteStore, type SqliteStore } from "../store/index.js";
 import { resolveBacktestParams, runAccountBacktestDetailed } from "./backtest-run.js";
 import { createAccount, createClient } from "./clients.js";
 import type { ServiceContext } from "./context.js";
-import { listCorporateActions } from "./corporate-actions.js";
-import { importSp500CorporateActions } from "./market-data.js";
+import { applyStoredCorporateActions, listCorporateActions } from "./corporate-actions.js";
+import { importLots } from "./lots-import.js";
+import { importMarketData } from "./market-data.js";
 import { createOrganization } from "./organizations.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -55,9 +55,9 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 spin-offs on ${DATA_DIR}`, () => {
 
   beforeAll(async () => {
     store = openSqliteStore(":memory:");
-    await loadSp500Dataset(DATA_DIR, store.engine.market);
     ctx = { store, clock: () => new Date("2018-02-08T12:00:00Z") };
-    await importSp500CorporateActions(ctx);
+    // `lotwise market import sp500 DIR`: the data set and its corporate actions, in one transaction.
+    await importMarketData(ctx, "sp500", DATA_DIR);
     org = (await createOrganization(ctx, "Spin-offs")).organization.uuid;
     const client = await createClient(ctx, org, {});
     const account = await createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
@@ -88,6 +88,33 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 spin-offs on ${DATA_DIR}`, () => {
     expect(
       (await store.market.splits("2014-08-07", "2014-08-07")).map((s) => [s.themeAssetId, s.ratio]),
     ).toEqual([["DISCK:XNAS", 2]]);
+  });
+
+  it("lets lotwise actions apply allocate EBAY's basis to PYPL by the announced 60.7294%, holding period carried", async () => {
+    const client = await createClient(ctx, org, {});
+    const account = await createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
+    await importLots(
+      ctx,
+      org,
+      account.uuid,
+      "Symbol,Quantity,Cost Basis,Open Date\nEBAY,100,5000,2014-03-03\n",
+      {
+        mode: "replace",
+      },
+    );
+    const report = await applyStoredCorporateActions(ctx, org, { account_uuid: account.uuid });
+    expect(report.accounts[0]!.actions.map((a) => a.id)).toEqual(["SP500-SPIN-EBAY-2015"]);
+    const lots = (await store.accounts.lots(account.uuid)).map((l) => [
+      l.themeAssetId,
+      Number(l.quantity),
+      Number(l.costBasis),
+      l.tradeDate,
+    ]);
+    // 5,000 x 0.607294 = 3,036.47 to PYPL; EBAY keeps 1,963.53.
+    expect(lots.sort()).toEqual([
+      ["EBAY:XNAS", 100, 1963.53, "2014-03-03"],
+      ["PYPL:XNAS", 100, 3036.47, "2014-03-03"],
+    ]);
   });
 
   it("dates each spin-off on the parent's drop (over 25% with the index within 1%), and only the children with prices have a close that day", async () => {
