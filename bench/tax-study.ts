@@ -20,6 +20,7 @@ import {
 import { createAccount, createClient } from "../src/service/clients.js";
 import type { ServiceContext } from "../src/service/context.js";
 import { buildDemo } from "../src/service/demo.js";
+import { importSp500CorporateActions } from "../src/service/market-data.js";
 import { createOrganization } from "../src/service/organizations.js";
 import { createPortfolioConfig } from "../src/service/portfolio-configs.js";
 import { openSqliteStore } from "../src/store/index.js";
@@ -98,6 +99,8 @@ if (DATA_DIR === undefined || !existsSync(join(DATA_DIR, "prices/all_stocks_5yr.
   const real = openSqliteStore(":memory:");
   await loadSp500Dataset(DATA_DIR, real.engine.market);
   const ctx: ServiceContext = { store: real, clock: () => new Date("2018-02-08T12:00:00Z") };
+  // The data set's spin-offs as basis allocations (bench/spinoff-study.ts compares with the data as the files have it).
+  await importSp500CorporateActions(ctx);
   const org = (await createOrganization(ctx, "Tax study")).organization.uuid;
   const client = await createClient(ctx, org, {});
   const cfg = await createPortfolioConfig(ctx, org, {

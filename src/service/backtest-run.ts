@@ -20,6 +20,7 @@ import {
   type BacktestBenchmark,
   type BacktestCharacteristics,
   type BacktestMarket,
+  type BacktestSpinOff,
   backtestSchedule,
   type CaseMetrics,
   createRiskModelProvider,
@@ -39,7 +40,7 @@ import { DataError, type FieldIssue, NotFoundError, ValidationError } from "../c
 import type { ShortLot } from "../core/ledger/index.js";
 import type { FactorModel } from "../core/risk/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
-import type { AccountRecord, StoredRiskModelRecord } from "../store/index.js";
+import type { AccountRecord, CorporateActionRecord, StoredRiskModelRecord } from "../store/index.js";
 import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig, loadConfigInputs, primeConfigInputs } from "./effective-config.js";
@@ -461,6 +462,7 @@ async function loadBacktest(
     close: matrix.close,
     splits: await store.splits(from, params.end_date),
     dividends: await store.dividends(from, params.end_date),
+    spinOffs: backtestSpinOffs(await ctx.store.ledger.corporateActions({ from, to: params.end_date })),
     fxPerUsd,
     ...(characteristics === undefined ? {} : { characteristics }),
     benchmark,
@@ -474,6 +476,41 @@ async function loadBacktest(
     securities: securityById,
     rebalanceDates,
   };
+}
+
+/**
+ * The store's spin-off actions as the backtest applies them: the announced basis fraction, else the FMV fraction
+ * ratio x childPrice / (parentPrice + ratio x childPrice); the child's price (when given) values a child without a
+ * close on the date (docs/backtests.md, "Spin-offs").
+ */
+export function backtestSpinOffs(actions: readonly CorporateActionRecord[]): BacktestSpinOff[] {
+  const out: BacktestSpinOff[] = [];
+  for (const a of actions) {
+    if (a.kind !== "spin_off") continue;
+    const p = a.params as {
+      childAssetId: string;
+      distributionRatio: string;
+      basisFraction?: string;
+      parentPrice?: string;
+      childPrice?: string;
+    };
+    const ratio = Number(p.distributionRatio);
+    const childPrice = p.childPrice === undefined ? undefined : Number(p.childPrice);
+    const fraction =
+      p.basisFraction !== undefined
+        ? Number(p.basisFraction)
+        : (ratio * childPrice!) / (Number(p.parentPrice) + ratio * childPrice!);
+    out.push({
+      id: a.id,
+      themeAssetId: a.themeAssetId,
+      childAssetId: p.childAssetId,
+      date: a.exDate,
+      distributionRatio: ratio,
+      basisFraction: fraction,
+      ...(childPrice === undefined ? {} : { childPrice }),
+    });
+  }
+  return out;
 }
 
 /**

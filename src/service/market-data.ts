@@ -11,6 +11,8 @@
  * of a listing the new data does not define, the operation is refused with an error naming those listings, so a
  * replace never leaves lots without a security.
  */
+
+import type { CorporateActionImportResult } from "../contract/corporate-action.js";
 import type { Security } from "../core/data/types.js";
 import { ConflictError, ValidationError } from "../core/errors.js";
 import {
@@ -24,7 +26,11 @@ import {
   importSecurities,
   importSplits,
 } from "../market/importers/index.js";
-import { loadSp500Dataset, type Sp500LoadSummary } from "../market/real-data/index.js";
+import {
+  loadSp500Dataset,
+  type Sp500LoadSummary,
+  sp500CorporateActionsCsv,
+} from "../market/real-data/index.js";
 import { StagedMarketWriter } from "../market/staged-writer.js";
 import {
   generateMarket,
@@ -32,9 +38,9 @@ import {
   type SyntheticWriteSummary,
   writeSyntheticMarket,
 } from "../market/synthetic/index.js";
-
 import type { CapturedMarketChanges, LotwiseStore, MarketRemovalCounts } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
+import { importCorporateActions } from "./corporate-actions.js";
 
 /** How new market data combines with what the store holds: upsert by key, or delete the store's market data first. */
 export type MarketWriteMode = "merge" | "replace";
@@ -200,8 +206,23 @@ export async function importMarketData(
   const rows = "records" in summary ? summary.records : 0;
   const plan = await applyStaged(ctx.store, staged, options, async (p) => {
     await ctx.store.market.recordImport(kind, path, rows, { mode: p.mode, summary });
+    // The data set's spin-offs, in the same transaction (their listings were just written).
+    if (kind === "sp500") await importSp500CorporateActions(ctx);
   });
   return { kind, source: path, summary, plan };
+}
+
+/**
+ * Imports the S&P 500 data set's corporate actions (`data/sp500/corporate-actions.csv`: the spin-offs of DISCA,
+ * NI, EBAY, ARNC and YUM and the DISCK split) into the store's corporate actions, so that `lotwise actions apply`
+ * applies them to accounts and backtests apply the spin-offs. The store must hold the data set's listings
+ * (`loadSp500Dataset` with its default `corporateActions: true`). Re-importing replaces the actions by id.
+ * @throws {ValidationError} `invalid_actions_file` when a listing is missing.
+ */
+export async function importSp500CorporateActions(ctx: ServiceContext): Promise<CorporateActionImportResult> {
+  return importCorporateActions(ctx, sp500CorporateActionsCsv(), {
+    file_name: "data/sp500/corporate-actions.csv",
+  });
 }
 
 /**

@@ -14,6 +14,7 @@
 import type { Decimal } from "decimal.js";
 import { daysBetween } from "../dates.js";
 import { DataError, TaxLotError } from "../errors.js";
+import { spinOffLot } from "../ledger/spin-off.js";
 import {
   applyPurchase,
   applySale,
@@ -30,7 +31,7 @@ import {
   unrealizedGain,
 } from "../tax/index.js";
 import type { TradingCosts } from "./costs.js";
-import type { BacktestMarket } from "./market-data.js";
+import { type BacktestMarket, spinOffChildValue } from "./market-data.js";
 import type { BacktestShortLot, PolicyOrder, PortfolioSnapshot } from "./policy.js";
 
 const ZERO = new TaxDecimal(0);
@@ -81,6 +82,26 @@ export interface CoverRecord {
   /** proceedsUsd - costUsd. */
   readonly gainUsd: Decimal;
   readonly harvest: boolean;
+}
+
+/** A spin-off applied to the account (docs/backtests.md, "Spin-offs"). */
+export interface SpinOffRecord {
+  readonly actionId: string;
+  readonly date: string;
+  readonly parentAssetId: string;
+  readonly childAssetId: string;
+  /** Parent shares held at the open (long lots). */
+  readonly parentQuantity: Decimal;
+  /** Basis moved from the parent's lots to the child's (USD at the lots' fx rates). */
+  readonly basisToChildUsd: Decimal;
+  /** Child shares distributed. */
+  readonly childQuantity: Decimal;
+  /** Value of one child share used (the child's close, or the given or FMV value), listing currency. */
+  readonly childPrice: Decimal;
+  /** "held": the child lots joined the account; "sold": sold on the date at `childPrice` (no price, or shorted). */
+  readonly disposition: "held" | "sold";
+  /** Cash paid by a short position of the parent (the child's value it owes the lender), USD, >= 0. */
+  readonly shortPaymentUsd: Decimal;
 }
 
 /** One settled tax year (or the final, partial year). */
@@ -176,6 +197,9 @@ export class AccountBook {
   readonly #realized: RealizedGain[][];
   readonly #harvest: boolean[][];
   readonly #covers: CoverRecord[] = [];
+  /** Sales of spun-off children outside the tradable universe (no wash sale can reach them). */
+  readonly #childSales: RealizedGain[] = [];
+  readonly #spinOffs: SpinOffRecord[] = [];
   readonly #fills: TradeFill[] = [];
   /** Long and short shares per column (sums of the lots), kept in step with every change of the lots. */
   readonly #long: Decimal[];
@@ -263,7 +287,10 @@ export class AccountBook {
     return this.#shorts[i]!;
   }
 
-  /** Every realized record (long sales), column by column, with its harvest flag. */
+  /**
+   * Every realized record (long sales), column by column, with its harvest flag; then the sales of spun-off
+   * children sold on their distribution date (never harvests).
+   */
   realizedRecords(): { record: RealizedGain; harvest: boolean }[] {
     const out: { record: RealizedGain; harvest: boolean }[] = [];
     this.#realized.forEach((list, i) => {
@@ -271,7 +298,13 @@ export class AccountBook {
         out.push({ record, harvest: this.#harvest[i]![k]! });
       });
     });
+    for (const record of this.#childSales) out.push({ record, harvest: false });
     return out;
+  }
+
+  /** Every spin-off applied to the account, in date order. */
+  get spinOffs(): readonly SpinOffRecord[] {
+    return this.#spinOffs;
   }
 
   /** Every executed trade, in execution order. */
@@ -439,6 +472,122 @@ export class AccountBook {
       if (this.#shorts[i]!.length > 0)
         this.#shorts[i] = this.#shorts[i]!.map((s) => ({ ...s, quantity: s.quantity.times(ratio) }));
       this.#refreshShares(i);
+    }
+  }
+
+  /**
+   * Spin-offs distributed at the open of `t` (the same rule as the account ledger, core/ledger `spinOffLot`): every
+   * long lot of the parent keeps (1 - f) of its basis and gives a child lot f of it, ratio x its shares, with its
+   * acquisition date and holding period. A child priced on `t` and not held short joins the account (the policy
+   * then trades it like any position). Otherwise the child lots are sold at the close of `t` at the child's value
+   * ({@link spinOffChildValue}), less the transaction cost, through `applySale`: the gain or loss on the allocated
+   * basis is realized, short- or long-term by the carried holding period. A short position of the parent pays the
+   * child's value to the lender from cash, as it pays a dividend.
+   */
+  applySpinOffs(t: number): void {
+    const n = this.#market.ids.length;
+    const date = this.#market.dates[t]!;
+    for (const e of this.#market.spinOffsAt.get(t) ?? []) {
+      const i = e.column;
+      const lots = this.#lots[i]!;
+      const shorts = this.#shorts[i]!;
+      if (lots.length === 0 && shorts.length === 0) continue;
+      const value = spinOffChildValue(e, this.#market.close, n, t);
+      if (Number.isNaN(value))
+        throw new DataError(
+          `Spin-off ${e.id} of ${this.#market.ids[i]} on ${date}: no close of the parent to value the child.`,
+          { code: "missing_price" },
+        );
+      const childPrice = dec(value);
+      const ratio = dec(e.ratio);
+      const usd = this.#market.securities[i]!.currency === "USD";
+      const fx = usd ? new TaxDecimal(1) : dec(this.#fxFloat(t, i));
+      let shortPayment = ZERO;
+      if (shorts.length > 0) {
+        shortPayment = this.shortQuantity(i).times(ratio).times(childPrice).dividedBy(fx);
+        this.#cash = this.#cash.minus(shortPayment);
+        this.totals.dividendsUsd = this.totals.dividendsUsd.minus(shortPayment);
+      }
+      if (lots.length === 0) {
+        this.#spinOffs.push({
+          actionId: e.id,
+          date,
+          parentAssetId: this.#market.ids[i]!,
+          childAssetId: e.childAssetId,
+          parentQuantity: ZERO,
+          basisToChildUsd: ZERO,
+          childQuantity: ZERO,
+          childPrice,
+          disposition: "sold",
+          shortPaymentUsd: shortPayment,
+        });
+        continue;
+      }
+      const terms = {
+        actionId: e.id,
+        childAssetId: e.childAssetId,
+        ratio,
+        basisFraction: dec(e.basisFraction),
+      };
+      const parents: TaxLot[] = [];
+      const children: TaxLot[] = [];
+      let parentQuantity = ZERO;
+      let childQuantity = ZERO;
+      let basisToChild = ZERO;
+      for (const lot of lots) {
+        const { parent, child } = spinOffLot(lot, terms);
+        parents.push(parent);
+        children.push(child);
+        parentQuantity = parentQuantity.plus(lot.quantity);
+        childQuantity = childQuantity.plus(child.quantity);
+        basisToChild = basisToChild.plus(child.totalCostBasis.dividedBy(child.fxRate));
+      }
+      this.#lots[i] = parents;
+      const c = e.childColumn;
+      const held =
+        c !== null && !Number.isNaN(this.#market.close[t * n + c]!) && this.#shorts[c]!.length === 0;
+      if (held) {
+        this.#lots[c] = [...this.#lots[c]!, ...children];
+        this.#refreshShares(c);
+      } else {
+        // Sold at the close of t at the child's value less the transaction cost (and the FX fee off USD).
+        const f = usd ? ZERO : this.#f;
+        const price = childPrice.times(new TaxDecimal(1).minus(this.#c).minus(f));
+        const result = applySale(
+          children,
+          {
+            themeAssetId: e.childAssetId,
+            quantity: childQuantity,
+            price,
+            date,
+            fxRate: fx,
+            policy: "FIFO",
+          },
+          this.#options.tax.rules,
+        );
+        for (const r of result.realized) {
+          this.#childSales.push(r);
+          this.#book(r.term, r.recognizedGainUsd);
+        }
+        const gross = childQuantity.times(childPrice).dividedBy(fx);
+        this.#cash = this.#cash.plus(childQuantity.times(price).dividedBy(fx));
+        this.totals.salesUsd = this.totals.salesUsd.plus(gross);
+        this.totals.transactionCostUsd = this.totals.transactionCostUsd.plus(gross.times(this.#c));
+        this.totals.fxCostUsd = this.totals.fxCostUsd.plus(gross.times(f));
+      }
+      this.#refreshShares(i);
+      this.#spinOffs.push({
+        actionId: e.id,
+        date,
+        parentAssetId: this.#market.ids[i]!,
+        childAssetId: e.childAssetId,
+        parentQuantity,
+        basisToChildUsd: basisToChild,
+        childQuantity,
+        childPrice,
+        disposition: held ? "held" : "sold",
+        shortPaymentUsd: shortPayment,
+      });
     }
   }
 

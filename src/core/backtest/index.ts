@@ -12,6 +12,7 @@ export {
   LOSS_USAGES,
   type LossUsage,
   QUANTITY_DECIMALS,
+  type SpinOffRecord,
   type TaxYearRecord,
   type TradeFill,
   type TradeTotals,
@@ -37,8 +38,11 @@ export {
   type BacktestMarket,
   type BacktestMarketInput,
   type BacktestSecurity,
+  type BacktestSpinOff,
   type ColumnEvent,
+  type ColumnSpinOff,
   prepareBacktestMarket,
+  spinOffChildValue,
 } from "./market-data.js";
 export { MarketView } from "./market-view.js";
 export {

@@ -43,6 +43,30 @@ export interface BacktestCharacteristics {
   readonly values: Readonly<Record<string, Float64Array>>;
 }
 
+/**
+ * A spin-off (docs/backtests.md, "Spin-offs"): on `date` (the distribution date, the first day the parent trades
+ * without the child), every parent lot held at the open keeps (1 - f) of its basis and gives a child lot f of it,
+ * ratio x its shares, with its acquisition date and holding period (core/ledger's `spinOffLot`).
+ */
+export interface BacktestSpinOff {
+  /** Id of the action (child lots are named `${parentLot}:${id}`). */
+  readonly id: string;
+  /** The parent. */
+  readonly themeAssetId: string;
+  readonly childAssetId: string;
+  readonly date: string;
+  /** Child shares per parent share, > 0. */
+  readonly distributionRatio: number;
+  /** Fraction of the parent's basis allocated to the child, 0 < f < 1. */
+  readonly basisFraction: number;
+  /**
+   * Value of one child share on the distribution date (listing currency), used when the child has no close that
+   * day in the market: the child is then sold at this price. @default the FMV relation
+   * parentClose x f / ((1 - f) x ratio)
+   */
+  readonly childPrice?: number;
+}
+
 /** What the caller provides (the service builds it from the store; tests build it by hand). */
 export interface BacktestMarketInput {
   /** Trading dates, strictly ascending (T); may start before the backtest (history for risk models). */
@@ -55,6 +79,8 @@ export interface BacktestMarketInput {
   readonly splits?: readonly Split[];
   /** Cash dividends per share, credited on the ex-date to shares held at the previous close. */
   readonly dividends?: readonly Dividend[];
+  /** Spin-offs, applied at the open of their date (moved to the next trading date when dated on a holiday). */
+  readonly spinOffs?: readonly BacktestSpinOff[];
   /** Units of each non-USD currency per USD on each date (length T); NaN = carry the last rate forward. */
   readonly fxPerUsd?: Readonly<Partial<Record<Currency, Float64Array>>>;
   readonly characteristics?: BacktestCharacteristics;
@@ -66,6 +92,20 @@ export interface ColumnEvent {
   readonly column: number;
   /** Split ratio or dividend per share. */
   readonly value: number;
+}
+
+/** A spin-off indexed by column. */
+export interface ColumnSpinOff {
+  readonly id: string;
+  /** Column of the parent. */
+  readonly column: number;
+  readonly childAssetId: string;
+  /** Column of the child, or null when the child is not in the universe. */
+  readonly childColumn: number | null;
+  readonly ratio: number;
+  readonly basisFraction: number;
+  /** Given value of one child share (see {@link BacktestSpinOff.childPrice}), or null. */
+  readonly childPrice: number | null;
 }
 
 /** The checked and indexed market (built by {@link prepareBacktestMarket}; read it through views). */
@@ -80,7 +120,8 @@ export interface BacktestMarket {
   /** Closes carried forward over gaps (NaN before an asset's first price). */
   readonly lastClose: Float64Array;
   /**
-   * Daily total returns in USD, `(close_t + dividend_t) x split_t / close_{t-1} x fx_{t-1} / fx_t - 1`;
+   * Daily total returns in USD, `(close_t + dividend_t + spun-off value_t) x split_t / close_{t-1} x fx_{t-1} / fx_t
+   * - 1` (the spun-off value: ratio x the child's value per share, {@link spinOffChildValue});
    * NaN when either close is missing (row 0 is NaN).
    */
   readonly usdReturn: Float64Array;
@@ -95,6 +136,8 @@ export interface BacktestMarket {
   readonly splitsAt: ReadonlyMap<number, readonly ColumnEvent[]>;
   /** Dividends by ex-date index (moved to the next trading date when dated on a holiday). */
   readonly dividendsAt: ReadonlyMap<number, readonly ColumnEvent[]>;
+  /** Spin-offs by distribution-date index (moved to the next trading date when dated on a holiday). */
+  readonly spinOffsAt: ReadonlyMap<number, readonly ColumnSpinOff[]>;
   readonly characteristics: BacktestCharacteristics | null;
   readonly benchmark: BacktestBenchmark;
 }
@@ -204,6 +247,39 @@ export function prepareBacktestMarket(input: BacktestMarketInput): BacktestMarke
     "dividend",
   );
 
+  const spinOffsAt = new Map<number, ColumnSpinOff[]>();
+  for (const e of input.spinOffs ?? []) {
+    const i = column.get(e.themeAssetId);
+    if (i === undefined) continue;
+    if (!(e.distributionRatio > 0 && Number.isFinite(e.distributionRatio)))
+      throw new RangeError(
+        `${where}: spin-off ${e.id} of ${e.themeAssetId} must have a positive finite ratio, got ${e.distributionRatio}`,
+      );
+    if (!(e.basisFraction > 0 && e.basisFraction < 1))
+      throw new RangeError(
+        `${where}: spin-off ${e.id} of ${e.themeAssetId} must have a basis fraction strictly between 0 and 1, got ${e.basisFraction}`,
+      );
+    if (e.childPrice !== undefined && !(e.childPrice > 0 && Number.isFinite(e.childPrice)))
+      throw new RangeError(
+        `${where}: spin-off ${e.id} of ${e.themeAssetId} must have a positive finite child price, got ${e.childPrice}`,
+      );
+    if (e.childAssetId === e.themeAssetId)
+      throw new RangeError(`${where}: spin-off ${e.id} names ${e.themeAssetId} as its own child`);
+    const t = indexAtOrAfter(dates, e.date);
+    if (t < 0 || e.date < dates[0]!) continue;
+    const list = spinOffsAt.get(t) ?? [];
+    list.push({
+      id: e.id,
+      column: i,
+      childAssetId: e.childAssetId,
+      childColumn: column.get(e.childAssetId) ?? null,
+      ratio: e.distributionRatio,
+      basisFraction: e.basisFraction,
+      childPrice: e.childPrice ?? null,
+    });
+    spinOffsAt.set(t, list);
+  }
+
   const lastClose = new Float64Array(T * N);
   for (let i = 0; i < N; i++) {
     let p = Number.NaN;
@@ -238,6 +314,10 @@ export function prepareBacktestMarket(input: BacktestMarketInput): BacktestMarke
     dividend.fill(0);
     for (const e of splitsAt.get(t) ?? []) ratio[e.column] = e.value;
     for (const e of dividendsAt.get(t) ?? []) dividend[e.column] = e.value;
+    for (const e of spinOffsAt.get(t) ?? []) {
+      const v = spinOffChildValue(e, close, N, t);
+      if (!Number.isNaN(v)) dividend[e.column]! += e.ratio * v;
+    }
     for (let i = 0; i < N; i++) {
       const p0 = close[(t - 1) * N + i]!;
       const p1 = close[t * N + i]!;
@@ -284,7 +364,24 @@ export function prepareBacktestMarket(input: BacktestMarketInput): BacktestMarke
     fx,
     splitsAt,
     dividendsAt,
+    spinOffsAt,
     characteristics,
     benchmark,
   };
+}
+
+/**
+ * Value of one child share on the distribution date `t`, in the parent's listing currency: the child's close on t
+ * when the child is in the universe and priced that day (assumed to trade in the parent's currency), else the
+ * spin-off's given `childPrice`, else the fair-market-value relation f = ratio x child / (parent + ratio x child)
+ * solved for the child: parentClose_t x f / ((1 - f) x ratio). NaN without a parent close on t.
+ */
+export function spinOffChildValue(e: ColumnSpinOff, close: Float64Array, n: number, t: number): number {
+  if (e.childColumn !== null) {
+    const c = close[t * n + e.childColumn]!;
+    if (!Number.isNaN(c)) return c;
+  }
+  if (e.childPrice !== null) return e.childPrice;
+  const p = close[t * n + e.column]!;
+  return (p * e.basisFraction) / ((1 - e.basisFraction) * e.ratio);
 }

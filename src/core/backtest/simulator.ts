@@ -3,8 +3,9 @@
  * The multi-period simulator. All cases advance day by day in lockstep over the trading dates of the window:
  *
  *   for each trading date t (first .. last), for each case:
- *     1. at the open: splits (lots x ratio, basis kept), then dividends going ex (cash, on the shares held at
- *        the previous close);
+ *     1. at the open: splits (lots x ratio, basis kept), spin-offs (basis allocated to the child; a child without
+ *        a price that day is sold at its value at the close), then dividends going ex (cash, on the shares held
+ *        at the previous close);
  *     2. at the close: the orders decided at the previous rebalance execute (decision at r_k, execution at
  *        the next trading date: one-day lag, so a policy never trades at a price it has seen);
  *     3. on the last trading date of a calendar year (before the window's end): the tax year is settled and
@@ -20,6 +21,7 @@ import {
   AccountBook,
   type BacktestTaxSettings,
   type CoverRecord,
+  type SpinOffRecord,
   type TaxYearRecord,
   type TradeFill,
   type TradeTotals,
@@ -111,6 +113,8 @@ export interface CaseRun {
   /** Every realized long sale record (wash sales applied) with its harvest flag. */
   readonly realized: ReturnType<AccountBook["realizedRecords"]>;
   readonly covers: readonly CoverRecord[];
+  /** Every spin-off applied to the account. */
+  readonly spinOffs: readonly SpinOffRecord[];
   /** Every executed trade. */
   readonly fills: readonly TradeFill[];
   readonly taxYears: readonly TaxYearRecord[];
@@ -220,6 +224,7 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
       const book = books[c]!;
       if (t > first) {
         book.applySplits(t);
+        book.applySpinOffs(t);
         book.applyDividends(t);
       }
       const orders = pending[c];
@@ -284,6 +289,7 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
       ledger: ledgers[i]!,
       realized: book.realizedRecords(),
       covers: book.covers,
+      spinOffs: book.spinOffs,
       fills: book.fills,
       taxYears: book.taxYears,
       finalYear: final.year,

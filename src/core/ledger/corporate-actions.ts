@@ -19,6 +19,7 @@ import {
   type WashSaleAdjustment,
 } from "../tax/index.js";
 import { type RealizedRow, realizedRows } from "./realized.js";
+import { spinOffLot } from "./spin-off.js";
 import type { CashMovement, LedgerBook, LedgerEntry, LedgerOptions, ShortLot } from "./types.js";
 import { WorkingBook, ZERO } from "./working-book.js";
 
@@ -287,21 +288,19 @@ export function applyCorporateAction(
       if (issues.length > 0) fail(action, issues);
       const parents: TaxLot[] = [];
       const children: TaxLot[] = [...w.lotsOf(action.childAssetId)];
+      const terms = {
+        actionId: action.id,
+        childAssetId: action.childAssetId,
+        ratio: ratio!,
+        basisFraction: fraction!,
+      };
       for (const lot of w.lotsOf(asset)) {
-        const childBasis = lot.totalCostBasis.times(fraction!);
-        const childId = `${lot.id}:${action.id}`;
-        if (w.lotIds.has(childId))
-          fail(action, [{ path: "action.id", message: `lot id ${childId} is already in use` }]);
-        parents.push({ ...lot, totalCostBasis: lot.totalCostBasis.minus(childBasis) });
-        children.push({
-          ...lot,
-          id: childId,
-          themeAssetId: action.childAssetId,
-          quantity: lot.quantity.times(ratio!),
-          totalCostBasis: childBasis,
-          lastSoldForLossDate: null,
-        });
-        w.lotIds.add(childId);
+        const { parent, child } = spinOffLot(lot, terms);
+        if (w.lotIds.has(child.id))
+          fail(action, [{ path: "action.id", message: `lot id ${child.id} is already in use` }]);
+        parents.push(parent);
+        children.push(child);
+        w.lotIds.add(child.id);
       }
       if (parents.length === 0) break;
       w.setLots(asset, parents);

@@ -40,6 +40,7 @@ export {
   type YearTotals,
   yearTotals,
 } from "./realized.js";
+export { type SpinOffTerms, spinOffChildLotId, spinOffLot } from "./spin-off.js";
 export type {
   CashMovement,
   CashMovementKind,

@@ -42,10 +42,13 @@ describe.skipIf(!HAVE_DATA)(`loadSp500Dataset on ${DATA_DIR}`, () => {
     s = await loadSp500Dataset(DATA_DIR, w);
   }, 120_000);
 
-  it("writes 505 securities and all 619,040 bars in one transaction", () => {
+  it("writes the 505 constituents, the 3 spun-off children without prices and all 619,040 bars in one transaction", () => {
     expect(w.commits).toBe(1);
-    expect(s.written.securities).toBe(505);
-    expect(w.tables.securities.size).toBe(505);
+    expect(s.written.securities).toBe(508);
+    expect(w.tables.securities.size).toBe(508);
+    for (const id of ["CPGX:XNYS", "AA:XNYS", "YUMC:XNYS"]) expect(w.tables.securities.has(id)).toBe(true);
+    // The DISCK 2:1 split of the Discovery Series C dividend, which the prices are not adjusted for.
+    expect(s.written.splits).toBe(1);
     expect(w.tables.prices.size).toBe(619_040);
     expect(s.files.prices).toMatchObject({
       rowsRead: 619_040,
@@ -147,13 +150,16 @@ describe.skipIf(!HAVE_DATA)(`loadSp500Dataset on ${DATA_DIR}`, () => {
     expect(sec("GOOGL:XNAS").sharesOutstanding).toBe(364_104_736);
     expect(s.listings).toEqual({
       XNAS: SP500_2018_NASDAQ_SYMBOLS.size,
-      XNYS: 505 - SP500_2018_NASDAQ_SYMBOLS.size,
+      // + CPGX, AA and YUMC, the spun-off children without prices (NYSE).
+      XNYS: 505 - SP500_2018_NASDAQ_SYMBOLS.size + 3,
     });
     for (const symbol of SP500_2018_NASDAQ_SYMBOLS)
       expect(w.tables.securities.has(`${symbol}:XNAS`)).toBe(true);
     const sectors = new Map<number | null, number>();
-    for (const x of w.tables.securities.values()) sectors.set(x.sector, (sectors.get(x.sector) ?? 0) + 1);
-    // The 2018 file's sector counts (Industrials 67, Health Care 61, IT 70, ...).
+    const children = new Set(["CPGX:XNYS", "AA:XNYS", "YUMC:XNYS"]);
+    for (const x of w.tables.securities.values())
+      if (!children.has(x.themeAssetId)) sectors.set(x.sector, (sectors.get(x.sector) ?? 0) + 1);
+    // The 2018 file's sector counts (Industrials 67, Health Care 61, IT 70, ...); the spun-off children aside.
     expect(Object.fromEntries(sectors)).toEqual({
       10: 32,
       15: 25,

@@ -5,9 +5,9 @@
  * (levels 1999-2018 and month-end cap weights), and CAD/EUR/GBP/JPY per USD from the ECB. Every file is
  * parsed first; everything is then written in ONE transaction.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CharacteristicValue, Currency, Security } from "../../core/data/types.js";
+import type { CharacteristicValue, Currency, Security, Split } from "../../core/data/types.js";
 import { DataError } from "../../core/errors.js";
 import { readCsvFile } from "../importers/csv-input.js";
 import { FX_CURRENCIES, parseFx } from "../importers/fx.js";
@@ -60,6 +60,62 @@ export const SP500_SHARE_CLASS_PAIRS: readonly (readonly [string, string])[] = [
   ["UAA", "UA"],
 ];
 
+/**
+ * The data set's spin-offs (and the DISCK 2:1 split of the Discovery Series C dividend), in the corporate-actions
+ * CSV layout of docs/ledger.md section 9, shipped with lotwise (`data/sp500/corporate-actions.csv`): the prices are
+ * split-adjusted but not spin-off-adjusted, so on these dates the parent's close drops by the child's value. Each
+ * row says whether its basis fraction and child price are announced or estimated, and its source (docs/backtests.md,
+ * "Spin-offs in the S&P 500 data").
+ */
+export const SP500_CORPORATE_ACTIONS_URL = new URL(
+  "../../../data/sp500/corporate-actions.csv",
+  import.meta.url,
+);
+
+/** The shipped corporate-actions file of the data set (text of {@link SP500_CORPORATE_ACTIONS_URL}). */
+export function sp500CorporateActionsCsv(): string {
+  return readFileSync(SP500_CORPORATE_ACTIONS_URL, "utf8");
+}
+
+/**
+ * Spun-off children that have no prices in the data set (not constituents in 2018): listed without prices so that
+ * the corporate actions can name them and lots can hold them.
+ */
+export const SP500_SPINOFF_CHILDREN_WITHOUT_PRICES: readonly {
+  themeAssetId: string;
+  name: string;
+  /** Level-1 sector code of the shared taxonomy. */
+  sector: number;
+  listedFrom: string;
+}[] = [
+  {
+    themeAssetId: "CPGX:XNYS",
+    name: "Columbia Pipeline Group (spun off by NiSource 2015-07-01)",
+    sector: 10,
+    listedFrom: "2015-07-02",
+  },
+  {
+    themeAssetId: "AA:XNYS",
+    name: "Alcoa Corp (spun off by Arconic 2016-11-01)",
+    sector: 15,
+    listedFrom: "2016-11-01",
+  },
+  {
+    themeAssetId: "YUMC:XNYS",
+    name: "Yum China Holdings (spun off by Yum! Brands 2016-10-31)",
+    sector: 25,
+    listedFrom: "2016-11-01",
+  },
+];
+
+/**
+ * The split the data's prices are not adjusted for: DISCK holders received one Series C share per Series C share
+ * on 2014-08-07 (the same dividend that is a spin-off for DISCA holders); DISCK's close halves that day.
+ */
+export const SP500_UNADJUSTED_SPLITS: readonly Split[] = [
+  { themeAssetId: "DISCK:XNAS", date: "2014-08-07", ratio: 2 },
+];
+
 /** Identifier of the benchmark index. */
 export const SP500_INDEX_ID = "SP500";
 
@@ -79,6 +135,14 @@ export interface LoadSp500Options {
   nasdaqSymbols?: ReadonlySet<string>;
   /** @default 5000 */
   maxFlawsListedPerKind?: number;
+  /**
+   * Write what the shipped corporate actions need in the market data: the listings of the spun-off children
+   * without prices ({@link SP500_SPINOFF_CHILDREN_WITHOUT_PRICES}) and the DISCK split
+   * ({@link SP500_UNADJUSTED_SPLITS}). The actions themselves go to the store's corporate actions
+   * (service/market-data.ts `importSp500CorporateActions`). false loads the data as the files have it.
+   * @default true
+   */
+  corporateActions?: boolean;
 }
 
 /** What {@link loadSp500Dataset} read and wrote. */
@@ -119,6 +183,7 @@ export interface Sp500LoadSummary {
     indexLevels: number;
     indexWeights: number;
     fxRates: number;
+    splits: number;
   };
   /** Listings per MIC. */
   listings: Record<string, number>;
@@ -131,7 +196,7 @@ const CAVEATS = [
   "MIC approximation: the sources name no exchange; an authored list of Nasdaq tickers gets XNAS, every other ticker XNYS.",
   "Look-ahead: shares outstanding (2018 Market Cap / Price) are applied to all dates for month-end market caps and index weights.",
   "Share classes: for GOOGL/GOOG, DISCA/DISCK, FOXA/FOX, NWSA/NWS and UAA/UA the source gives the company's market cap on both lines; each class gets half the shares.",
-  "Prices are split-adjusted but not adjusted for spin-offs; the 2013 fundamentals (eps, price) are as published, not split-adjusted.",
+  "Prices are split-adjusted but not adjusted for spin-offs (DISCA, NI, EBAY, ARNC, YUM: see data/sp500/corporate-actions.csv, imported with the data set); the 2013 fundamentals (eps, price) are as published, not split-adjusted.",
   "Industry group, industry, sub-industry and SIC are null: no permissively licensed mapping for these tickers exists in the data.",
 ];
 
@@ -242,6 +307,14 @@ export async function loadSp500Dataset(
     });
   });
 
+  const withActions = options.corporateActions !== false;
+  if (withActions)
+    for (const c of SP500_SPINOFF_CHILDREN_WITHOUT_PRICES)
+      securities.push(
+        minimalSecurity(c.themeAssetId, { name: c.name, sector: c.sector, listedFrom: c.listedFrom }),
+      );
+  const splits = withActions ? SP500_UNADJUSTED_SPLITS : [];
+
   const caps =
     options.deriveMonthlyMarketCap === false && options.indexWeights === false
       ? null
@@ -258,6 +331,7 @@ export async function loadSp500Dataset(
     writer.insertIndexLevels(index.levels);
     if (weights.length > 0) writer.insertIndexWeights(weights);
     writer.insertFx(fx.rates);
+    if (splits.length > 0) writer.insertSplits(splits);
   });
 
   const listings: Record<string, number> = {};
@@ -289,6 +363,7 @@ export async function loadSp500Dataset(
       indexLevels: index.levels.length,
       indexWeights: weights.length,
       fxRates: fx.rates.length,
+      splits: splits.length,
     },
     listings,
     caveats: CAVEATS,
