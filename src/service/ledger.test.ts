@@ -762,5 +762,27 @@ describe("HTTP and the CLI", () => {
     );
     const shown = await cli(["ledger", "show", "--account", account, "--year", "2025", ...local], false);
     expect(shown.stdout).toContain("Schedule D");
+    // Each row's gain is proceeds - basis + adjustment in cents (Form 8949 column h), and the rows of a term add up
+    // to Schedule D's line for that term.
+    const num = (cell: string) => Math.round(Number(cell.replaceAll(",", "")) * 100);
+    const cells = (line: string) => line.split("│").map((c) => c.trim());
+    const termSums = { short: 0, long: 0 };
+    let rowsSeen = 0;
+    for (const line of shown.stdout.split("\n")) {
+      const c = cells(line);
+      if (c.length !== 11 || !/^\d{4}-\d{2}-\d{2}$/.test(c[2]!)) continue;
+      const [proceeds, basis, adj, gain] = [num(c[4]!), num(c[5]!), c[7] === "" ? 0 : num(c[7]!), num(c[8]!)];
+      expect(gain, line).toBe(proceeds - basis + adj);
+      termSums[c[9] as "short" | "long"] += gain;
+      rowsSeen++;
+    }
+    expect(rowsSeen).toBeGreaterThan(0);
+    const scheduleLine = (n: string) =>
+      shown.stdout
+        .split("\n")
+        .map(cells)
+        .find((c) => c[1] === n);
+    expect(num(scheduleLine("7")!.at(-2)!)).toBe(termSums.short);
+    expect(num(scheduleLine("15")!.at(-2)!)).toBe(termSums.long);
   });
 });
