@@ -72,6 +72,23 @@ describe("lotwise actions and accounts holdings", () => {
     const h = JSON.parse(after.stdout);
     expect(h.tax_lots).toEqual(before.tax_lots);
     expect(h.undone.corporate_actions).toEqual(["DEL-SPLIT"]);
+    // For people: a summary, one row per lot with its term and days held on the date, lot ids in full.
+    const shown = await run([
+      "accounts",
+      "holdings",
+      demo.account_uuid,
+      "--as-of",
+      "2025-05-30",
+      "--store",
+      store,
+    ]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("Long lots on 2025-05-30");
+    expect(shown.stdout).toMatch(/Undone\s+│ 0 execution\(s\), 1 corporate action\(s\)/);
+    for (const l of h.tax_lots as { lot_uuid: string }[]) expect(shown.stdout).toContain(l.lot_uuid);
+    expect(shown.stdout.split("\n").filter((line) => /│ (LT|ST) +│/.test(line))).toHaveLength(
+      h.tax_lots.length,
+    );
 
     const usage = await run(["actions", "apply", "--through", "2025-12-31", "--store", store]);
     expect(usage.code).toBe(2);

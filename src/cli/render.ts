@@ -9,6 +9,7 @@ import type {
   AssetClass,
   Client,
   HarvestScan,
+  HoldingsAsOf,
   LotImportResult,
   PortfolioConfigRead,
 } from "../contract/index.js";
@@ -35,6 +36,72 @@ export function quantity(v: string | number | null | undefined): string {
   if (v === null || v === undefined || v === "") return "";
   const n = Number(v);
   return n.toLocaleString("en-US", { maximumFractionDigits: 6 });
+}
+
+/** An account's holdings on a past date (`lotwise accounts holdings --as-of`): cash, long lots, short lots, what was undone. */
+export function renderHoldingsAsOf(h: HoldingsAsOf): string {
+  const u = h.undone;
+  const summary = renderKeyValues(
+    [
+      ["Account", h.account_uuid],
+      ["As of", h.as_of],
+      ["Cash (USD)", money(h.cash_value_usd)],
+      ["Long lots", h.tax_lots.length],
+      ["Short lots", h.short_lots.length],
+      [
+        "Undone",
+        `${u.executions.length} execution(s), ${u.corporate_actions.length} corporate action(s), ${u.market_splits.length} market split(s); ${u.lots_dropped.length} lot(s) bought later left out`,
+      ],
+    ],
+    "Holdings",
+  );
+  const parts = [summary];
+  // Term on the date from the holding period's start (a wash sale carries the replaced lot's).
+  parts.push(
+    h.tax_lots.length === 0
+      ? "No long lots."
+      : renderTable(
+          h.tax_lots.map((l, i) => ({ ...l, n: i + 1 })),
+          [
+            { header: "#", value: (l) => l.n, align: "right" },
+            { header: "Listing", value: (l) => l.theme_asset_id },
+            { header: "Trade date", value: (l) => l.trade_date },
+            {
+              header: "Term",
+              value: (l) => (holdingTerm(l.holding_period_start, h.as_of) === "long_term" ? "LT" : "ST"),
+            },
+            {
+              header: "Days held",
+              value: (l) => holdingDays(l.holding_period_start, h.as_of),
+              align: "right",
+            },
+            { header: "Quantity", value: (l) => quantity(l.quantity), align: "right" },
+            {
+              header: "Cost basis",
+              value: (l) => `${money(l.total_cost_basis)} ${l.cost_basis_currency}`,
+              align: "right",
+            },
+            { header: "Lot", value: (l) => l.lot_uuid },
+          ],
+          `Long lots on ${h.as_of} (LT = held more than one year)`,
+        ),
+  );
+  if (h.short_lots.length > 0)
+    parts.push(
+      renderTable(
+        h.short_lots,
+        [
+          { header: "Listing", value: (s) => s.theme_asset_id },
+          { header: "Opened", value: (s) => s.open_date },
+          { header: "Owed", value: (s) => quantity(s.quantity), align: "right" },
+          { header: "Proceeds", value: (s) => `${money(s.proceeds)} ${s.currency}`, align: "right" },
+          { header: "Lot", value: (s) => s.lot_uuid },
+        ],
+        "Short lots (gains on covering are short-term)",
+      ),
+    );
+  for (const w of h.warnings) parts.push(warningLine(w));
+  return parts.join("\n");
 }
 
 /** Account summary, positions, lots and wash-sale lots. */

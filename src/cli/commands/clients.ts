@@ -22,6 +22,7 @@ import {
   renderDrift,
   renderEvaluation,
   renderHarvest,
+  renderHoldingsAsOf,
   renderLotImport,
 } from "../render.js";
 
@@ -217,28 +218,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
             ctx.out.printJson(h);
             return;
           }
-          const lines = [`Account ${h.account_uuid} as of ${h.as_of}: cash ${h.cash_value_usd} USD`];
-          lines.push(
-            h.tax_lots.length === 0
-              ? "No long lots."
-              : renderTable(h.tax_lots, [
-                  { header: "lot", value: (l) => l.lot_uuid },
-                  { header: "asset", value: (l) => l.theme_asset_id },
-                  { header: "quantity", value: (l) => l.quantity },
-                  { header: "basis", value: (l) => `${l.total_cost_basis} ${l.cost_basis_currency}` },
-                  { header: "trade date", value: (l) => l.trade_date },
-                ]),
-          );
-          for (const s of h.short_lots)
-            lines.push(
-              `short ${s.theme_asset_id}: ${s.quantity} owed, proceeds ${s.proceeds} ${s.currency}, opened ${s.open_date}`,
-            );
-          const u = h.undone;
-          lines.push(
-            `Undone: ${u.executions.length} execution(s), ${u.corporate_actions.length} corporate action(s), ${u.market_splits.length} market split(s); ${u.lots_dropped.length} lot(s) bought later left out.`,
-          );
-          for (const w of h.warnings) lines.push(`warning: ${w}`);
-          ctx.out.line(lines.join("\n"));
+          ctx.out.line(renderHoldingsAsOf(h));
         }),
       ),
     "lotwise accounts holdings 91aad834-... --as-of 2024-12-31",
