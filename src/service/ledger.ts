@@ -54,10 +54,10 @@ import {
   type HouseholdUpdate,
   type LedgerBatch,
   type LotwiseStore,
+  ledgerLotChanges,
   ledgerLotInput,
   realizedInput,
   shortLotFromRecord,
-  shortLotInput,
   taxLotFromRecord,
 } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
@@ -154,28 +154,21 @@ export async function applyAccountExecutions(
         }),
       ),
       realized: result.entries.map((e, i) => realizedInput(e, result.rows[i])),
-      lotsAfter: result.book.lots.map(ledgerLotInput),
-      shortLotsAfter: (result.book.shortLots ?? []).map(shortLotInput),
+      // Only the lots the batch changed: the store neither reads nor converts the account's other lots.
+      lotChanges: ledgerLotChanges(book.book, result.book),
       cashDelta: result.book.cashUsd.minus(book.book.cashUsd).toFixed(),
       ...(household.inPlace.length > 0 ? { household: household.inPlace } : {}),
     };
     const written = await tx.ledger.applyBatch(accountUuid, batch);
     // Household lots the wash-sale rule carved (a replacement lot partly matched): the other account's lots are
     // rewritten whole, in the same transaction.
-    for (const w of household.rewrite) {
-      const shorts = await tx.ledger.shortLots(w.accountUuid);
-      const cur = await accountLots(ctx, w.accountUuid);
-      const after = new Map<string, TaxLot>(cur.map((l) => [l.id, l]));
-      for (const id of w.replacedIds) after.delete(id);
-      for (const l of w.lots) after.set(l.id, l);
+    for (const w of household.rewrite)
       await tx.ledger.applyBatch(w.accountUuid, {
         executions: [],
         realized: w.realized,
-        lotsAfter: [...after.values()].map(ledgerLotInput),
-        shortLotsAfter: shorts.map((s) => shortLotInput(shortLotFromRecord(s))),
+        lotChanges: ledgerLotChanges({ lots: w.lotsBefore }, { lots: w.lots }),
         cashDelta: "0",
       });
-    }
     const rows = result.rows.map((r) => rowToWire(r, accountUuid));
     let total = ZERO;
     for (const r of result.rows) total = total.plus(r.gain);
@@ -248,7 +241,7 @@ function householdUpdates(
   rewrite: {
     accountUuid: string;
     lots: TaxLot[];
-    replacedIds: string[];
+    lotsBefore: TaxLot[];
     realized: ReturnType<typeof realizedInput>[];
   }[];
 } {
@@ -261,10 +254,11 @@ function householdUpdates(
     }
     return s;
   };
-  const inputIdsByAccount = new Map<string, string[]>();
+  const inputByAccount = new Map<string, TaxLot[]>();
   for (const l of read.householdLots.values()) {
-    const a = l.accountId!;
-    inputIdsByAccount.set(a, [...(inputIdsByAccount.get(a) ?? []), l.id]);
+    const list = inputByAccount.get(l.accountId!);
+    if (list === undefined) inputByAccount.set(l.accountId!, [l]);
+    else list.push(l);
   }
   for (const l of result.book.household?.lots ?? []) {
     const before = read.householdLots.get(l.id);
@@ -281,7 +275,7 @@ function householdUpdates(
   const rewrite: {
     accountUuid: string;
     lots: TaxLot[];
-    replacedIds: string[];
+    lotsBefore: TaxLot[];
     realized: ReturnType<typeof realizedInput>[];
   }[] = [];
   for (const [accountUuid, s] of byAccount) {
@@ -293,7 +287,7 @@ function householdUpdates(
       rewrite.push({
         accountUuid,
         lots: after,
-        replacedIds: inputIdsByAccount.get(accountUuid) ?? [],
+        lotsBefore: inputByAccount.get(accountUuid) ?? [],
         realized,
       });
     }

@@ -13,7 +13,9 @@ import {
   type LotChangePlan,
   type LotColumns,
   periodBounds,
+  planFromChanges,
   planLotChanges,
+  touchedLotIds,
 } from "../ledger-mapper.js";
 import type {
   CorporateActionApplicationRecord,
@@ -409,6 +411,14 @@ export class LedgerRepository {
   }
 
   private planLots(accountUuid: string, batch: LedgerBatch): LotChangePlan {
+    if (batch.lotChanges !== undefined) {
+      const held = this.cached(
+        `SELECT uuid, side FROM tax_lots WHERE account_uuid = ? AND uuid IN (SELECT value FROM json_each(?))`,
+      )
+        .raw(true)
+        .all(accountUuid, JSON.stringify(touchedLotIds(batch.lotChanges))) as [string, string][];
+      return planFromChanges(accountUuid, batch.lotChanges, new Map(held));
+    }
     const rows = this.db
       .prepare(`SELECT uuid, ${LOT_COMPARE_COLUMNS} FROM tax_lots WHERE account_uuid = ?`)
       .raw(true)
