@@ -1695,11 +1695,35 @@ for (const engine of engines) {
         }),
       ).rejects.toThrow();
       expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      // A caller that catches the failed batch and goes on cannot commit half of it: its transaction is rolled back.
+      const caught = await store
+        .transaction(async (tx) => {
+          await tx.accounts.update(org, (await tx.accounts.getInOrganization(org, a))!.clientUuid, a, {
+            name: "y",
+          });
+          const err = await tx.ledger.applyBatch(a, bad).catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(Error);
+          return "went on";
+        })
+        .catch((e: unknown) => e);
+      expect(caught).toBeInstanceOf(Error);
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
       // A lot id listed twice is refused before anything is written.
       await expect(
         store.ledger.applyBatch(a, { ...batch, lotsAfter: [...batch.lotsAfter, batch.lotsAfter[0]!] }),
       ).rejects.toThrow(/twice/);
       expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      // A refusal before any write (an execution already applied) leaves the caller's transaction usable.
+      const applied = await trade(store, org, a, [buy("e7", "2025-03-20", "1", "40")]);
+      const afterBuy = await ledgerSnapshot(store, org, [a]);
+      expect(
+        await store.transaction(async (tx) => {
+          const err = await tx.ledger.applyBatch(a, applied.batch).catch((e: unknown) => e);
+          expect(err).toMatchObject({ code: "execution_already_applied" });
+          return "committed";
+        }),
+      ).toBe("committed");
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(afterBuy);
     });
 
     it("reads a client's household: lots and loss sales of both accounts, and writes a wash sale into the other account", async () => {
