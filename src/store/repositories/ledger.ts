@@ -258,6 +258,9 @@ export function refuseApplied(
   );
 }
 
+/** Realized rows per insert statement (20 values each). */
+const REALIZED_CHUNK = 50;
+
 const LOT_COMPARE_COLUMNS = `side, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency, fx_rate,
   trade_date, holding_period_start, wash_sale_date, last_sold_for_loss_date`;
 
@@ -416,7 +419,7 @@ export class LedgerRepository {
     const held = new Set(
       this.db
         .prepare(
-          `SELECT uuid FROM tax_lots WHERE account_uuid = ? AND side = 'long' AND uuid IN (SELECT value FROM json_each(?))`,
+          `SELECT uuid FROM tax_lots WHERE +account_uuid = ? AND side = 'long' AND uuid IN (SELECT value FROM json_each(?))`,
         )
         .pluck(true)
         .all(h.accountUuid, JSON.stringify(h.lotsChanged.map((l) => l.uuid))) as string[],
@@ -432,7 +435,8 @@ export class LedgerRepository {
   private planLots(accountUuid: string, batch: LedgerBatch): LotChangePlan {
     if (batch.lotChanges !== undefined) {
       const held = this.cached(
-        `SELECT uuid, side FROM tax_lots WHERE account_uuid = ? AND uuid IN (SELECT value FROM json_each(?))`,
+        // `+account_uuid`: look each id up by its key, not scan the account's lots through tax_lots_account.
+        `SELECT uuid, side FROM tax_lots WHERE +account_uuid = ? AND uuid IN (SELECT value FROM json_each(?))`,
       )
         .raw(true)
         .all(accountUuid, JSON.stringify(touchedLotIds(batch.lotChanges))) as [string, string][];
@@ -485,20 +489,28 @@ export class LedgerRepository {
 
   private upsertRealized(accountUuid: string, clientUuid: string, rows: readonly RealizedLotInput[]): void {
     if (rows.length === 0) return;
-    const upsert = this.cached(
-      `INSERT INTO realized_lots (${REALIZED_COLUMNS.join(", ")}, seq)
-       VALUES (${REALIZED_COLUMNS.map(() => "?").join(", ")}, ?)
-       ON CONFLICT (account_uuid, entry_id) DO UPDATE SET ${REALIZED_COLUMNS.slice(2)
-         .map((c) => `${c} = excluded.${c}`)
-         .join(", ")}`,
-    );
+    // Several rows per statement (REALIZED_CHUNK): a 500-execution batch writes about 2,000 rows. SQLite applies
+    // the rows of one statement in order, so a row listed twice ends as the last one, as row by row.
+    const upsert = (n: number) =>
+      this.cached(
+        `INSERT INTO realized_lots (${REALIZED_COLUMNS.join(", ")}, seq)
+         VALUES ${Array.from({ length: n }, () => `(${REALIZED_COLUMNS.map(() => "?").join(", ")}, ?)`).join(", ")}
+         ON CONFLICT (account_uuid, entry_id) DO UPDATE SET ${REALIZED_COLUMNS.slice(2)
+           .map((c) => `${c} = excluded.${c}`)
+           .join(", ")}`,
+      );
     let seq = (
       this.cached("SELECT coalesce(max(seq), 0) + 1 AS s FROM realized_lots WHERE account_uuid = ?").get(
         accountUuid,
       ) as { s: number }
     ).s;
-    for (const r of rows)
-      upsert.run([...realizedValues(accountUuid, clientUuid, r, (v) => (v ? 1 : 0)), seq++]);
+    for (let i = 0; i < rows.length; i += REALIZED_CHUNK) {
+      const slice = rows.slice(i, i + REALIZED_CHUNK);
+      const values: unknown[] = [];
+      for (const r of slice)
+        values.push(...realizedValues(accountUuid, clientUuid, r, (v) => (v ? 1 : 0)), seq++);
+      upsert(slice.length).run(values);
+    }
   }
 
   /** The account's open short lots in stored order. */
