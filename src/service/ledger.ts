@@ -61,6 +61,7 @@ import {
   taxLotFromRecord,
 } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
+import { currencyMismatchMessage } from "./lot-currency.js";
 import { accountLots } from "./proposals.js";
 import { resolveTickersAtOnce } from "./tickers.js";
 
@@ -125,8 +126,11 @@ export async function applyAccountExecutions(
     const from = validDates ? addDays(first, -WASH_WINDOW_DAYS) : "0000-01-01";
     const to = validDates ? addDays(last, WASH_WINDOW_DAYS) : "9999-12-31";
     const book = await readBook(tx, ctx, account, from, to);
+    const currencyIssues = await openingCurrencyIssues(tx, executions);
     let result: ReturnType<typeof applyExecutions>;
     try {
+      if (currencyIssues.length > 0)
+        throw new ValidationError("lots in another currency than their listing's", currencyIssues);
       result = applyExecutions(book.book, executions, {
         lotMethod: accountLotMethod(account),
       } as LedgerOptions);
@@ -190,6 +194,38 @@ export async function applyAccountExecutions(
       short_lots: (result.book.shortLots ?? []).length,
     };
   });
+}
+
+/**
+ * Buys and short sales whose currency is not their listing's (docs/ledger.md, "Lots and their listing's currency"):
+ * the lot they would open could never be priced, so they are refused like any bad field (`executions[i].currency`).
+ * Listings not in the security master are left to the other checks.
+ */
+async function openingCurrencyIssues(
+  tx: LotwiseStore,
+  executions: readonly Execution[],
+): Promise<FieldIssue[]> {
+  const opening = executions.filter((e) => e.kind === "buy" || e.kind === "short_order");
+  if (opening.length === 0) return [];
+  const listings = await tx.market.securitiesByIds([...new Set(opening.map((e) => e.themeAssetId))]);
+  const issues: FieldIssue[] = [];
+  executions.forEach((e, i) => {
+    if (e.kind !== "buy" && e.kind !== "short_order") return;
+    const listing = listings.get(e.themeAssetId)?.currency;
+    const given = e.currency ?? "USD";
+    if (listing !== undefined && given !== listing)
+      issues.push({
+        path: `executions[${i}].currency`,
+        message: currencyMismatchMessage(
+          `the ${e.kind === "buy" ? "buy" : "short sale"} of ${e.themeAssetId}`,
+          "currency",
+          e.themeAssetId,
+          given,
+          listing,
+        ),
+      });
+  });
+  return issues;
 }
 
 interface ReadBook {
