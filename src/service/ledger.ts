@@ -107,10 +107,9 @@ export async function applyAccountExecutions(
     ]);
   return ctx.store.transaction(async (tx) => {
     const accountUuid = account.uuid;
-    const wanted = new Set(executions.map((e) => e.id));
-    const already = (await tx.ledger.executions(accountUuid))
-      .map((e) => e.executionId)
-      .filter((id) => wanted.has(id));
+    const wanted = [...new Set(executions.map((e) => e.id))];
+    const applied = new Set(await tx.ledger.appliedExecutionIds(accountUuid, wanted));
+    const already = wanted.filter((id) => applied.has(id));
     if (already.length > 0)
       throw new ConflictError(
         `Execution(s) ${already.slice(0, 10).join(", ")}${already.length > 10 ? ` and ${already.length - 10} more` : ""} already applied to account ${accountUuid}; nothing was applied.`,

@@ -1633,6 +1633,8 @@ for (const engine of engines) {
         appliedActionIds: ["split-1"],
       });
       const before = await ledgerSnapshot(store, org, [a]);
+      expect(await store.ledger.appliedExecutionIds(a, ["new", "e1"])).toEqual(["e1"]);
+      expect(await store.ledger.appliedExecutionIds(a, [])).toEqual([]);
       const again = await store.ledger
         .applyBatch(a, {
           ...batch,

@@ -540,6 +540,16 @@ export class LedgerRepository {
     }));
   }
 
+  /** The ids among `ids` already applied to the account (a lookup per id: not the account's whole history). */
+  appliedExecutionIds(accountUuid: string, ids: readonly string[]): string[] {
+    if (ids.length === 0) return [];
+    return this.cached(
+      `SELECT execution_id FROM executions WHERE account_uuid = ? AND execution_id IN (SELECT value FROM json_each(?))`,
+    )
+      .pluck(true)
+      .all(accountUuid, JSON.stringify(ids)) as string[];
+  }
+
   /**
    * The account's executions by trade date, then in the order applied (same-date executions replay in that order),
    * optionally within [from, to] (trade dates, inclusive).

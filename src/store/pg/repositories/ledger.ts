@@ -301,6 +301,14 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     );
   }
 
+  async appliedExecutionIds(accountUuid: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return this.db.column<string>(
+      "SELECT execution_id FROM executions WHERE account_uuid = $1 AND execution_id = ANY($2::text[])",
+      [accountUuid, [...ids]],
+    );
+  }
+
   async executions(
     accountUuid: string,
     window: { from?: string; to?: string } = {},
