@@ -14,7 +14,9 @@
  * `--baseline DIR`: also time another checkout of lotwise (its src/, e.g. the commit before a change:
  * `git archive <commit> | tar -x -C DIR && ln -s $PWD/node_modules DIR/`) on its own stores, in the same rounds,
  * and report this checkout's medians as ratios of the baseline's.
- * `--runs N` (default 11), `--no-pg`. Writes bench/results/ledger-apply.json. Run: `npm run bench:ledger-apply`.
+ * `--warm`: read each account's lots once (untimed) before its call, as building its proposal in this process just did,
+ * so the service's lots memo holds them. `--runs N` (default 11), `--no-pg`. Writes bench/results/ledger-apply.json
+ * (bench/results/ledger-apply-warm.json with --warm). Run: `npm run bench:ledger-apply`.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -45,12 +47,14 @@ const RUNS = Number(arg("--runs") ?? 11);
 const WARMUP = 2;
 const baselineDir = arg("--baseline");
 const withPg = !process.argv.includes("--no-pg");
+const warm = process.argv.includes("--warm");
 
 /** What the bench needs of one checkout of lotwise (this one, or the baseline's). */
 interface Api {
   openStore: (location: string) => Promise<LotwiseStore>;
   createOrganization: (ctx: Ctx, name: string) => Promise<{ organization: { uuid: string } }>;
   createClient: (ctx: Ctx, org: string, body: object) => Promise<{ uuid: string }>;
+  accountLots: (ctx: Ctx, account: string) => Promise<unknown[]>;
   executeProposal: (
     ctx: Ctx,
     org: string,
@@ -65,12 +69,14 @@ async function loadApi(root: string): Promise<Api> {
   const at = (p: string) => import(pathToFileURL(join(root, p)).href);
   const service = await at("src/service/index.js");
   const ledger = await at("src/service/ledger.js");
+  const proposals = await at("src/service/proposals.js");
   const store = await at("src/store/index.js");
   return {
     openStore: store.openStore,
     createOrganization: service.createOrganization,
     createClient: service.createClient,
     executeProposal: ledger.executeProposal,
+    accountLots: proposals.accountLots,
   };
 }
 
@@ -213,6 +219,7 @@ async function seed(e: Engine, data: RunData): Promise<void> {
 
 async function timeOne(e: Engine, n: number): Promise<void> {
   const { client, account, proposal } = e.accounts[n]!;
+  if (warm) await e.api.accountLots(e.ctx, account);
   gc?.();
   const c0 = process.cpuUsage();
   const s = performance.now();
@@ -315,7 +322,8 @@ async function main(): Promise<void> {
         `${name}: this checkout / baseline = ${ratios[`${name}MedianRatio`]!.toFixed(2)} (median), ${ratios[`${name}MinRatio`]!.toFixed(2)} (min), ${ratios[`${name}CpuRatio`]!.toFixed(2)} (CPU)`,
       );
     }
-    const path = writeResult("ledger-apply", {
+    const path = writeResult(warm ? "ledger-apply-warm" : "ledger-apply", {
+      lotsMemo: warm ? "warm" : "cold",
       lots: POSITIONS * LOTS_PER_POSITION,
       executions: last.execution_ids.length,
       realizedRows: last.realized.length,
