@@ -110,6 +110,19 @@ describe("a lot in another currency than its listing's is refused at write time"
     expectMismatch(err.issues[0]!.message);
     expect(err.message).toContain("nothing was written");
     expect(await listAccounts(ctx, org, client)).toEqual([]);
+    // Over HTTP: 400 naming the same field, no account.
+    const res = await app.request(`/api/v1/custom/org/${org}/clients/${client}/accounts/`, {
+      method: "POST",
+      headers: { "X-Api-Key": key, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        holdings: { tax_lots: [{ ...DDD_CAD, cost_basis_currency: "USD", fx_rate: "1" }] },
+      }),
+    });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { details: { path: string; message: string }[] } };
+    expect(error.details.map((d) => d.path)).toEqual(["holdings.tax_lots[0].cost_basis_currency"]);
+    expectMismatch(error.details[0]!.message);
+    expect(await listAccounts(ctx, org, client)).toEqual([]);
     // The same lot in CAD is accepted.
     await expect(
       createAccount(ctx, org, client, { holdings: { tax_lots: [DDD_CAD] } }),
@@ -217,6 +230,16 @@ describe("a lot in another currency than its listing's is refused at write time"
     expect(err.issues.map((i) => i.path)).toEqual(["confirms.csv: line 3, column currency"]);
     expectMismatch(err.issues[0]!.message);
     expect(await snapshot(a)).toEqual(before);
+    // Over HTTP (a text/csv upload): 400 with the same line and column.
+    const res = await app.request(
+      `/api/v1/custom/org/${org}/accounts/${a}/executions/import/?file_name=confirms.csv`,
+      { method: "POST", headers: { "X-Api-Key": key, "Content-Type": "text/csv; charset=utf-8" }, body: csv },
+    );
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { code: string; details: { path: string }[] } };
+    expect(error.code).toBe("invalid_trades_file");
+    expect(error.details.map((d) => d.path)).toEqual(["confirms.csv: line 3, column currency"]);
+    expect(await snapshot(a)).toEqual(before);
   });
 
   it("a stored proposal applied as executed: a buy order in another currency names orders[i].currency", async () => {
@@ -245,6 +268,15 @@ describe("a lot in another currency than its listing's is refused at write time"
     const err = await refusal(executeProposal(ctx, org, client, a, uuid));
     expect(err.issues.map((i) => i.path)).toEqual(["orders[0].currency"]);
     expectMismatch(err.issues[0]!.message);
+    expect(await snapshot(a)).toEqual(before);
+    // Over HTTP: 400, the proposal still unapplied.
+    const res = await app.request(
+      `/api/v1/custom/org/${org}/clients/${client}/accounts/${a}/proposals/${uuid}/execution/`,
+      { method: "POST", headers: { "X-Api-Key": key, "Content-Type": "application/json" }, body: "{}" },
+    );
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { details: { path: string }[] } };
+    expect(error.details.map((d) => d.path)).toEqual(["orders[0].currency"]);
     expect(await snapshot(a)).toEqual(before);
   });
 
