@@ -11,6 +11,7 @@ import { type FieldIssue, NotFoundError, ValidationError } from "../core/errors.
 import type { AccountRecord, ClientRecord, TaxLotInput } from "../store/index.js";
 import { accountRead } from "./accounts.js";
 import type { ServiceContext } from "./context.js";
+import { currencyMismatchMessage } from "./lot-currency.js";
 import { lotWriteToInput } from "./lots.js";
 import { validateConfigReferences } from "./portfolio-configs.js";
 import { mapSerial } from "./serial.js";
@@ -59,10 +60,22 @@ async function lotIssues(
   const issues: FieldIssue[] = [];
   const known = await ctx.store.market.securitiesByIds([...new Set(lots.map((l) => l.theme_asset_id))]);
   lots.forEach((l, i) => {
-    if (!known.has(l.theme_asset_id))
+    const security = known.get(l.theme_asset_id);
+    if (security === undefined)
       issues.push({
         path: `${path}[${i}].theme_asset_id`,
         message: `unknown theme_asset_id ${l.theme_asset_id}: not in the security master`,
+      });
+    else if ((l.cost_basis_currency ?? "USD") !== security.currency)
+      issues.push({
+        path: `${path}[${i}].cost_basis_currency`,
+        message: currencyMismatchMessage(
+          `lot ${i}`,
+          "cost_basis_currency",
+          l.theme_asset_id,
+          l.cost_basis_currency ?? "USD",
+          security.currency,
+        ),
       });
   });
   return issues;
@@ -77,7 +90,7 @@ export async function lotsForStore(
   const issues = await lotIssues(ctx, lots, path);
   if (issues.length > 0)
     throw new ValidationError(
-      `${issues.length} tax lot(s) name assets that are not in the security master: ${issues.map((i) => i.message).join("; ")}`,
+      `${issues.length} tax lot(s) cannot be stored (nothing was written): ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
       issues,
     );
   return lots.map(lotWriteToInput);

@@ -468,12 +468,26 @@ describe("harvest scan", () => {
               cost_basis_currency: "CAD",
               fx_rate: "1.25",
             },
-            // A basis recorded in USD (a broker export in the account's currency).
-            { theme_asset_id: "KKK:XTSE", quantity: "10", cost_basis: "30", trade_date: "2025-01-03" },
           ],
         },
       })
     ).uuid;
+    // A basis recorded in USD (a broker export in the account's currency). Such a lot is refused at write time now
+    // (service/lot-currency.ts); one stored before that check is still valued.
+    await store.accounts.appendLots(account, [
+      {
+        themeAssetId: "KKK:XTSE",
+        quantity: "10",
+        costBasis: "30",
+        costBasisUnit: "per_share",
+        costBasisCurrency: "USD",
+        fxRate: "1",
+        tradeDate: "2025-01-03",
+        holdingPeriodStart: null,
+        washSaleDate: null,
+        lastSoldForLossDate: null,
+      },
+    ]);
     const h = await harvestScan(ctx, org, account);
     expect(
       h.lots.map((l) => [l.trade_date, l.cost_basis_usd, l.value_usd, l.loss_usd, l.loss_fraction]),

@@ -54,13 +54,14 @@ import {
   type HouseholdUpdate,
   type LedgerBatch,
   type LotwiseStore,
+  ledgerLotChanges,
   ledgerLotInput,
   realizedInput,
   shortLotFromRecord,
-  shortLotInput,
   taxLotFromRecord,
 } from "../store/index.js";
 import type { ServiceContext } from "./context.js";
+import { currencyMismatchMessage } from "./lot-currency.js";
 import { accountLots } from "./proposals.js";
 import { resolveTickersAtOnce } from "./tickers.js";
 
@@ -106,10 +107,9 @@ export async function applyAccountExecutions(
     ]);
   return ctx.store.transaction(async (tx) => {
     const accountUuid = account.uuid;
-    const wanted = new Set(executions.map((e) => e.id));
-    const already = (await tx.ledger.executions(accountUuid))
-      .map((e) => e.executionId)
-      .filter((id) => wanted.has(id));
+    const wanted = [...new Set(executions.map((e) => e.id))];
+    const applied = new Set(await tx.ledger.appliedExecutionIds(accountUuid, wanted));
+    const already = wanted.filter((id) => applied.has(id));
     if (already.length > 0)
       throw new ConflictError(
         `Execution(s) ${already.slice(0, 10).join(", ")}${already.length > 10 ? ` and ${already.length - 10} more` : ""} already applied to account ${accountUuid}; nothing was applied.`,
@@ -125,8 +125,11 @@ export async function applyAccountExecutions(
     const from = validDates ? addDays(first, -WASH_WINDOW_DAYS) : "0000-01-01";
     const to = validDates ? addDays(last, WASH_WINDOW_DAYS) : "9999-12-31";
     const book = await readBook(tx, ctx, account, from, to);
+    const currencyIssues = await openingCurrencyIssues(tx, executions);
     let result: ReturnType<typeof applyExecutions>;
     try {
+      if (currencyIssues.length > 0)
+        throw new ValidationError("lots in another currency than their listing's", currencyIssues);
       result = applyExecutions(book.book, executions, {
         lotMethod: accountLotMethod(account),
       } as LedgerOptions);
@@ -154,28 +157,21 @@ export async function applyAccountExecutions(
         }),
       ),
       realized: result.entries.map((e, i) => realizedInput(e, result.rows[i])),
-      lotsAfter: result.book.lots.map(ledgerLotInput),
-      shortLotsAfter: (result.book.shortLots ?? []).map(shortLotInput),
+      // Only the lots the batch changed: the store neither reads nor converts the account's other lots.
+      lotChanges: ledgerLotChanges(book.book, result.book),
       cashDelta: result.book.cashUsd.minus(book.book.cashUsd).toFixed(),
       ...(household.inPlace.length > 0 ? { household: household.inPlace } : {}),
     };
     const written = await tx.ledger.applyBatch(accountUuid, batch);
     // Household lots the wash-sale rule carved (a replacement lot partly matched): the other account's lots are
     // rewritten whole, in the same transaction.
-    for (const w of household.rewrite) {
-      const shorts = await tx.ledger.shortLots(w.accountUuid);
-      const cur = await accountLots(ctx, w.accountUuid);
-      const after = new Map<string, TaxLot>(cur.map((l) => [l.id, l]));
-      for (const id of w.replacedIds) after.delete(id);
-      for (const l of w.lots) after.set(l.id, l);
+    for (const w of household.rewrite)
       await tx.ledger.applyBatch(w.accountUuid, {
         executions: [],
         realized: w.realized,
-        lotsAfter: [...after.values()].map(ledgerLotInput),
-        shortLotsAfter: shorts.map((s) => shortLotInput(shortLotFromRecord(s))),
+        lotChanges: ledgerLotChanges({ lots: w.lotsBefore }, { lots: w.lots }),
         cashDelta: "0",
       });
-    }
     const rows = result.rows.map((r) => rowToWire(r, accountUuid));
     let total = ZERO;
     for (const r of result.rows) total = total.plus(r.gain);
@@ -197,6 +193,38 @@ export async function applyAccountExecutions(
       short_lots: (result.book.shortLots ?? []).length,
     };
   });
+}
+
+/**
+ * Buys and short sales whose currency is not their listing's (docs/ledger.md, "Lots and their listing's currency"):
+ * the lot they would open could never be priced, so they are refused like any bad field (`executions[i].currency`).
+ * Listings not in the security master are left to the other checks.
+ */
+async function openingCurrencyIssues(
+  tx: LotwiseStore,
+  executions: readonly Execution[],
+): Promise<FieldIssue[]> {
+  const opening = executions.filter((e) => e.kind === "buy" || e.kind === "short_order");
+  if (opening.length === 0) return [];
+  const listings = await tx.market.securitiesByIds([...new Set(opening.map((e) => e.themeAssetId))]);
+  const issues: FieldIssue[] = [];
+  executions.forEach((e, i) => {
+    if (e.kind !== "buy" && e.kind !== "short_order") return;
+    const listing = listings.get(e.themeAssetId)?.currency;
+    const given = e.currency ?? "USD";
+    if (listing !== undefined && given !== listing)
+      issues.push({
+        path: `executions[${i}].currency`,
+        message: currencyMismatchMessage(
+          `the ${e.kind === "buy" ? "buy" : "short sale"} of ${e.themeAssetId}`,
+          "currency",
+          e.themeAssetId,
+          given,
+          listing,
+        ),
+      });
+  });
+  return issues;
 }
 
 interface ReadBook {
@@ -248,7 +276,7 @@ function householdUpdates(
   rewrite: {
     accountUuid: string;
     lots: TaxLot[];
-    replacedIds: string[];
+    lotsBefore: TaxLot[];
     realized: ReturnType<typeof realizedInput>[];
   }[];
 } {
@@ -261,10 +289,11 @@ function householdUpdates(
     }
     return s;
   };
-  const inputIdsByAccount = new Map<string, string[]>();
+  const inputByAccount = new Map<string, TaxLot[]>();
   for (const l of read.householdLots.values()) {
-    const a = l.accountId!;
-    inputIdsByAccount.set(a, [...(inputIdsByAccount.get(a) ?? []), l.id]);
+    const list = inputByAccount.get(l.accountId!);
+    if (list === undefined) inputByAccount.set(l.accountId!, [l]);
+    else list.push(l);
   }
   for (const l of result.book.household?.lots ?? []) {
     const before = read.householdLots.get(l.id);
@@ -281,7 +310,7 @@ function householdUpdates(
   const rewrite: {
     accountUuid: string;
     lots: TaxLot[];
-    replacedIds: string[];
+    lotsBefore: TaxLot[];
     realized: ReturnType<typeof realizedInput>[];
   }[] = [];
   for (const [accountUuid, s] of byAccount) {
@@ -293,7 +322,7 @@ function householdUpdates(
       rewrite.push({
         accountUuid,
         lots: after,
-        replacedIds: inputIdsByAccount.get(accountUuid) ?? [],
+        lotsBefore: inputByAccount.get(accountUuid) ?? [],
         realized,
       });
     }

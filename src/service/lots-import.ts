@@ -23,6 +23,7 @@ import { TaxDecimal } from "../core/tax/index.js";
 import type { TaxLotInput } from "../store/index.js";
 import { findAccount } from "./clients.js";
 import type { ServiceContext } from "./context.js";
+import { currencyMismatchMessage } from "./lot-currency.js";
 import { lotWriteToInput } from "./lots.js";
 import {
   IssueList,
@@ -87,7 +88,8 @@ export async function importLots(
   try {
     const tickerIssues = new IssueList();
     const fxIssues = new IssueList();
-    const resolved = new Map<string, { id: string | null; message: string }>();
+    const currencyIssues = new IssueList();
+    const resolved = new Map<string, { id: string | null; currency: string; message: string }>();
     const totals = new Map<string, TickerTotals>();
     let pending: ParsedLotRow[] = [];
 
@@ -103,7 +105,9 @@ export async function importLots(
       (await resolveTickersAtOnce(ctx.store, unseen)).forEach((r, i) => {
         resolved.set(
           unseen[i]!,
-          r.ok ? { id: r.security.themeAssetId, message: "" } : { id: null, message: r.message },
+          r.ok
+            ? { id: r.security.themeAssetId, currency: r.security.currency, message: "" }
+            : { id: null, currency: "", message: r.message },
         );
       });
       const lots: TaxLotInput[] = [];
@@ -119,7 +123,16 @@ export async function importLots(
             path: `${file}: line ${r.line}`,
             message: `a ${r.currency} lot needs an fx_rate column (units of ${r.currency} per USD at purchase)`,
           });
-        if (res.id === null || tickerIssues.count > 0 || fxIssues.count > 0) return;
+        if (res.id !== null && r.currency !== res.currency)
+          currencyIssues.push({
+            path: `${file}: line ${r.line}, column "${reader.columns.currency ?? "currency"}"`,
+            message: `${currencyMismatchMessage(`line ${r.line}`, "cost_basis_currency", res.id, r.currency, res.currency)}${
+              reader.columns.currency === undefined
+                ? ` (the file has no currency column, so its lots are in ${r.currency}: add the column, or import with --currency ${res.currency})`
+                : ""
+            }`,
+          });
+        if (res.id === null || tickerIssues.count + fxIssues.count + currencyIssues.count > 0) return;
         const lot: TaxLotWrite = {
           theme_asset_id: res.id,
           quantity: r.quantity,
@@ -134,7 +147,8 @@ export async function importLots(
         addToTotals(totals, r, res.id);
         lots.push(lotWriteToInput(lot));
       });
-      if (lots.length > 0 && tickerIssues.count === 0 && fxIssues.count === 0) await staging.add(lots);
+      if (lots.length > 0 && tickerIssues.count + fxIssues.count + currencyIssues.count === 0)
+        await staging.add(lots);
     };
 
     const parser = parse(LOT_CSV_PARSE_OPTIONS);
@@ -159,10 +173,11 @@ export async function importLots(
     }
     await flush();
     reader.finish();
-    if (tickerIssues.count + fxIssues.count > 0) {
+    const problems = tickerIssues.count + fxIssues.count + currencyIssues.count;
+    if (problems > 0) {
       const issues = new IssueList();
-      for (const i of [...tickerIssues.listed, ...fxIssues.listed]) issues.push(i);
-      issues.count = tickerIssues.count + fxIssues.count;
+      for (const i of [...tickerIssues.listed, ...fxIssues.listed, ...currencyIssues.listed]) issues.push(i);
+      issues.count = problems;
       throw new ValidationError(
         `${file}: ${issues.count} problem(s); nothing was imported.`,
         issues.details(file),

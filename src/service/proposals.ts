@@ -363,7 +363,8 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
 
 /**
  * A builder issue path in request terms: `targets[i].themeAssetId` -> `optimized_weights[i].ticker`, `targets` (a
- * weight-sum issue) -> `optimized_weights`, `lots[i].tradeDate` -> `holdings.tax_lots[i].trade_date`, `cashUsd` ->
+ * weight-sum issue) -> `optimized_weights`, `lots[i].tradeDate` -> `holdings.tax_lots[i].trade_date` (`.currency` ->
+ * `.cost_basis_currency`, the lot's wire field), `cashUsd` ->
  * `holdings.cash_value_usd`, `config.noHoldTickers` -> `portfolio_config.no_hold_tickers` (the account's effective
  * configuration); other paths (prices, fx rates, securities: market data) keep their keys in snake case.
  */
@@ -374,7 +375,7 @@ export function requestPath(path: string): string {
     return `optimized_weights${m[1] === undefined ? "" : `[${m[1]}]`}${field}${m[3]}`;
   }
   m = /^lots\[(\d+)\](.*)$/.exec(path);
-  if (m) return `holdings.tax_lots[${m[1]}]${snake(m[2]!)}`;
+  if (m) return `holdings.tax_lots[${m[1]}]${m[2] === ".currency" ? ".cost_basis_currency" : snake(m[2]!)}`;
   if (path === "cashUsd") return "holdings.cash_value_usd";
   m = /^config\.(\w+)(.*)$/.exec(path);
   if (m) return `portfolio_config.${snake(m[1]!)}${m[2]}`;

@@ -27,6 +27,7 @@ import {
   corporateActionRecord,
   entryFromRecord,
   executionInput,
+  ledgerLotChanges,
   ledgerLotInput,
   realizedInput,
   shortLotFromRecord,
@@ -1280,8 +1281,11 @@ async function bookOf(store: LotwiseStore, org: string, accountUuid: string): Pr
   };
 }
 
+/** A batch that lists every lot of the account after it (`lotsAfter`), not only the changes. */
+type WholeBatch = Extract<LedgerBatch, { lotsAfter: readonly unknown[] }>;
+
 /** The store batch of one core application (executions from the API). */
-function batchOf(before: LedgerBook, executions: Execution[], result: ExecutionsResult): LedgerBatch {
+function batchOf(before: LedgerBook, executions: Execution[], result: ExecutionsResult): WholeBatch {
   return {
     executions: executions.map((e) => executionInput(e, { source: "api" })),
     realized: result.entries.map((e) => realizedInput(e)),
@@ -1298,7 +1302,7 @@ async function trade(
   accountUuid: string,
   executions: Execution[],
   household?: HouseholdView,
-): Promise<{ result: ExecutionsResult; batch: LedgerBatch }> {
+): Promise<{ result: ExecutionsResult; batch: WholeBatch }> {
   const before = await bookOf(store, org, accountUuid);
   const book = household === undefined ? before : { ...before, household };
   const result = applyExecutions(book, executions);
@@ -1467,6 +1471,147 @@ for (const engine of engines) {
       ).toEqual(["zz", "aa", "mm"]);
     });
 
+    it("writes a batch given as lot changes like the same batch given as the whole lot set, touching no other lot", async () => {
+      // Two stores, the same trades: one written with lotsAfter (every lot), one with lotChanges (only the changes).
+      const sell: Execution = {
+        id: "e3",
+        kind: "sell",
+        themeAssetId: "XYZ:XNYS",
+        tradeDate: "2025-03-10",
+        quantity: "120",
+        price: "45",
+        lots: [
+          { lotId: "e1", quantity: "100" },
+          { lotId: "e2", quantity: "20" },
+        ],
+      };
+      const short: Execution = {
+        id: "e4",
+        kind: "short_order",
+        themeAssetId: "ABC:XNAS",
+        tradeDate: "2025-03-11",
+        quantity: "10",
+        price: "100",
+      };
+      const reads = async (store: LotwiseStore, org: string, a: string) => {
+        const strip = <T extends { accountUuid?: string }>(x: T) => ({ ...x, accountUuid: "-" });
+        return {
+          lots: (await store.accounts.lots(a)).map(strip),
+          shortLots: (await store.ledger.shortLots(a)).map(strip),
+          cash: (await store.accounts.getInOrganization(org, a))?.cashValueUsd,
+          realized: (await store.ledger.realized({ accountUuid: a }, WIDE)).map((r) => ({
+            ...r,
+            accountUuid: "-",
+            clientUuid: "-",
+            record: {
+              ...(r.record as object),
+              record: { ...(r.record as { record: object }).record, accountId: "-" },
+            },
+          })),
+        };
+      };
+      const results = [];
+      for (const mode of ["whole", "changes"] as const) {
+        const { store, org, a } = await setup();
+        await trade(store, org, a, [
+          buy("e1", "2025-01-10", "100", "50"),
+          buy("e2", "2025-02-10", "30", "52"),
+          buy("e5", "2025-02-11", "7", "51"),
+        ]);
+        // An imported lot stored per share with a trailing zero, of another asset: no batch below changes it.
+        await store.accounts.appendLots(a, [
+          lot({ themeAssetId: "KEEP:XNYS", quantity: "4", costBasis: "10.50", costBasisUnit: "per_share" }),
+        ]);
+        const kept = (await store.accounts.lots(a)).find((l) => l.themeAssetId === "KEEP:XNYS");
+        const before = await bookOf(store, org, a);
+        const result = applyExecutions(before, [sell, short, buy("e6", "2025-03-12", "5", "44")]);
+        const whole = batchOf(before, [sell, short], result);
+        const changes = ledgerLotChanges(before, result.book);
+        // e1 sold whole, e2 partly, e5 bought 30 days before the loss sale (washed: basis changed), KEEP untouched.
+        expect(changes.deleted).toEqual(["e1"]);
+        expect(changes.updated.map((l) => l.uuid).sort()).toEqual(["e2", "e5"]);
+        expect(changes.inserted.map((l) => l.uuid)).toEqual(["e6"]);
+        expect(changes.insertedShort.map((l) => l.uuid)).toEqual(["e4"]);
+        const { lotsAfter: _l, shortLotsAfter: _s, ...common } = whole;
+        const written = await store.ledger.applyBatch(
+          a,
+          mode === "whole" ? whole : { ...common, lotChanges: changes },
+        );
+        expect(written).toMatchObject({ lotsInserted: 2, lotsDeleted: 1 });
+        const keptAfter = (await store.accounts.lots(a)).find((l) => l.uuid === kept!.uuid);
+        results.push({ mode, reads: await reads(store, org, a), keptAfter, updated: written.lotsUpdated });
+      }
+      const [w, c] = results;
+      const others = (r: typeof w) => ({
+        ...r!.reads,
+        lots: r!.reads.lots.filter((l) => l.uuid !== r!.keptAfter!.uuid),
+      });
+      expect(others(c)).toEqual(others(w));
+      expect(others(c).lots.map((l) => l.uuid)).toEqual(["e2", "e5", "e6"]);
+      // The whole-set batch rewrites the imported lot in its own terms; the change batch leaves it as stored.
+      expect(w!.keptAfter).toMatchObject({ costBasis: "42", costBasisUnit: "total" });
+      expect(c!.keptAfter).toMatchObject({ costBasis: "10.50", costBasisUnit: "per_share" });
+      expect(c!.updated).toBe(2);
+    });
+
+    it("refuses a lot-changes batch naming a lot the account no longer holds (lots_changed), writing nothing", async () => {
+      const { store, org, a } = await setup();
+      await trade(store, org, a, [buy("e1", "2025-01-10", "100", "50"), buy("e2", "2025-01-11", "5", "50")]);
+      const before = await ledgerSnapshot(store, org, [a]);
+      const lots = (await store.accounts.lots(a)).map((r) => ledgerLotInput(taxLotFromRecord(r)));
+      const common = {
+        executions: [executionInput(buy("e9", "2025-01-12", "1", "1"), { source: "api" })],
+        realized: [],
+        cashDelta: "-1",
+      };
+      for (const lotChanges of [
+        {
+          inserted: [],
+          insertedShort: [],
+          updated: [{ ...lots[0]!, uuid: "gone" }],
+          updatedShort: [],
+          deleted: [],
+        },
+        { inserted: [], insertedShort: [], updated: [], updatedShort: [], deleted: ["e2", "gone-too"] },
+        // A long lot updated as a short one.
+        {
+          inserted: [],
+          insertedShort: [],
+          updated: [],
+          updatedShort: [
+            {
+              uuid: "e1",
+              themeAssetId: "XYZ:XNYS",
+              quantity: "1",
+              proceeds: "1",
+              currency: "USD",
+              fxRate: "1",
+              openDate: "2025-01-10",
+            },
+          ],
+          deleted: [],
+        },
+      ]) {
+        const err = await store.ledger.applyBatch(a, { ...common, lotChanges }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ConflictError);
+        expect(err).toMatchObject({ code: "lots_changed" });
+        expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      }
+      await expect(
+        store.ledger.applyBatch(a, {
+          ...common,
+          lotChanges: {
+            inserted: [],
+            insertedShort: [],
+            updated: [lots[0]!],
+            updatedShort: [],
+            deleted: ["e1"],
+          },
+        }),
+      ).rejects.toThrow(/twice/);
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+    });
+
     it("refuses an execution or action already applied, naming it, and leaves every read unchanged", async () => {
       const { store, org, a } = await setup();
       const { batch } = await trade(store, org, a, [buy("e1", "2025-01-10", "100", "50")]);
@@ -1489,6 +1634,8 @@ for (const engine of engines) {
         appliedActionIds: ["split-1"],
       });
       const before = await ledgerSnapshot(store, org, [a]);
+      expect(await store.ledger.appliedExecutionIds(a, ["new", "e1"])).toEqual(["e1"]);
+      expect(await store.ledger.appliedExecutionIds(a, [])).toEqual([]);
       const again = await store.ledger
         .applyBatch(a, {
           ...batch,
@@ -1551,11 +1698,35 @@ for (const engine of engines) {
         }),
       ).rejects.toThrow();
       expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      // A caller that catches the failed batch and goes on cannot commit half of it: its transaction is rolled back.
+      const caught = await store
+        .transaction(async (tx) => {
+          await tx.accounts.update(org, (await tx.accounts.getInOrganization(org, a))!.clientUuid, a, {
+            name: "y",
+          });
+          const err = await tx.ledger.applyBatch(a, bad).catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(Error);
+          return "went on";
+        })
+        .catch((e: unknown) => e);
+      expect(caught).toBeInstanceOf(Error);
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
       // A lot id listed twice is refused before anything is written.
       await expect(
         store.ledger.applyBatch(a, { ...batch, lotsAfter: [...batch.lotsAfter, batch.lotsAfter[0]!] }),
       ).rejects.toThrow(/twice/);
       expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
+      // A refusal before any write (an execution already applied) leaves the caller's transaction usable.
+      const applied = await trade(store, org, a, [buy("e7", "2025-03-20", "1", "40")]);
+      const afterBuy = await ledgerSnapshot(store, org, [a]);
+      expect(
+        await store.transaction(async (tx) => {
+          const err = await tx.ledger.applyBatch(a, applied.batch).catch((e: unknown) => e);
+          expect(err).toMatchObject({ code: "execution_already_applied" });
+          return "committed";
+        }),
+      ).toBe("committed");
+      expect(await ledgerSnapshot(store, org, [a])).toEqual(afterBuy);
     });
 
     it("reads a client's household: lots and loss sales of both accounts, and writes a wash sale into the other account", async () => {

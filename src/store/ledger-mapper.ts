@@ -9,6 +9,7 @@
  */
 import type { Decimal } from "decimal.js";
 import type { Currency } from "../core/data/types.js";
+import { ConflictError } from "../core/errors.js";
 import type {
   CorporateAction,
   Execution,
@@ -25,6 +26,7 @@ import type {
   CorporateActionRecord,
   ExecutionInput,
   ExecutionSource,
+  LedgerLotChanges,
   LedgerLotInput,
   RealizedLotInput,
   RealizedLotRecord,
@@ -135,7 +137,9 @@ export function realizedInput(entry: LedgerEntry, row?: RealizedRow): RealizedLo
     gain: text(r.gain),
     term: r.term,
     loss: g.gainUsd.isNegative() && !g.gainUsd.isZero(),
-    record: JSON.parse(JSON.stringify(entry)) as unknown,
+    // The entry itself: the store writes JSON.stringify(record), which gives the same text as a plain copy would
+    // (decimals by their toJSON), without copying 2,000 entries through JSON twice.
+    record: entry,
   };
 }
 
@@ -318,6 +322,113 @@ export function planLotChanges(
     else if (now.some((v, i) => v !== cols[i])) plan.updates.push([id, cols]);
   }
   return plan;
+}
+
+/** True when two core long lots would be stored with the same values (same object, or every stored field equal). */
+function sameStoredLot(a: TaxLot, b: TaxLot): boolean {
+  return (
+    a === b ||
+    (a.themeAssetId === b.themeAssetId &&
+      a.tradeDate === b.tradeDate &&
+      a.holdingPeriodStart === b.holdingPeriodStart &&
+      a.washSaleDate === b.washSaleDate &&
+      a.lastSoldForLossDate === b.lastSoldForLossDate &&
+      a.currency === b.currency &&
+      a.quantity.eq(b.quantity) &&
+      a.totalCostBasis.eq(b.totalCostBasis) &&
+      a.fxRate.eq(b.fxRate))
+  );
+}
+
+function sameStoredShort(a: ShortLot, b: ShortLot): boolean {
+  return (
+    a === b ||
+    (a.themeAssetId === b.themeAssetId &&
+      a.openDate === b.openDate &&
+      a.currency === b.currency &&
+      a.quantity.eq(b.quantity) &&
+      a.proceeds.eq(b.proceeds) &&
+      a.fxRate.eq(b.fxRate))
+  );
+}
+
+/**
+ * The lot changes between an account's lots before a core application and after it, for
+ * {@link LedgerLotChanges}: lots only after it are inserted (in the order of `after`), lots whose stored values
+ * differ are updated, lots only before it are deleted. Only those lots are converted to store values; an unchanged
+ * lot (usually the very same object) costs one identity check.
+ */
+export function ledgerLotChanges(
+  before: { lots: readonly TaxLot[]; shortLots?: readonly ShortLot[] | undefined },
+  after: { lots: readonly TaxLot[]; shortLots?: readonly ShortLot[] | undefined },
+): LedgerLotChanges {
+  const inserted: LedgerLotInput[] = [];
+  const updated: LedgerLotInput[] = [];
+  const insertedShort: ShortLotInput[] = [];
+  const updatedShort: ShortLotInput[] = [];
+  const prev = new Map<string, TaxLot>();
+  for (const l of before.lots) prev.set(l.id, l);
+  for (const l of after.lots) {
+    const p = prev.get(l.id);
+    if (p === undefined) inserted.push(ledgerLotInput(l));
+    else {
+      prev.delete(l.id);
+      if (!sameStoredLot(p, l)) updated.push(ledgerLotInput(l));
+    }
+  }
+  const prevShort = new Map<string, ShortLot>();
+  for (const l of before.shortLots ?? []) prevShort.set(l.id, l);
+  for (const l of after.shortLots ?? []) {
+    const p = prevShort.get(l.id);
+    if (p === undefined) insertedShort.push(shortLotInput(l));
+    else {
+      prevShort.delete(l.id);
+      if (!sameStoredShort(p, l)) updatedShort.push(shortLotInput(l));
+    }
+  }
+  return { inserted, insertedShort, updated, updatedShort, deleted: [...prev.keys(), ...prevShort.keys()] };
+}
+
+/** The ids of lots held before that a {@link LedgerLotChanges} batch updates or deletes. */
+export function touchedLotIds(changes: LedgerLotChanges): string[] {
+  return [
+    ...changes.updated.map((l) => l.uuid),
+    ...changes.updatedShort.map((l) => l.uuid),
+    ...changes.deleted,
+  ];
+}
+
+/**
+ * The plan of a batch that names only the lots it changed. `held` maps each id of {@link touchedLotIds} that the
+ * account holds to its side. Refuses (before anything is written) an update or delete of a lot the account does not
+ * hold on that side, and an id listed twice.
+ * @throws {ConflictError} `lots_changed`
+ * @throws {TypeError} when the batch lists one lot id twice.
+ */
+export function planFromChanges(
+  accountUuid: string,
+  changes: LedgerLotChanges,
+  held: ReadonlyMap<string, string>,
+): LotChangePlan {
+  const desired = desiredLots(changes.inserted, changes.insertedShort);
+  const updates = desiredLots(changes.updated, changes.updatedShort);
+  const ids = new Set<string>([...desired.keys(), ...updates.keys(), ...changes.deleted]);
+  const listed =
+    changes.inserted.length +
+    changes.insertedShort.length +
+    changes.updated.length +
+    changes.updatedShort.length +
+    changes.deleted.length;
+  if (ids.size !== listed) throw new TypeError("applyBatch: a lot id appears twice in lotChanges");
+  const missing: string[] = [];
+  for (const [id, cols] of updates) if (held.get(id) !== cols[0]) missing.push(id);
+  for (const id of changes.deleted) if (!held.has(id)) missing.push(id);
+  if (missing.length > 0)
+    throw new ConflictError(
+      `Lot${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ` and ${missing.length - 10} more` : ""} of account ${accountUuid} changed since the batch read them; nothing was applied (retry).`,
+      "lots_changed",
+    );
+  return { deletes: [...changes.deleted], updates: [...updates], inserts: [...desired] };
 }
 
 /** Digits after the point of a plain decimal string ("10.50" -> 2). */

@@ -309,7 +309,10 @@ export interface RealizedLotRecord {
   record: unknown;
 }
 
-/** A realized row to store (the store adds the account and its client). */
+/**
+ * A realized row to store (the store adds the account and its client). `record` is written as
+ * `JSON.stringify(record)`: the core's entry itself will do (its decimals serialize as strings).
+ */
 export type RealizedLotInput = Omit<RealizedLotRecord, "accountUuid" | "clientUuid">;
 
 export type CorporateActionKind =
@@ -336,15 +339,45 @@ export interface CorporateActionApplicationRecord {
   appliedAt: string;
 }
 
+/**
+ * Only the lots a batch changed, for {@link LedgerBatch.lotChanges}: the store writes these and reads no other lot
+ * of the account. Every id of `updated` and `deleted` must be a lot the account holds on that side (else the batch is
+ * refused with `lots_changed`: the lots changed since the caller read them); `inserted` ids must be unused.
+ */
+export interface LedgerLotChanges {
+  /** Lots the batch opened (long then short), appended after the account's last position in this order. */
+  inserted: readonly LedgerLotInput[];
+  insertedShort: readonly ShortLotInput[];
+  /** Lots held before whose columns changed, updated in place (their position is kept). */
+  updated: readonly LedgerLotInput[];
+  updatedShort: readonly ShortLotInput[];
+  /** Ids of the lots (long or short) the batch closed. */
+  deleted: readonly string[];
+}
+
 /** What one application of executions and actions writes to an account (see LedgerRepository.applyBatch). */
-export interface LedgerBatch {
+export type LedgerBatch = LedgerBatchCommon &
+  (
+    | {
+        /** The account's long lots after the batch (every one: lots absent from it are deleted). */
+        lotsAfter: readonly LedgerLotInput[];
+        /** The account's short lots after the batch. */
+        shortLotsAfter: readonly ShortLotInput[];
+        lotChanges?: undefined;
+      }
+    | {
+        /** Instead of the whole lot set after the batch: only the lots it changed (no read of the others). */
+        lotChanges: LedgerLotChanges;
+        lotsAfter?: undefined;
+        shortLotsAfter?: undefined;
+      }
+  );
+
+/** The fields of {@link LedgerBatch} besides its lots. */
+export interface LedgerBatchCommon {
   executions: readonly ExecutionInput[];
   /** New realized rows, and earlier rows of the account rewritten (same entry id) by a wash sale. */
   realized: readonly RealizedLotInput[];
-  /** The account's long lots after the batch (every one: lots absent from it are deleted). */
-  lotsAfter: readonly LedgerLotInput[];
-  /** The account's short lots after the batch. */
-  shortLotsAfter: readonly ShortLotInput[];
   /** Decimal string added to the account's USD cash. */
   cashDelta: string;
   /** Corporate actions this batch applied (each once per account). */

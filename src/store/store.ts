@@ -48,6 +48,11 @@ export class Store {
   readonly now: () => string;
   private readonly db: Db;
   private tokenStatement: ReturnType<Db["prepare"]> | undefined;
+  /**
+   * Set when a ledger batch failed after its first write inside the open transaction (it joins a caller's
+   * transaction without a savepoint): that transaction must not commit, so its commit rolls back and throws.
+   */
+  private failedWrite: { error: unknown } | undefined;
   private writeCountStatement: ReturnType<Db["prepare"]> | undefined;
 
   constructor(path: string, options: StoreOptions = {}) {
@@ -69,28 +74,58 @@ export class Store {
     this.riskModels = new RiskModelRepository(this.db, this.now);
     this.backtestJobs = new BacktestJobRepository(this.db, this.now);
     this.market = new MarketRepository(this.db, this.now);
-    this.ledger = new LedgerRepository(this.db, this.now);
+    this.ledger = new LedgerRepository(this.db, this.now, (error) => {
+      this.failedWrite ??= { error };
+    });
     this.tables = new TableRepository(this.db);
   }
 
   /** Run `fn` as one transaction (nested calls join the outer one). Throwing rolls everything back. */
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
-    return this.db.transaction(fn).immediate();
+    return this.db
+      .transaction(() => {
+        this.failedWrite = undefined;
+        const result = fn();
+        this.throwIfFailedWrite();
+        return result;
+      })
+      .immediate();
+  }
+
+  /** Throws (clearing the mark) when a write failed half-way inside the open transaction; see `failedWrite`. */
+  private throwIfFailedWrite(): void {
+    const failed = this.failedWrite;
+    if (failed === undefined) return;
+    this.failedWrite = undefined;
+    const message = failed.error instanceof Error ? failed.error.message : String(failed.error);
+    throw new Error(
+      `The transaction was rolled back: a ledger batch failed inside it after writing (${message}).`,
+      { cause: failed.error },
+    );
   }
 
   /** Open a transaction by hand (BEGIN IMMEDIATE); {@link SqliteStore} pairs it with commit or rollback. */
   begin(): void {
     this.db.exec("BEGIN IMMEDIATE");
+    this.failedWrite = undefined;
   }
 
-  /** Commit the transaction opened by {@link begin}. */
+  /**
+   * Commit the transaction opened by {@link begin}; when a ledger batch failed half-way inside it (and the caller
+   * went on), roll it back instead and throw.
+   */
   commit(): void {
+    if (this.failedWrite !== undefined) {
+      this.rollback();
+      this.throwIfFailedWrite();
+    }
     this.db.exec("COMMIT");
   }
 
   /** Roll back the transaction opened by {@link begin} (nothing when SQLite already rolled it back). */
   rollback(): void {
+    this.failedWrite = undefined;
     if (this.db.open && this.db.inTransaction) this.db.exec("ROLLBACK");
   }
 

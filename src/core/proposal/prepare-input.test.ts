@@ -245,7 +245,12 @@ describe("buildProposal: bad input", () => {
       ],
     });
     expect(currency).toEqual([
-      { path: "lots[0].currency", message: expect.stringContaining("lot C of XYZ:XNYS is in CAD") },
+      {
+        path: "lots[0].currency",
+        message: expect.stringContaining(
+          "lot C of XYZ:XNYS has cost_basis_currency CAD, but XYZ:XNYS trades in USD: correct the lot (cost_basis_currency USD",
+        ),
+      },
     ]);
   });
 

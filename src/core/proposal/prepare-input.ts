@@ -473,7 +473,7 @@ export function prepareProposal(input: ProposalInput): PreparedProposal {
       if (lot.currency !== sec.currency)
         issues.push({
           path: `lots[${input.lots.indexOf(lot)}].currency`,
-          message: `lot ${lot.id} of ${id} is in ${lot.currency}, the security trades in ${sec.currency}`,
+          message: `lot ${lot.id} of ${id} has cost_basis_currency ${lot.currency}, but ${id} trades in ${sec.currency}: correct the lot (cost_basis_currency ${sec.currency} with its fx_rate in ${sec.currency} per USD), by importing the account's lots again or updating its holdings.tax_lots`,
         });
     const shortLots = shortsOf.get(id) ?? [];
     const longQuantity = sumDecimals(lots.map((lot) => lot.quantity));

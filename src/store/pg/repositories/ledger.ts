@@ -11,7 +11,9 @@ import {
   type LotChangePlan,
   type LotColumns,
   periodBounds,
+  planFromChanges,
   planLotChanges,
+  touchedLotIds,
 } from "../../ledger-mapper.js";
 import type { Promised } from "../../lotwise-store.js";
 import type {
@@ -185,6 +187,13 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
   }
 
   private async planLots(accountUuid: string, batch: LedgerBatch): Promise<LotChangePlan> {
+    if (batch.lotChanges !== undefined) {
+      const held = await this.db.arrays<[string, string]>(
+        "SELECT uuid, side FROM tax_lots WHERE account_uuid = $1 AND uuid = ANY($2::text[])",
+        [accountUuid, touchedLotIds(batch.lotChanges)],
+      );
+      return planFromChanges(accountUuid, batch.lotChanges, new Map(held));
+    }
     const rows = await this.db.arrays<[string, ...LotColumns]>(
       `SELECT uuid, ${LOT_COMPARE_COLUMNS} FROM tax_lots WHERE account_uuid = $1`,
       [accountUuid],
@@ -289,6 +298,14 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
          trade_date AS "openDate"
        FROM tax_lots WHERE account_uuid = $1 AND side = 'short' ORDER BY position`,
       [accountUuid],
+    );
+  }
+
+  async appliedExecutionIds(accountUuid: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return this.db.column<string>(
+      "SELECT execution_id FROM executions WHERE account_uuid = $1 AND execution_id = ANY($2::text[])",
+      [accountUuid, [...ids]],
     );
   }
 
