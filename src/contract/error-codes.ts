@@ -108,6 +108,10 @@ export const ERROR_CODES = {
     status: 409,
     when: "an execution id (a trade's, or a proposal's order) already applied to the account; nothing of the batch is applied",
   },
+  lots_changed: {
+    status: 409,
+    when: "a lot the executions relieve was changed by a concurrent request after it was read; nothing of the batch is applied (retry)",
+  },
   payload_too_large: {
     status: 413,
     when: "the body is over the limit (1 MiB by default; 16 MiB for a risk-model upload, 256 MiB for a streamed lots CSV)",

@@ -1008,6 +1008,7 @@ export const OPERATIONS = {
       "account_not_found",
       "proposal_not_found",
       "execution_already_applied",
+      "lots_changed",
       "missing_price",
     ],
     run: ({ ctx, org, params, body }) =>
@@ -1022,7 +1023,13 @@ export const OPERATIONS = {
       "Extension. A batch of buys, sells, short sales and covers with the caller's execution ids, applied whole or not at all (one transaction). Sells relieve the lots they name, else the account's lot method (`metadata.lot_method`, default TAX_OPTIMAL) picks them. Errors: validation_error naming `trades[i].field` (oversell, unknown lot, trade date before the lot's, price <= 0...), invalid_tickers, execution_already_applied (409) when an id was already applied.",
     body: { schema: tradesRequestSchema },
     response: { status: 200, schema: executionResultSchema, description: "What was applied." },
-    errors: ["client_not_found", "account_not_found", "invalid_tickers", "execution_already_applied"],
+    errors: [
+      "client_not_found",
+      "account_not_found",
+      "invalid_tickers",
+      "execution_already_applied",
+      "lots_changed",
+    ],
     run: ({ ctx, org, params, body }) =>
       recordTrades(ctx, org, params.client_uuid, params.account_uuid, body),
   }),
@@ -1056,7 +1063,7 @@ export const OPERATIONS = {
       clientTimeoutMs: LOTS_UPLOAD_TIMEOUT_MS,
     },
     response: { status: 200, schema: executionResultSchema, description: "What was applied." },
-    errors: ["account_not_found", "invalid_trades_file", "execution_already_applied"],
+    errors: ["account_not_found", "invalid_trades_file", "execution_already_applied", "lots_changed"],
     run: ({ ctx, org, params, query, upload }) => importTrades(ctx, org, params.account_uuid, upload, query),
   }),
   accountRealized: defineOperation({
