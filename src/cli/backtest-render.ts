@@ -136,8 +136,12 @@ export interface TaxYearRow {
   saved: string;
 }
 
-/** A case's years, then the liquidation (when charged) and the total. */
-export function taxYearRows(c: BacktestCaseResult): TaxYearRow[] {
+/**
+ * A case's years, then the liquidation (when charged) and the total. With the reference case (`reference`, pre_tax),
+ * the liquidation row shows what the liquidation saved against it, so that the "Saved vs pre_tax" column adds up
+ * to its total (the attribution's tax_effect_usd).
+ */
+export function taxYearRows(c: BacktestCaseResult, reference?: BacktestCaseResult): TaxYearRow[] {
   const years = c.tax_years ?? [];
   const rows: TaxYearRow[] = years.map((y) => ({
     year: String(y.year),
@@ -160,7 +164,10 @@ export function taxYearRows(c: BacktestCaseResult): TaxYearRow[] {
       ltLosses: "",
       harvested: "",
       taxes: money(liquidation),
-      saved: "",
+      saved:
+        reference?.liquidation_tax === undefined || c.attribution === undefined
+          ? ""
+          : money(reference.liquidation_tax - liquidation),
     });
   rows.push({
     year: "total",
@@ -173,6 +180,15 @@ export function taxYearRows(c: BacktestCaseResult): TaxYearRow[] {
     saved: c.attribution === undefined ? "" : money(c.attribution.tax_effect_usd),
   });
   return rows;
+}
+
+/** The case `name`'s attribution reference (pre_tax) in `result`, if it is there. */
+export function referenceOf(
+  result: Readonly<Record<string, BacktestCaseResult>>,
+  name: string,
+): BacktestCaseResult | undefined {
+  const ref = result[name]?.attribution?.reference_case;
+  return ref === undefined ? undefined : result[ref];
 }
 
 /** Headers of the year table, in {@link TaxYearRow} order. */
@@ -209,7 +225,7 @@ export function renderTaxSection(result: Readonly<Record<string, BacktestCaseRes
   for (const n of names)
     parts.push(
       renderTable(
-        taxYearRows(result[n]!),
+        taxYearRows(result[n]!, referenceOf(result, n)),
         TAX_YEAR_HEADERS.map(([key, header]) => ({
           header,
           value: (r: TaxYearRow) => r[key],

@@ -14,6 +14,7 @@ import {
   caseOrder,
   lossUsageText,
   priceReturnOnly,
+  referenceOf,
   statusLine,
   summaryRows,
   TAX_YEAR_HEADERS,
@@ -257,6 +258,7 @@ function taxSectionHtml(result: Readonly<Record<string, BacktestCaseResult>>): s
       `<h3>${escapeHtml(n)} by year (USD)</h3>`,
       `<table><tr>${TAX_YEAR_HEADERS.map(([, h]) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>${taxYearRows(
         result[n]!,
+        referenceOf(result, n),
       )
         .map((row) => `<tr>${TAX_YEAR_HEADERS.map(([k]) => `<td>${escapeHtml(row[k])}</td>`).join("")}</tr>`)
         .join("")}</table>`,

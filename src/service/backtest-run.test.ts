@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { referenceOf, taxYearRows } from "../cli/backtest-render.js";
 import {
   backtestCaseResultSchema,
   backtestResolvedParamsSchema,
@@ -165,6 +166,17 @@ describe("account backtest service over the demo store", () => {
       expect(other[name]!.attribution!.liquidation_recapture).toBe(0);
       expect(other[name]!.liquidation_tax).toBe(0);
     }
+    // The CLI's year table: the years' and the liquidation's savings against pre_tax add up to the total shown.
+    for (const result of [base, other])
+      for (const name of ["tax_managed", "harvest_baseline"]) {
+        const rows = taxYearRows(result[name]!, referenceOf(result, name));
+        const cents = (v: string) => Math.round(Number(v.replaceAll(",", "")) * 100);
+        const total = rows.at(-1)!;
+        expect(total.year).toBe("total");
+        const parts = rows.slice(0, -1).reduce((sum, r) => sum + (r.saved === "" ? 0 : cents(r.saved)), 0);
+        expect(Math.abs(parts - cents(total.saved)), name).toBeLessThanOrEqual(rows.length);
+        expect(cents(total.saved)).toBe(Math.round(result[name]!.attribution!.tax_effect_usd * 100));
+      }
     const tm = base.tax_managed!;
     expect(tm.attribution!.after_tax_active_return * 1e4).toBeCloseTo(tm.tax_alpha_bps!, 9);
     // Outside gains credit every harvested loss at its rate in its year: more tax saved along the way.
