@@ -87,7 +87,8 @@ export function svgLineChart(
   const labelled = [...new Set([0, Math.floor((dates.length - 1) / 2), dates.length - 1])];
   for (const i of labelled)
     parts.push(
-      `<text x="${fmt(x(dates[i]!))}" y="${height - m.bottom + 18}" text-anchor="middle">${escapeHtml(dates[i]!)}</text>`,
+      // The first and last dates sit at the plot's edges: anchored inward so that they are not clipped.
+      `<text x="${fmt(x(dates[i]!))}" y="${height - m.bottom + 18}" text-anchor="${i === 0 && dates.length > 1 ? "start" : i === dates.length - 1 && i > 0 ? "end" : "middle"}">${escapeHtml(dates[i]!)}</text>`,
     );
   parts.push(
     `<line x1="${m.left}" x2="${m.left}" y1="${m.top}" y2="${height - m.bottom}" class="axis"/>`,
