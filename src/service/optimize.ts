@@ -28,6 +28,7 @@ import {
   optimizePortfolio,
 } from "../core/optimizer/index.js";
 import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/index.js";
+import { totalReturnPanel } from "../core/themes/return-panel.js";
 import type { AccountRecord, MarketRepository, RiskModelKind } from "../store/index.js";
 import { holdingsAt } from "./backtest-run.js";
 import {
@@ -401,20 +402,6 @@ export async function priceHistory(
   const m = await market.priceMatrix(from, asOf, assets);
   const n = assets.length;
   const T = m.dates.length;
-  const column = new Map(assets.map((id, i) => [id, i]));
-  const row = new Map(m.dates.map((d, t) => [d, t]));
-  const ratio = new Float64Array(T * n).fill(1);
-  for (const s of await market.splits(from, asOf)) {
-    const i = column.get(s.themeAssetId);
-    const t = row.get(s.date);
-    if (i !== undefined && t !== undefined) ratio[t * n + i]! *= s.ratio;
-  }
-  const dividend = new Float64Array(T * n);
-  for (const d of await market.dividends(from, asOf)) {
-    const i = column.get(d.themeAssetId);
-    const t = row.get(d.exDate);
-    if (i !== undefined && t !== undefined) dividend[t * n + i]! += d.amount;
-  }
   const fxSeries = new Map<Currency, Float64Array>();
   for (const c of new Set(currencies)) {
     const series = new Float64Array(T).fill(c === "USD" ? 1 : Number.NaN);
@@ -428,16 +415,26 @@ export async function priceHistory(
     }
     fxSeries.set(c, series);
   }
+  // The total-return panel the theme backtest uses (core/themes/return-panel.ts; the account backtester's
+  // core/backtest/market-data.ts agrees): a split and a dividend of one date count as one share becoming n shares,
+  // each receiving the dividend; events dated on a non-trading day count on the next trading date.
+  const panel = totalReturnPanel({
+    dates: m.dates,
+    ids: assets,
+    close: m.close,
+    splits: await market.splits(from, asOf),
+    dividends: await market.dividends(from, asOf),
+    fxPerUsd: currencies.map((c) => (c === "USD" ? undefined : fxSeries.get(c))),
+  });
   const periods = Math.max(0, Math.min(RISK_LOOKBACK_DAYS, T - 1));
   const returns = new Float64Array(periods * n).fill(Number.NaN);
   for (let s = 0; s < periods; s++) {
     const t = T - periods + s;
     for (let i = 0; i < n; i++) {
-      const fx = fxSeries.get(currencies[i]!)!;
-      const a = m.close[(t - 1) * n + i]! / fx[t - 1]!;
-      const b = (m.close[t * n + i]! * ratio[t * n + i]! + dividend[t * n + i]!) / fx[t]!;
-      const r = b / a - 1;
-      if (Number.isFinite(r) && a > 0) returns[s * n + i] = r;
+      // A return only between two consecutive priced dates (a gap is missing data for the risk model).
+      if (panel.priced[t * n + i] !== 1 || panel.priced[(t - 1) * n + i] !== 1) continue;
+      const r = panel.growth[t * n + i]! - 1;
+      if (Number.isFinite(r)) returns[s * n + i] = r;
     }
   }
   const advUsd = new Float64Array(n).fill(Number.NaN);
