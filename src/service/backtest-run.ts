@@ -84,7 +84,10 @@ export const DEFAULT_STARTING_NAV = 1_000_000;
 export const DEFAULT_RISK_FREE_RATE_PCT = 4;
 /** Default window: the three years ending on the last market date. */
 export const DEFAULT_BACKTEST_YEARS = 3;
-/** Calendar days of price history loaded before the start, for the policies' risk model (~252 trading days). */
+/**
+ * Calendar days of price history read before a date for a risk model (~252 trading days plus slack): before a
+ * backtest's start for its policies, before an optimization's as-of date for the optimizer.
+ */
 export const RISK_HISTORY_CALENDAR_DAYS = 380;
 /** Benchmarks tried, in order, when the account names none (re-exported from service/targets). */
 export { FALLBACK_BENCHMARKS } from "./targets.js";

@@ -30,7 +30,7 @@ import {
 import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/index.js";
 import { totalReturnPanel } from "../core/themes/return-panel.js";
 import type { AccountRecord, MarketRepository, RiskModelKind } from "../store/index.js";
-import { holdingsAt } from "./backtest-run.js";
+import { holdingsAt, RISK_HISTORY_CALENDAR_DAYS } from "./backtest-run.js";
 import {
   type AccountValue,
   accountValue,
@@ -56,8 +56,6 @@ import { benchmarkSource, benchmarkWeightsAsOf } from "./targets.js";
 
 /** Risk model when a configuration names none. */
 export const DEFAULT_RISK_MODEL = "pca";
-/** Calendar days of prices read before the as-of date for the risk model (~1 year of trading days plus slack). */
-export const RISK_HISTORY_CALENDAR_DAYS = 380;
 /** Trading days averaged for the average daily traded value (spread and impact terms). */
 export const ADV_WINDOW_DAYS = 63;
 
