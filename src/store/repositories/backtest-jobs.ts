@@ -16,7 +16,10 @@ import {
 } from "../records.js";
 import { fromJson } from "./util.js";
 
-interface JobRow {
+// The job row and its mapping to a record are shared with the PostgreSQL repository
+// (src/store/pg/repositories/backtest-jobs.ts): same columns; cancel_requested is INTEGER 0/1 here, boolean there.
+
+export interface JobRow {
   id: string;
   organization_uuid: string;
   kind: JobKind;
@@ -27,7 +30,7 @@ interface JobRow {
   progress: string | null;
   result: string | null;
   error_message: string | null;
-  cancel_requested: number;
+  cancel_requested: number | boolean;
   attempts: number;
   lease_owner: string | null;
   heartbeat_at: string | null;
@@ -36,7 +39,7 @@ interface JobRow {
   finished_at: string | null;
 }
 
-const toJob = (r: JobRow): BacktestJobRecord => ({
+export const toJob = (r: JobRow): BacktestJobRecord => ({
   id: r.id,
   organizationUuid: r.organization_uuid,
   kind: r.kind,
@@ -47,7 +50,7 @@ const toJob = (r: JobRow): BacktestJobRecord => ({
   progress: fromJson<BacktestProgress>(r.progress),
   result: fromJson<Record<string, unknown>>(r.result),
   errorMessage: r.error_message,
-  cancelRequested: r.cancel_requested === 1,
+  cancelRequested: Boolean(r.cancel_requested),
   attempts: r.attempts,
   leaseOwner: r.lease_owner,
   heartbeatAt: r.heartbeat_at,
@@ -323,7 +326,7 @@ export class BacktestJobRepository {
           (options.liveOwners.includes(r.lease_owner) || options.isLiveOwner?.(r.lease_owner) === true);
         const stale = r.heartbeat_at === null || r.heartbeat_at < options.staleBefore;
         if (live && !stale) continue;
-        if (r.cancel_requested === 1) {
+        if (r.cancel_requested) {
           this.fail(r.id, "Cancelled; its worker stopped before finishing.");
           failed.push(r.id);
         } else if (r.attempts < options.maxAttempts) {

@@ -14,7 +14,10 @@ import type {
 } from "../records.js";
 import { fromJson, statementCache, toJson } from "./util.js";
 
-interface ClientRow {
+// Row shapes and their mapping to records, shared with the PostgreSQL repository (src/store/pg/repositories/clients.ts):
+// the two engines return the same columns; where a driver gives a column another JS type, the row type allows both.
+
+export interface ClientRow {
   uuid: string;
   organization_uuid: string;
   external_id: string | null;
@@ -23,7 +26,7 @@ interface ClientRow {
   modified: string;
 }
 
-interface AccountRow {
+export interface AccountRow {
   uuid: string;
   organization_uuid: string;
   client_uuid: string;
@@ -35,15 +38,15 @@ interface AccountRow {
   portfolio_config_uuid: string | null;
   customization_config: string | null;
   metadata: string | null;
-  is_read_only: number;
+  /** INTEGER 0/1 in SQLite, boolean in PostgreSQL. */
+  is_read_only: number | boolean;
   created: string;
   modified: string;
 }
 
-interface LotRow {
+export interface LotRow {
   uuid: string;
   account_uuid: string;
-  position: number;
   theme_asset_id: string;
   quantity: string;
   cost_basis: string;
@@ -56,7 +59,11 @@ interface LotRow {
   last_sold_for_loss_date: string | null;
 }
 
-const toClient = (r: ClientRow): ClientRecord => ({
+/** The lot columns of a {@link TaxLotRow}, in its order. */
+export const LOT_ROW_COLUMNS = `uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency, fx_rate,
+  trade_date, holding_period_start, wash_sale_date, last_sold_for_loss_date`;
+
+export const toClient = (r: ClientRow): ClientRecord => ({
   uuid: r.uuid,
   organizationUuid: r.organization_uuid,
   externalId: r.external_id,
@@ -65,7 +72,7 @@ const toClient = (r: ClientRow): ClientRecord => ({
   modified: r.modified,
 });
 
-const toAccount = (r: AccountRow): AccountRecord => ({
+export const toAccount = (r: AccountRow): AccountRecord => ({
   uuid: r.uuid,
   organizationUuid: r.organization_uuid,
   clientUuid: r.client_uuid,
@@ -77,12 +84,12 @@ const toAccount = (r: AccountRow): AccountRecord => ({
   portfolioConfigUuid: r.portfolio_config_uuid,
   customizationConfig: fromJson(r.customization_config),
   metadata: fromJson(r.metadata),
-  isReadOnly: r.is_read_only === 1,
+  isReadOnly: Boolean(r.is_read_only),
   created: r.created,
   modified: r.modified,
 });
 
-const toLot = (r: LotRow): TaxLotRecord => ({
+export const toLot = (r: LotRow): TaxLotRecord => ({
   uuid: r.uuid,
   accountUuid: r.account_uuid,
   themeAssetId: r.theme_asset_id,
@@ -408,8 +415,7 @@ export class AccountRepository {
   private lotColumns(accountUuid: string): TaxLotRow[] {
     return this.db
       .prepare(
-        `SELECT uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency, fx_rate, trade_date,
-          holding_period_start, wash_sale_date, last_sold_for_loss_date
+        `SELECT ${LOT_ROW_COLUMNS}
          FROM tax_lots WHERE account_uuid = ? AND side = 'long' ORDER BY position`,
       )
       .raw(true)

@@ -22,7 +22,10 @@ import type { MarketDataWriter } from "../../market/writer.js";
 import type { Db } from "../database.js";
 import type { MarketImportRecord } from "../records.js";
 
-interface SecurityRow {
+// The security row, its column list, its upsert and its mapping to a Security are shared with the PostgreSQL repository
+// (src/store/pg/repositories/market.ts): both engines return the same columns with the same JS types.
+
+export interface SecurityRow {
   theme_asset_id: string;
   symbol: string;
   mic: string;
@@ -41,7 +44,19 @@ interface SecurityRow {
   delisted_on: string | null;
 }
 
-const toSecurity = (r: SecurityRow): Security => ({
+/** The columns of a {@link SecurityRow}, in the securities table's order. */
+export const SECURITY_COLUMNS = `theme_asset_id, symbol, mic, name, currency, country, asset_type, sector, industry_group,
+  industry, sub_industry, sic_code, shares_outstanding, description, listed_from, delisted_on`;
+
+/** What an upsert of a security whose listing exists already replaces: every column but the key. */
+export const SECURITY_UPSERT = `ON CONFLICT (theme_asset_id) DO UPDATE SET symbol = excluded.symbol, mic = excluded.mic, name = excluded.name,
+  currency = excluded.currency, country = excluded.country, asset_type = excluded.asset_type,
+  sector = excluded.sector, industry_group = excluded.industry_group, industry = excluded.industry,
+  sub_industry = excluded.sub_industry, sic_code = excluded.sic_code,
+  shares_outstanding = excluded.shares_outstanding, description = excluded.description,
+  listed_from = excluded.listed_from, delisted_on = excluded.delisted_on`;
+
+export const toSecurity = (r: SecurityRow): Security => ({
   themeAssetId: r.theme_asset_id,
   symbol: r.symbol,
   mic: r.mic,
@@ -59,6 +74,40 @@ const toSecurity = (r: SecurityRow): Security => ({
   listedFrom: r.listed_from,
   delistedOn: r.delisted_on,
 });
+
+/**
+ * The checks and the empty answer of `characteristicsAsOfDates` (both engines): the column of each listing and a
+ * K x n grid of NaN.
+ * @throws {RangeError} when `asOfDates` is not ascending or `themeAssetIds` repeats an id.
+ */
+export function characteristicsGrid(
+  themeAssetIds: readonly string[],
+  asOfDates: readonly string[],
+): { column: Map<string, number>; out: Float64Array } {
+  const n = themeAssetIds.length;
+  const K = asOfDates.length;
+  for (let k = 1; k < K; k++) {
+    if (!(asOfDates[k - 1]! <= asOfDates[k]!)) {
+      throw new RangeError(
+        `characteristicsAsOfDates: asOfDates must be ascending (${asOfDates[k - 1]}, ${asOfDates[k]})`,
+      );
+    }
+  }
+  const column = new Map(themeAssetIds.map((id, i) => [id, i]));
+  if (column.size !== n) throw new RangeError("characteristicsAsOfDates: themeAssetIds must be distinct");
+  return { column, out: new Float64Array(K * n).fill(Number.NaN) };
+}
+
+/** Listing ids grouped by symbol, from (symbol, id) pairs in (symbol, id) order. */
+export function idsBySymbol(rows: readonly (readonly [string, string])[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [symbol, id] of rows) {
+    const list = out.get(symbol);
+    if (list) list.push(id);
+    else out.set(symbol, [id]);
+  }
+  return out;
+}
 
 /** Columnar closes for a set of securities over a window (see src/core/data/types.ts). */
 export interface CloseMatrix {
@@ -165,16 +214,10 @@ export class MarketRepository implements MarketDataWriter {
 
   upsertSecurities(securities: readonly Security[]): void {
     const stmt = this.db.prepare(
-      `INSERT INTO securities (theme_asset_id, symbol, mic, name, currency, country, asset_type, sector, industry_group,
-         industry, sub_industry, sic_code, shares_outstanding, description, listed_from, delisted_on)
+      `INSERT INTO securities (${SECURITY_COLUMNS})
        VALUES (@themeAssetId, @symbol, @mic, @name, @currency, @country, @assetType, @sector, @industryGroup,
          @industry, @subIndustry, @sicCode, @sharesOutstanding, @description, @listedFrom, @delistedOn)
-       ON CONFLICT (theme_asset_id) DO UPDATE SET symbol = excluded.symbol, mic = excluded.mic, name = excluded.name,
-         currency = excluded.currency, country = excluded.country, asset_type = excluded.asset_type,
-         sector = excluded.sector, industry_group = excluded.industry_group, industry = excluded.industry,
-         sub_industry = excluded.sub_industry, sic_code = excluded.sic_code,
-         shares_outstanding = excluded.shares_outstanding, description = excluded.description,
-         listed_from = excluded.listed_from, delisted_on = excluded.delisted_on`,
+       ${SECURITY_UPSERT}`,
     );
     this.transaction(() => {
       for (const s of securities) stmt.run(s);
@@ -349,13 +392,7 @@ export class MarketRepository implements MarketDataWriter {
       )
       .raw()
       .all() as [string, string][];
-    const out = new Map<string, string[]>();
-    for (const [symbol, id] of rows) {
-      const list = out.get(symbol);
-      if (list) list.push(id);
-      else out.set(symbol, [id]);
-    }
-    return out;
+    return idsBySymbol(rows);
   }
 
   /**
@@ -744,16 +781,7 @@ export class MarketRepository implements MarketDataWriter {
   ): Float64Array {
     const n = themeAssetIds.length;
     const K = asOfDates.length;
-    for (let k = 1; k < K; k++) {
-      if (!(asOfDates[k - 1]! <= asOfDates[k]!)) {
-        throw new RangeError(
-          `characteristicsAsOfDates: asOfDates must be ascending (${asOfDates[k - 1]}, ${asOfDates[k]})`,
-        );
-      }
-    }
-    const column = new Map(themeAssetIds.map((id, i) => [id, i]));
-    if (column.size !== n) throw new RangeError("characteristicsAsOfDates: themeAssetIds must be distinct");
-    const out = new Float64Array(K * n).fill(Number.NaN);
+    const { column, out } = characteristicsGrid(themeAssetIds, asOfDates);
     if (K === 0 || n === 0) return out;
     const first = asOfDates[0]!;
     const last = asOfDates[K - 1]!;

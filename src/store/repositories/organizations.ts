@@ -11,7 +11,10 @@ interface OrgRow {
   modified: string;
 }
 
-interface KeyRow {
+// The key row, its mapping to a record, key issuing and key checking are shared with the PostgreSQL repository
+// (src/store/pg/repositories/organizations.ts): both engines store the same columns.
+
+export interface KeyRow {
   id: string;
   organization_uuid: string;
   prefix: string;
@@ -23,6 +26,7 @@ interface KeyRow {
 }
 
 const KEY_PREFIX = "lw";
+export const ORG_COLUMNS = "uuid, name, created, modified";
 
 export class OrganizationRepository {
   constructor(
@@ -34,9 +38,7 @@ export class OrganizationRepository {
     const t = this.now();
     const rec = { uuid: randomUUID(), name, created: t, modified: t };
     this.db
-      .prepare(
-        "INSERT INTO organizations (uuid, name, created, modified) VALUES (@uuid, @name, @created, @modified)",
-      )
+      .prepare(`INSERT INTO organizations (${ORG_COLUMNS}) VALUES (@uuid, @name, @created, @modified)`)
       .run(rec);
     return rec;
   }
@@ -63,7 +65,7 @@ function hashKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
 }
 
-function toKeyRecord(r: KeyRow): ApiKeyRecord {
+export function toKeyRecord(r: KeyRow): ApiKeyRecord {
   return {
     id: r.id,
     organizationUuid: r.organization_uuid,
@@ -73,6 +75,48 @@ function toKeyRecord(r: KeyRow): ApiKeyRecord {
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
   };
+}
+
+/** A new key of the organization: its row (holding only the key's hash) and the plaintext key. */
+export function newApiKey(
+  organizationUuid: string,
+  label: string | null,
+  created: string,
+): { row: KeyRow; key: string } {
+  const id = randomBytes(6).toString("hex");
+  const key = `${KEY_PREFIX}_${id}_${randomBytes(32).toString("base64url")}`;
+  const row: KeyRow = {
+    id,
+    organization_uuid: organizationUuid,
+    prefix: key.slice(0, 15),
+    hash: hashKey(key),
+    label,
+    created,
+    last_used_at: null,
+    revoked_at: null,
+  };
+  return { row, key };
+}
+
+/** The public id of a presented key, or undefined when the key is malformed. */
+export function apiKeyId(presented: string): string | undefined {
+  return /^lw_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/.exec(presented)?.[1];
+}
+
+/**
+ * Who a presented key authenticates, given the row of its id (undefined when unknown): undefined for an unknown,
+ * wrong or revoked key. The stored and presented hashes are compared with `timingSafeEqual`, also for an unknown
+ * id, so unknown ids cost the same as wrong secrets.
+ */
+export function checkApiKey(
+  presented: string,
+  row: KeyRow | undefined,
+): { organizationUuid: string; keyId: string } | undefined {
+  const expected = Buffer.from(row?.hash ?? "0".repeat(64), "hex");
+  const actual = Buffer.from(hashKey(presented), "hex");
+  const same = timingSafeEqual(expected, actual);
+  if (!row || !same || row.revoked_at !== null) return undefined;
+  return { organizationUuid: row.organization_uuid, keyId: row.id };
 }
 
 /**
@@ -87,18 +131,7 @@ export class ApiKeyRepository {
 
   /** Issue a new key for an organization. Returns the record and the plaintext key (never stored). */
   create(organizationUuid: string, label: string | null = null): { record: ApiKeyRecord; key: string } {
-    const id = randomBytes(6).toString("hex");
-    const key = `${KEY_PREFIX}_${id}_${randomBytes(32).toString("base64url")}`;
-    const row: KeyRow = {
-      id,
-      organization_uuid: organizationUuid,
-      prefix: key.slice(0, 15),
-      hash: hashKey(key),
-      label,
-      created: this.now(),
-      last_used_at: null,
-      revoked_at: null,
-    };
+    const { row, key } = newApiKey(organizationUuid, label, this.now());
     this.db
       .prepare(
         "INSERT INTO api_keys (id, organization_uuid, prefix, hash, label, created) VALUES (@id, @organization_uuid, @prefix, @hash, @label, @created)",
@@ -112,16 +145,12 @@ export class ApiKeyRepository {
    * The stored and presented hashes are compared with `timingSafeEqual`.
    */
   authenticate(presented: string): { organizationUuid: string; keyId: string } | undefined {
-    const m = /^lw_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/.exec(presented);
-    const row = m
-      ? (this.db.prepare("SELECT * FROM api_keys WHERE id = ?").get(m[1]) as KeyRow | undefined)
-      : undefined;
-    // Always compare once, so unknown ids cost the same as wrong secrets.
-    const expected = Buffer.from(row?.hash ?? "0".repeat(64), "hex");
-    const actual = Buffer.from(hashKey(presented), "hex");
-    const same = timingSafeEqual(expected, actual);
-    if (!row || !same || row.revoked_at !== null) return undefined;
-    return { organizationUuid: row.organization_uuid, keyId: row.id };
+    const id = apiKeyId(presented);
+    const row =
+      id === undefined
+        ? undefined
+        : (this.db.prepare("SELECT * FROM api_keys WHERE id = ?").get(id) as KeyRow | undefined);
+    return checkApiKey(presented, row);
   }
 
   /** Record that a key was used (best effort; called by the server at most once a minute per key). */

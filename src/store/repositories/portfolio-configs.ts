@@ -4,7 +4,10 @@ import { NotFoundError } from "../../core/errors.js";
 import type { Db } from "../database.js";
 import type { AssetClassRecord, PortfolioConfigRecord } from "../records.js";
 
-interface ConfigRow {
+// Row shapes, column lists, new rows, the mappings to records and the not-found errors are shared with the PostgreSQL
+// repository (src/store/pg/repositories/portfolio-configs.ts): both engines store and return the same columns.
+
+export interface ConfigRow {
   uuid: string;
   organization_uuid: string;
   name: string;
@@ -14,7 +17,29 @@ interface ConfigRow {
   modified: string;
 }
 
-const toConfig = (r: ConfigRow): PortfolioConfigRecord => ({
+export const CONFIG_COLUMNS = "uuid, organization_uuid, name, status, document, created, modified";
+
+/** The row of a new configuration created at `t`. */
+export const newConfigRow = (
+  organizationUuid: string,
+  name: string,
+  status: string,
+  document: Record<string, unknown>,
+  t: string,
+): ConfigRow => ({
+  uuid: randomUUID(),
+  organization_uuid: organizationUuid,
+  name,
+  status,
+  document: JSON.stringify(document),
+  created: t,
+  modified: t,
+});
+
+export const configNotFound = (uuid: string) =>
+  new NotFoundError(`Portfolio configuration ${uuid} not found.`, "portfolio_config_not_found");
+
+export const toConfig = (r: ConfigRow): PortfolioConfigRecord => ({
   uuid: r.uuid,
   organizationUuid: r.organization_uuid,
   name: r.name,
@@ -36,19 +61,10 @@ export class PortfolioConfigRepository {
     status: string,
     document: Record<string, unknown>,
   ): PortfolioConfigRecord {
-    const t = this.now();
-    const row: ConfigRow = {
-      uuid: randomUUID(),
-      organization_uuid: organizationUuid,
-      name,
-      status,
-      document: JSON.stringify(document),
-      created: t,
-      modified: t,
-    };
+    const row = newConfigRow(organizationUuid, name, status, document, this.now());
     this.db
       .prepare(
-        "INSERT INTO portfolio_configs (uuid, organization_uuid, name, status, document, created, modified) VALUES (@uuid, @organization_uuid, @name, @status, @document, @created, @modified)",
+        `INSERT INTO portfolio_configs (${CONFIG_COLUMNS}) VALUES (@uuid, @organization_uuid, @name, @status, @document, @created, @modified)`,
       )
       .run(row);
     return toConfig(row);
@@ -64,8 +80,7 @@ export class PortfolioConfigRepository {
   /** @throws {NotFoundError} */
   require(organizationUuid: string, uuid: string): PortfolioConfigRecord {
     const c = this.get(organizationUuid, uuid);
-    if (!c)
-      throw new NotFoundError(`Portfolio configuration ${uuid} not found.`, "portfolio_config_not_found");
+    if (!c) throw configNotFound(uuid);
     return c;
   }
 
@@ -87,13 +102,12 @@ export class PortfolioConfigRepository {
         "UPDATE portfolio_configs SET name = ?, status = ?, document = ?, modified = ? WHERE uuid = ? AND organization_uuid = ?",
       )
       .run(next.name, next.status, JSON.stringify(next.document), this.now(), uuid, organizationUuid);
-    if (r.changes === 0)
-      throw new NotFoundError(`Portfolio configuration ${uuid} not found.`, "portfolio_config_not_found");
+    if (r.changes === 0) throw configNotFound(uuid);
     return this.require(organizationUuid, uuid);
   }
 }
 
-interface AssetClassRow {
+export interface AssetClassRow {
   uuid: string;
   organization_uuid: string;
   name: string;
@@ -103,7 +117,28 @@ interface AssetClassRow {
   modified: string;
 }
 
-const toAssetClass = (r: AssetClassRow): AssetClassRecord => ({
+export const CLASS_COLUMNS = "uuid, organization_uuid, name, document, archived_at, created, modified";
+
+/** The row of a new (not archived) asset class created at `t`. */
+export const newAssetClassRow = (
+  organizationUuid: string,
+  name: string,
+  document: Record<string, unknown>,
+  t: string,
+): AssetClassRow => ({
+  uuid: randomUUID(),
+  organization_uuid: organizationUuid,
+  name,
+  document: JSON.stringify(document),
+  archived_at: null,
+  created: t,
+  modified: t,
+});
+
+export const classNotFound = (uuid: string) =>
+  new NotFoundError(`Asset class ${uuid} not found.`, "asset_class_not_found");
+
+export const toAssetClass = (r: AssetClassRow): AssetClassRecord => ({
   uuid: r.uuid,
   organizationUuid: r.organization_uuid,
   name: r.name,
@@ -120,19 +155,10 @@ export class AssetClassRepository {
   ) {}
 
   create(organizationUuid: string, name: string, document: Record<string, unknown>): AssetClassRecord {
-    const t = this.now();
-    const row: AssetClassRow = {
-      uuid: randomUUID(),
-      organization_uuid: organizationUuid,
-      name,
-      document: JSON.stringify(document),
-      archived_at: null,
-      created: t,
-      modified: t,
-    };
+    const row = newAssetClassRow(organizationUuid, name, document, this.now());
     this.db
       .prepare(
-        "INSERT INTO asset_classes (uuid, organization_uuid, name, document, archived_at, created, modified) VALUES (@uuid, @organization_uuid, @name, @document, @archived_at, @created, @modified)",
+        `INSERT INTO asset_classes (${CLASS_COLUMNS}) VALUES (@uuid, @organization_uuid, @name, @document, @archived_at, @created, @modified)`,
       )
       .run(row);
     return toAssetClass(row);
@@ -149,7 +175,7 @@ export class AssetClassRepository {
   /** @throws {NotFoundError} */
   require(organizationUuid: string, uuid: string): AssetClassRecord {
     const c = this.get(organizationUuid, uuid);
-    if (!c) throw new NotFoundError(`Asset class ${uuid} not found.`, "asset_class_not_found");
+    if (!c) throw classNotFound(uuid);
     return c;
   }
 
@@ -172,7 +198,7 @@ export class AssetClassRepository {
         "UPDATE asset_classes SET name = ?, document = ?, modified = ? WHERE uuid = ? AND organization_uuid = ?",
       )
       .run(next.name, JSON.stringify(next.document), this.now(), uuid, organizationUuid);
-    if (r.changes === 0) throw new NotFoundError(`Asset class ${uuid} not found.`, "asset_class_not_found");
+    if (r.changes === 0) throw classNotFound(uuid);
     return this.require(organizationUuid, uuid);
   }
 
@@ -184,7 +210,7 @@ export class AssetClassRepository {
         "UPDATE asset_classes SET archived_at = coalesce(archived_at, ?), modified = ? WHERE uuid = ? AND organization_uuid = ?",
       )
       .run(t, t, uuid, organizationUuid);
-    if (r.changes === 0) throw new NotFoundError(`Asset class ${uuid} not found.`, "asset_class_not_found");
+    if (r.changes === 0) throw classNotFound(uuid);
     return this.require(organizationUuid, uuid);
   }
 }

@@ -5,7 +5,10 @@ import type { Db } from "../database.js";
 import type { ProposalRecord } from "../records.js";
 import { statementCache } from "./util.js";
 
-interface ProposalRow {
+// The row, its column list and its mapping are shared with the PostgreSQL repository
+// (src/store/pg/repositories/proposals.ts): both engines store the same columns.
+
+export interface ProposalRow {
   uuid: string;
   organization_uuid: string;
   account_uuid: string;
@@ -14,7 +17,9 @@ interface ProposalRow {
   created: string;
 }
 
-const toProposal = (r: ProposalRow): ProposalRecord => ({
+export const PROPOSAL_COLUMNS = "uuid, organization_uuid, account_uuid, request, response, created";
+
+export const toProposal = (r: ProposalRow): ProposalRecord => ({
   uuid: r.uuid,
   organizationUuid: r.organization_uuid,
   accountUuid: r.account_uuid,
@@ -91,7 +96,7 @@ export class ProposalRepository {
       created: this.now(),
     };
     this.insertStatement ??= this.db.prepare(
-      "INSERT INTO proposals (uuid, organization_uuid, account_uuid, request, response, created) VALUES (@uuid, @organization_uuid, @account_uuid, @request, @response, @created)",
+      `INSERT INTO proposals (${PROPOSAL_COLUMNS}) VALUES (@uuid, @organization_uuid, @account_uuid, @request, @response, @created)`,
     );
     this.insertStatement.run(row);
     return row;

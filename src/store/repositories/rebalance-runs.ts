@@ -43,7 +43,10 @@ export interface RebalanceOutcomeRecord {
   recorded: string;
 }
 
-interface RunRow {
+// Row shapes, the run column list and the mappings to records are shared with the PostgreSQL repository
+// (src/store/pg/repositories/rebalance-runs.ts): same columns; `forced` is INTEGER 0/1 here, boolean there.
+
+export interface RunRow {
   uuid: string;
   organization_uuid: string;
   run_key: string;
@@ -51,13 +54,13 @@ interface RunRow {
   run_when: RebalanceRunWhen;
   selection: string;
   account_uuids: string;
-  forced: number;
+  forced: number | boolean;
   status: "running" | "completed";
   created: string;
   finished: string | null;
 }
 
-interface OutcomeRow {
+export interface OutcomeRow {
   account_uuid: string;
   outcome: RebalanceOutcomeKind;
   proposal_uuid: string | null;
@@ -67,7 +70,10 @@ interface OutcomeRow {
   recorded: string;
 }
 
-const toRun = (r: RunRow): RebalanceRunRecord => ({
+export const RUN_COLUMNS =
+  "uuid, organization_uuid, run_key, as_of_date, run_when, selection, account_uuids, forced, status, created, finished";
+
+export const toRun = (r: RunRow): RebalanceRunRecord => ({
   uuid: r.uuid,
   organizationUuid: r.organization_uuid,
   runKey: r.run_key,
@@ -75,13 +81,13 @@ const toRun = (r: RunRow): RebalanceRunRecord => ({
   when: r.run_when,
   selection: JSON.parse(r.selection),
   accountUuids: JSON.parse(r.account_uuids),
-  forced: r.forced === 1,
+  forced: Boolean(r.forced),
   status: r.status,
   created: r.created,
   finished: r.finished,
 });
 
-const toOutcome = (r: OutcomeRow): RebalanceOutcomeRecord => ({
+export const toOutcome = (r: OutcomeRow): RebalanceOutcomeRecord => ({
   accountUuid: r.account_uuid,
   outcome: r.outcome,
   proposalUuid: r.proposal_uuid,
@@ -127,8 +133,7 @@ export class RebalanceRunRepository {
       finished: null,
     };
     this.cached(
-      `INSERT INTO rebalance_runs (uuid, organization_uuid, run_key, as_of_date, run_when, selection, account_uuids,
-           forced, status, created, finished)
+      `INSERT INTO rebalance_runs (${RUN_COLUMNS})
          VALUES (@uuid, @organization_uuid, @run_key, @as_of_date, @run_when, @selection, @account_uuids, @forced,
            @status, @created, @finished)`,
     ).run(row);

@@ -12,14 +12,17 @@ interface ThemeRow {
   modified: string;
 }
 
-interface RevisionRow {
+// Revision and snapshot rows, their columns and mappings, and the snapshot upsert are shared with the PostgreSQL
+// repository (src/store/pg/repositories/themes.ts): both engines store the same columns.
+
+export interface RevisionRow {
   theme_uuid: string;
   revision: string;
   methodology: string;
   published_at: string | null;
 }
 
-interface SnapshotRow {
+export interface SnapshotRow {
   theme_uuid: string;
   revision: string;
   as_of_date: string;
@@ -36,14 +39,33 @@ const toTheme = (r: ThemeRow): ThemeRecord => ({
   modified: r.modified,
 });
 
-const toRevision = (r: RevisionRow): ThemeRevisionRecord => ({
+export const toRevision = (r: RevisionRow): ThemeRevisionRecord => ({
   themeUuid: r.theme_uuid,
   revision: r.revision,
   methodology: JSON.parse(r.methodology) as Record<string, unknown>,
   publishedAt: r.published_at,
 });
 
-const toSnapshot = (r: SnapshotRow): ThemeSnapshotRecord => ({
+export const SNAPSHOT_COLUMNS = "theme_uuid, revision, as_of_date, total_weight, constituents, created";
+
+/** What saving a snapshot that exists already (theme, revision, date) replaces. */
+export const SNAPSHOT_UPSERT = `ON CONFLICT (theme_uuid, revision, as_of_date) DO UPDATE SET total_weight = excluded.total_weight,
+  constituents = excluded.constituents, created = excluded.created`;
+
+/** The row of a snapshot saved at `created`. */
+export const newSnapshotRow = (
+  snapshot: Omit<ThemeSnapshotRecord, "created">,
+  created: string,
+): SnapshotRow => ({
+  theme_uuid: snapshot.themeUuid,
+  revision: snapshot.revision,
+  as_of_date: snapshot.asOfDate,
+  total_weight: snapshot.totalWeight,
+  constituents: JSON.stringify(snapshot.constituents),
+  created,
+});
+
+export const toSnapshot = (r: SnapshotRow): ThemeSnapshotRecord => ({
   themeUuid: r.theme_uuid,
   revision: r.revision,
   asOfDate: r.as_of_date,
@@ -154,20 +176,12 @@ export class ThemeRepository {
 
   /** Store (or replace) the snapshot of a revision as of a date. */
   saveSnapshot(snapshot: Omit<ThemeSnapshotRecord, "created">): ThemeSnapshotRecord {
-    const row: SnapshotRow = {
-      theme_uuid: snapshot.themeUuid,
-      revision: snapshot.revision,
-      as_of_date: snapshot.asOfDate,
-      total_weight: snapshot.totalWeight,
-      constituents: JSON.stringify(snapshot.constituents),
-      created: this.now(),
-    };
+    const row = newSnapshotRow(snapshot, this.now());
     this.db
       .prepare(
-        `INSERT INTO theme_snapshots (theme_uuid, revision, as_of_date, total_weight, constituents, created)
+        `INSERT INTO theme_snapshots (${SNAPSHOT_COLUMNS})
          VALUES (@theme_uuid, @revision, @as_of_date, @total_weight, @constituents, @created)
-         ON CONFLICT (theme_uuid, revision, as_of_date) DO UPDATE SET total_weight = excluded.total_weight,
-           constituents = excluded.constituents, created = excluded.created`,
+         ${SNAPSHOT_UPSERT}`,
       )
       .run(row);
     return toSnapshot(row);

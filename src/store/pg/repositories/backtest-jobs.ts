@@ -15,28 +15,9 @@ import {
   type JobKind,
   jobRestartHint,
 } from "../../records.js";
-import type { BacktestJobRepository } from "../../repositories/backtest-jobs.js";
-import { fromJson, type PgDb } from "../pg-db.js";
-
-interface JobRow {
-  id: string;
-  organization_uuid: string;
-  kind: JobKind;
-  account_uuid: string | null;
-  status: string;
-  params: string;
-  resolved_params: string;
-  progress: string | null;
-  result: string | null;
-  error_message: string | null;
-  cancel_requested: boolean;
-  attempts: number;
-  lease_owner: string | null;
-  heartbeat_at: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
+// The job row and its mapping are the SQLite repository's (cancel_requested comes back as a boolean here).
+import { type BacktestJobRepository, type JobRow, toJob } from "../../repositories/backtest-jobs.js";
+import type { PgDb } from "../pg-db.js";
 
 const COLUMNS = `id, organization_uuid, kind, account_uuid, status, params, resolved_params, progress, result,
   error_message, cancel_requested, attempts, lease_owner, heartbeat_at, created_at, started_at, finished_at`;
@@ -45,26 +26,6 @@ const COLUMNS = `id, organization_uuid, kind, account_uuid, status, params, reso
 const LOCK_SPACE = 0x4c574a31;
 /** Second key of the lock that serializes claims and recovery. */
 const CLAIM_LOCK = 1;
-
-const toJob = (r: JobRow): BacktestJobRecord => ({
-  id: r.id,
-  organizationUuid: r.organization_uuid,
-  kind: r.kind,
-  accountUuid: r.account_uuid,
-  status: r.status as BacktestStatus,
-  params: JSON.parse(r.params) as Record<string, unknown>,
-  resolvedParams: JSON.parse(r.resolved_params) as Record<string, unknown>,
-  progress: fromJson<BacktestProgress>(r.progress),
-  result: fromJson<Record<string, unknown>>(r.result),
-  errorMessage: r.error_message,
-  cancelRequested: r.cancel_requested,
-  attempts: r.attempts,
-  leaseOwner: r.lease_owner,
-  heartbeatAt: r.heartbeat_at,
-  createdAt: r.created_at,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-});
 
 export class PgBacktestJobRepository implements Promised<BacktestJobRepository> {
   constructor(

@@ -6,108 +6,31 @@ import type {
   AccountRecord,
   AssetClassSettingRecord,
   ClientRecord,
-  CostBasisUnit,
   TaxLotInput,
   TaxLotRecord,
   TaxLotRow,
 } from "../../records.js";
-import type {
-  AccountCreate,
-  AccountPatch,
-  ClientCreate,
-  ClientPatch,
-  ClientRepository,
+// Row shapes, the lot column list and the mapping to records are the SQLite repository's: both engines return the
+// same columns (is_read_only comes back as a boolean here, which the shared row type allows).
+import {
+  type AccountCreate,
+  type AccountPatch,
+  type AccountRow,
+  type ClientCreate,
+  type ClientPatch,
+  type ClientRepository,
+  type ClientRow,
+  LOT_ROW_COLUMNS,
+  type LotRow,
+  toAccount,
+  toClient,
+  toLot,
 } from "../../repositories/clients.js";
-import { BULK_CHUNK, fromJson, inChunks, type PgDb, toJson } from "../pg-db.js";
-
-interface ClientRow {
-  uuid: string;
-  organization_uuid: string;
-  external_id: string | null;
-  metadata: string | null;
-  created: string;
-  modified: string;
-}
-
-interface AccountRow {
-  uuid: string;
-  organization_uuid: string;
-  client_uuid: string;
-  external_id: string | null;
-  name: string | null;
-  cash_value_usd: string;
-  non_tradable_assets_value: string;
-  liabilities_value: string;
-  portfolio_config_uuid: string | null;
-  customization_config: string | null;
-  metadata: string | null;
-  is_read_only: boolean;
-  created: string;
-  modified: string;
-}
-
-interface LotRow {
-  uuid: string;
-  account_uuid: string;
-  theme_asset_id: string;
-  quantity: string;
-  cost_basis: string;
-  cost_basis_unit: string;
-  cost_basis_currency: string;
-  fx_rate: string;
-  trade_date: string;
-  holding_period_start: string | null;
-  wash_sale_date: string | null;
-  last_sold_for_loss_date: string | null;
-}
+import { BULK_CHUNK, inChunks, type PgDb, toJson } from "../pg-db.js";
 
 const CLIENT_COLUMNS = "uuid, organization_uuid, external_id, metadata, created, modified";
 const ACCOUNT_COLUMNS = `uuid, organization_uuid, client_uuid, external_id, name, cash_value_usd, non_tradable_assets_value,
   liabilities_value, portfolio_config_uuid, customization_config, metadata, is_read_only, created, modified`;
-/** The lot columns of a {@link TaxLotRow}, in its order. */
-export const LOT_ROW_COLUMNS = `uuid, theme_asset_id, quantity, cost_basis, cost_basis_unit, cost_basis_currency, fx_rate,
-  trade_date, holding_period_start, wash_sale_date, last_sold_for_loss_date`;
-
-const toClient = (r: ClientRow): ClientRecord => ({
-  uuid: r.uuid,
-  organizationUuid: r.organization_uuid,
-  externalId: r.external_id,
-  metadata: fromJson(r.metadata),
-  created: r.created,
-  modified: r.modified,
-});
-
-const toAccount = (r: AccountRow): AccountRecord => ({
-  uuid: r.uuid,
-  organizationUuid: r.organization_uuid,
-  clientUuid: r.client_uuid,
-  externalId: r.external_id,
-  name: r.name,
-  cashValueUsd: r.cash_value_usd,
-  nonTradableAssetsValue: r.non_tradable_assets_value,
-  liabilitiesValue: r.liabilities_value,
-  portfolioConfigUuid: r.portfolio_config_uuid,
-  customizationConfig: fromJson(r.customization_config),
-  metadata: fromJson(r.metadata),
-  isReadOnly: r.is_read_only,
-  created: r.created,
-  modified: r.modified,
-});
-
-const toLot = (r: LotRow): TaxLotRecord => ({
-  uuid: r.uuid,
-  accountUuid: r.account_uuid,
-  themeAssetId: r.theme_asset_id,
-  quantity: r.quantity,
-  costBasis: r.cost_basis,
-  costBasisUnit: r.cost_basis_unit as CostBasisUnit,
-  costBasisCurrency: r.cost_basis_currency,
-  fxRate: r.fx_rate,
-  tradeDate: r.trade_date,
-  holdingPeriodStart: r.holding_period_start,
-  washSaleDate: r.wash_sale_date,
-  lastSoldForLossDate: r.last_sold_for_loss_date,
-});
 
 export class PgClientRepository implements Promised<ClientRepository> {
   constructor(

@@ -14,7 +14,6 @@
  */
 import type {
   CharacteristicValue,
-  Currency,
   Dividend,
   FxRate,
   IndexInfo,
@@ -26,56 +25,22 @@ import type {
 } from "../../../core/data/types.js";
 import type { AsyncMarketRepository } from "../../lotwise-store.js";
 import type { MarketImportRecord } from "../../records.js";
-import type {
-  CapturedMarketChanges,
-  CloseMatrix,
-  MarketRemovalCounts,
-  MarketSummary,
-  PriceChange,
-  PriceMatrix,
+// The security row, its columns, its upsert and its mapping are the SQLite repository's (same columns and types).
+import {
+  type CapturedMarketChanges,
+  type CloseMatrix,
+  characteristicsGrid,
+  idsBySymbol,
+  type MarketRemovalCounts,
+  type MarketSummary,
+  type PriceChange,
+  type PriceMatrix,
+  SECURITY_COLUMNS,
+  SECURITY_UPSERT,
+  type SecurityRow,
+  toSecurity,
 } from "../../repositories/market.js";
 import { BULK_CHUNK, inChunks, lastByKey, type PgDb, sqlNumber } from "../pg-db.js";
-
-interface SecurityRow {
-  theme_asset_id: string;
-  symbol: string;
-  mic: string;
-  name: string;
-  currency: string;
-  country: string;
-  asset_type: string;
-  sector: number | null;
-  industry_group: number | null;
-  industry: number | null;
-  sub_industry: number | null;
-  sic_code: number | null;
-  shares_outstanding: number | null;
-  description: string | null;
-  listed_from: string | null;
-  delisted_on: string | null;
-}
-
-const SECURITY_COLUMNS = `theme_asset_id, symbol, mic, name, currency, country, asset_type, sector, industry_group,
-  industry, sub_industry, sic_code, shares_outstanding, description, listed_from, delisted_on`;
-
-const toSecurity = (r: SecurityRow): Security => ({
-  themeAssetId: r.theme_asset_id,
-  symbol: r.symbol,
-  mic: r.mic,
-  name: r.name,
-  currency: r.currency as Currency,
-  country: r.country,
-  assetType: r.asset_type as Security["assetType"],
-  sector: r.sector,
-  industryGroup: r.industry_group,
-  industry: r.industry,
-  subIndustry: r.sub_industry,
-  sicCode: r.sic_code,
-  sharesOutstanding: r.shares_outstanding,
-  description: r.description,
-  listedFrom: r.listed_from,
-  delistedOn: r.delisted_on,
-});
 
 const CAPTURE_TABLES = `
 CREATE TEMP TABLE plan_listings_added (theme_asset_id text COLLATE "C" PRIMARY KEY) ON COMMIT DROP;
@@ -103,12 +68,7 @@ export class PgMarketRepository implements AsyncMarketRepository {
           `INSERT INTO securities (${SECURITY_COLUMNS})
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
              $8::int[], $9::int[], $10::int[], $11::int[], $12::int[], $13::float8[], $14::text[], $15::text[], $16::text[])
-           ON CONFLICT (theme_asset_id) DO UPDATE SET symbol = excluded.symbol, mic = excluded.mic, name = excluded.name,
-             currency = excluded.currency, country = excluded.country, asset_type = excluded.asset_type,
-             sector = excluded.sector, industry_group = excluded.industry_group, industry = excluded.industry,
-             sub_industry = excluded.sub_industry, sic_code = excluded.sic_code,
-             shares_outstanding = excluded.shares_outstanding, description = excluded.description,
-             listed_from = excluded.listed_from, delisted_on = excluded.delisted_on`,
+           ${SECURITY_UPSERT}`,
           [
             s.map((x) => x.themeAssetId),
             s.map((x) => x.symbol),
@@ -357,13 +317,7 @@ export class PgMarketRepository implements AsyncMarketRepository {
        WHERE symbol IN (SELECT symbol FROM securities GROUP BY symbol HAVING count(*) > 1)
        ORDER BY symbol, theme_asset_id`,
     );
-    const out = new Map<string, string[]>();
-    for (const [symbol, id] of rows) {
-      const list = out.get(symbol);
-      if (list) list.push(id);
-      else out.set(symbol, [id]);
-    }
-    return out;
+    return idsBySymbol(rows);
   }
 
   async clearMarketData(): Promise<MarketRemovalCounts> {
@@ -654,16 +608,7 @@ export class PgMarketRepository implements AsyncMarketRepository {
   ): Promise<Float64Array> {
     const n = themeAssetIds.length;
     const K = asOfDates.length;
-    for (let k = 1; k < K; k++) {
-      if (!(asOfDates[k - 1]! <= asOfDates[k]!)) {
-        throw new RangeError(
-          `characteristicsAsOfDates: asOfDates must be ascending (${asOfDates[k - 1]}, ${asOfDates[k]})`,
-        );
-      }
-    }
-    const column = new Map(themeAssetIds.map((id, i) => [id, i]));
-    if (column.size !== n) throw new RangeError("characteristicsAsOfDates: themeAssetIds must be distinct");
-    const out = new Float64Array(K * n).fill(Number.NaN);
+    const { column, out } = characteristicsGrid(themeAssetIds, asOfDates);
     if (K === 0 || n === 0) return out;
     const rows = await this.db.arrays<[string, string[], number[]]>(
       `WITH start AS (

@@ -1,24 +1,20 @@
 /** @module store/pg/repositories/organizations Organizations and their API keys (PostgreSQL). */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { NotFoundError } from "../../../core/errors.js";
 import type { Promised } from "../../lotwise-store.js";
 import type { ApiKeyRecord, OrganizationRecord } from "../../records.js";
-import type { ApiKeyRepository, OrganizationRepository } from "../../repositories/organizations.js";
+// The key row, its mapping, key issuing and checking are the SQLite repository's (same columns).
+import {
+  type ApiKeyRepository,
+  apiKeyId,
+  checkApiKey,
+  type KeyRow,
+  newApiKey,
+  ORG_COLUMNS,
+  type OrganizationRepository,
+  toKeyRecord,
+} from "../../repositories/organizations.js";
 import type { PgDb } from "../pg-db.js";
-
-interface KeyRow {
-  id: string;
-  organization_uuid: string;
-  prefix: string;
-  hash: string;
-  label: string | null;
-  created: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-const KEY_PREFIX = "lw";
-const ORG_COLUMNS = "uuid, name, created, modified";
 
 export class PgOrganizationRepository implements Promised<OrganizationRepository> {
   constructor(
@@ -29,7 +25,7 @@ export class PgOrganizationRepository implements Promised<OrganizationRepository
   async create(name: string): Promise<OrganizationRecord> {
     const t = this.now();
     const rec = { uuid: randomUUID(), name, created: t, modified: t };
-    await this.db.run("INSERT INTO organizations (uuid, name, created, modified) VALUES ($1, $2, $3, $4)", [
+    await this.db.run(`INSERT INTO organizations (${ORG_COLUMNS}) VALUES ($1, $2, $3, $4)`, [
       rec.uuid,
       rec.name,
       rec.created,
@@ -60,23 +56,6 @@ export class PgOrganizationRepository implements Promised<OrganizationRepository
   }
 }
 
-/** SHA-256 of a key, hex (see the SQLite repository). */
-function hashKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
-}
-
-function toKeyRecord(r: KeyRow): ApiKeyRecord {
-  return {
-    id: r.id,
-    organizationUuid: r.organization_uuid,
-    prefix: r.prefix,
-    label: r.label,
-    created: r.created,
-    lastUsedAt: r.last_used_at,
-    revokedAt: r.revoked_at,
-  };
-}
-
 /**
  * API keys, as in the SQLite repository. Every `authenticate` reads the key's row from the database (no
  * process-local cache), so a key revoked through any instance is refused by every instance at once.
@@ -91,18 +70,7 @@ export class PgApiKeyRepository implements Promised<ApiKeyRepository> {
     organizationUuid: string,
     label: string | null = null,
   ): Promise<{ record: ApiKeyRecord; key: string }> {
-    const id = randomBytes(6).toString("hex");
-    const key = `${KEY_PREFIX}_${id}_${randomBytes(32).toString("base64url")}`;
-    const row: KeyRow = {
-      id,
-      organization_uuid: organizationUuid,
-      prefix: key.slice(0, 15),
-      hash: hashKey(key),
-      label,
-      created: this.now(),
-      last_used_at: null,
-      revoked_at: null,
-    };
+    const { row, key } = newApiKey(organizationUuid, label, this.now());
     await this.db.run(
       "INSERT INTO api_keys (id, organization_uuid, prefix, hash, label, created) VALUES ($1, $2, $3, $4, $5, $6)",
       [row.id, row.organization_uuid, row.prefix, row.hash, row.label, row.created],
@@ -111,14 +79,10 @@ export class PgApiKeyRepository implements Promised<ApiKeyRepository> {
   }
 
   async authenticate(presented: string): Promise<{ organizationUuid: string; keyId: string } | undefined> {
-    const m = /^lw_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/.exec(presented);
-    const row = m ? await this.db.row<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [m[1]]) : undefined;
-    // Always compare once, so unknown ids cost the same as wrong secrets.
-    const expected = Buffer.from(row?.hash ?? "0".repeat(64), "hex");
-    const actual = Buffer.from(hashKey(presented), "hex");
-    const same = timingSafeEqual(expected, actual);
-    if (!row || !same || row.revoked_at !== null) return undefined;
-    return { organizationUuid: row.organization_uuid, keyId: row.id };
+    const id = apiKeyId(presented);
+    const row =
+      id === undefined ? undefined : await this.db.row<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
+    return checkApiKey(presented, row);
   }
 
   async touch(id: string): Promise<void> {

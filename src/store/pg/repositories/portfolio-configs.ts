@@ -1,38 +1,22 @@
 /** @module store/pg/repositories/portfolio-configs Portfolio configurations and asset classes (PostgreSQL). */
-import { randomUUID } from "node:crypto";
-import { NotFoundError } from "../../../core/errors.js";
 import type { Promised } from "../../lotwise-store.js";
 import type { AssetClassRecord, PortfolioConfigRecord } from "../../records.js";
-import type {
-  AssetClassRepository,
-  PortfolioConfigRepository,
+// Row shapes, columns, new rows, mappings and not-found errors are the SQLite repository's (same columns and types).
+import {
+  type AssetClassRepository,
+  type AssetClassRow,
+  CLASS_COLUMNS,
+  CONFIG_COLUMNS,
+  type ConfigRow,
+  classNotFound,
+  configNotFound,
+  newAssetClassRow,
+  newConfigRow,
+  type PortfolioConfigRepository,
+  toAssetClass,
+  toConfig,
 } from "../../repositories/portfolio-configs.js";
 import type { PgDb } from "../pg-db.js";
-
-interface ConfigRow {
-  uuid: string;
-  organization_uuid: string;
-  name: string;
-  status: string;
-  document: string;
-  created: string;
-  modified: string;
-}
-
-const CONFIG_COLUMNS = "uuid, organization_uuid, name, status, document, created, modified";
-
-const toConfig = (r: ConfigRow): PortfolioConfigRecord => ({
-  uuid: r.uuid,
-  organizationUuid: r.organization_uuid,
-  name: r.name,
-  status: r.status,
-  document: JSON.parse(r.document) as Record<string, unknown>,
-  created: r.created,
-  modified: r.modified,
-});
-
-const configNotFound = (uuid: string) =>
-  new NotFoundError(`Portfolio configuration ${uuid} not found.`, "portfolio_config_not_found");
 
 export class PgPortfolioConfigRepository implements Promised<PortfolioConfigRepository> {
   constructor(
@@ -46,16 +30,7 @@ export class PgPortfolioConfigRepository implements Promised<PortfolioConfigRepo
     status: string,
     document: Record<string, unknown>,
   ): Promise<PortfolioConfigRecord> {
-    const t = this.now();
-    const row: ConfigRow = {
-      uuid: randomUUID(),
-      organization_uuid: organizationUuid,
-      name,
-      status,
-      document: JSON.stringify(document),
-      created: t,
-      modified: t,
-    };
+    const row = newConfigRow(organizationUuid, name, status, document, this.now());
     await this.db.run(
       `INSERT INTO portfolio_configs (${CONFIG_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [row.uuid, row.organization_uuid, row.name, row.status, row.document, row.created, row.modified],
@@ -100,31 +75,6 @@ export class PgPortfolioConfigRepository implements Promised<PortfolioConfigRepo
   }
 }
 
-interface AssetClassRow {
-  uuid: string;
-  organization_uuid: string;
-  name: string;
-  document: string;
-  archived_at: string | null;
-  created: string;
-  modified: string;
-}
-
-const CLASS_COLUMNS = "uuid, organization_uuid, name, document, archived_at, created, modified";
-
-const toAssetClass = (r: AssetClassRow): AssetClassRecord => ({
-  uuid: r.uuid,
-  organizationUuid: r.organization_uuid,
-  name: r.name,
-  document: JSON.parse(r.document) as Record<string, unknown>,
-  archivedAt: r.archived_at,
-  created: r.created,
-  modified: r.modified,
-});
-
-const classNotFound = (uuid: string) =>
-  new NotFoundError(`Asset class ${uuid} not found.`, "asset_class_not_found");
-
 export class PgAssetClassRepository implements Promised<AssetClassRepository> {
   constructor(
     private readonly db: PgDb,
@@ -136,16 +86,7 @@ export class PgAssetClassRepository implements Promised<AssetClassRepository> {
     name: string,
     document: Record<string, unknown>,
   ): Promise<AssetClassRecord> {
-    const t = this.now();
-    const row: AssetClassRow = {
-      uuid: randomUUID(),
-      organization_uuid: organizationUuid,
-      name,
-      document: JSON.stringify(document),
-      archived_at: null,
-      created: t,
-      modified: t,
-    };
+    const row = newAssetClassRow(organizationUuid, name, document, this.now());
     await this.db.run(`INSERT INTO asset_classes (${CLASS_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
       row.uuid,
       row.organization_uuid,

@@ -2,28 +2,14 @@
 import { NotFoundError } from "../../../core/errors.js";
 import type { Promised } from "../../lotwise-store.js";
 import type { ProposalRecord } from "../../records.js";
-import type { ProposalRepository } from "../../repositories/proposals.js";
+// The row, its columns and its mapping are the SQLite repository's (same columns).
+import {
+  PROPOSAL_COLUMNS,
+  type ProposalRepository,
+  type ProposalRow,
+  toProposal,
+} from "../../repositories/proposals.js";
 import type { PgDb } from "../pg-db.js";
-
-interface ProposalRow {
-  uuid: string;
-  organization_uuid: string;
-  account_uuid: string;
-  request: string;
-  response: string;
-  created: string;
-}
-
-const COLUMNS = "uuid, organization_uuid, account_uuid, request, response, created";
-
-const toProposal = (r: ProposalRow): ProposalRecord => ({
-  uuid: r.uuid,
-  organizationUuid: r.organization_uuid,
-  accountUuid: r.account_uuid,
-  request: JSON.parse(r.request),
-  response: JSON.parse(r.response),
-  created: r.created,
-});
 
 export class PgProposalRepository implements Promised<ProposalRepository> {
   constructor(
@@ -78,7 +64,7 @@ export class PgProposalRepository implements Promised<ProposalRepository> {
       response: responseJson,
       created: this.now(),
     };
-    await this.db.run(`INSERT INTO proposals (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    await this.db.run(`INSERT INTO proposals (${PROPOSAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`, [
       row.uuid,
       row.organization_uuid,
       row.account_uuid,
@@ -130,7 +116,7 @@ export class PgProposalRepository implements Promised<ProposalRepository> {
     uuid: string,
   ): Promise<ProposalRecord | undefined> {
     const r = await this.db.row<ProposalRow>(
-      `SELECT ${COLUMNS} FROM proposals WHERE uuid = $1 AND account_uuid = $2 AND organization_uuid = $3`,
+      `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE uuid = $1 AND account_uuid = $2 AND organization_uuid = $3`,
       [uuid, accountUuid, organizationUuid],
     );
     return r && toProposal(r);
@@ -145,7 +131,7 @@ export class PgProposalRepository implements Promised<ProposalRepository> {
 
   async list(organizationUuid: string, accountUuid: string): Promise<ProposalRecord[]> {
     const rows = await this.db.rows<ProposalRow>(
-      `SELECT ${COLUMNS} FROM proposals WHERE account_uuid = $1 AND organization_uuid = $2 ORDER BY created, uuid`,
+      `SELECT ${PROPOSAL_COLUMNS} FROM proposals WHERE account_uuid = $1 AND organization_uuid = $2 ORDER BY created, uuid`,
       [accountUuid, organizationUuid],
     );
     return rows.map(toProposal);

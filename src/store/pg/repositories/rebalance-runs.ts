@@ -1,65 +1,20 @@
 /** @module store/pg/repositories/rebalance-runs Rebalance runs over many accounts (PostgreSQL). */
 import { randomUUID } from "node:crypto";
 import type { Promised } from "../../lotwise-store.js";
-import type {
-  RebalanceOutcomeKind,
-  RebalanceOutcomeRecord,
-  RebalanceRunRecord,
-  RebalanceRunRepository,
-  RebalanceRunWhen,
+// Row shapes, the run columns and the mappings are the SQLite repository's (`forced` comes back as a boolean here).
+import {
+  type OutcomeRow,
+  type RebalanceOutcomeKind,
+  type RebalanceOutcomeRecord,
+  type RebalanceRunRecord,
+  type RebalanceRunRepository,
+  type RebalanceRunWhen,
+  RUN_COLUMNS,
+  type RunRow,
+  toOutcome,
+  toRun,
 } from "../../repositories/rebalance-runs.js";
 import type { PgDb } from "../pg-db.js";
-
-interface RunRow {
-  uuid: string;
-  organization_uuid: string;
-  run_key: string;
-  as_of_date: string;
-  run_when: RebalanceRunWhen;
-  selection: string;
-  account_uuids: string;
-  forced: boolean;
-  status: "running" | "completed";
-  created: string;
-  finished: string | null;
-}
-
-interface OutcomeRow {
-  account_uuid: string;
-  outcome: RebalanceOutcomeKind;
-  proposal_uuid: string | null;
-  reason: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  recorded: string;
-}
-
-const RUN_COLUMNS =
-  "uuid, organization_uuid, run_key, as_of_date, run_when, selection, account_uuids, forced, status, created, finished";
-
-const toRun = (r: RunRow): RebalanceRunRecord => ({
-  uuid: r.uuid,
-  organizationUuid: r.organization_uuid,
-  runKey: r.run_key,
-  asOfDate: r.as_of_date,
-  when: r.run_when,
-  selection: JSON.parse(r.selection),
-  accountUuids: JSON.parse(r.account_uuids),
-  forced: r.forced,
-  status: r.status,
-  created: r.created,
-  finished: r.finished,
-});
-
-const toOutcome = (r: OutcomeRow): RebalanceOutcomeRecord => ({
-  accountUuid: r.account_uuid,
-  outcome: r.outcome,
-  proposalUuid: r.proposal_uuid,
-  reason: r.reason,
-  errorCode: r.error_code,
-  errorMessage: r.error_message,
-  recorded: r.recorded,
-});
 
 export class PgRebalanceRunRepository implements Promised<RebalanceRunRepository> {
   constructor(

@@ -3,43 +3,20 @@ import { randomUUID } from "node:crypto";
 import { NotFoundError } from "../../../core/errors.js";
 import type { Promised } from "../../lotwise-store.js";
 import type { ThemeRecord, ThemeRevisionRecord, ThemeSnapshotRecord } from "../../records.js";
-import type { ThemeRepository } from "../../repositories/themes.js";
+// Revision and snapshot rows, their columns, mappings and the snapshot upsert are the SQLite repository's.
+import {
+  newSnapshotRow,
+  type RevisionRow,
+  SNAPSHOT_COLUMNS,
+  SNAPSHOT_UPSERT,
+  type SnapshotRow,
+  type ThemeRepository,
+  toRevision,
+  toSnapshot,
+} from "../../repositories/themes.js";
 import { type PgDb, sqlNumber } from "../pg-db.js";
 
-interface RevisionRow {
-  theme_uuid: string;
-  revision: string;
-  methodology: string;
-  published_at: string | null;
-}
-
-interface SnapshotRow {
-  theme_uuid: string;
-  revision: string;
-  as_of_date: string;
-  total_weight: number;
-  constituents: string;
-  created: string;
-}
-
 const THEME_COLUMNS = `uuid, organization_uuid AS "organizationUuid", name, created, modified`;
-const SNAPSHOT_COLUMNS = "theme_uuid, revision, as_of_date, total_weight, constituents, created";
-
-const toRevision = (r: RevisionRow): ThemeRevisionRecord => ({
-  themeUuid: r.theme_uuid,
-  revision: r.revision,
-  methodology: JSON.parse(r.methodology) as Record<string, unknown>,
-  publishedAt: r.published_at,
-});
-
-const toSnapshot = (r: SnapshotRow): ThemeSnapshotRecord => ({
-  themeUuid: r.theme_uuid,
-  revision: r.revision,
-  asOfDate: r.as_of_date,
-  totalWeight: r.total_weight,
-  constituents: JSON.parse(r.constituents) as unknown[],
-  created: r.created,
-});
 
 export class PgThemeRepository implements Promised<ThemeRepository> {
   constructor(
@@ -144,18 +121,10 @@ export class PgThemeRepository implements Promised<ThemeRepository> {
   }
 
   async saveSnapshot(snapshot: Omit<ThemeSnapshotRecord, "created">): Promise<ThemeSnapshotRecord> {
-    const row: SnapshotRow = {
-      theme_uuid: snapshot.themeUuid,
-      revision: snapshot.revision,
-      as_of_date: snapshot.asOfDate,
-      total_weight: snapshot.totalWeight,
-      constituents: JSON.stringify(snapshot.constituents),
-      created: this.now(),
-    };
+    const row = newSnapshotRow(snapshot, this.now());
     await this.db.run(
       `INSERT INTO theme_snapshots (${SNAPSHOT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (theme_uuid, revision, as_of_date) DO UPDATE SET total_weight = excluded.total_weight,
-         constituents = excluded.constituents, created = excluded.created`,
+       ${SNAPSHOT_UPSERT}`,
       [
         row.theme_uuid,
         row.revision,
