@@ -171,12 +171,5 @@ export function sqlNumber(value: number | null | undefined): number | null {
   return value === undefined || value === null || Number.isNaN(value) ? null : value;
 }
 
-/** Serialize a JSON document for a text column (`null`/`undefined` stay SQL NULL). */
-export function toJson(value: unknown): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
-}
-
-/** Parse a text column written by {@link toJson}. */
-export function fromJson<T = unknown>(text: string | null): T | null {
-  return text === null ? null : (JSON.parse(text) as T);
-}
+/** JSON documents in text columns: the same encoding as the SQLite store's (its module imports types only). */
+export { fromJson, toJson } from "../repositories/util.js";
