@@ -1,6 +1,10 @@
 /**
- * The OpenAPI 3.1 document generated from the route table and the contract, and the offline docs page.
+ * The OpenAPI 3.1 document generated from the route table and the contract, and the docs page (Swagger UI from
+ * swagger-ui-dist, every asset served by the app itself: no network).
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { gunzipSync } from "node:zlib";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,10 +17,12 @@ import {
   API_ROUTES,
   buildOpenApiDocument,
   createApp,
+  DOCS_ASSET_NAMES,
   defineRoute,
   type LotwiseApp,
   type OpenApiDocument,
   type OpenApiOperation,
+  swaggerUiVersion,
 } from "../src/server/index.js";
 import { createTestStore, type TestStore } from "./helpers/fixture.js";
 import { send } from "./helpers/http.js";
@@ -238,24 +244,175 @@ describe("OpenAPI document", () => {
   });
 });
 
-describe("docs page", () => {
-  it("lists every operation and schema of the document", () => {
-    for (const { path, op } of operations(doc)) {
-      expect(html).toContain(`id="op-${op.operationId}"`);
-      expect(html).toContain(path.replace(/&/g, "&amp;"));
-    }
-    for (const name of Object.keys(doc.components.schemas)) expect(html).toContain(`id="schema-${name}"`);
-  });
+describe("docs page (Swagger UI from swagger-ui-dist, served by the app)", () => {
+  /** The src/href attributes of the page. */
+  const references = () => [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+  /** A reference of the page as the browser resolves it against the page's URL. */
+  const resolved = (ref: string) => new URL(ref, "http://lotwise.test/api/v1/docs").pathname;
 
-  it("works offline: no script, stylesheet, font or image from anywhere, and no absolute URL", () => {
-    expect(html).not.toMatch(/https?:\/\//i);
-    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
-    expect(html).toMatch(/^<!doctype html>/);
-  });
-
-  it("escapes text taken from the document", () => {
-    expect(html).not.toMatch(
-      /<\/?(?!html|head|meta|title|style|body|h[1-4]|p|ul|li|a|span|code|small|section|table|tr|th|td|pre|details|summary)[a-z]+[\s>]/i,
+  it("answers with a strict Content-Security-Policy and no-sniff, without an API key", async () => {
+    const page = await send(app, "GET", "/api/v1/docs");
+    expect(page.status).toBe(200);
+    const csp = page.headers.get("content-security-policy")!;
+    const directives = new Map(
+      csp.split(";").map((d) => {
+        const [name, ...values] = d.trim().split(/\s+/);
+        return [name!, values] as const;
+      }),
     );
+    expect(directives.get("default-src")).toEqual(["'none'"]);
+    expect(directives.get("script-src")).toEqual(["'self'"]);
+    expect(directives.get("style-src")).toEqual(["'self'"]);
+    expect(directives.get("connect-src")).toEqual(["'self'"]);
+    expect(directives.get("img-src")).toEqual(["'self'", "data:"]);
+    expect(directives.get("frame-ancestors")).toEqual(["'none'"]);
+    expect(directives.get("base-uri")).toEqual(["'none'"]);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+  });
+
+  it("references only assets of our own origin, each served with its content type", async () => {
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/https?:\/\/|\/\/[a-z]/i);
+    const refs = references();
+    expect(refs.length).toBeGreaterThanOrEqual(6);
+    const expected: Record<string, string> = {
+      "/api/v1/docs/assets/swagger-ui.css": "text/css; charset=utf-8",
+      "/api/v1/docs/assets/lotwise-docs.css": "text/css; charset=utf-8",
+      "/api/v1/docs/assets/swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+      "/api/v1/docs/assets/lotwise-docs.js": "text/javascript; charset=utf-8",
+      "/api/v1/docs/assets/favicon-32x32.png": "image/png",
+      "/api/v1/docs/assets/favicon-16x16.png": "image/png",
+      "/api/v1/openapi.json": "application/json; charset=utf-8",
+    };
+    expect(new Set(refs.map(resolved))).toEqual(new Set(Object.keys(expected)));
+    for (const path of Object.keys(expected)) {
+      const res = await app.request(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type"), path).toBe(expected[path]);
+      expect((await res.arrayBuffer()).byteLength, path).toBeGreaterThan(50);
+    }
+  });
+
+  it("runs no inline script or style: every script has a src and is empty", () => {
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts).toHaveLength(2);
+    for (const [, attrs, body] of scripts) {
+      expect(attrs).toMatch(/\ssrc="docs\/assets\/[a-z0-9.-]+\.js"/);
+      expect(body).toBe("");
+    }
+    expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+  });
+
+  it("loads the document from the existing route and the Swagger UI of the installed package", async () => {
+    const root = /<div id="swagger-ui" data-openapi="([^"]+)">/.exec(html);
+    expect(resolved(root![1]!)).toBe("/api/v1/openapi.json");
+    const init = await (await app.request("/api/v1/docs/assets/lotwise-docs.js")).text();
+    expect(init).toContain('getAttribute("data-openapi")');
+    expect(init).toContain("SwaggerUIBundle(");
+    // No call to the public validator (nor its badge image): the page stays offline.
+    expect(init).toContain("validatorUrl: null");
+    const bundle = await (await app.request("/api/v1/docs/assets/swagger-ui-bundle.js")).text();
+    const { version } = JSON.parse(
+      readFileSync(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"), "utf8"),
+    ) as { version: string };
+    expect(swaggerUiVersion()).toBe(version);
+    expect(bundle).toBe(
+      readFileSync(createRequire(import.meta.url).resolve("swagger-ui-dist/swagger-ui-bundle.js"), "utf8"),
+    );
+    const png = new Uint8Array(
+      await (await app.request("/api/v1/docs/assets/favicon-32x32.png")).arrayBuffer(),
+    );
+    expect([...png.slice(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  });
+
+  it("sends assets gzip-compressed when accepted, and 304 to a client holding them", async () => {
+    const path = "/api/v1/docs/assets/swagger-ui.css";
+    const plain = await app.request(path);
+    const text = await plain.text();
+    const zipped = await app.request(path, { headers: { "accept-encoding": "gzip" } });
+    expect(zipped.headers.get("content-encoding")).toBe("gzip");
+    const bytes = new Uint8Array(await zipped.arrayBuffer());
+    expect(bytes.byteLength).toBeLessThan(text.length / 3);
+    expect(gunzipSync(bytes).toString("utf8")).toBe(text);
+    const etag = plain.headers.get("etag")!;
+    expect(etag).not.toBe(zipped.headers.get("etag"));
+    const again = await app.request(path, { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(plain.headers.get("content-security-policy")).toContain("default-src 'none'");
+  });
+
+  it("serves nothing but its listed files under the assets path", async () => {
+    for (const path of [
+      "/api/v1/docs/assets/package.json",
+      "/api/v1/docs/assets/index.html",
+      "/api/v1/docs/assets/swagger-initializer.js",
+      "/api/v1/docs/assets/..%2fpackage.json",
+      "/api/v1/docs/assets/..%2f..%2f..%2fpackage.json",
+      "/api/v1/docs/assets/constructor",
+      "/api/v1/docs/assets/__proto__",
+    ]) {
+      const res = await send(app, "GET", path);
+      expect(res.status, path).toBe(404);
+      expect((res.body as { error: { code: string } }).error.code, path).toBe("not_found");
+    }
+    expect([...DOCS_ASSET_NAMES].sort()).toEqual([
+      "favicon-16x16.png",
+      "favicon-32x32.png",
+      "lotwise-docs.css",
+      "lotwise-docs.js",
+      "swagger-ui-bundle.js",
+      "swagger-ui.css",
+    ]);
+  });
+});
+
+describe("request examples for the renderer", () => {
+  it("declares the X-Api-Key scheme that Swagger UI's Authorize box fills", () => {
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(["ProAPIToken"]);
+    expect(doc.components.securitySchemes.ProAPIToken).toEqual({
+      type: "apiKey",
+      in: "header",
+      name: "X-Api-Key",
+      description: expect.stringContaining("API key"),
+    });
+  });
+
+  it("has a valid example for every JSON request body, the main POSTs included", () => {
+    const withExample: string[] = [];
+    for (const { method, op } of operations(doc)) {
+      const json = (
+        op.requestBody as
+          | { content?: Record<string, { schema: { $ref: string }; example?: unknown }> }
+          | undefined
+      )?.content?.["application/json"];
+      if (!json) continue;
+      expect(json.example, `${method} ${op.operationId}`).toBeDefined();
+      const id = json.schema.$ref
+        .split("/")
+        .pop()!
+        .replace(/Input$/, "") as keyof typeof CONTRACT_SCHEMAS;
+      expect(CONTRACT_SCHEMAS[id].safeParse(json.example).success, id).toBe(true);
+      withExample.push(op.operationId);
+    }
+    for (const main of [
+      "createProposal",
+      "createBacktest",
+      "optimizeAccount",
+      "rebalanceAccount",
+      "createClient",
+      "createAccount",
+      "createPortfolioConfig",
+      "updatePortfolioConfig",
+      "createAssetClass",
+      "createTheme",
+      "searchIndustries",
+      "scanAccounts",
+      "runRebalance",
+      "importRiskModel",
+      "recordTrades",
+    ])
+      expect(withExample, main).toContain(main);
   });
 });

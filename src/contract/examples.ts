@@ -8,9 +8,15 @@ import type { AssetClass, AssetClassCreate } from "./asset-class.js";
 import type { BacktestCaseResult, BacktestJob, BacktestRequest } from "./backtest.js";
 import type { IndustrySearchRequest, IndustrySearchResponse, UniversePresetsResponse } from "./catalog.js";
 import type { Client, ClientCreate, ClientUpdate } from "./client.js";
+import type { CorporateActionApplyRequest } from "./corporate-action.js";
 import type { ErrorEnvelope } from "./error-envelope.js";
+import type { ProposalExecutionRequest, TradesRequest } from "./ledger-executions.js";
+import type { OptimizeRequest, RebalanceRequest } from "./optimization.js";
 import type { PortfolioConfigCreate, PortfolioConfigRead, PortfolioConfigWrite } from "./portfolio-config.js";
 import type { ProposalRequest, ProposalResponse } from "./proposal.js";
+import type { RebalanceRunRequest } from "./rebalance-run.js";
+import type { RiskModelImport } from "./risk-model.js";
+import type { ScanJobRequest, ScanRequest } from "./scan.js";
 import type { TaxLotRead, TaxLotWrite } from "./tax-lot.js";
 import type {
   Theme,
@@ -679,6 +685,80 @@ export const CONTRACT_EXAMPLES = {
       },
     ],
   } satisfies UniversePresetsResponse,
+  OptimizeRequest: { as_of_date: "2025-12-31" } satisfies OptimizeRequest,
+  RebalanceRequest: {
+    as_of_date: "2025-12-31",
+    cash_request: { withdraw_usd: "50000" },
+  } satisfies RebalanceRequest,
+  ScanRequest: {
+    status: ["breach", "warning"],
+    min_loss_usd: "500",
+    min_loss_fraction: "0.05",
+    limit: 100,
+  } satisfies ScanRequest,
+  ScanJobRequest: {
+    client_uuid: CLIENT_UUID,
+    as_of_date: "2025-12-31",
+    async: true,
+  } satisfies ScanJobRequest,
+  RebalanceRunRequest: {
+    when: "breached",
+    as_of_date: "2025-12-31",
+    max_accounts: 50,
+  } satisfies RebalanceRunRequest,
+  ProposalExecutionRequest: {
+    trade_date: "2025-12-31",
+    fills: [{ order: 0, quantity: "5", price: "229.26", fees: "1" }],
+  } satisfies ProposalExecutionRequest,
+  TradesRequest: {
+    trades: [
+      {
+        execution_id: "BRK-20251231-0001",
+        side: "buy",
+        ticker: "AAPL:XNAS",
+        trade_date: "2025-12-31",
+        quantity: "10",
+        price: "229.26",
+        fees: "1",
+      },
+      {
+        execution_id: "BRK-20251231-0002",
+        side: "sell",
+        ticker: "MSFT",
+        trade_date: "2025-12-31",
+        quantity: "4",
+        price: "421.5",
+        lots: [{ lot_id: "LOT-2022-11-03-MSFT", quantity: "4" }],
+      },
+    ],
+  } satisfies TradesRequest,
+  RiskModelImport: {
+    kind: "vendor",
+    name: "Vendor model 2025-12 (two factors)",
+    as_of_date: "2025-12-31",
+    frequency: "annual",
+    units: "percent",
+    exposures: [
+      { asset: "AAPL:XNAS", factor: "MARKET", exposure: 1.1 },
+      { asset: "AAPL:XNAS", factor: "SIZE", exposure: 0.8 },
+      { asset: "MSFT:XNAS", factor: "MARKET", exposure: 1.0 },
+      { asset: "MSFT:XNAS", factor: "SIZE", exposure: 0.9 },
+    ],
+    factor_covariance: [
+      { factor1: "MARKET", factor2: "MARKET", covariance: 256 },
+      { factor1: "MARKET", factor2: "SIZE", covariance: 12 },
+      { factor1: "SIZE", factor2: "SIZE", covariance: 36 },
+    ],
+    specific_risk: [
+      { asset: "AAPL:XNAS", specific_risk: 18 },
+      { asset: "MSFT:XNAS", specific_risk: 15 },
+    ],
+  } satisfies RiskModelImport,
+  CorporateActionApplyRequest: {
+    account_uuid: ACCOUNT_UUID,
+    through: "2025-12-31",
+    dry_run: true,
+  } satisfies CorporateActionApplyRequest,
   ErrorEnvelope: {
     error: {
       code: "validation_error",

@@ -22,7 +22,7 @@ import { NotFoundError, ValidationError } from "../core/errors.js";
 import { clockDate, type ServiceContext } from "../service/index.js";
 import { API_KEY_HEADER, ApiKeyAuthenticator, type Principal } from "./auth.js";
 import { DEFAULT_MAX_BODY_BYTES, readBody, readUpload } from "./body.js";
-import { renderDocsPage } from "./docs-page.js";
+import { DOCS_ASSETS_PATH, DOCS_SECURITY_HEADERS, docsAsset, docsPageHtml } from "./docs-ui.js";
 import { errorResponse } from "./error-response.js";
 import { health, readiness } from "./health.js";
 import { HttpError } from "./http-error.js";
@@ -136,13 +136,16 @@ function documentationRoutes(document: () => OpenApiDocument): AnyRoute[] {
       operationId: "getDocsPage",
       tag: "Documentation",
       public: true,
-      summary: "HTML reference of the API",
+      summary: "Interactive reference of the API (Swagger UI)",
       description:
-        "Rendered on the server from the OpenAPI document; no script and no external resource (works offline). No API key needed.",
+        'Swagger UI over this document: every operation with its schemas and request examples, an Authorize box for the X-Api-Key header and "Try it out" against this server. Its assets are served by lotwise under /api/v1/docs/assets/ (no CDN: works offline) and a Content-Security-Policy allows nothing else. No API key needed.',
       response: { status: 200, contentType: "text/html", description: "The reference page." },
       handler: () => {
-        html ??= renderDocsPage(document());
-        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+        const info = document().info;
+        html ??= docsPageHtml(info.title, info.version);
+        return new Response(html, {
+          headers: { "content-type": "text/html; charset=utf-8", ...DOCS_SECURITY_HEADERS },
+        });
       },
     }),
   ];
@@ -354,9 +357,27 @@ export function createApp(options: AppOptions): LotwiseApp {
     });
     return c.json(answer, answer.ready ? 200 : 503, { "cache-control": "no-store" });
   });
+  // The docs page's scripts, stylesheets and icons (swagger-ui-dist, served by us): public like the page, outside the
+  // route table and the OpenAPI document.
+  app.get(`${DOCS_ASSETS_PATH}:file`, (c) => {
+    const asset = docsAsset(c.req.param("file"));
+    if (!asset) throw new HttpError("not_found", `No docs asset ${shown(c.req.path, 300)}.`);
+    const gzip = acceptsGzip(c.req.header("accept-encoding"));
+    const etag = gzip ? `${asset.etag.slice(0, -1)}-gz"` : asset.etag;
+    const headers: Record<string, string> = {
+      ...DOCS_SECURITY_HEADERS,
+      etag,
+      vary: "Accept-Encoding",
+      "cache-control": "public, max-age=3600",
+    };
+    if (etagMatches(c.req.header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+    headers["content-type"] = asset.type;
+    if (gzip) headers["content-encoding"] = "gzip";
+    return new Response((gzip ? asset.gzip : asset.body) as Uint8Array<ArrayBuffer>, { headers });
+  });
   app.use("*", async (c, next) => {
     const path = c.req.path;
-    if (path.startsWith("/api/") && !publicPaths.has(path)) {
+    if (path.startsWith("/api/") && !publicPaths.has(path) && !path.startsWith(DOCS_ASSETS_PATH)) {
       // One read of the change token per request serves the key memory and the response cache.
       const storeToken = await changeToken?.();
       c.set("storeToken", storeToken);

@@ -37,7 +37,14 @@ export {
   readBody,
   readBodyBytes,
 } from "./body.js";
-export { escapeHtml, renderDocsPage } from "./docs-page.js";
+export {
+  DOCS_ASSET_NAMES,
+  DOCS_ASSETS_PATH,
+  DOCS_CSP,
+  docsAsset,
+  docsPageHtml,
+  swaggerUiVersion,
+} from "./docs-ui.js";
 export {
   type ErrorResponse,
   errorResponse,

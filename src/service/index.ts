@@ -16,6 +16,7 @@ export {
   listBacktests,
   startBacktest,
 } from "./backtest-jobs.js";
+export { resolveBacktestParams, runAccountBacktest } from "./backtest-run.js";
 export { getUniversePreset, listUniversePresets, searchIndustries } from "./catalog.js";
 export {
   clientRead,
