@@ -908,8 +908,8 @@ function paidHarvest(
  * Step 2b, an interim harvest scan between rebalances: the step-2 harvests (those that pay), their proceeds net of
  * the round trip's costs split over the {@link SUBSTITUTES_PER_HARVEST} names most correlated with the sold one in
  * the last rebalance's risk model, in its sector, pro rata to the correlation. A substitute is priced today, in the
- * target, not sold at a loss within the window, not harvested now, holds no lot at a loss (a purchase would expose
- * that loss to a wash sale), is neither no-trade nor no-hold in the last configuration, and stays under the max
+ * target, not sold at a loss within the window, not harvested now, holds no lot down half the threshold or more (a
+ * purchase would expose that loss to a wash sale), is neither no-trade nor no-hold in the last configuration, and stays under the max
  * weight. Nothing else trades; proceeds without a substitute stay in cash until the next rebalance.
  */
 function harvestScan(
@@ -950,8 +950,10 @@ function harvestScan(
     const g = gate(i, id, usd);
     const harvest = paidHarvest(infos, threshold, windowStart, stats, g);
     if (harvest.length === 0) {
-      // A substitute must not expose a loss of its own to a wash sale.
-      if (infos.some((l) => l.loss)) blocked[i] = 1;
+      // A substitute must not expose a loss of its own to a wash sale: none of its lots may be down half the
+      // threshold or more (the costs folded into a new lot's basis make every fresh lot a tiny loss).
+      if (infos.some((l) => l.loss && basisUsd(l) - l.valueUsd >= 0.5 * threshold * basisUsd(l)))
+        blocked[i] = 1;
       continue;
     }
     harvestOrder(orders, stats, i, harvest);
