@@ -85,4 +85,15 @@ export interface BacktestPolicy {
   initialize?(universe: readonly BacktestSecurity[]): void;
   /** Orders to execute on the next trading date. */
   decide(context: PolicyContext): readonly PolicyOrder[];
+  /**
+   * Trading days between interim scans (see {@link BacktestPolicy.scan}): the simulator calls `scan` on the
+   * trading dates `r_k + s`, `r_k + 2s`, ... strictly between two rebalances (and before the last date).
+   * 0 or absent: no scan.
+   */
+  readonly scanEveryTradingDays?: number;
+  /**
+   * An interim decision between rebalances (e.g. a harvest-only scan); its orders execute on the next trading
+   * date like a rebalance's. `period` is the number of the last rebalance.
+   */
+  scan?(context: PolicyContext): readonly PolicyOrder[];
 }

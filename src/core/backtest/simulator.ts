@@ -11,7 +11,9 @@
  *     3. on the last trading date of a calendar year (before the window's end): the tax year is settled and
  *        the tax paid from cash;
  *     4. the account is marked to market (daily value, float; exact decimal NAV at period ends);
- *   then, on a rebalance date r_k, each policy decides on the market served at t.
+ *   then, on a rebalance date r_k, each policy decides on the market served at t; on the dates between two
+ *   rebalances a policy with `scanEveryTradingDays` = s scans at r_k + s, r_k + 2s, ... (`policy.scan`, e.g.
+ *   a harvest-only check), its orders executing on the next trading date too.
  *
  * Progress is reported after each period (all cases); the cancellation check runs before each rebalance.
  */
@@ -216,6 +218,8 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
   const isPeriodEnd = new Map(periodEnds.map((t, k) => [t, k]));
   const isYearEnd = new Set(yearEnds);
   const valueDates = [market.dates[first]!];
+  let lastRebalance = -1;
+  let lastPeriod = 0;
   hooks.onProgress?.({ plannedPeriods: K, completedPeriods: 0, lastCompletedPeriod: null });
 
   for (let t = first; t <= last; t++) {
@@ -261,7 +265,20 @@ export function simulateBacktest(input: SimulateBacktestInput): SimulatedBacktes
         completedPeriods: done + 1,
         lastCompletedPeriod: market.dates[rebalances[done]!]!,
       });
+    if (k === undefined && lastRebalance >= 0 && t < last) {
+      const view = new MarketView(market, t);
+      for (let c = 0; c < cases.length; c++) {
+        const policy = cases[c]!.policy;
+        const every = policy.scanEveryTradingDays ?? 0;
+        if (policy.scan === undefined || !(every > 0) || (t - lastRebalance) % every !== 0) continue;
+        const start = hooks.now?.() ?? 0;
+        pending[c] = policy.scan({ view, portfolio: books[c]!.snapshot(t), period: lastPeriod });
+        policyMs[c]! += (hooks.now?.() ?? 0) - start;
+      }
+    }
     if (k !== undefined) {
+      lastRebalance = t;
+      lastPeriod = k;
       // Checked once the previous period is complete, before the next decisions.
       if (hooks.shouldCancel?.()) throw new BacktestCancelledError(k);
       const view = new MarketView(market, t);

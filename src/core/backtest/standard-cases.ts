@@ -23,6 +23,7 @@ import type { BacktestMarket } from "./market-data.js";
 import { buyAndHoldPolicy } from "./policies/buy-and-hold.js";
 import { DEFAULT_OVERLAY_GROSS, type LongShortFactor } from "./policies/characteristic-overlay.js";
 import { type HarvestBaselineStats, harvestBaselinePolicy } from "./policies/harvest-baseline.js";
+import { DEFAULT_HARVEST_SCAN_DAYS } from "./policies/harvest-rules.js";
 import { rebalanceToTargetPolicy } from "./policies/rebalance-to-target.js";
 import {
   createRiskModelProvider,
@@ -103,6 +104,11 @@ export interface StandardBacktestInput {
    * (`BACKTEST_OWNED_CONFIG`). pre_tax, benchmark and long_short_tlh do not use it. @default none
    */
   readonly optimizerConfig?: OptimizerConfigProvider;
+  /**
+   * Trading days between the tax_managed case's harvest-only scans between rebalances (engine "optimizer"; 0 =
+   * monthly harvests only; 5 = weekly). @default 0 ({@link DEFAULT_HARVEST_SCAN_DAYS})
+   */
+  readonly harvestScanDays?: number;
   readonly hooks?: BacktestHooks;
 }
 
@@ -156,6 +162,7 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
   };
   const managed = taxAwareTrackingPolicy({
     ...shared,
+    harvestScanDays: input.harvestScanDays ?? DEFAULT_HARVEST_SCAN_DAYS,
     ...(input.rebalanceEngine === undefined ? {} : { rebalanceEngine: input.rebalanceEngine }),
     ...(input.optimizerConfig === undefined ? {} : { optimizerConfig: input.optimizerConfig }),
   });

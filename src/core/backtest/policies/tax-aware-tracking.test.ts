@@ -196,3 +196,74 @@ describe("taxAwareTrackingPolicy: tax_gamma", () => {
     expect(soldOfA(100)).toBe(0);
   });
 });
+
+describe("taxAwareTrackingPolicy with interim harvest scans", () => {
+  // A dips 10% from 2023-01-10 to 2023-01-27, between the rebalances of 2023-01-02 and 2023-02-02, then recovers.
+  const dipMarket = prepareBacktestMarket(
+    handMarket({
+      dates,
+      assets: [
+        {
+          id: "A:XNAS",
+          sector: 45,
+          close: (_t, d) => (d >= "2023-01-10" && d <= "2023-01-27" ? 90 : 100),
+        },
+        { id: "B:XNAS", sector: 45, close: () => 50 },
+        { id: "C:XNAS", sector: 45, close: () => 40 },
+        { id: "D:XNYS", sector: 55, close: () => 20 },
+      ],
+      weights: { "A:XNAS": 0.25, "B:XNAS": 0.25, "C:XNAS": 0.25, "D:XNYS": 0.25 },
+    }),
+  );
+  function run(scanDays: number) {
+    const policy = taxAwareTrackingPolicy(options({ harvestScanDays: scanDays }));
+    const scans = new Map<string, readonly PolicyOrder[]>();
+    const recording: BacktestPolicy = {
+      decide: (c) => policy.decide(c),
+      scanEveryTradingDays: policy.scanEveryTradingDays ?? 0,
+      scan: (c) => {
+        const o = policy.scan!(c);
+        scans.set(c.view.date, o);
+        return o;
+      },
+    };
+    const sim = simulateBacktest({
+      market: dipMarket,
+      startDate: "2023-01-02",
+      endDate: "2023-03-31",
+      cases: [
+        { name: "x", description: "", taxManaged: true, policy: recording, initial: { cashUsd: 100_000 } },
+      ],
+    });
+    return { scans, stats: policy.stats, run: sim.cases[0]! };
+  }
+
+  it("misses the mid-month dip with monthly decisions only", () => {
+    const { run: r, stats } = run(0);
+    expect(stats.scans).toBe(0);
+    expect(r.realized.filter((x) => x.harvest)).toHaveLength(0);
+  });
+
+  it("harvests the mid-month dip at the weekly scan and buys its sector peers, not the other sector", () => {
+    const { scans, stats, run: r } = run(5);
+    // Scans on the 5th and 10th trading days after 2023-01-02: 2023-01-09 (A at 100) and 2023-01-16 (A at 90).
+    expect(sells(scans.get("2023-01-09"), 0)).toHaveLength(0);
+    const dip = scans.get("2023-01-16")!;
+    expect(sells(dip, 0)).toHaveLength(1);
+    expect(stats.scanHarvestedLots).toBeGreaterThan(0);
+    const harvested = r.realized.filter((x) => x.harvest);
+    expect(harvested.length).toBeGreaterThan(0);
+    // Bought at about 100 (less the costs' reserve), sold at 90 on 2023-01-17: about a 10% loss of ~$25,000.
+    const loss = harvested.reduce((s, x) => s + x.record.gainUsd.toNumber(), 0);
+    expect(loss).toBeLessThan(-2_000);
+    expect(harvested[0]!.record.saleDate).toBe("2023-01-17");
+    // The proceeds (net of the round trip) go to B and C (technology, the factor A loads on), none to D.
+    const proceeds =
+      -sells(dip, 0).length * 0 + harvested.reduce((s, x) => s + x.record.proceedsUsd.toNumber(), 0);
+    const toPeers = buyOf(dip, 1) + buyOf(dip, 2);
+    expect(buyOf(dip, 3)).toBe(0);
+    expect(buyOf(dip, 0)).toBe(0);
+    expect(toPeers).toBeGreaterThan(0.99 * proceeds * (1 - 2 * 5e-4) - 1);
+    expect(toPeers).toBeLessThanOrEqual(proceeds * 1.001);
+  });
+});

@@ -53,6 +53,12 @@ import { holdingTerm, type SpecificLotRequest, type TaxLot, type TaxRulesOptions
 import type { MarketView } from "../market-view.js";
 import type { BacktestPolicy, BacktestShortLot, PolicyContext, PolicyOrder } from "../policy.js";
 import { characteristicOverlay, type LongShortFactor } from "./characteristic-overlay.js";
+import {
+  correlationSubstitutes,
+  type DEFAULT_HARVEST_SCAN_DAYS,
+  harvestPays,
+  harvestTrackingCostUsd,
+} from "./harvest-rules.js";
 import { solvePwlTracking } from "./pwl-tracking-qp.js";
 import type { RiskModelProvider } from "./risk-model-provider.js";
 import { DEFAULT_MIN_TRADE_FRACTION, investableTargetWeights } from "./target-weights.js";
@@ -117,6 +123,13 @@ export interface TaxAwareTrackingOptions {
    * @default none (the fields of these options only)
    */
   readonly optimizerConfig?: OptimizerConfigProvider;
+  /**
+   * Trading days between harvest-only scans between rebalances (step 2b; engine "optimizer", no overlay): lots past
+   * the threshold whose harvest pays ({@link harvestPays}) are sold and the proceeds buy the most correlated names
+   * of their sector ({@link correlationSubstitutes}); nothing else trades. 0 = monthly harvests only. @default 0
+   * (the standard backtest's tax_managed case uses {@link DEFAULT_HARVEST_SCAN_DAYS})
+   */
+  readonly harvestScanDays?: number;
   /** Adds a long-short overlay tilted to this factor. */
   readonly overlay?: {
     readonly factor: LongShortFactor;
@@ -184,6 +197,15 @@ export interface TaxAwarePolicyStats {
   decisions: number;
   /** Lots harvested (long and short). */
   harvestedLots: number;
+  /** Long lots past the threshold that were not harvested (a recent purchase would have washed them). */
+  skippedHarvestLots: number;
+  /** Their loss at the decision's prices, USD. */
+  skippedHarvestLossUsd: number;
+  /** Harvests made although a recent purchase washes part of them (the unwashed part paid). */
+  partlyWashedHarvests: number;
+  /** Interim harvest scans run, and the lots they harvested. */
+  scans: number;
+  scanHarvestedLots: number;
   /**
    * Decisions whose optimization hit its round limit (kept: the point is feasible), was infeasible or failed
    * (held: only the harvest trades).
@@ -244,6 +266,11 @@ export function taxAwareTrackingPolicy(options: TaxAwareTrackingOptions): TaxAwa
   const stats: TaxAwarePolicyStats = {
     decisions: 0,
     harvestedLots: 0,
+    skippedHarvestLots: 0,
+    skippedHarvestLossUsd: 0,
+    partlyWashedHarvests: 0,
+    scans: 0,
+    scanHarvestedLots: 0,
     unsolved: 0,
     rounds: 0,
     optimizerSolves: 0,
@@ -254,15 +281,31 @@ export function taxAwareTrackingPolicy(options: TaxAwareTrackingOptions): TaxAwa
   };
   // One workspace per policy: consecutive decisions warm-start (engines, sides, cost reserve).
   const optimizer = engine === "optimizer" ? createOptimizer() : null;
+  const scanDays = optimizer === null ? 0 : (options.harvestScanDays ?? 0);
+  if (!(Number.isInteger(scanDays) && scanDays >= 0))
+    throw new RangeError(`taxAwareTrackingPolicy: harvestScanDays must be an integer >= 0, got ${scanDays}`);
+  const memory: ScanMemory = { model: null, noTrade: new Set(), noHold: new Set(), maxWeight: 1 };
   return {
     stats,
+    scanEveryTradingDays: scanDays,
     decide(context: PolicyContext): PolicyOrder[] {
       stats.decisions += 1;
       return optimizer === null
         ? decide(context, options, lambda, stats)
-        : decideWithOptimizer(context, options, lambda, stats, optimizer);
+        : decideWithOptimizer(context, options, lambda, stats, optimizer, memory);
+    },
+    scan(context: PolicyContext): PolicyOrder[] {
+      return scanDays > 0 ? harvestScan(context, options, lambda, stats, memory) : [];
     },
   };
+}
+
+/** What an interim scan reuses of the last rebalance (no new risk model or configuration between rebalances). */
+interface ScanMemory {
+  model: FactorModel | null;
+  noTrade: Set<string>;
+  noHold: Set<string>;
+  maxWeight: number;
 }
 
 function decide(
@@ -339,7 +382,7 @@ function decide(
 
     // 2. Harvest.
     if (lots.length > 0) {
-      const harvest = longHarvest(lots, threshold, windowStart);
+      const harvest = longHarvest(lots, threshold, windowStart, stats);
       const picked = harvestOrder(orders, stats, i, harvest);
       if (harvest.length > 0) {
         for (const l of harvest) current[i]! -= l.valueUsd / nav;
@@ -508,6 +551,7 @@ function decideWithOptimizer(
   lambda: number,
   stats: TaxAwarePolicyStats,
   optimizer: Optimizer,
+  memory: ScanMemory,
 ): PolicyOrder[] {
   const n = view.size;
   const exec = view.executionDate ?? view.date;
@@ -519,6 +563,13 @@ function decideWithOptimizer(
   const threshold = o.harvestThresholdBps / 1e4;
   const cashBuffer = o.cashBuffer ?? 0;
   const target = investableTargetWeights(view, cashBuffer);
+  let providerModel: FactorModel | null = null;
+  try {
+    providerModel = o.riskModel(view);
+  } catch {
+    // The optimizer's call below reports it (the decision holds).
+  }
+  const gate = harvestGate(o, lambda, nav, providerModel);
 
   const orders: PolicyOrder[] = [];
   const columns: number[] = [];
@@ -537,9 +588,17 @@ function decideWithOptimizer(
     let held: readonly TaxLot[] = portfolio.lots(i);
     const shorts = portfolio.shortLots(i);
     if (tradable && held.length > 0) {
-      // 2. Harvest (the term does not matter here).
-      const infos = held.map((lot) => lotInfo(lot, view, i, "short_term", o));
-      const harvest = longHarvest(infos, threshold, windowStart);
+      // 2. Harvest, when it pays (harvestPays: the unwashed tax value against the round trip and the tracking).
+      const infos = held.map((lot) =>
+        lotInfo(lot, view, i, holdingTerm(lot.holdingPeriodStart, exec, rules), o),
+      );
+      const harvest = paidHarvest(
+        infos,
+        threshold,
+        windowStart,
+        stats,
+        gate(i, id, view.security(i).currency === "USD"),
+      );
       const picked = harvestOrder(orders, stats, i, harvest);
       if (harvest.length > 0) {
         for (const l of harvest) cashUsd += l.valueUsd;
@@ -599,6 +658,10 @@ function decideWithOptimizer(
   for (let i = 0; i < n; i++)
     if (portfolio.lots(i).length > 0 || portfolio.shortLots(i).length > 0) positions++;
   const dated = o.optimizerConfig?.(view, { navUsd: nav, cashUsd: portfolio.cashUsd, positions });
+  memory.noTrade = new Set(dated?.noTrade ?? []);
+  memory.noHold = new Set(dated?.noHold ?? []);
+  memory.maxWeight = (dated === undefined ? o.maxWeight : dated.maxWeight) ?? 1;
+  memory.model = providerModel;
   const configOf = (invested: boolean) =>
     resolveOptimizerConfig({
       ...dated,
@@ -629,7 +692,7 @@ function decideWithOptimizer(
     });
   let result: OptimizationResult;
   try {
-    const riskModel = withInvestedFactor(o.riskModel(view));
+    const riskModel = withInvestedFactor(providerModel ?? o.riskModel(view));
     const solve = (invested: boolean) => {
       stats.optimizerSolves += 1;
       return optimizer.optimize({
@@ -751,13 +814,187 @@ function harvestOrder(
  * Step 2 for the long lots of one asset: the lots whose loss reaches `threshold` of their basis, or none when
  * another lot of the asset bought within the wash-sale window is kept (it would wash the loss).
  */
-function longHarvest(lots: readonly LotInfo[], threshold: number, windowStart: string): LotInfo[] {
+function longHarvest(
+  lots: readonly LotInfo[],
+  threshold: number,
+  windowStart: string,
+  stats: TaxAwarePolicyStats,
+): LotInfo[] {
   const harvest = lots.filter(
     (l) => l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
   );
   if (harvest.length === 0) return harvest;
   const picked = new Set(harvest.map((l) => l.lot.id));
-  return lots.some((l) => !picked.has(l.lot.id) && isRecent(l.lot, windowStart)) ? [] : harvest;
+  if (!lots.some((l) => !picked.has(l.lot.id) && isRecent(l.lot, windowStart))) return harvest;
+  stats.skippedHarvestLots += harvest.length;
+  for (const l of harvest) stats.skippedHarvestLossUsd += basisUsd(l) - l.valueUsd;
+  return [];
+}
+
+/** The harvest economics of one asset at a decision, but for the lots' values (see {@link paidHarvest}). */
+interface AssetGate {
+  /** One-way trading cost of the asset, fraction of value. */
+  readonly oneWayCost: number;
+  /** Tracking cost of selling `valueUsd` of the asset for the wash-sale window, USD. */
+  trackingCostUsd(valueUsd: number): number;
+}
+
+/** Gate factory of a decision: costs of the asset, its specific variance in the model (0 when absent). */
+function harvestGate(
+  o: TaxAwareTrackingOptions,
+  lambda: number,
+  navUsd: number,
+  model: FactorModel | null,
+): (column: number, id: string, usd?: boolean) => AssetGate {
+  const index = model === null ? null : new Map(model.assets.map((id, k) => [id, k]));
+  const windowDays = o.taxRules?.washSaleThresholdDays ?? 30;
+  return (_column, id, usd = true) => {
+    const k = index?.get(id);
+    const specific = k === undefined || model === null ? 0 : model.specificVariance[k]!;
+    return {
+      oneWayCost: (o.transactionBps + (usd ? 0 : o.fxFeeBps)) / 1e4,
+      trackingCostUsd: (valueUsd) => harvestTrackingCostUsd(lambda, valueUsd, navUsd, specific, windowDays),
+    };
+  };
+}
+
+/**
+ * Step 2 for the long lots of one asset (`lots` priced with their term's rate): the lots whose loss reaches
+ * `threshold` of their basis, when their harvest pays ({@link harvestPays}): a purchase within the window of shares
+ * that stay washes the loss of as many shares (not the whole sale), so the value counted is the unwashed part's.
+ * A harvest that does not pay is skipped and counted.
+ */
+function paidHarvest(
+  lots: readonly LotInfo[],
+  threshold: number,
+  windowStart: string,
+  stats: TaxAwarePolicyStats,
+  gate: AssetGate,
+): LotInfo[] {
+  const harvest = lots.filter(
+    (l) => l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
+  );
+  if (harvest.length === 0) return harvest;
+  const picked = new Set(harvest.map((l) => l.lot.id));
+  let recentShares = 0;
+  for (const l of lots)
+    if (!picked.has(l.lot.id) && isRecent(l.lot, windowStart)) recentShares += l.lot.quantity.toNumber();
+  let soldShares = 0;
+  let valueUsd = 0;
+  let taxValueUsd = 0;
+  for (const l of harvest) {
+    soldShares += l.lot.quantity.toNumber();
+    valueUsd += l.valueUsd;
+    taxValueUsd -= l.taxPerDollar * l.valueUsd;
+  }
+  const washedFraction = soldShares > 0 ? Math.min(recentShares, soldShares) / soldShares : 0;
+  const pays = harvestPays({
+    taxValueUsd,
+    valueUsd,
+    washedFraction,
+    oneWayCost: gate.oneWayCost,
+    trackingCostUsd: gate.trackingCostUsd(valueUsd),
+  });
+  if (pays) {
+    if (washedFraction > 0) stats.partlyWashedHarvests += 1;
+    return harvest;
+  }
+  stats.skippedHarvestLots += harvest.length;
+  for (const l of harvest) stats.skippedHarvestLossUsd += basisUsd(l) - l.valueUsd;
+  return [];
+}
+
+/**
+ * Step 2b, an interim harvest scan between rebalances: the step-2 harvests (those that pay), their proceeds net of
+ * the round trip's costs split over the {@link SUBSTITUTES_PER_HARVEST} names most correlated with the sold one in
+ * the last rebalance's risk model, in its sector, pro rata to the correlation. A substitute is priced today, in the
+ * target, not sold at a loss within the window, not harvested now, holds no lot down half the threshold or more (a
+ * purchase would expose that loss to a wash sale), is neither no-trade nor no-hold in the last configuration, and stays under the max
+ * weight. Nothing else trades; proceeds without a substitute stay in cash until the next rebalance.
+ */
+function harvestScan(
+  { view, portfolio }: PolicyContext,
+  o: TaxAwareTrackingOptions,
+  lambda: number,
+  stats: TaxAwarePolicyStats,
+  memory: ScanMemory,
+): PolicyOrder[] {
+  const model = memory.model;
+  if (model === null) return [];
+  stats.scans += 1;
+  const n = view.size;
+  const exec = view.executionDate ?? view.date;
+  const rules = o.taxRules ?? {};
+  const windowStart = addDays(exec, -(rules.washSaleThresholdDays ?? 30));
+  const nav = portfolio.navUsd;
+  const minTrade = (o.minTradeFraction ?? DEFAULT_MIN_TRADE_FRACTION) * nav;
+  const threshold = o.harvestThresholdBps / 1e4;
+  const target = investableTargetWeights(view, o.cashBuffer ?? 0);
+  const gate = harvestGate(o, lambda, nav, model);
+  const orders: PolicyOrder[] = [];
+  const blocked = new Uint8Array(n);
+  const sold: { column: number; proceedsUsd: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = view.ids[i]!;
+    if ((portfolio.lastLossSale(i) ?? "") >= windowStart || memory.noHold.has(id)) blocked[i] = 1;
+    if (memory.noTrade.has(id)) {
+      blocked[i] = 1;
+      continue;
+    }
+    const held = portfolio.lots(i);
+    if (held.length === 0 || !view.pricedToday(i) || !(view.priceUsd(i) > 0)) continue;
+    const infos = held.map((lot) =>
+      lotInfo(lot, view, i, holdingTerm(lot.holdingPeriodStart, exec, rules), o),
+    );
+    const usd = view.security(i).currency === "USD";
+    const g = gate(i, id, usd);
+    const harvest = paidHarvest(infos, threshold, windowStart, stats, g);
+    if (harvest.length === 0) {
+      // A substitute must not expose a loss of its own to a wash sale: none of its lots may be down half the
+      // threshold or more (the costs folded into a new lot's basis make every fresh lot a tiny loss).
+      if (infos.some((l) => l.loss && basisUsd(l) - l.valueUsd >= 0.5 * threshold * basisUsd(l)))
+        blocked[i] = 1;
+      continue;
+    }
+    harvestOrder(orders, stats, i, harvest);
+    stats.scanHarvestedLots += harvest.length;
+    blocked[i] = 1;
+    let value = 0;
+    for (const l of harvest) value += l.valueUsd;
+    sold.push({ column: i, proceedsUsd: value * (1 - 2 * g.oneWayCost) });
+  }
+  if (sold.length === 0) return orders;
+  const candidates: string[] = [];
+  const column = new Map<string, number>();
+  for (let j = 0; j < n; j++) {
+    if (blocked[j] === 1 || !(target[j]! > 0) || !view.pricedToday(j) || !(view.priceUsd(j) > 0)) continue;
+    candidates.push(view.ids[j]!);
+    column.set(view.ids[j]!, j);
+  }
+  const sectorOf = (id: string) => {
+    const j = column.get(id) ?? view.ids.indexOf(id);
+    return j >= 0 ? view.security(j).sector : null;
+  };
+  const buys = new Float64Array(n);
+  const room = (j: number) => memory.maxWeight * nav - portfolio.valuesUsd[j]! - buys[j]!;
+  for (const { column: i, proceedsUsd } of sold) {
+    const subs = correlationSubstitutes(
+      model,
+      view.ids[i]!,
+      candidates.filter((id) => room(column.get(id)!) > 0),
+      sectorOf,
+    );
+    let total = 0;
+    for (const s of subs) total += s.correlation * target[column.get(s.id)!]!;
+    for (const s of subs) {
+      const j = column.get(s.id)!;
+      const share = (s.correlation * target[j]!) / total;
+      buys[j]! += Math.min(proceedsUsd * share, Math.max(room(j), 0));
+    }
+  }
+  for (let j = 0; j < n; j++)
+    if (buys[j]! >= minTrade) orders.push({ side: "buy", column: j, amountUsd: buys[j]! });
+  return orders;
 }
 
 function isRecent(lot: TaxLot, windowStart: string): boolean {
