@@ -90,7 +90,7 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DA
     expect(result.benchmark!.turnover).toBe(0);
   });
 
-  it("runs the optimizer every period and walks into no wash sale, thin gains of recent buys included", async () => {
+  it("runs the optimizer every period and walks into no wash sale it did not choose, thin gains of recent buys included", async () => {
     // Paper settings with the 5% threshold: the run where the optimizer path once sold lots whose thin gain
     // at the decision close had turned into a loss washed by a purchase 30 days earlier.
     const org = (await createOrganization(ctx, "Wash sales")).organization.uuid;
@@ -116,7 +116,9 @@ describe.skipIf(!HAVE_DATA)(`S&P 500 direct index 2013-02-08..2018-02-07 on ${DA
     const stats = detailed.policyStats.tax_managed!;
     expect(stats.optimizerSolves).toBeGreaterThanOrEqual(60);
     expect(stats.fallbacks).toBe(0);
-    expect(detailed.metrics.tax_managed!.washSales).toBe(0);
+    // A wash sale only where the harvest gate sold lots knowing that a recent purchase washes part of the loss
+    // (the unwashed part paid, docs/backtests.md "Where the tax effect is lost"): never by accident.
+    expect(detailed.metrics.tax_managed!.washSales).toBeLessThanOrEqual(stats.partlyWashedLots);
     expect(detailed.metrics.tax_managed!.harvestedLosses).toBeGreaterThan(50_000);
   }, 120_000);
 });

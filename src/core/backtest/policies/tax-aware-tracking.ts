@@ -203,6 +203,8 @@ export interface TaxAwarePolicyStats {
   skippedHarvestLossUsd: number;
   /** Harvests made although a recent purchase washes part of them (the unwashed part paid). */
   partlyWashedHarvests: number;
+  /** The lots those harvests sold (each can be a wash sale, by choice). */
+  partlyWashedLots: number;
   /** Interim harvest scans run, and the lots they harvested. */
   scans: number;
   scanHarvestedLots: number;
@@ -269,6 +271,7 @@ export function taxAwareTrackingPolicy(options: TaxAwareTrackingOptions): TaxAwa
     skippedHarvestLots: 0,
     skippedHarvestLossUsd: 0,
     partlyWashedHarvests: 0,
+    partlyWashedLots: 0,
     scans: 0,
     scanHarvestedLots: 0,
     unsolved: 0,
@@ -896,7 +899,10 @@ function paidHarvest(
     trackingCostUsd: gate.trackingCostUsd(valueUsd),
   });
   if (pays) {
-    if (washedFraction > 0) stats.partlyWashedHarvests += 1;
+    if (washedFraction > 0) {
+      stats.partlyWashedHarvests += 1;
+      stats.partlyWashedLots += harvest.length;
+    }
     return harvest;
   }
   stats.skippedHarvestLots += harvest.length;
