@@ -67,7 +67,7 @@ describe("CLI start-up", () => {
     expect(name(["ledger", "show", "--year", "2025"])).toBe("trades");
     expect(name(["--store", "postgres://db/x", "worker", "--concurrency", "2"])).toBe("worker");
     expect(name(["store", "copy", "--from", "a.db", "--to", "b.db"])).toBe("store");
-    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(23);
+    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(24);
   });
 
   it("loads no command module, zod, SQLite driver or service for --version and --help", async () => {

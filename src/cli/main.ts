@@ -66,11 +66,12 @@ export async function buildProgram(
   for (const m of COMMAND_MODULES) {
     const register = loaded.get(m);
     if (register) {
-      register(program, hooks);
+      register(program, hooks, () => buildProgram({}, COMMAND_MODULES));
       continue;
     }
     for (const c of m.commands) {
       const stub = program.command(c.name).description(c.description);
+      if (c.arguments) stub.arguments(c.arguments);
       // A hidden option makes the help list it as "name [options]", as the real command is listed.
       if (c.options) stub.addOption(new Option("--lotwise-stub").hideHelp());
     }

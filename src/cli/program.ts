@@ -16,6 +16,9 @@ export interface ProgramHooks {
   exitCode?: number;
 }
 
+/** The whole command tree (every module loaded and registered), for commands that describe the CLI itself. */
+export type CommandTree = () => Promise<Command>;
+
 /** Add an "Examples:" section to a command's help. */
 export function examples(cmd: Command, ...lines: string[]): Command {
   return cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
