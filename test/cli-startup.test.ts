@@ -85,6 +85,19 @@ describe("CLI start-up", () => {
     expect(loaded.some((u) => u.endsWith("/dist/cli/commands/backtest.js"))).toBe(false);
   });
 
+  it("loads the service module of the operation it calls and not the optimizer, backtests or themes (clients list)", async () => {
+    const store = join(dir, "s.db");
+    expect((await run(["init", "--store", store])).code).toBe(0);
+    const loaded = await modulesLoadedBy(["clients", "list", "--store", store]);
+    expect(loaded.some((u) => u.endsWith("/dist/service/clients.js"))).toBe(true);
+    const heavy = loaded.filter((u) =>
+      /\/core\/(optimizer|backtest|numeric|risk)\/|\/market\/|\/service\/(optimize|backtest-jobs|themes|scan)\.js|\/dist\/client\/|\/dist\/server\/|\/node_modules\/ora\//.test(
+        u,
+      ),
+    );
+    expect(heavy).toEqual([]);
+  });
+
   it("still reports an unknown command as a usage error with a suggestion", async () => {
     const r = await run(["clinets", "list"]);
     expect(r.code).toBe(2);
