@@ -50,7 +50,7 @@ describe("CLI errors a user meets", () => {
       "--store",
       join(dir, "s.db"),
       "--account",
-      "x",
+      "00000000-0000-4000-8000-000000000001",
       "--weights",
       missing,
     ]);
@@ -64,7 +64,7 @@ describe("CLI errors a user meets", () => {
       "--store",
       join(dir, "s.db"),
       "--account",
-      "x",
+      "00000000-0000-4000-8000-000000000001",
       "--weights",
       missing,
     ]);

@@ -67,7 +67,7 @@ describe("CLI start-up", () => {
     expect(name(["ledger", "show", "--year", "2025"])).toBe("trades");
     expect(name(["--store", "postgres://db/x", "worker", "--concurrency", "2"])).toBe("worker");
     expect(name(["store", "copy", "--from", "a.db", "--to", "b.db"])).toBe("store");
-    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(23);
+    expect(COMMAND_MODULES.flatMap((m) => m.commands.map((c) => c.name))).toHaveLength(24);
   });
 
   it("loads no command module, zod, SQLite driver or service for --version and --help", async () => {
@@ -83,6 +83,19 @@ describe("CLI start-up", () => {
     const loaded = await modulesLoadedBy(["clients", "list", "--help"]);
     expect(loaded.some((u) => u.endsWith("/dist/cli/commands/clients.js"))).toBe(true);
     expect(loaded.some((u) => u.endsWith("/dist/cli/commands/backtest.js"))).toBe(false);
+  });
+
+  it("loads the service module of the operation it calls and not the optimizer, backtests or themes (clients list)", async () => {
+    const store = join(dir, "s.db");
+    expect((await run(["init", "--store", store])).code).toBe(0);
+    const loaded = await modulesLoadedBy(["clients", "list", "--store", store]);
+    expect(loaded.some((u) => u.endsWith("/dist/service/clients.js"))).toBe(true);
+    const heavy = loaded.filter((u) =>
+      /\/core\/(optimizer|backtest|numeric|risk)\/|\/market\/|\/service\/(optimize|backtest-jobs|themes|scan)\.js|\/dist\/client\/|\/dist\/server\/|\/node_modules\/ora\//.test(
+        u,
+      ),
+    );
+    expect(heavy).toEqual([]);
   });
 
   it("still reports an unknown command as a usage error with a suggestion", async () => {

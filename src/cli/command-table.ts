@@ -6,10 +6,13 @@
  * real commands' (test/cli-startup.test.ts), so the lazy help never drifts from the full one.
  */
 import type { Command } from "commander";
-import type { ProgramHooks } from "./program.js";
+import type { CommandTree, ProgramHooks } from "./program.js";
 
-/** Registers one module's commands on the program. */
-export type RegisterCommands = (program: Command, hooks: ProgramHooks) => void;
+/**
+ * Registers one module's commands on the program; `tree` builds the full command tree on demand (`lotwise
+ * completion` generates its scripts from it).
+ */
+export type RegisterCommands = (program: Command, hooks: ProgramHooks, tree: CommandTree) => void;
 
 /** One top-level command as the top-level help lists it. */
 export interface TopLevelCommand {
@@ -17,6 +20,8 @@ export interface TopLevelCommand {
   readonly description: string;
   /** The command has options of its own (the help lists it as `name [options]`). */
   readonly options: boolean;
+  /** The command's arguments as its usage shows them (`<shell>`), when it takes some. */
+  readonly arguments?: string;
 }
 
 /** A module of `src/cli/commands` with the top-level commands it registers, in help order. */
@@ -25,10 +30,11 @@ export interface CommandModule {
   load(): Promise<RegisterCommands>;
 }
 
-const cmd = (name: string, description: string, options = false): TopLevelCommand => ({
+const cmd = (name: string, description: string, options = false, args?: string): TopLevelCommand => ({
   name,
   description,
   options,
+  ...(args === undefined ? {} : { arguments: args }),
 });
 
 /** Every top-level command, in the order of the help. */
@@ -192,6 +198,17 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
       ),
     ],
     load: async () => (await import("./commands/store.js")).registerStore,
+  },
+  {
+    commands: [
+      cmd(
+        "completion",
+        "Print a shell completion script (bash or zsh) for every command, sub-command and flag of this lotwise; values complete for fixed choices and files (--store, CSV and JSON files).",
+        false,
+        "<shell>",
+      ),
+    ],
+    load: async () => (await import("./commands/completion.js")).registerCompletion,
   },
 ];
 

@@ -8,9 +8,8 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { RemoteBackend } from "../client/index.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
-import { type Backend, LocalBackend, type ServiceContext } from "../service/index.js";
+import type { Backend, ServiceContext } from "../service/index.js";
 import type { JobQueue } from "../service/jobs/queue/types.js";
 import { isPostgresLocation, type LotwiseStore, openStore } from "../store/index.js";
 import { limitsFromEnv } from "./limits.js";
@@ -154,10 +153,13 @@ export function createCommandContext(
             [{ path: "api-key", message: "missing" }],
             "usage",
           );
+        // Loaded on demand: a local command never loads the HTTP client, a remote one never the service layer.
+        const { RemoteBackend } = await import("../client/index.js");
         backend = await RemoteBackend.connect({ url: checkedUrl(options.url!), apiKey: options.apiKey });
         return backend;
       }
       const service = await ctx.service();
+      const { LocalBackend } = await import("../service/local-backend.js");
       backend = new LocalBackend(service, await resolveOrganization(service.store, options.org));
       return backend;
     },

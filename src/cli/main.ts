@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
 import { COMMAND_MODULES, type CommandModule, commandModuleFor } from "./command-table.js";
 import { EXIT_USAGE } from "./errors.js";
+import { uuidFlag } from "./flags.js";
 import type { ProgramHooks } from "./program.js";
 
 /** The program with its global options and help texts, and no commands yet. */
@@ -40,11 +41,41 @@ Getting started:
   return program;
 }
 
-/** Sub-commands inherit exitOverride so usage errors come back as CommanderError. */
-function finish(program: Command): Command {
+/**
+ * Arguments that name a stored object by its uuid (`clients show <client>`, `backtest status <job>`...): a malformed
+ * one is a usage error, as the server's `invalid_path_parameter` is, not "not found".
+ */
+const UUID_ARGUMENTS = new Set([
+  "client",
+  "account",
+  "config",
+  "assetClass",
+  "proposal",
+  "riskModel",
+  "theme",
+  "job",
+  "run_uuid",
+]);
+
+/**
+ * Sub-commands inherit exitOverride so usage errors come back as CommanderError; every `<uuid>` option and uuid
+ * argument without a parser of its own gets {@link uuidFlag}; with captured output (tests), commander's own
+ * messages go to it too.
+ */
+function finish(program: Command, hooks: ProgramHooks): Command {
+  const captured = hooks.output?.(false);
   const override = (c: Command) => {
     c.exitOverride();
     c.showHelpAfterError("(run with --help for usage)");
+    if (captured)
+      c.configureOutput({
+        writeOut: (s) => captured.line(s.replace(/\n$/, "")),
+        writeErr: (s) => captured.note(s.replace(/\n$/, "")),
+      });
+    for (const o of c.options as readonly Option[])
+      if (/<uuid>$/.test(o.flags) && !o.parseArg) o.argParser(uuidFlag);
+    for (const a of c.registeredArguments)
+      if (UUID_ARGUMENTS.has(a.name()) && !a.parseArg && !a.variadic) a.argParser(uuidFlag);
     for (const s of c.commands) override(s);
   };
   override(program);
@@ -66,16 +97,17 @@ export async function buildProgram(
   for (const m of COMMAND_MODULES) {
     const register = loaded.get(m);
     if (register) {
-      register(program, hooks);
+      register(program, hooks, () => buildProgram({}, COMMAND_MODULES));
       continue;
     }
     for (const c of m.commands) {
       const stub = program.command(c.name).description(c.description);
+      if (c.arguments) stub.arguments(c.arguments);
       // A hidden option makes the help list it as "name [options]", as the real command is listed.
       if (c.options) stub.addOption(new Option("--lotwise-stub").hideHelp());
     }
   }
-  return finish(program);
+  return finish(program, hooks);
 }
 
 /** Run the CLI with `argv` (as process.argv) and return the exit code. */

@@ -5,7 +5,6 @@
  */
 import { stripVTControlCharacters } from "node:util";
 import Table from "cli-table3";
-import ora from "ora";
 
 export interface Output {
   /** Machine-readable output requested (`--json`). */
@@ -146,6 +145,8 @@ export function processOutput(json: boolean): Output {
         if (!json) process.stderr.write(`${label}...\n`);
         return work(() => {});
       }
+      // Loaded on demand: only an interactive terminal shows a spinner.
+      const { default: ora } = await import("ora");
       const spinner = ora({ text: label, stream: process.stderr }).start();
       try {
         const r = await work((text) => {

@@ -3,11 +3,12 @@
  * Helpers shared by the commands: global options on every command, the action wrapper that opens a context,
  * runs the command and maps errors to exit codes, and help examples.
  */
-import { type Command, InvalidArgumentError } from "commander";
-import { isIsoDate } from "../core/dates.js";
+import type { Command } from "commander";
 import { type CommandContext, createCommandContext, type GlobalOptions } from "./context.js";
 import { reportError } from "./errors.js";
 import type { Output } from "./output.js";
+
+export { dateFlag, fractionText, integerFlag, numberFlag, usdFlag, uuidFlag } from "./flags.js";
 
 /** Hooks the tests use to capture output. */
 export interface ProgramHooks {
@@ -15,6 +16,9 @@ export interface ProgramHooks {
   /** Exit code of the last action (set by {@link action}). */
   exitCode?: number;
 }
+
+/** The whole command tree (every module loaded and registered), for commands that describe the CLI itself. */
+export type CommandTree = () => Promise<Command>;
 
 /** Add an "Examples:" section to a command's help. */
 export function examples(cmd: Command, ...lines: string[]): Command {
@@ -83,14 +87,4 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/**
- * Parser of a date flag (`--as-of`, `--start-date`, `--end-date`): a malformed date is a usage error (exit 2, the
- * flag named by commander), the same in every command, before anything runs.
- */
-export function dateFlag(value: string): string {
-  if (!isIsoDate(value))
-    throw new InvalidArgumentError(`expected a YYYY-MM-DD calendar date (e.g. 2025-06-30), got "${value}".`);
-  return value;
 }

@@ -16,6 +16,9 @@ export type RebalanceRunWhenValue = (typeof REBALANCE_RUN_WHEN)[number];
 export const DEFAULT_REBALANCE_RUN_WHEN: RebalanceRunWhenValue = "breached";
 /** Most accounts one run may select. */
 export const MAX_REBALANCE_RUN_ACCOUNTS = 1_000_000;
+
+/** Jobs a queued run is split into at most (a run of fewer pending accounts gets one job per account). */
+export const REBALANCE_RUN_QUEUE_SHARDS = 8;
 /** Most worker threads a local run may use (`lotwise rebalance --all --concurrency N`). */
 export const MAX_REBALANCE_RUN_WORKERS = 16;
 /** Most account uuids a request may list. */

@@ -29,9 +29,6 @@ import {
   queryStrings,
 } from "./operation.js";
 import { OPERATION_LIST } from "./operations.js";
-import { runRebalanceInWorkers } from "./rebalance-run-workers.js";
-import { runRebalance } from "./rebalance-runs.js";
-import { scanAccountsParallel } from "./scan-parallel.js";
 
 // The methods of BackendMethods are installed on the prototype from the operation table (below).
 export interface LocalBackend extends BackendMethods {}
@@ -67,11 +64,16 @@ export class LocalBackend implements Backend {
     const onProgress = options.onProgress;
     const run =
       (options.concurrency ?? 1) > 1
-        ? await runRebalanceInWorkers(this.ctx, this.organizationUuid, request, {
-            workers: options.concurrency!,
-            onProgress,
-          })
-        : await runRebalance(this.ctx, this.organizationUuid, request, {
+        ? await (await import("./rebalance-run-workers.js")).runRebalanceInWorkers(
+            this.ctx,
+            this.organizationUuid,
+            request,
+            {
+              workers: options.concurrency!,
+              onProgress,
+            },
+          )
+        : await (await import("./rebalance-runs.js")).runRebalance(this.ctx, this.organizationUuid, request, {
             ...(onProgress === undefined ? {} : { onProgress: (p) => onProgress(p.completed, p.total) }),
           });
     return rebalanceRunSchema.parse(run);
@@ -83,6 +85,7 @@ export class LocalBackend implements Backend {
       request,
       "request body",
     );
+    const { scanAccountsParallel } = await import("./scan-parallel.js");
     const result = await scanAccountsParallel(this.ctx, this.organizationUuid, selection, {
       asOf: as_of_date,
       minLossUsd: min_loss_usd,

@@ -52,6 +52,7 @@ import {
   proposalExecutionRequestSchema,
   proposalRequestSchema,
   proposalResponseSchema,
+  REBALANCE_RUN_QUEUE_SHARDS,
   realizedLedgerSchema,
   realizedQuerySchema,
   rebalanceRequestSchema,
@@ -62,6 +63,7 @@ import {
   riskModelImportSchema,
   riskModelListSchema,
   riskModelSchema,
+  SCAN_JOB_THRESHOLD,
   SCAN_PAGE_MAX,
   scanJobRequestSchema,
   scanJobSchema,
@@ -82,53 +84,93 @@ import {
   universePresetsResponseSchema,
   whoAmISchema,
 } from "../contract/index.js";
-import { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
-import { cancelBacktest, getBacktest, listBacktests, startBacktest } from "./backtest-jobs.js";
-import { listUniversePresets, searchIndustries } from "./catalog.js";
-import {
-  createAccount,
-  createClient,
-  deleteClient,
-  findAccount,
-  getAccount,
-  getClient,
-  listAccounts,
-  listClients,
-  updateClient,
-} from "./clients.js";
 import { marketAsOf } from "./context.js";
-import { applyStoredCorporateActions, listCorporateActions } from "./corporate-actions.js";
-import { accountDrift } from "./drift.js";
-import { evaluateAccountRules } from "./evaluation.js";
-import { harvestScan } from "./harvest.js";
-import { accountHoldingsAsOf } from "./holdings-history.js";
-import { accountRealized, clientRealized, executeProposal, listExecutions, recordTrades } from "./ledger.js";
-import { importTrades } from "./ledger-trades-csv.js";
-import { importLots } from "./lots-import.js";
+import { lazyFunction } from "./lazy.js";
 import { type AnyOperation, defineOperation, JsonText } from "./operation.js";
-import { optimizeAccount, rebalanceAccount } from "./optimize.js";
-import {
-  createPortfolioConfig,
-  getPortfolioConfig,
-  listPortfolioConfigs,
-  updatePortfolioConfig,
-} from "./portfolio-configs.js";
-import { createProposalJson, getProposal } from "./proposals.js";
-import { queueRebalanceRun, REBALANCE_RUN_QUEUE_SHARDS } from "./rebalance-run-jobs.js";
-import { getRebalanceRun, listRebalanceRuns, runRebalance } from "./rebalance-runs.js";
-import { deleteRiskModel, getRiskModel, importRiskModel, listRiskModels } from "./risk-models.js";
-import { scanAccounts } from "./scan.js";
-import { cancelScanJob, getScanJob, SCAN_JOB_THRESHOLD, startScanJob } from "./scan-jobs.js";
-import {
-  backtestTheme,
-  createTheme,
-  evaluateTheme,
-  getTheme,
-  getThemeConstituents,
-  listThemes,
-  reviseTheme,
-} from "./themes.js";
-import { resolveTickerQueries } from "./tickers.js";
+
+// The service modules load on the first call of one of their operations: a command or request that lists clients
+// does not load the optimizer, the backtest engine or the theme evaluator (issue 17, start-up).
+const assetClassesModule = () => import("./asset-classes.js");
+const createAssetClass = lazyFunction(assetClassesModule, "createAssetClass");
+const listAssetClasses = lazyFunction(assetClassesModule, "listAssetClasses");
+const readAssetClass = lazyFunction(assetClassesModule, "readAssetClass");
+const backtestJobsModule = () => import("./backtest-jobs.js");
+const cancelBacktest = lazyFunction(backtestJobsModule, "cancelBacktest");
+const getBacktest = lazyFunction(backtestJobsModule, "getBacktest");
+const listBacktests = lazyFunction(backtestJobsModule, "listBacktests");
+const startBacktest = lazyFunction(backtestJobsModule, "startBacktest");
+const catalogModule = () => import("./catalog.js");
+const listUniversePresets = lazyFunction(catalogModule, "listUniversePresets");
+const searchIndustries = lazyFunction(catalogModule, "searchIndustries");
+const clientsModule = () => import("./clients.js");
+const createAccount = lazyFunction(clientsModule, "createAccount");
+const createClient = lazyFunction(clientsModule, "createClient");
+const deleteClient = lazyFunction(clientsModule, "deleteClient");
+const findAccount = lazyFunction(clientsModule, "findAccount");
+const getAccount = lazyFunction(clientsModule, "getAccount");
+const getClient = lazyFunction(clientsModule, "getClient");
+const listAccounts = lazyFunction(clientsModule, "listAccounts");
+const listClients = lazyFunction(clientsModule, "listClients");
+const updateClient = lazyFunction(clientsModule, "updateClient");
+const corporateActionsModule = () => import("./corporate-actions.js");
+const applyStoredCorporateActions = lazyFunction(corporateActionsModule, "applyStoredCorporateActions");
+const listCorporateActions = lazyFunction(corporateActionsModule, "listCorporateActions");
+const driftModule = () => import("./drift.js");
+const accountDrift = lazyFunction(driftModule, "accountDrift");
+const evaluationModule = () => import("./evaluation.js");
+const evaluateAccountRules = lazyFunction(evaluationModule, "evaluateAccountRules");
+const harvestModule = () => import("./harvest.js");
+const harvestScan = lazyFunction(harvestModule, "harvestScan");
+const holdingsHistoryModule = () => import("./holdings-history.js");
+const accountHoldingsAsOf = lazyFunction(holdingsHistoryModule, "accountHoldingsAsOf");
+const ledgerModule = () => import("./ledger.js");
+const accountRealized = lazyFunction(ledgerModule, "accountRealized");
+const clientRealized = lazyFunction(ledgerModule, "clientRealized");
+const executeProposal = lazyFunction(ledgerModule, "executeProposal");
+const listExecutions = lazyFunction(ledgerModule, "listExecutions");
+const recordTrades = lazyFunction(ledgerModule, "recordTrades");
+const ledgerTradesCsvModule = () => import("./ledger-trades-csv.js");
+const importTrades = lazyFunction(ledgerTradesCsvModule, "importTrades");
+const lotsImportModule = () => import("./lots-import.js");
+const importLots = lazyFunction(lotsImportModule, "importLots");
+const optimizeModule = () => import("./optimize.js");
+const optimizeAccount = lazyFunction(optimizeModule, "optimizeAccount");
+const rebalanceAccount = lazyFunction(optimizeModule, "rebalanceAccount");
+const portfolioConfigsModule = () => import("./portfolio-configs.js");
+const createPortfolioConfig = lazyFunction(portfolioConfigsModule, "createPortfolioConfig");
+const getPortfolioConfig = lazyFunction(portfolioConfigsModule, "getPortfolioConfig");
+const listPortfolioConfigs = lazyFunction(portfolioConfigsModule, "listPortfolioConfigs");
+const updatePortfolioConfig = lazyFunction(portfolioConfigsModule, "updatePortfolioConfig");
+const proposalsModule = () => import("./proposals.js");
+const createProposalJson = lazyFunction(proposalsModule, "createProposalJson");
+const getProposal = lazyFunction(proposalsModule, "getProposal");
+const rebalanceRunJobsModule = () => import("./rebalance-run-jobs.js");
+const queueRebalanceRun = lazyFunction(rebalanceRunJobsModule, "queueRebalanceRun");
+const rebalanceRunsModule = () => import("./rebalance-runs.js");
+const getRebalanceRun = lazyFunction(rebalanceRunsModule, "getRebalanceRun");
+const listRebalanceRuns = lazyFunction(rebalanceRunsModule, "listRebalanceRuns");
+const runRebalance = lazyFunction(rebalanceRunsModule, "runRebalance");
+const riskModelsModule = () => import("./risk-models.js");
+const deleteRiskModel = lazyFunction(riskModelsModule, "deleteRiskModel");
+const getRiskModel = lazyFunction(riskModelsModule, "getRiskModel");
+const importRiskModel = lazyFunction(riskModelsModule, "importRiskModel");
+const listRiskModels = lazyFunction(riskModelsModule, "listRiskModels");
+const scanModule = () => import("./scan.js");
+const scanAccounts = lazyFunction(scanModule, "scanAccounts");
+const scanJobsModule = () => import("./scan-jobs.js");
+const cancelScanJob = lazyFunction(scanJobsModule, "cancelScanJob");
+const getScanJob = lazyFunction(scanJobsModule, "getScanJob");
+const startScanJob = lazyFunction(scanJobsModule, "startScanJob");
+const themesModule = () => import("./themes.js");
+const backtestTheme = lazyFunction(themesModule, "backtestTheme");
+const createTheme = lazyFunction(themesModule, "createTheme");
+const evaluateTheme = lazyFunction(themesModule, "evaluateTheme");
+const getTheme = lazyFunction(themesModule, "getTheme");
+const getThemeConstituents = lazyFunction(themesModule, "getThemeConstituents");
+const listThemes = lazyFunction(themesModule, "listThemes");
+const reviseTheme = lazyFunction(themesModule, "reviseTheme");
+const tickersModule = () => import("./tickers.js");
+const resolveTickerQueries = lazyFunction(tickersModule, "resolveTickerQueries");
 
 /**
  * Body limit of a risk-model upload. Server memory grows with the numbers uploaded (about 300 bytes per exposure

@@ -11,13 +11,17 @@
  * still running and none of its jobs is waiting or running (a job failed for good), it queues the pending accounts
  * again.
  */
-import type { BacktestProgress, RebalanceRun, RebalanceRunRequest } from "../contract/index.js";
+import {
+  type BacktestProgress,
+  REBALANCE_RUN_QUEUE_SHARDS,
+  type RebalanceRun,
+  type RebalanceRunRequest,
+} from "../contract/index.js";
 import type { ServiceContext } from "./context.js";
 import { enqueueStoredJob } from "./job-queue.js";
 import { activeRunJobs, type RebalanceRunJobParams, runRebalance } from "./rebalance-runs.js";
 
-/** Jobs a queued run is split into at most (a run of fewer pending accounts gets one job per account). */
-export const REBALANCE_RUN_QUEUE_SHARDS = 8;
+export { REBALANCE_RUN_QUEUE_SHARDS };
 
 /** What a rebalance-run job stores as resolved_params. */
 export interface RebalanceRunJobResolved {

@@ -14,7 +14,16 @@ import { usageError } from "../errors.js";
 import { LOT_EXPORT_COLUMNS } from "../export-csv.js";
 import { OUT_OPTION_HELP, writeCsvExport, writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
-import { action, actionWithCode, dateFlag, examples, type ProgramHooks, readJsonInput } from "../program.js";
+import {
+  action,
+  actionWithCode,
+  dateFlag,
+  examples,
+  fractionText,
+  type ProgramHooks,
+  readJsonInput,
+  usdFlag,
+} from "../program.js";
 import {
   renderAccount,
   renderClient,
@@ -157,7 +166,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
       .requiredOption("--client <uuid>", "owning client")
       .option("--name <name>", "display name, e.g. 'Joint taxable'")
       .option("--external-id <id>", "your identifier (custodian account number)")
-      .option("--cash <usd>", "cash held in USD", "0")
+      .option("--cash <usd>", "cash held in USD", usdFlag, "0")
       .option("--portfolio-config <uuid>", "portfolio configuration to follow")
       .action(
         action(
@@ -309,8 +318,12 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
         "Which lots are worth harvesting now: every lot at an unrealized loss with its term and estimated tax value (loss x the configuration's short- or long-term rate), harvestable unless under the threshold, exposed to a wash sale (a purchase of the asset within the window in this account or another account of the client) or under a no-trade restriction; totals, and up to 3 replacements per harvested asset (same sector, most correlated returns). See docs/harvest.md.",
       )
       .option("--as-of <date>", "date of the scan (default: the latest market date)", dateFlag)
-      .option("--min-loss-usd <usd>", "smallest loss worth harvesting, USD (default 0)")
-      .option("--min-loss-fraction <f>", "smallest loss as a fraction of the lot's basis (default 0.05)")
+      .option("--min-loss-usd <usd>", "smallest loss worth harvesting, USD (default 0)", usdFlag)
+      .option(
+        "--min-loss-fraction <f>",
+        "smallest loss as a fraction of the lot's basis, 0 to 1 (default 0.05)",
+        fractionText,
+      )
       .option("--top <n>", "lots shown in the table, harvestable first (--json gives all)", "20")
       .action(
         action(

@@ -7,16 +7,16 @@ import { createOrganization, getAccount } from "../../service/index.js";
 import { isPostgresLocation, openStore } from "../../store/index.js";
 import { usageError } from "../errors.js";
 import { renderKeyValues } from "../output.js";
-import { action, examples, type ProgramHooks } from "../program.js";
+import { action, examples, integerFlag, type ProgramHooks } from "../program.js";
 import { renderAccount } from "../render.js";
 
 interface InitOptions {
   demo?: boolean;
   force?: boolean;
   name?: string;
-  seed?: string;
-  securities?: string;
-  years?: string;
+  seed?: number;
+  securities?: number;
+  years?: number;
 }
 
 export function registerInit(program: Command, hooks: ProgramHooks): void {
@@ -28,9 +28,9 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
     .option("--demo", "add the synthetic market and the demo client")
     .option("--force", "replace an existing store file")
     .option("--name <name>", "organization name", "My Advisory")
-    .option("--seed <n>", "seed of the demo market", "7")
-    .option("--securities <n>", "securities in the demo market (50-5000)", "200")
-    .option("--years <n>", "years of demo history (1-30)", "8")
+    .option("--seed <n>", "seed of the demo market", integerFlag(0, Number.MAX_SAFE_INTEGER), 7)
+    .option("--securities <n>", "securities in the demo market (50-5000)", integerFlag(50, 5000), 200)
+    .option("--years <n>", "years of demo history (1-30)", integerFlag(1, 30), 8)
     .action(
       action(hooks, async (ctx, opts: InitOptions) => {
         const location = ctx.storePath();
@@ -94,9 +94,9 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
           }
           const demo = await ctx.out.spin("Building the demo (synthetic market, client, lots)", async () =>
             buildDemo(svc, {
-              seed: Number(opts.seed),
-              securities: Number(opts.securities),
-              years: Number(opts.years),
+              seed: opts.seed ?? 7,
+              securities: opts.securities ?? 200,
+              years: opts.years ?? 8,
               organizationName:
                 opts.name === "My Advisory" ? "Demo Advisors" : (opts.name ?? "Demo Advisors"),
             }),

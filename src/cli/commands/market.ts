@@ -18,7 +18,15 @@ import type { CommandContext } from "../context.js";
 import { EXIT_OK, EXIT_USAGE, usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { action, actionWithCode, dateFlag, examples, type ProgramHooks } from "../program.js";
+import {
+  action,
+  actionWithCode,
+  dateFlag,
+  examples,
+  integerFlag,
+  numberFlag,
+  type ProgramHooks,
+} from "../program.js";
 
 interface ModeOptions {
   merge?: boolean;
@@ -191,22 +199,32 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
         .description(
           "Generate a seeded synthetic market (factor model with fat tails, splits, dividends, US and Canadian listings, USD/CAD) into the store. A store that already holds market data needs --merge or --replace; without either the command prints what would change and exits 2.",
         )
-        .option("--seed <n>", "random seed (same seed, same market)", "1")
-        .option("--securities <n>", "number of securities, 50 to 5000", "500")
-        .option("--years <n>", "years of history, 1 to 30", "10")
+        .option(
+          "--seed <n>",
+          "random seed (same seed, same market)",
+          integerFlag(0, Number.MAX_SAFE_INTEGER),
+          1,
+        )
+        .option("--securities <n>", "number of securities, 50 to 5000", integerFlag(50, 5000), 500)
+        .option("--years <n>", "years of history, 1 to 30", integerFlag(1, 30), 10)
         .option("--end-date <date>", "last trading date", dateFlag, "2025-12-31")
-        .option("--canadian-share <f>", "fraction of listings on the TSX in CAD", "0.12"),
+        .option(
+          "--canadian-share <f>",
+          "fraction of listings on the TSX in CAD, 0 to 0.5",
+          numberFlag(0, 0.5),
+          0.12,
+        ),
     ).action(
       actionWithCode(
         hooks,
         async (
           ctx,
           opts: ModeOptions & {
-            seed: string;
-            securities: string;
-            years: string;
+            seed: number;
+            securities: number;
+            years: number;
             endDate: string;
-            canadianShare: string;
+            canadianShare: number;
           },
         ) => {
           const write = writeOptions(opts);
@@ -216,11 +234,11 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
               generateMarketData(
                 svc,
                 {
-                  seed: Number(opts.seed),
-                  securities: Number(opts.securities),
-                  years: Number(opts.years),
+                  seed: opts.seed,
+                  securities: opts.securities,
+                  years: opts.years,
                   endDate: opts.endDate,
-                  canadianShare: Number(opts.canadianShare),
+                  canadianShare: opts.canadianShare,
                 },
                 { ...write, onProgress: update },
               ),

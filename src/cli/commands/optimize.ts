@@ -14,7 +14,7 @@ import type {
 import { paintStatus, warningLine } from "../colour.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { actionWithCode, dateFlag, examples, type ProgramHooks } from "../program.js";
+import { actionWithCode, dateFlag, examples, type ProgramHooks, usdFlag } from "../program.js";
 import { money, percent, quantity } from "../render.js";
 import { renderProposal } from "./proposal.js";
 import { type RunOptions, rebalanceAll, registerRebalanceRuns } from "./rebalance-runs.js";
@@ -230,10 +230,12 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
       .option(
         "--withdraw <usd>",
         "raise this much cash (USD, to the cent) with the least tax: the account ends with cash >= it + its cash buffers",
+        usdFlag,
       )
       .option(
         "--deposit <usd>",
         "invest this much new cash (USD): the proposal assumes it was added (the stored cash is not changed)",
+        usdFlag,
       )
       .action(
         actionWithCode(

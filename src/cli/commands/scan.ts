@@ -17,7 +17,7 @@ import type { CsvColumn } from "../csv-out.js";
 import { usageError } from "../errors.js";
 import { writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
-import { actionWithCode, dateFlag, examples, type ProgramHooks } from "../program.js";
+import { actionWithCode, dateFlag, examples, fractionText, type ProgramHooks, usdFlag } from "../program.js";
 import { createProgressBar } from "../progress-bar.js";
 import { money } from "../render.js";
 
@@ -95,10 +95,11 @@ export function registerScan(program: Command, hooks: ProgramHooks): void {
         "only the rows with these drift statuses: ok, warning, breach (comma-separated)",
       )
       .option("--as-of <date>", "date of the scan (default: the latest market date)", dateFlag)
-      .option("--min-loss-usd <usd>", "harvest: smallest loss worth harvesting, USD (default 0)")
+      .option("--min-loss-usd <usd>", "harvest: smallest loss worth harvesting, USD (default 0)", usdFlag)
       .option(
         "--min-loss-fraction <f>",
-        "harvest: smallest loss as a fraction of the lot's basis (default 0.05)",
+        "harvest: smallest loss as a fraction of the lot's basis, 0 to 1 (default 0.05)",
+        fractionText,
       )
       .option(
         "--out <file>",

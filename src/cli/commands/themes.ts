@@ -14,7 +14,7 @@ import type {
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { action, dateFlag, examples, type ProgramHooks, readJsonInput } from "../program.js";
+import { action, dateFlag, examples, integerFlag, type ProgramHooks, readJsonInput } from "../program.js";
 import { percent } from "../render.js";
 import { renderThemeBacktestReportHtml } from "../report-html.js";
 
@@ -237,15 +237,15 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
       .command("evaluate <theme>")
       .description("Evaluate the latest revision with point-in-time data and store the snapshot.")
       .option("--as-of <date>", "evaluate with data up to this date (default: latest market date)", dateFlag)
-      .option("--limit <n>", "rows to print", "25")
+      .option("--limit <n>", "rows to print", integerFlag(0, 1_000_000), 25)
       .action(
-        action(hooks, async (ctx, uuid: string, opts: { asOf?: string; limit: string }) => {
+        action(hooks, async (ctx, uuid: string, opts: { asOf?: string; limit: number }) => {
           const s = await (await ctx.backend()).evaluateTheme(
             uuid,
             opts.asOf ? { as_of_date: opts.asOf } : {},
           );
           if (ctx.out.json) ctx.out.printJson(s);
-          else ctx.out.line(renderSnapshot(s, Number(opts.limit)));
+          else ctx.out.line(renderSnapshot(s, opts.limit));
         }),
       ),
     "lotwise themes evaluate 0b6e... --as-of 2017-12-29",
@@ -256,12 +256,12 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
       .description(
         "The stored constituents of the latest revision (endpoint 7); fails with snapshot_not_found if never evaluated.",
       )
-      .option("--limit <n>", "rows to print", "50")
+      .option("--limit <n>", "rows to print", integerFlag(0, 1_000_000), 50)
       .action(
-        action(hooks, async (ctx, uuid: string, opts: { limit: string }) => {
+        action(hooks, async (ctx, uuid: string, opts: { limit: number }) => {
           const s = await (await ctx.backend()).getThemeConstituents(uuid);
           if (ctx.out.json) ctx.out.printJson(s);
-          else ctx.out.line(renderSnapshot(s, Number(opts.limit)));
+          else ctx.out.line(renderSnapshot(s, opts.limit));
         }),
       ),
     "lotwise themes constituents 0b6e... --json",
