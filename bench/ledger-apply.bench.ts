@@ -15,11 +15,13 @@
  * `git archive <commit> | tar -x -C DIR && ln -s $PWD/node_modules DIR/`) on its own stores, in the same rounds,
  * and report this checkout's medians as ratios of the baseline's.
  * `--warm`: read each account's lots once (untimed) before its call, as building its proposal in this process just did,
- * so the service's lots memo holds them. `--runs N` (default 11), `--no-pg`. Writes bench/results/ledger-apply.json
+ * so the service's lots memo holds them. `--runs N` (default 11), `--no-pg`. `--cpu-profile FILE`: a V8 CPU profile
+ * of this checkout's SQLite calls only (the timed ones), for `node bench/lib/profile-summary.mjs FILE`. Writes bench/results/ledger-apply.json
  * (bench/results/ledger-apply-warm.json with --warm). Run: `npm run bench:ledger-apply`.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -48,6 +50,7 @@ const WARMUP = 2;
 const baselineDir = arg("--baseline");
 const withPg = !process.argv.includes("--no-pg");
 const warm = process.argv.includes("--warm");
+const profileFile = arg("--cpu-profile");
 
 /** What the bench needs of one checkout of lotwise (this one, or the baseline's). */
 interface Api {
@@ -217,15 +220,23 @@ async function seed(e: Engine, data: RunData): Promise<void> {
   e.accounts.push({ client, account, proposal: uuid });
 }
 
+let profiler: Session | undefined;
+
 async function timeOne(e: Engine, n: number): Promise<void> {
   const { client, account, proposal } = e.accounts[n]!;
   if (warm) await e.api.accountLots(e.ctx, account);
   gc?.();
+  const profile = profiler !== undefined && e.name === "sqlite" && n >= WARMUP;
+  if (profile) await profiler!.post("Profiler.start");
   const c0 = process.cpuUsage();
   const s = performance.now();
   e.last = await e.api.executeProposal(e.ctx, e.org, client, account, proposal);
   const ms = performance.now() - s;
   const c = process.cpuUsage(c0);
+  if (profile) {
+    const { profile: p } = await profiler!.post("Profiler.stop");
+    profiles.push(p);
+  }
   if (n >= WARMUP) {
     e.wall.push(ms);
     e.cpu.push((c.user + c.system) / 1000);
@@ -244,6 +255,8 @@ async function pgReachable(): Promise<boolean> {
     await c.end().catch(() => {});
   }
 }
+
+const profiles: object[] = [];
 
 const p95 = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -269,6 +282,12 @@ async function main(): Promise<void> {
     if (baseline !== undefined) {
       engines.push(await engine("sqlite-baseline", baseline, join(dir, "baseline.db")));
       if (usePg) engines.push(await engine("postgres-baseline", baseline, pgLocation()));
+    }
+    if (profileFile !== undefined) {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
     }
     const t0 = performance.now();
     for (let n = 0; n < RUNS + WARMUP; n++) {
@@ -341,6 +360,10 @@ async function main(): Promise<void> {
       cpuMedianMs: figures.sqlite!.cpuMedianMs,
     });
     console.log(`wrote ${path}`);
+    if (profileFile !== undefined) {
+      writeFileSync(profileFile, JSON.stringify(profiles));
+      console.log(`wrote ${profiles.length} CPU profiles to ${profileFile}`);
+    }
   } finally {
     for (const e of engines) await e.ctx.store.close();
     if (schemas.length > 0) {
