@@ -1,6 +1,7 @@
 // Summarizes V8 CPU profiles (a JSON array of them, as bench/ledger-apply.bench.ts --cpu-profile writes, or one
 // .cpuprofile): self time by function and inclusive time of the functions named on the command line (or the top
-// ones), in ms per profile. Usage: node bench/lib/profile-summary.mjs FILE [--top N] [--incl name,name,...]
+// ones), in ms per profile; with --heap, allocation profiles (--heap-profile): MB allocated per function.
+// Usage: node bench/lib/profile-summary.mjs FILE [--top N] [--incl name,name,...] [--heap]
 import { readFileSync } from "node:fs";
 
 const file = process.argv[2];
@@ -11,6 +12,30 @@ const arg = (n) => {
 const top = Number(arg("--top") ?? 40);
 const data = JSON.parse(readFileSync(file, "utf8"));
 const profiles = Array.isArray(data) ? data : [data];
+if (process.argv.includes("--heap")) {
+  // Sampling allocation profiles: bytes allocated per function (self) and under it (inclusive), MB per profile.
+  const self = new Map();
+  const incl = new Map();
+  const key = (f) => `${f.functionName || "(anon)"} ${f.url.replace(/^.*\/(src|node_modules)\//, "$1/")}`;
+  let total = 0;
+  const walk = (node, stack) => {
+    const k = key(node.callFrame);
+    const own = (node.selfSize ?? 0) / 2 ** 20;
+    total += own;
+    self.set(k, (self.get(k) ?? 0) + own);
+    const next = stack.includes(k) ? stack : [...stack, k];
+    for (const s of next) incl.set(s, (incl.get(s) ?? 0) + own);
+    for (const c of node.children ?? []) walk(c, next);
+  };
+  for (const p of profiles) walk(p.head, []);
+  const per = (x) => (x / profiles.length).toFixed(2).padStart(7);
+  console.log(`${profiles.length} profiles, ${per(total)} MB allocated per profile`);
+  console.log("-- self --");
+  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(per(v), k);
+  console.log("-- inclusive --");
+  for (const [k, v] of [...incl].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(per(v), k);
+  process.exit(0);
+}
 const self = new Map();
 const incl = new Map();
 let total = 0;
