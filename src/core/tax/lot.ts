@@ -146,7 +146,7 @@ export interface TrustedLotFields {
  * Builds the {@link TaxLot} that {@link createLot} builds from the same fields (same values, same keys in the same
  * order) without re-checking them: for bulk reads of stored lots (a proposal converts every lot of an account and
  * its household per request). Invalid input is not detected here; the tax functions still check every lot they
- * are given ({@link prepareLots}). The lot is frozen, as createLot's are.
+ * are given ({@link prepareLots}).
  * @param shared decimals already parsed, by their text, for quantities and FX rates (few distinct values repeat
  *   across lots); lots then share those Decimal instances, which is safe because Decimals are immutable.
  */
@@ -184,9 +184,7 @@ export function lotFromTrusted(f: TrustedLotFields, shared?: Map<string, Decimal
           washSaleDate: f.washSaleDate,
           lastSoldForLossDate: f.lastSoldForLossDate,
         };
-  // Frozen like createLot's: the tax functions then check the lot and compute its USD basis per share once,
-  // however many times it is passed (a sale checks its asset's lots in applySale and again in selectLots).
-  return Object.freeze(lot);
+  return lot;
 }
 
 /**
