@@ -15,11 +15,15 @@
  * `git archive <commit> | tar -x -C DIR && ln -s $PWD/node_modules DIR/`) on its own stores, in the same rounds,
  * and report this checkout's medians as ratios of the baseline's.
  * `--warm`: read each account's lots once (untimed) before its call, as building its proposal in this process just did,
- * so the service's lots memo holds them. `--runs N` (default 11), `--no-pg`. Writes bench/results/ledger-apply.json
+ * so the service's lots memo holds them. `--runs N` (default 11), `--no-pg`. `--cpu-profile FILE`: a V8 CPU profile
+ * of this checkout's SQLite calls only (the timed ones), for `node bench/lib/profile-summary.mjs FILE`;
+ * `--heap-profile FILE`: a sampling allocation profile of the same calls (objects collected since included), for
+ * `node bench/lib/profile-summary.mjs FILE --heap`. Writes bench/results/ledger-apply.json
  * (bench/results/ledger-apply-warm.json with --warm). Run: `npm run bench:ledger-apply`.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -48,6 +52,8 @@ const WARMUP = 2;
 const baselineDir = arg("--baseline");
 const withPg = !process.argv.includes("--no-pg");
 const warm = process.argv.includes("--warm");
+const profileFile = arg("--cpu-profile");
+const heapProfileFile = arg("--heap-profile");
 
 /** What the bench needs of one checkout of lotwise (this one, or the baseline's). */
 interface Api {
@@ -217,15 +223,28 @@ async function seed(e: Engine, data: RunData): Promise<void> {
   e.accounts.push({ client, account, proposal: uuid });
 }
 
+let profiler: Session | undefined;
+
 async function timeOne(e: Engine, n: number): Promise<void> {
   const { client, account, proposal } = e.accounts[n]!;
   if (warm) await e.api.accountLots(e.ctx, account);
   gc?.();
+  const profile = profiler !== undefined && e.name === "sqlite" && n >= WARMUP;
+  if (profile && profileFile !== undefined) await profiler!.post("Profiler.start");
+  if (profile && heapProfileFile !== undefined)
+    await profiler!.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
   const c0 = process.cpuUsage();
   const s = performance.now();
   e.last = await e.api.executeProposal(e.ctx, e.org, client, account, proposal);
   const ms = performance.now() - s;
   const c = process.cpuUsage(c0);
+  if (profile && profileFile !== undefined) profiles.push((await profiler!.post("Profiler.stop")).profile);
+  if (profile && heapProfileFile !== undefined)
+    heapProfiles.push((await profiler!.post("HeapProfiler.stopSampling")).profile);
   if (n >= WARMUP) {
     e.wall.push(ms);
     e.cpu.push((c.user + c.system) / 1000);
@@ -244,6 +263,9 @@ async function pgReachable(): Promise<boolean> {
     await c.end().catch(() => {});
   }
 }
+
+const profiles: object[] = [];
+const heapProfiles: object[] = [];
 
 const p95 = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -269,6 +291,13 @@ async function main(): Promise<void> {
     if (baseline !== undefined) {
       engines.push(await engine("sqlite-baseline", baseline, join(dir, "baseline.db")));
       if (usePg) engines.push(await engine("postgres-baseline", baseline, pgLocation()));
+    }
+    if (profileFile !== undefined || heapProfileFile !== undefined) {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.setSamplingInterval", { interval: 100 });
+      await profiler.post("HeapProfiler.enable");
     }
     const t0 = performance.now();
     for (let n = 0; n < RUNS + WARMUP; n++) {
@@ -341,6 +370,14 @@ async function main(): Promise<void> {
       cpuMedianMs: figures.sqlite!.cpuMedianMs,
     });
     console.log(`wrote ${path}`);
+    if (profileFile !== undefined) {
+      writeFileSync(profileFile, JSON.stringify(profiles));
+      console.log(`wrote ${profiles.length} CPU profiles to ${profileFile}`);
+    }
+    if (heapProfileFile !== undefined) {
+      writeFileSync(heapProfileFile, JSON.stringify(heapProfiles));
+      console.log(`wrote ${heapProfiles.length} allocation profiles to ${heapProfileFile}`);
+    }
   } finally {
     for (const e of engines) await e.ctx.store.close();
     if (schemas.length > 0) {

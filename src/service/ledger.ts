@@ -247,9 +247,10 @@ async function readBook(
     entryFromRecord,
   );
   const appliedActionIds = (await tx.ledger.appliedActions(account.uuid)).map((a) => a.actionId);
-  const activity = await tx.ledger.householdActivity(account.clientUuid, from, to);
-  const hLots = activity.lots.filter((l) => l.accountUuid !== account.uuid).map(taxLotFromRecord);
-  const hSales = activity.lossSales.filter((r) => r.accountUuid !== account.uuid);
+  // The other accounts' only: the account's own lots and rows are read above.
+  const activity = await tx.ledger.householdActivity(account.clientUuid, from, to, account.uuid);
+  const hLots = activity.lots.map(taxLotFromRecord);
+  const hSales = activity.lossSales;
   const entryAccount = new Map(hSales.map((r) => [r.entryId, r.accountUuid]));
   const hEntries: LedgerEntry[] = hSales.map(entryFromRecord);
   return {

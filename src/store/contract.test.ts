@@ -20,6 +20,7 @@ import {
   type ExecutionsResult,
   type HouseholdView,
   type LedgerBook,
+  type LedgerEntry,
 } from "../core/ledger/index.js";
 import { TaxDecimal } from "../core/tax/decimal.js";
 import {
@@ -1352,6 +1353,87 @@ for (const engine of engines) {
       price,
     });
 
+    it("reads realized entries back exactly from the lean record and from the whole entry stored before it", async () => {
+      const { store, org, a } = await setup();
+      await trade(store, org, a, [
+        buy("e1", "2025-01-10", "30", "50"),
+        buy("e2", "2025-01-11", "7", "49.37"),
+      ]);
+      // A loss sale of a third of each lot (basis pro rata: 64-digit decimals), fees split; a purchase within 30 days
+      // washes it (the rows are rewritten with matches); a short sale and a partial cover (an entry with openDate).
+      const { result: sold } = await trade(store, org, a, [
+        {
+          id: "e3",
+          kind: "sell",
+          themeAssetId: "XYZ:XNYS",
+          tradeDate: "2025-03-10",
+          quantity: "12.5",
+          price: "41.13",
+          fees: "1.07",
+          lots: [
+            { lotId: "e1", quantity: "10" },
+            { lotId: "e2", quantity: "2.5" },
+          ],
+        },
+      ]);
+      const { result: washed } = await trade(store, org, a, [
+        buy("e4", "2025-03-20", "3", "40"),
+        {
+          id: "e5",
+          kind: "short_order",
+          themeAssetId: "ABC:XNAS",
+          tradeDate: "2025-03-21",
+          quantity: "9",
+          price: "33.3",
+        },
+        {
+          id: "e6",
+          kind: "short_cover",
+          themeAssetId: "ABC:XNAS",
+          tradeDate: "2025-03-24",
+          quantity: "4",
+          price: "31",
+        },
+      ]);
+      const written = new Map<string, LedgerEntry>();
+      for (const e of [...sold.entries, ...washed.entries]) written.set(e.id, e);
+      expect([...written.keys()].sort()).toEqual(["e3:1", "e3:2", "e6:1"]);
+      expect(written.get("e3:1")!.record.washSaleMatches).toHaveLength(1);
+      const readBack = async () =>
+        new Map(
+          (await store.ledger.realized({ accountUuid: a }, WIDE)).map(
+            (r) => [r.entryId, entryFromRecord(r)] as const,
+          ),
+        );
+      const lean = await store.ledger.realized({ accountUuid: a }, WIDE);
+      // The lean record leaves out what the columns hold.
+      for (const r of lean) expect(r.record).not.toHaveProperty("id");
+      for (const [id, e] of await readBack()) expect(JSON.stringify(e)).toBe(JSON.stringify(written.get(id)));
+      // Rows written whole (as before the lean form) read back to the same entries.
+      await store.ledger.applyBatch(a, {
+        executions: [],
+        realized: [...written.values()].map((e) => ({ ...realizedInput(e), record: e })),
+        lotChanges: { inserted: [], insertedShort: [], updated: [], updatedShort: [], deleted: [] },
+        cashDelta: "0",
+      });
+      for (const r of await store.ledger.realized({ accountUuid: a }, WIDE))
+        expect(r.record).toHaveProperty("id");
+      for (const [id, e] of await readBack()) expect(JSON.stringify(e)).toBe(JSON.stringify(written.get(id)));
+      // An entry whose record's keys are not in the core's order is stored whole and read back with its own order.
+      const e31 = written.get("e3:1")!;
+      const { lotId, ...rest } = e31.record;
+      const reordered: LedgerEntry = { ...e31, record: { ...rest, lotId } };
+      const input = realizedInput(reordered);
+      expect(input.record).toBe(reordered);
+      await store.ledger.applyBatch(a, {
+        executions: [],
+        realized: [input],
+        lotChanges: { inserted: [], insertedShort: [], updated: [], updatedShort: [], deleted: [] },
+        cashDelta: "0",
+      });
+      expect(JSON.stringify((await readBack()).get("e3:1"))).toBe(JSON.stringify(reordered));
+    });
+
     it("stores a traded batch: long and short lots, cash, executions and realized rows read back exactly", async () => {
       const { store, org, a } = await setup();
       await trade(store, org, a, [buy("e1", "2025-01-10", "100", "50")]);
@@ -1770,6 +1852,11 @@ for (const engine of engines) {
       const after = await store.ledger.householdActivity(client, "2025-03-01", "2025-03-31");
       expect(after.lossSales.map((r) => [r.accountUuid, r.entryId])).toEqual([[a, "a2:1"]]);
       expect(after.lots.map((l) => l.uuid)).toEqual(["b1"]);
+      // Leaving an account out drops its lots and its loss sales, and only those.
+      const exceptA = await store.ledger.householdActivity(client, "2025-03-01", "2025-03-31", a);
+      expect([exceptA.lots.map((l) => l.uuid), exceptA.lossSales]).toEqual([["b1"], []]);
+      const exceptB = await store.ledger.householdActivity(client, "2025-03-01", "2025-03-31", b);
+      expect([exceptB.lots, exceptB.lossSales.map((r) => r.entryId)]).toEqual([[], ["a2:1"]]);
       // Household reads by client span both accounts; the other client's account is never included.
       await trade(store, org, b, [
         {

@@ -116,10 +116,101 @@ const GAIN_DECIMALS = [
   "recognizedGainUsd",
 ] as const;
 
-/** A realized entry (with its row, computed when not given) as the store's realized row. */
+/** The keys of a RealizedGain in the order core/tax builds it (`realizeLot`); `accountId` is optional. */
+const GAIN_KEYS = [
+  "lotId",
+  "accountId",
+  "themeAssetId",
+  "quantity",
+  "saleDate",
+  "tradeDate",
+  "holdingPeriodStart",
+  "holdingDays",
+  "term",
+  "currency",
+  "price",
+  "lotFxRate",
+  "saleFxRate",
+  "proceeds",
+  "costBasis",
+  "proceedsUsd",
+  "costBasisUsd",
+  "gainUsd",
+  "disallowedLossUsd",
+  "washedQuantity",
+  "washSaleMatches",
+  "recognizedGainUsd",
+] as const;
+const GAIN_KEYS_NO_ACCOUNT = GAIN_KEYS.filter((k) => k !== "accountId");
+
+const sameKeys = (o: object, keys: readonly string[]): boolean => {
+  const ks = Object.keys(o);
+  if (ks.length !== keys.length) return false;
+  for (let i = 0; i < ks.length; i++) if (ks[i] !== keys[i]) return false;
+  return true;
+};
+
+/**
+ * Whether an entry can be stored in the lean form: its keys (and its record's) are exactly those, in exactly the
+ * order, that {@link entryFromRecord} rebuilds, so the entry read back is the entry written, key order included.
+ */
+function isCanonicalEntry(entry: LedgerEntry): boolean {
+  if (!sameKeys(entry, entry.openDate === undefined ? ENTRY_KEYS : ENTRY_KEYS_OPEN)) return false;
+  const g = entry.record;
+  return (
+    Array.isArray(g.washSaleMatches) &&
+    sameKeys(g, g.accountId === undefined ? GAIN_KEYS_NO_ACCOUNT : GAIN_KEYS)
+  );
+}
+const ENTRY_KEYS = ["id", "sourceId", "side", "record"];
+const ENTRY_KEYS_OPEN = ["id", "sourceId", "side", "openDate", "record"];
+
+/**
+ * A realized entry (with its row, computed when not given) as the store's realized row. The JSON `record` holds
+ * only what the row's columns do not (the lean form, `{record: {...}}` without an `id`): the entry id, source,
+ * side, open date, lot, asset, quantity, dates, term, USD proceeds, USD basis, disallowed loss and recognized gain
+ * are the columns' values exactly (the columns are the decimals' full text, not rounded). An entry whose keys are
+ * not in the core's order is stored whole, as before (`{id, sourceId, side, openDate?, record}`); both forms read
+ * back to the entry written ({@link entryFromRecord}). The lean form halves the JSON text and its decimals'
+ * serialization.
+ */
 export function realizedInput(entry: LedgerEntry, row?: RealizedRow): RealizedLotInput {
   const r = row ?? realizedRows([entry])[0]!;
   const g = entry.record;
+  let record: unknown = entry;
+  if (isCanonicalEntry(entry)) {
+    // The fields no column holds, in the core's order.
+    const lean =
+      g.accountId === undefined
+        ? {
+            holdingPeriodStart: g.holdingPeriodStart,
+            holdingDays: g.holdingDays,
+            currency: g.currency,
+            price: g.price,
+            lotFxRate: g.lotFxRate,
+            saleFxRate: g.saleFxRate,
+            proceeds: g.proceeds,
+            costBasis: g.costBasis,
+            gainUsd: g.gainUsd,
+            washedQuantity: g.washedQuantity,
+            washSaleMatches: g.washSaleMatches,
+          }
+        : {
+            accountId: g.accountId,
+            holdingPeriodStart: g.holdingPeriodStart,
+            holdingDays: g.holdingDays,
+            currency: g.currency,
+            price: g.price,
+            lotFxRate: g.lotFxRate,
+            saleFxRate: g.saleFxRate,
+            proceeds: g.proceeds,
+            costBasis: g.costBasis,
+            gainUsd: g.gainUsd,
+            washedQuantity: g.washedQuantity,
+            washSaleMatches: g.washSaleMatches,
+          };
+    record = { record: lean };
+  }
   return {
     entryId: entry.id,
     sourceId: entry.sourceId,
@@ -137,28 +228,71 @@ export function realizedInput(entry: LedgerEntry, row?: RealizedRow): RealizedLo
     gain: text(r.gain),
     term: r.term,
     loss: g.gainUsd.isNegative() && !g.gainUsd.isZero(),
-    // The entry itself: the store writes JSON.stringify(record), which gives the same text as a plain copy would
-    // (decimals by their toJSON), without copying 2,000 entries through JSON twice.
-    record: entry,
+    // The store writes JSON.stringify(record): decimals by their toJSON, without copying the entries through JSON
+    // twice.
+    record,
   };
 }
 
-/** The core's entry from a stored row (exactly the entry written; `accountId` as written). */
+const matchesFrom = (ms: Record<string, unknown>[] | undefined) =>
+  (ms ?? []).map((m) => ({
+    ...m,
+    quantity: dec(m.quantity as string),
+    disallowedLossUsd: dec(m.disallowedLossUsd as string),
+  }));
+
+/**
+ * The core's entry from a stored row (exactly the entry written; `accountId` as written), from either form of
+ * `record` ({@link realizedInput}): the lean one takes the columns' values for the fields it leaves out.
+ */
 export function entryFromRecord(r: RealizedLotRecord): LedgerEntry {
   const raw = r.record as {
-    id: string;
+    id?: string;
     sourceId: string;
     side: "long" | "short";
     openDate?: string;
     record: Record<string, unknown>;
   };
+  if (raw.id === undefined) {
+    const l = raw.record;
+    const head = { lotId: r.lotId } as Record<string, unknown>;
+    if (l.accountId !== undefined) head.accountId = l.accountId;
+    const g = {
+      ...head,
+      themeAssetId: r.themeAssetId,
+      quantity: dec(r.quantity),
+      saleDate: r.dateSold,
+      tradeDate: r.dateAcquired,
+      holdingPeriodStart: l.holdingPeriodStart,
+      holdingDays: l.holdingDays,
+      term: r.term,
+      currency: l.currency,
+      price: dec(l.price as string),
+      lotFxRate: dec(l.lotFxRate as string),
+      saleFxRate: dec(l.saleFxRate as string),
+      proceeds: dec(l.proceeds as string),
+      costBasis: dec(l.costBasis as string),
+      proceedsUsd: dec(r.proceeds),
+      costBasisUsd: dec(r.costBasis),
+      gainUsd: dec(l.gainUsd as string),
+      disallowedLossUsd: dec(r.adjustment),
+      washedQuantity: dec(l.washedQuantity as string),
+      washSaleMatches: matchesFrom(l.washSaleMatches as Record<string, unknown>[] | undefined),
+      recognizedGainUsd: dec(r.gain),
+    };
+    return r.openDate === null
+      ? { id: r.entryId, sourceId: r.sourceId, side: r.side, record: g as unknown as RealizedGain }
+      : {
+          id: r.entryId,
+          sourceId: r.sourceId,
+          side: r.side,
+          openDate: r.openDate,
+          record: g as unknown as RealizedGain,
+        };
+  }
   const g: Record<string, unknown> = { ...raw.record };
   for (const k of GAIN_DECIMALS) if (typeof g[k] === "string") g[k] = dec(g[k] as string);
-  g.washSaleMatches = ((g.washSaleMatches as Record<string, unknown>[] | undefined) ?? []).map((m) => ({
-    ...m,
-    quantity: dec(m.quantity as string),
-    disallowedLossUsd: dec(m.disallowedLossUsd as string),
-  }));
+  g.washSaleMatches = matchesFrom(g.washSaleMatches as Record<string, unknown>[] | undefined);
   return {
     id: raw.id,
     sourceId: raw.sourceId,

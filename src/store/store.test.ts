@@ -755,6 +755,77 @@ describe("store files", () => {
     store.close();
   });
 
+  it("migrates a version-7 store: its realized rows are read back unchanged in order, and upserts still key by entry", () => {
+    const path = join(dir, "v7.db");
+    const raw = rawStoreAt(path, 7);
+    const row = (entry: string, sold: string, gain: string, seq: number) =>
+      `('a', '${entry}', 'c', '${entry.split(":")[0]}', 'L-${entry}', 'AAA:XNYS', 'long', '2', '2024-01-02',
+        '${sold}', NULL, '10', '12', '', '0', '${gain}', 'short_term', 1, '{"id":"${entry}","n":${seq}}', ${seq})`;
+    raw.exec(`${ORG_CLIENT_ACCOUNT("100")}
+      INSERT INTO realized_lots (account_uuid, entry_id, client_uuid, source_id, lot_id, theme_asset_id, side, quantity,
+        date_acquired, date_sold, open_date, proceeds, cost_basis, adjustment_code, adjustment, gain, term, loss,
+        record, seq)
+      VALUES ${row("z9:1", "2025-03-03", "-2", 1)}, ${row("a1:1", "2025-03-03", "-2.5", 2)},
+        ${row("m5:2", "2025-02-01", "-0.125", 3)};`);
+    raw.close();
+    const store = openSqliteFile(path);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    const read = () => store.ledger.realized({ accountUuid: "a" }, { from: "2025-01-01", to: "2025-12-31" });
+    // Date sold, then the account's application order (seq), not the entry id's order.
+    expect(read().map((r) => [r.entryId, r.gain, r.record])).toEqual([
+      ["m5:2", "-0.125", { id: "m5:2", n: 3 }],
+      ["z9:1", "-2", { id: "z9:1", n: 1 }],
+      ["a1:1", "-2.5", { id: "a1:1", n: 2 }],
+    ]);
+    expect(read()[0]).toEqual({
+      accountUuid: "a",
+      clientUuid: "c",
+      entryId: "m5:2",
+      sourceId: "m5",
+      lotId: "L-m5:2",
+      themeAssetId: "AAA:XNYS",
+      side: "long",
+      quantity: "2",
+      dateAcquired: "2024-01-02",
+      dateSold: "2025-02-01",
+      openDate: null,
+      proceeds: "10",
+      costBasis: "12",
+      adjustmentCode: "",
+      adjustment: "0",
+      gain: "-0.125",
+      term: "short_term",
+      loss: true,
+      record: { id: "m5:2", n: 3 },
+    });
+    // A batch rewriting an existing entry (a wash sale) updates that row; a new entry is appended after the others.
+    const { accountUuid: _a, clientUuid: _c, ...old } = read()[1]!;
+    store.ledger.applyBatch("a", {
+      executions: [],
+      realized: [
+        { ...old, adjustmentCode: "W", adjustment: "2", gain: "0", record: { washed: true } },
+        { ...old, entryId: "b2:1", sourceId: "b2", dateSold: "2025-03-03", record: { id: "b2:1" } },
+      ],
+      lotsAfter: [],
+      shortLotsAfter: [],
+      cashDelta: "0",
+    });
+    expect(read().map((r) => [r.entryId, r.adjustmentCode, r.gain, r.record])).toEqual([
+      ["m5:2", "", "-0.125", { id: "m5:2", n: 3 }],
+      ["z9:1", "W", "0", { washed: true }],
+      ["a1:1", "", "-2.5", { id: "a1:1", n: 2 }],
+      ["b2:1", "", "-2", { id: "b2:1" }],
+    ]);
+    // The table has rowids now, and (account, entry id) stays unique.
+    const check = new Database(path);
+    expect(check.prepare("SELECT count(rowid) AS n FROM realized_lots").get()).toEqual({ n: 4 });
+    expect(() =>
+      check.exec(`INSERT INTO realized_lots SELECT * FROM realized_lots WHERE entry_id = 'a1:1'`),
+    ).toThrow(/UNIQUE/);
+    check.close();
+    store.close();
+  });
+
   it("restores an account's lots token with its lots when a transaction rolls back", () => {
     const store = openSqliteFile(join(dir, "rollback.db"));
     const org = store.organizations.create("Rollback").uuid;

@@ -608,6 +608,14 @@ ALTER TABLE backtest_jobs DROP CONSTRAINT backtest_jobs_kind_account;
 ALTER TABLE backtest_jobs ADD CONSTRAINT backtest_jobs_kind_account CHECK (kind <> 'backtest' OR account_uuid IS NOT NULL);
 `,
   },
+  {
+    version: 8,
+    description:
+      "realized_lots: a rowid table on SQLite; nothing to change on PostgreSQL (versions kept in step)",
+    // SQLite's migration 8 rebuilds realized_lots out of a WITHOUT ROWID layout. A PostgreSQL table is a heap with
+    // its primary key as a separate index already, which is what SQLite's table becomes.
+    sql: "SELECT 1;",
+  },
 ];
 
 /** The schema version this build writes (equal to SQLite's SCHEMA_VERSION). */

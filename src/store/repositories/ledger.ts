@@ -576,17 +576,21 @@ export class LedgerRepository {
   /**
    * The household wash-sale view of a client over [from, to]: the long lots of every account of the client whose
    * trade date is in the window (possible replacement shares), and the loss sales sold in the window.
+   * `exceptAccount` leaves one account out (the one a batch applies to, whose lots and rows its caller reads anyway).
    */
-  householdActivity(clientUuid: string, from: string, to: string): HouseholdActivity {
+  householdActivity(clientUuid: string, from: string, to: string, exceptAccount?: string): HouseholdActivity {
+    const except = exceptAccount ?? null;
     const lots = this.cached(
       `SELECT l.* FROM tax_lots l JOIN accounts a ON a.uuid = l.account_uuid
        WHERE a.client_uuid = ? AND l.side = 'long' AND l.trade_date >= ? AND l.trade_date <= ?
+         AND (? IS NULL OR l.account_uuid <> ?)
        ORDER BY l.account_uuid, l.position`,
-    ).all(clientUuid, from, to) as Record<string, string | null>[];
+    ).all(clientUuid, from, to, except, except) as Record<string, string | null>[];
     const lossSales = this.cached(
       `SELECT * FROM realized_lots WHERE client_uuid = ? AND date_sold >= ? AND date_sold <= ? AND loss = 1
+         AND (? IS NULL OR account_uuid <> ?)
        ORDER BY date_sold, account_uuid, seq`,
-    ).all(clientUuid, from, to) as RealizedRowDb[];
+    ).all(clientUuid, from, to, except, except) as RealizedRowDb[];
     return { lots: lots.map(lotRecord), lossSales: lossSales.map(toRealized) };
   }
 

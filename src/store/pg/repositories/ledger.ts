@@ -335,7 +335,13 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     return rows.map(toRealized);
   }
 
-  async householdActivity(clientUuid: string, from: string, to: string): Promise<HouseholdActivity> {
+  async householdActivity(
+    clientUuid: string,
+    from: string,
+    to: string,
+    exceptAccount?: string,
+  ): Promise<HouseholdActivity> {
+    const except = exceptAccount ?? null;
     const lots = await this.db.rows<TaxLotRecord>(
       `SELECT l.uuid, l.account_uuid AS "accountUuid", l.theme_asset_id AS "themeAssetId", l.quantity::text AS quantity,
          l.cost_basis::text AS "costBasis", l.cost_basis_unit AS "costBasisUnit",
@@ -344,13 +350,14 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
          l.last_sold_for_loss_date AS "lastSoldForLossDate"
        FROM tax_lots l JOIN accounts a ON a.uuid = l.account_uuid
        WHERE a.client_uuid = $1 AND l.side = 'long' AND l.trade_date >= $2 AND l.trade_date <= $3
+         AND ($4::text IS NULL OR l.account_uuid <> $4)
        ORDER BY l.account_uuid, l.position`,
-      [clientUuid, from, to],
+      [clientUuid, from, to, except],
     );
     const lossSales = await this.db.rows<RealizedRowDb>(
       `SELECT ${REALIZED_SELECT} FROM realized_lots WHERE client_uuid = $1 AND date_sold >= $2 AND date_sold <= $3
-       AND loss ORDER BY date_sold, account_uuid, seq`,
-      [clientUuid, from, to],
+       AND loss AND ($4::text IS NULL OR account_uuid <> $4) ORDER BY date_sold, account_uuid, seq`,
+      [clientUuid, from, to, except],
     );
     return { lots, lossSales: lossSales.map(toRealized) };
   }
