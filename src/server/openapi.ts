@@ -261,7 +261,7 @@ function operation(route: AnyRoute, inputRef: (id: string) => string): OpenApiOp
       ...(accept.length > 1
         ? {
             description:
-              "JSON, or the same fields form-urlencoded or multipart; nested fields use brackets: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5 (see /api/v1/docs).",
+              "JSON, or the same fields form-urlencoded or multipart; nested fields use brackets: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5.",
           }
         : {}),
     };
@@ -350,7 +350,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[]): OpenApiDocume
         "Authenticate every request (except this document and /api/v1/docs) with the header X-Api-Key.",
         "Organization-scoped paths end with a slash; design-preview paths (/api/v1/...) do not.",
         'Every error has the body {"error": {"code", "message", "details"?}}; details list the offending fields of a validation error.',
-        "Operations marked x-lotwise-extension are not in the interface spec (PRODUCT.md section 6).",
+        "Operations marked x-lotwise-extension are lotwise extensions beyond the service interface specification the other operations implement.",
       ].join("\n\n"),
     },
     tags: tags.map((name) => ({ name })),
