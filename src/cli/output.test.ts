@@ -48,6 +48,23 @@ describe("tables that fit the terminal", () => {
         .filter(Boolean);
     expect(words(narrow).sort()).toEqual(words(wide).sort());
   });
+
+  it("never cuts an identifier: a uuid column keeps its width and other text wraps around it", () => {
+    const id = "bc8b9faf-2f7a-4de7-a763-8e0f2c1d9a01";
+    const rows = [
+      { run: id, selection: "every account of the organization, when breached", status: "completed" },
+    ];
+    const columns = [
+      { header: "Run", value: (r: (typeof rows)[number]) => r.run },
+      { header: "Selection", value: (r: (typeof rows)[number]) => r.selection },
+      { header: "Status", value: (r: (typeof rows)[number]) => r.status },
+    ];
+    const narrow = renderTable(rows, columns, undefined, 70);
+    expect(narrow).toContain(id);
+    expect(Math.max(...narrow.split("\n").map((l) => l.length))).toBeLessThanOrEqual(70);
+    // Too narrow for the identifier and the rest: the table keeps its full lines rather than cut it.
+    expect(renderTable(rows, columns, undefined, 40)).toContain(id);
+  });
 });
 
 describe("colour", () => {

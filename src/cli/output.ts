@@ -69,6 +69,9 @@ export function fitColumnWidths(
   return widths;
 }
 
+/** A uuid anywhere in a cell. */
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
 /** Longest line of a cell. */
 function cellWidth(text: string): number {
   let w = 0;
@@ -94,7 +97,8 @@ export function renderTable<Row>(
     );
     fitted = fitColumnWidths(
       natural,
-      columns.map((c) => (c.align ?? "left") === "left"),
+      // Identifiers are never wrapped (a cut uuid cannot be copied into the next command).
+      columns.map((c, j) => (c.align ?? "left") === "left" && !cells.some((row) => UUID.test(row[j]!))),
       width,
     );
   }
