@@ -44,6 +44,7 @@ import type { AccountRecord, CorporateActionRecord, StoredRiskModelRecord } from
 import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig, loadConfigInputs, primeConfigInputs } from "./effective-config.js";
+import { fxColumns } from "./fx-columns.js";
 import { ledgerHoldingsAsOf } from "./holdings-history.js";
 import {
   accountOptimizerConfig,
@@ -414,19 +415,13 @@ async function loadBacktest(
   }
 
   // FX of every non-USD listing currency, carried forward from the last rate before the history starts.
-  const fxPerUsd: Partial<Record<Currency, Float64Array>> = {};
-  const dateIndex = new Map(matrix.dates.map((d, t) => [d, t]));
-  for (const currency of new Set(securityList.map((s) => s.currency))) {
-    if (currency === "USD") continue;
-    const series = new Float64Array(matrix.dates.length).fill(Number.NaN);
-    const seed = await store.fxRateAsOf(currency, from);
-    if (seed) series[0] = seed.perUsd;
-    for (const r of await store.fxSeries(currency, from, params.end_date)) {
-      const t = dateIndex.get(r.date);
-      if (t !== undefined) series[t] = r.perUsd;
-    }
-    fxPerUsd[currency] = series;
-  }
+  const fxPerUsd: Partial<Record<Currency, Float64Array>> = Object.fromEntries(
+    await fxColumns(
+      store,
+      securityList.map((s) => s.currency),
+      matrix.dates,
+    ),
+  );
 
   let characteristics: BacktestCharacteristics | undefined;
   if (params.ls_tlh_factor !== undefined) {

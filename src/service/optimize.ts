@@ -42,6 +42,7 @@ import {
 } from "./cash-request.js";
 import { findAccount } from "./clients.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
+import { fxColumns } from "./fx-columns.js";
 import { type YearToDateTaxes, yearToDateTaxes, yearToDateWire } from "./ledger-ytd.js";
 import {
   accountOptimizerConfig,
@@ -400,19 +401,7 @@ export async function priceHistory(
   const m = await market.priceMatrix(from, asOf, assets);
   const n = assets.length;
   const T = m.dates.length;
-  const fxSeries = new Map<Currency, Float64Array>();
-  for (const c of new Set(currencies)) {
-    const series = new Float64Array(T).fill(c === "USD" ? 1 : Number.NaN);
-    if (c !== "USD") {
-      let last = (await market.fxRateAsOf(c, from))?.perUsd ?? Number.NaN;
-      const byDate = new Map((await market.fxSeries(c, from, asOf)).map((r) => [r.date, r.perUsd]));
-      for (let t = 0; t < T; t++) {
-        last = byDate.get(m.dates[t]!) ?? last;
-        series[t] = last;
-      }
-    }
-    fxSeries.set(c, series);
-  }
+  const fxSeries = await fxColumns(market, currencies, m.dates);
   // The total-return panel the theme backtest uses (core/themes/return-panel.ts; the account backtester's
   // core/backtest/market-data.ts agrees): a split and a dividend of one date count as one share becoming n shares,
   // each receiving the dividend; events dated on a non-trading day count on the next trading date.
@@ -437,11 +426,11 @@ export async function priceHistory(
   }
   const advUsd = new Float64Array(n).fill(Number.NaN);
   for (let i = 0; i < n; i++) {
-    const fx = fxSeries.get(currencies[i]!)!;
+    const fx = fxSeries.get(currencies[i]!);
     let sum = 0;
     let count = 0;
     for (let t = T - 1; t >= 0 && count < ADV_WINDOW_DAYS; t--) {
-      const v = m.volume[t * n + i]! * (m.close[t * n + i]! / fx[t]!);
+      const v = m.volume[t * n + i]! * (m.close[t * n + i]! / (fx === undefined ? 1 : fx[t]!));
       if (Number.isFinite(v)) {
         sum += v;
         count++;

@@ -51,6 +51,7 @@ import {
 } from "../core/themes/index.js";
 import type { LotwiseStore, ThemeRecord, ThemeRevisionRecord } from "../store/index.js";
 import { clockDate, marketAsOf, type ServiceContext } from "./context.js";
+import { fxColumns } from "./fx-columns.js";
 import { mapSerial } from "./serial.js";
 import { resolveTicker } from "./tickers.js";
 
@@ -309,7 +310,7 @@ export async function backtestTheme(
     close: matrix.close,
     splits: await market.splits(first, last),
     dividends: await market.dividends(first, last),
-    fxPerUsd: await fxColumns(ctx.store, securities, matrix.dates),
+    fxPerUsd: await securityFxColumns(ctx.store, securities, matrix.dates),
   });
 
   const N = securities.length;
@@ -535,27 +536,17 @@ async function rebalanceColumns(
 }
 
 /** Units of each security's currency per USD on each date (forward-filled), undefined for USD listings. */
-async function fxColumns(
+async function securityFxColumns(
   store: LotwiseStore,
   securities: readonly Security[],
   dates: readonly string[],
 ): Promise<(Float64Array | undefined)[]> {
-  const byCurrency = new Map<string, Float64Array>();
-  for (const s of securities) {
-    if (s.currency === "USD" || byCurrency.has(s.currency)) continue;
-    const first = dates[0]!;
-    const start = await store.market.fxRateAsOf(s.currency, first);
-    const series = await store.market.fxSeries(s.currency, first, dates[dates.length - 1]!);
-    const column = new Float64Array(dates.length).fill(Number.NaN);
-    let k = 0;
-    let current = start?.perUsd ?? Number.NaN;
-    dates.forEach((d, t) => {
-      while (k < series.length && series[k]!.date <= d) current = series[k++]!.perUsd;
-      column[t] = current;
-    });
-    byCurrency.set(s.currency, column);
-  }
-  return securities.map((s) => (s.currency === "USD" ? undefined : byCurrency.get(s.currency)));
+  const columns = await fxColumns(
+    store.market,
+    securities.map((s) => s.currency),
+    dates,
+  );
+  return securities.map((s) => (s.currency === "USD" ? undefined : columns.get(s.currency)));
 }
 
 async function backtestWindow(
