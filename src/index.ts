@@ -737,6 +737,7 @@ export {
   optimizerConfigFromPortfolioConfig,
   PLAN_PRICE_EXAMPLES,
   type PreparedOptimization,
+  parseWeights,
   prepareAccountOptimization,
   type RuleFactSources,
   readAssetClass,

@@ -168,3 +168,4 @@ export {
   reviseTheme,
 } from "./themes.js";
 export { resolveTicker, resolveTickerQueries, resolveTickers, TickerBook } from "./tickers.js";
+export { parseWeights } from "./weights-file.js";

@@ -2,10 +2,8 @@
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Command } from "commander";
-import { parse } from "csv-parse/sync";
-import { Decimal } from "decimal.js";
 import type { OptimizedWeight, ProposalResponse } from "../../contract/index.js";
-import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import { parseWeights } from "../../service/weights-file.js";
 import { warningLine } from "../colour.js";
 import { usageError } from "../errors.js";
 import { ORDER_FILE_LAYOUTS, type OrderFileLayout, orderFile } from "../export-csv.js";
@@ -14,56 +12,9 @@ import { renderKeyValues, renderTable } from "../output.js";
 import { action, examples, type ProgramHooks } from "../program.js";
 import { money, quantity } from "../render.js";
 
-/**
- * Read target weights from a CSV (`ticker,weight` header; `symbol`/`theme_asset_id` and `target_weight` also
- * accepted; weights as fractions or with a % sign) or JSON (`{"optimized_weights": [...]}` or a bare array).
- */
+/** Read target weights from a file: {@link parseWeights} of its text, named by its path in errors. */
 export async function readWeightsFile(path: string): Promise<OptimizedWeight[]> {
-  const text = await readFile(path, "utf8");
-  if (
-    extname(path).toLowerCase() === ".json" ||
-    text.trimStart().startsWith("{") ||
-    text.trimStart().startsWith("[")
-  ) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (err) {
-      throw new ValidationError(
-        `${path} is not valid JSON: ${(err as Error).message}`,
-        [{ path, message: "invalid JSON" }],
-        "malformed_body",
-      );
-    }
-    const list = Array.isArray(doc) ? doc : (doc as { optimized_weights?: unknown }).optimized_weights;
-    if (!Array.isArray(list))
-      throw new ValidationError(
-        `${path}: expected {"optimized_weights": [...]} or an array of {ticker, weight}.`,
-        [{ path, message: "no optimized_weights" }],
-      );
-    return list as OptimizedWeight[];
-  }
-  const rows = parse(text, {
-    columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
-    skip_empty_lines: true,
-    bom: true,
-    trim: true,
-  }) as Record<string, string>[];
-  const issues: FieldIssue[] = [];
-  const out: OptimizedWeight[] = [];
-  rows.forEach((r, i) => {
-    const ticker = r.ticker ?? r.symbol ?? r.theme_asset_id ?? "";
-    let weight = (r.weight ?? r.target_weight ?? "").replace(/\s/g, "");
-    if (weight.endsWith("%")) {
-      const v = weight.slice(0, -1);
-      weight = /^-?\d+(\.\d+)?$/.test(v) ? new Decimal(v).div(100).toFixed() : weight;
-    }
-    if (!ticker)
-      issues.push({ path: `${path}: line ${i + 2}`, message: "no ticker (columns: ticker,weight)" });
-    else out.push({ ticker, weight });
-  });
-  if (issues.length > 0) throw new ValidationError(`${path}: ${issues.length} problem(s).`, issues);
-  return out;
+  return parseWeights(await readFile(path, "utf8"), path, { json: extname(path).toLowerCase() === ".json" });
 }
 
 export function renderProposal(p: ProposalResponse): string {

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { parseWeights } from "./weights-file.js";
+
+describe("target weights from a file's text", () => {
+  it("reads a CSV with percent or fraction weights and the accepted header names", () => {
+    expect(parseWeights("Symbol,Target_Weight\nAAPL, 60 %\nMSFT,0.4\n", "w.csv")).toEqual([
+      { ticker: "AAPL", weight: "0.6" },
+      { ticker: "MSFT", weight: "0.4" },
+    ]);
+    expect(parseWeights("\uFEFFtheme_asset_id,weight\nRY:XTSE,12.5%\n", "bom.csv")).toEqual([
+      { ticker: "RY:XTSE", weight: "0.125" },
+    ]);
+  });
+
+  it("reads the endpoint's JSON body or a bare array", () => {
+    const body = '{"optimized_weights": [{"ticker": "AAPL", "weight": "1"}]}';
+    expect(parseWeights(body, "w.json")).toEqual([{ ticker: "AAPL", weight: "1" }]);
+    expect(parseWeights('[{"ticker": "MSFT", "weight": "0.5"}]', "w.txt")).toEqual([
+      { ticker: "MSFT", weight: "0.5" },
+    ]);
+  });
+
+  it("names the file and the line of a row without a ticker, and bad JSON as a malformed body", () => {
+    try {
+      parseWeights("ticker,weight\nAAPL,0.5\n,0.5\n", "w.csv");
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).issues).toEqual([
+        { path: "w.csv: line 3", message: "no ticker (columns: ticker,weight)" },
+      ]);
+    }
+    expect(() => parseWeights("{not json", "w.json")).toThrow(/w.json is not valid JSON/);
+    expect(() => parseWeights('{"weights": []}', "w.json", { json: true })).toThrow(
+      /expected \{"optimized_weights"/,
+    );
+  });
+});

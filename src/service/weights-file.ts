@@ -1,0 +1,65 @@
+/**
+ * @module service/weights-file
+ * Target weights from a file's text, for endpoint 1 (`createProposal`): the CSV or JSON a portfolio engineer keeps
+ * (issue 17, item 2: the parsing lives in the service so that the library reads weights files as the CLI does).
+ */
+import { parse } from "csv-parse/sync";
+import { Decimal } from "decimal.js";
+import type { OptimizedWeight } from "../contract/index.js";
+import { type FieldIssue, ValidationError } from "../core/errors.js";
+
+/**
+ * Target weights from a CSV (`ticker,weight` header; `symbol`/`theme_asset_id` and `target_weight` also accepted;
+ * weights as fractions or with a % sign, "5%" = 0.05) or JSON (`{"optimized_weights": [...]}` or a bare array).
+ * `source` names the file in errors; `json` forces JSON (else text starting with `{` or `[` is JSON).
+ * The weights are checked by endpoint 1 (tickers resolved, sums), not here.
+ * @throws {ValidationError} naming the line of a row without a ticker, or `malformed_body` for JSON that does not parse.
+ * @example parseWeights("ticker,weight\nAAPL,60%\nMSFT,0.4\n", "w.csv") // [{ticker: "AAPL", weight: "0.6"}, ...]
+ */
+export function parseWeights(
+  text: string,
+  source: string,
+  options: { json?: boolean } = {},
+): OptimizedWeight[] {
+  const start = text.trimStart();
+  if (options.json === true || start.startsWith("{") || start.startsWith("[")) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      throw new ValidationError(
+        `${source} is not valid JSON: ${(err as Error).message}`,
+        [{ path: source, message: "invalid JSON" }],
+        "malformed_body",
+      );
+    }
+    const list = Array.isArray(doc) ? doc : (doc as { optimized_weights?: unknown }).optimized_weights;
+    if (!Array.isArray(list))
+      throw new ValidationError(
+        `${source}: expected {"optimized_weights": [...]} or an array of {ticker, weight}.`,
+        [{ path: source, message: "no optimized_weights" }],
+      );
+    return list as OptimizedWeight[];
+  }
+  const rows = parse(text, {
+    columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
+    skip_empty_lines: true,
+    bom: true,
+    trim: true,
+  }) as Record<string, string>[];
+  const issues: FieldIssue[] = [];
+  const out: OptimizedWeight[] = [];
+  rows.forEach((r, i) => {
+    const ticker = r.ticker ?? r.symbol ?? r.theme_asset_id ?? "";
+    let weight = (r.weight ?? r.target_weight ?? "").replace(/\s/g, "");
+    if (weight.endsWith("%")) {
+      const v = weight.slice(0, -1);
+      weight = /^-?\d+(\.\d+)?$/.test(v) ? new Decimal(v).div(100).toFixed() : weight;
+    }
+    if (!ticker)
+      issues.push({ path: `${source}: line ${i + 2}`, message: "no ticker (columns: ticker,weight)" });
+    else out.push({ ticker, weight });
+  });
+  if (issues.length > 0) throw new ValidationError(`${source}: ${issues.length} problem(s).`, issues);
+  return out;
+}
