@@ -8,22 +8,15 @@
  * and, after, the spin-offs each case received.
  * Run: node --import tsx bench/spinoff-study.ts   (LOTWISE_DATA_DIR overrides the data folder)
  */
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import type { SimulatedBacktest } from "../src/core/backtest/index.js";
 import { addDays } from "../src/core/dates.js";
-import { loadSp500Dataset } from "../src/market/real-data/index.js";
 import {
   type AccountBacktestParams,
   resolveBacktestParams,
   runAccountBacktestDetailed,
 } from "../src/service/backtest-run.js";
-import { createAccount, createClient } from "../src/service/clients.js";
-import type { ServiceContext } from "../src/service/context.js";
-import { importSp500CorporateActions } from "../src/service/market-data.js";
-import { createOrganization } from "../src/service/organizations.js";
-import { createPortfolioConfig } from "../src/service/portfolio-configs.js";
-import { openSqliteStore } from "../src/store/index.js";
+import { createAccount } from "../src/service/clients.js";
+import { openSp500Study, sp500DataDir, sp500StudyParams } from "./lib/sp500-study.js";
 
 /** Parents (and DISCK, whose 2:1 split the data does not adjust) and their distribution dates. */
 export const SPIN_EVENTS = [
@@ -56,12 +49,8 @@ export function phantomHarvests(sim: SimulatedBacktest, caseName: string): Recor
   return out;
 }
 
-const DATA_DIR =
-  process.env.LOTWISE_DATA_DIR ??
-  [resolve(import.meta.dirname, "..", "..", "shared", "data"), "/work/shared/data"].find((d) =>
-    existsSync(d),
-  );
-if (DATA_DIR === undefined || !existsSync(join(DATA_DIR, "prices/all_stocks_5yr.csv.gz"))) {
+const DATA_DIR = sp500DataDir();
+if (DATA_DIR === undefined) {
   console.log("no ../shared/data: nothing to study");
   process.exit(0);
 }
@@ -71,22 +60,17 @@ const pct = (v: number | null | undefined) =>
   v === null || v === undefined ? "n/a" : `${(v * 100).toFixed(2)}%`;
 
 for (const applied of [false, true]) {
-  const store = openSqliteStore(":memory:");
-  await loadSp500Dataset(DATA_DIR, store.engine.market, { corporateActions: applied });
-  const ctx: ServiceContext = { store, clock: () => new Date("2018-02-08T12:00:00Z") };
-  if (applied) await importSp500CorporateActions(ctx);
-  const org = (await createOrganization(ctx, "Spin-off study")).organization.uuid;
-  const client = await createClient(ctx, org, {});
-  const plain = await createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
-  const cfg = await createPortfolioConfig(ctx, org, {
-    name: "paper rates",
-    tcost_bps: "5",
-    tax_preferences: { short_term_rate: "0.35", long_term_rate: "0.15" },
+  const {
+    store,
+    ctx,
+    org,
+    client,
+    account: paper,
+  } = await openSp500Study(DATA_DIR, {
+    corporateActions: applied,
+    organizationName: "Spin-off study",
   });
-  const paper = await createAccount(ctx, org, client.uuid, {
-    cash_value_usd: "0",
-    portfolio_config_uuid: cfg.uuid,
-  });
+  const plain = await createAccount(ctx, org, client, { cash_value_usd: "0" });
   const runs: { title: string; account: string; params: AccountBacktestParams }[] = [
     {
       title: "defaults (37%/20%, account_only; the real-data test)",
@@ -99,17 +83,8 @@ for (const applied of [false, true]) {
     },
     ...(["account_only", "outside_gains"] as const).map((loss_usage) => ({
       title: `tax study: 35%/15%, 5 bps, threshold 5%, ${loss_usage}`,
-      account: paper.uuid,
-      params: {
-        start_date: "2013-02-08",
-        end_date: "2018-02-07",
-        rebalance_period: "MONTHLY" as const,
-        starting_nav: 1_000_000,
-        tax_gamma: 1,
-        tax_loss_threshold_bps: 500,
-        loss_usage,
-        liquidate_at_end: true,
-      },
+      account: paper,
+      params: sp500StudyParams(loss_usage),
     })),
   ];
   for (const r of runs) {

@@ -7,18 +7,12 @@
  * tax-managed policy's counters (harvests skipped because a recent purchase would wash them, interim scans).
  * Run: node --import tsx bench/tax-diagnostics.ts   (LOTWISE_DATA_DIR overrides the data folder)
  */
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import type { StandardBacktestResult } from "../src/core/backtest/index.js";
-import { loadSp500Dataset } from "../src/market/real-data/index.js";
 import { resolveBacktestParams, runAccountBacktestDetailed } from "../src/service/backtest-run.js";
-import { createAccount, createClient } from "../src/service/clients.js";
 import type { ServiceContext } from "../src/service/context.js";
 import { buildDemo } from "../src/service/demo.js";
-import { importSp500CorporateActions } from "../src/service/market-data.js";
-import { createOrganization } from "../src/service/organizations.js";
-import { createPortfolioConfig } from "../src/service/portfolio-configs.js";
 import { openSqliteStore } from "../src/store/index.js";
+import { openSp500Study, sp500DataDir, sp500StudyParams } from "./lib/sp500-study.js";
 
 const CASES = ["tax_managed", "harvest_baseline", "pre_tax"] as const;
 const usd = (v: number) => Math.round(v).toLocaleString("en-US").padStart(10);
@@ -127,39 +121,17 @@ function diagnose(title: string, r: StandardBacktestResult, st: number, lt: numb
   await store.close();
 }
 
-const DATA_DIR =
-  process.env.LOTWISE_DATA_DIR ??
-  [resolve(import.meta.dirname, "..", "..", "shared", "data"), "/work/shared/data"].find((d) =>
-    existsSync(d),
-  );
-if (DATA_DIR === undefined || !existsSync(join(DATA_DIR, "prices/all_stocks_5yr.csv.gz"))) {
+const DATA_DIR = sp500DataDir();
+if (DATA_DIR === undefined) {
   console.log("\n(no ../shared/data: the S&P 500 study is skipped)");
 } else {
-  const real = openSqliteStore(":memory:");
-  await loadSp500Dataset(DATA_DIR, real.engine.market);
-  const ctx: ServiceContext = { store: real, clock: () => new Date("2018-02-08T12:00:00Z") };
-  await importSp500CorporateActions(ctx);
-  const org = (await createOrganization(ctx, "Tax study")).organization.uuid;
-  const client = await createClient(ctx, org, {});
-  const cfg = await createPortfolioConfig(ctx, org, {
-    name: "paper rates",
-    tcost_bps: "5",
-    tax_preferences: { short_term_rate: "0.35", long_term_rate: "0.15" },
-  });
-  const account = await createAccount(ctx, org, client.uuid, {
-    cash_value_usd: "0",
-    portfolio_config_uuid: cfg.uuid,
-  });
-  const r = await runAccountBacktestDetailed(ctx, org, account.uuid, {
-    start_date: "2013-02-08",
-    end_date: "2018-02-07",
-    rebalance_period: "MONTHLY",
-    starting_nav: 1_000_000,
-    tax_gamma: 1,
-    tax_loss_threshold_bps: 500,
-    loss_usage: "outside_gains",
-    liquidate_at_end: true,
-  });
+  const study = await openSp500Study(DATA_DIR);
+  const r = await runAccountBacktestDetailed(
+    study.ctx,
+    study.org,
+    study.account,
+    sp500StudyParams("outside_gains"),
+  );
   diagnose("S&P 500 2013-02-08..2018-02-07, outside_gains, 35%/15%, 5 bps, threshold 5%", r, 0.35, 0.15);
-  await real.close();
+  await study.store.close();
 }
