@@ -180,35 +180,20 @@ export function realizedInput(entry: LedgerEntry, row?: RealizedRow): RealizedLo
   let record: unknown = entry;
   if (isCanonicalEntry(entry)) {
     // The fields no column holds, in the core's order.
-    const lean =
-      g.accountId === undefined
-        ? {
-            holdingPeriodStart: g.holdingPeriodStart,
-            holdingDays: g.holdingDays,
-            currency: g.currency,
-            price: g.price,
-            lotFxRate: g.lotFxRate,
-            saleFxRate: g.saleFxRate,
-            proceeds: g.proceeds,
-            costBasis: g.costBasis,
-            gainUsd: g.gainUsd,
-            washedQuantity: g.washedQuantity,
-            washSaleMatches: g.washSaleMatches,
-          }
-        : {
-            accountId: g.accountId,
-            holdingPeriodStart: g.holdingPeriodStart,
-            holdingDays: g.holdingDays,
-            currency: g.currency,
-            price: g.price,
-            lotFxRate: g.lotFxRate,
-            saleFxRate: g.saleFxRate,
-            proceeds: g.proceeds,
-            costBasis: g.costBasis,
-            gainUsd: g.gainUsd,
-            washedQuantity: g.washedQuantity,
-            washSaleMatches: g.washSaleMatches,
-          };
+    const lean = {
+      ...(g.accountId === undefined ? {} : { accountId: g.accountId }),
+      holdingPeriodStart: g.holdingPeriodStart,
+      holdingDays: g.holdingDays,
+      currency: g.currency,
+      price: g.price,
+      lotFxRate: g.lotFxRate,
+      saleFxRate: g.saleFxRate,
+      proceeds: g.proceeds,
+      costBasis: g.costBasis,
+      gainUsd: g.gainUsd,
+      washedQuantity: g.washedQuantity,
+      washSaleMatches: g.washSaleMatches,
+    };
     record = { record: lean };
   }
   return {
