@@ -4,7 +4,6 @@
  * (LOTWISE_TEST_PG, default postgres://postgres@127.0.0.1:5432/test); each run uses a private schema, dropped after.
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, ValidationError } from "../src/core/errors.js";
 import {
@@ -18,23 +17,9 @@ import { importTrades } from "../src/service/ledger-trades-csv.js";
 import type { LotwiseStore } from "../src/store/index.js";
 import { openPgStore } from "../src/store/pg/pg-store.js";
 import { listing } from "./helpers/listing.js";
+import { dropSchemas, PG_URL, probePostgres } from "./helpers/pg.js";
 
-const PG_URL = process.env.LOTWISE_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
-
-async function probe(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query("SELECT 1");
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const problem = await probe();
+const problem = await probePostgres();
 if (problem !== null)
   console.warn(
     `ledger on PostgreSQL: skipped, PostgreSQL does not answer at ${PG_URL} (${problem}); set LOTWISE_TEST_PG.`,
@@ -54,10 +39,7 @@ describe.skipIf(problem !== null)("ledger operations on PostgreSQL", () => {
   });
   afterAll(async () => {
     await store?.close();
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dropSchemas([schema]);
   });
 
   const trade = (id: string, side: "buy" | "sell", date: string, q: string, p: string) => ({

@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { lotInput as lot } from "../../test/helpers/lot-input.js";
+import { PG_URL, probePostgres } from "../../test/helpers/pg.js";
 import type { Security } from "../core/data/types.js";
 import { ConflictError, NotFoundError, StoreVersionError, TooManyRequestsError } from "../core/errors.js";
 import {
@@ -42,21 +43,6 @@ import { PG_MIGRATIONS } from "./pg/migrations.js";
 import { openPgStore } from "./pg/pg-store.js";
 import type { LedgerBatch, TaxLotRow } from "./records.js";
 import { openSqliteStore } from "./sqlite-store.js";
-
-const PG_URL = process.env.LOTWISE_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
-
-async function probePostgres(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query("SELECT 1");
-    return null;
-  } catch (err) {
-    return (err as Error).message;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
 
 const pgProblem = await probePostgres();
 if (pgProblem !== null)
