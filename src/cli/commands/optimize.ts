@@ -208,7 +208,7 @@ export function registerOptimize(program: Command, hooks: ProgramHooks): void {
       .option("--account <uuid>", "the account (one account)")
       .option(
         "--all",
-        "a rebalance run over many accounts (every account of the organization unless selected)",
+        "a rebalance run over many accounts (every account of the organization unless selected); against a service with a job queue (--url) its workers process the run and this command follows it",
       )
       .option(
         "--when <when>",
