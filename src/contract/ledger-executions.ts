@@ -152,7 +152,11 @@ export const realizedRowSchema = named(
     cost_basis: usd("(e) USD"),
     adjustment_code: describe(z.enum(["W", ""]), "(f) W when a wash sale disallowed part of the loss"),
     adjustment: usd("(g) disallowed loss, USD"),
-    gain: usd("(h) = (d) - (e) + (g), USD"),
+    gain: usd("(h) = (d) - (e) + (g), USD, exact"),
+    form_8949_gain: describe(
+      z.string(),
+      "(h) as the Form 8949 line shows it: (d) - (e) + (g) of the columns rounded to cents; the rows of a year add up to Schedule D line 16 exactly (the exact gain may differ by a cent a row)",
+    ),
     term: z.enum(["short_term", "long_term"]),
   }),
   "RealizedRow",

@@ -614,6 +614,10 @@ describe("the realized-gains ledger", () => {
     expect(csvLines).toHaveLength(3);
     const linesSum = csvLines.reduce((s, x) => s.plus(x.split(",")[10]!), new TaxDecimal(0));
     expect(linesSum.toFixed(2)).toBe(l.schedule_d.find((x) => x.line === "16")!.gain);
+    // Each row carries its form line's gain: the rows' form_8949_gain add up to Schedule D exactly.
+    const rowsFormSum = l.rows.reduce((s, r) => s.plus(r.form_8949_gain), new TaxDecimal(0));
+    expect(rowsFormSum.toFixed(2)).toBe(l.schedule_d.find((x) => x.line === "16")!.gain);
+    expect(l.rows.map((r) => r.form_8949_gain).sort()).toEqual(csvLines.map((x) => x.split(",")[10]!).sort());
     // The 8949 lines are rounded to cents: their sum is the exact total rounded (within one cent per line).
     expect(linesSum.minus(exact).abs().lte("0.015")).toBe(true);
     expect((await accountRealized(ctx, org, client, account, { year: 2024 })).rows).toEqual([]);

@@ -29,6 +29,7 @@ import {
   type Execution,
   executionsFromProposal,
   form8949Csv,
+  form8949Gain,
   type LedgerBook,
   type LedgerEntry,
   type LedgerOptions,
@@ -362,6 +363,7 @@ export function rowToWire(r: RealizedRow, accountUuid: string | null): RealizedR
     adjustment_code: r.adjustmentCode,
     adjustment: r.adjustment.toFixed(),
     gain: r.gain.toFixed(),
+    form_8949_gain: form8949Gain(r).toFixed(2),
     term: r.term,
   };
 }

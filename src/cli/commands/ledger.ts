@@ -18,7 +18,6 @@ import type {
 import { BASIS_REPORTING, TRADE_CSV_FIELDS } from "../../contract/index.js";
 import { CURRENCIES } from "../../core/data/types.js";
 import { type FieldIssue, ValidationError } from "../../core/errors.js";
-import { TaxDecimal } from "../../core/tax/decimal.js";
 import type { CommandContext } from "../context.js";
 import { usageError } from "../errors.js";
 import { renderKeyValues, renderTable } from "../output.js";
@@ -77,17 +76,6 @@ export function renderExecutionResult(r: ExecutionResult): string {
   return r.realized.length === 0 ? head : `${head}\n${realizedTable(r.realized, "Realized")}`;
 }
 
-const cents = (v: string) => new TaxDecimal(v).toDecimalPlaces(2, TaxDecimal.ROUND_HALF_UP);
-
-/**
- * A row's gain as Form 8949 column (h) shows it: (d) - (e) + (g) of the amounts rounded to cents, so that every row
- * of the table adds up with its columns and the rows add up to Schedule D (the exact gain may differ by a cent).
- */
-function lineGain(x: RealizedLedger["rows"][number]): string {
-  const adjustment = x.adjustment_code ? cents(x.adjustment) : new TaxDecimal(0);
-  return cents(x.proceeds).minus(cents(x.cost_basis)).plus(adjustment).toFixed(2);
-}
-
 function realizedTable(rows: RealizedLedger["rows"], title: string): string {
   return renderTable(
     rows,
@@ -99,7 +87,7 @@ function realizedTable(rows: RealizedLedger["rows"], title: string): string {
       { header: "Basis", value: (x) => money(x.cost_basis), align: "right" },
       { header: "Code", value: (x) => x.adjustment_code },
       { header: "Adj.", value: (x) => (x.adjustment_code ? money(x.adjustment) : ""), align: "right" },
-      { header: "Gain", value: (x) => money(lineGain(x)), align: "right" },
+      { header: "Gain", value: (x) => money(x.form_8949_gain), align: "right" },
       { header: "Term", value: (x) => (x.term === "long_term" ? "long" : "short") },
     ],
     title,

@@ -32,6 +32,7 @@ export {
   type Form8949Part,
   form8949,
   form8949Csv,
+  form8949Gain,
   type RealizedRow,
   realizedRows,
   type ScheduleDLine,

@@ -210,6 +210,15 @@ export interface Form8949 {
 
 const cents = (d: Decimal): Decimal => d.toDecimalPlaces(2, TaxDecimal.ROUND_HALF_UP);
 
+/**
+ * A row's gain as its Form 8949 line shows it, column (h) = (d) - (e) + (g) of the columns rounded to cents (half
+ * up): the lines of a year add up to Schedule D exactly, while the row's exact `gain` may differ by a cent.
+ * @example form8949Gain(row) // proceeds 100.005, basis 50.004, no adjustment -> 100.01 - 50.00 = 50.01
+ */
+export function form8949Gain(r: RealizedRow): Decimal {
+  return cents(r.proceeds).minus(cents(r.costBasis)).plus(cents(r.adjustment));
+}
+
 function lineOf(r: RealizedRow): Form8949Line {
   const proceeds = cents(r.proceeds);
   const costBasis = cents(r.costBasis);
