@@ -6,8 +6,9 @@
  *
  * One rebalance runs these stage functions over one explicit {@link Run} record (docs/optimizer.md, "Algorithm"
  * and "Stages and components"); each returns null to go on or the result that ends the rebalance:
- * 1. {@link prepare}: the period model, the components' period state, the checks that need no solve (conflicting
- *    bounds, sums, factor reach, forced turnover) -> a diagnosis, the solve session (`solve-session.ts`);
+ * 1. {@link prepare}: the period model (with its components, component.ts), the trade-rules component, the checks
+ *    that need no solve (conflicting bounds, sums, factor reach, the components' checks) -> a diagnosis, the solve
+ *    session (`solve-session.ts`);
  * 2. {@link solveContinuous}: the continuous problem at tax_gamma (with the cash reserved for the trading costs);
  * 3. {@link capActiveRisk}: slack -> done; else the smallest achievable tracking error decides how many times the
  *    cap is multiplied by risk_bound_increase_factor (up to risk_bound_max_iterations), then a solve inside the ball;
@@ -44,7 +45,7 @@ import {
   type Workspace,
 } from "./solve-session.js";
 import { searchTaxGamma } from "./tax-gamma-search.js";
-import { enforceTradeRules, type TradeRules, tradeRulesOf } from "./trade-rules.js";
+import { enforceTradeRules, type TradeRules, tradeRules } from "./trade-rules.js";
 import { repairWholeShares, roundWholeShares, violation, wholeShareMask } from "./whole-shares.js";
 
 /** A reusable optimizer (see the module comment). */
@@ -158,7 +159,7 @@ function prepare(
   const warnings = [...m.warnings];
   const counters: Counters = { rounds: 0, solves: 0, rebuilds: 0, qpIterations: 0 };
   const whole = wholeShareMask(m);
-  const tradeRules = tradeRulesOf(m);
+  const rules = tradeRules.initialize(m);
   const elapsed = () => (started === undefined ? null : options.now!() - started);
   const pre = precheck(m);
   if (pre.length > 0) return infeasible(m, pre, warnings, counters, elapsed());
@@ -170,7 +171,7 @@ function prepare(
     warnings,
     counters,
     whole,
-    tradeRules,
+    tradeRules: rules,
     elapsed,
     preparedMs: elapsed(),
     pinLower: new Float64Array(m.n).fill(Number.NaN),

@@ -11,7 +11,13 @@
  *   (docs/optimizer.md, "Wash sales and sides");
  * - {@link diagnoseBySolving}: one group of constraints relaxed at a time, to name the conflict.
  */
-import { type BuiltProblem, buildProblem, convexifyKinks, type SolveState } from "./build-problem.js";
+import {
+  type BuiltProblem,
+  buildProblem,
+  convexifyKinks,
+  type SolveState,
+  WEIGHT_SUM_ROWS,
+} from "./build-problem.js";
 import type { OptimizationInput, OptimizeOptions } from "./optimization-types.js";
 import { createModelCache, type ModelCache, type PeriodModel, WEIGHT_EPSILON } from "./period-model.js";
 import { createPwlQpSolver, type PwlQpSolver, predictVariable } from "./pwl-qp.js";
@@ -376,13 +382,14 @@ export function diagnoseBySolving(s: SolveSession, failed: Solved): string[] {
         .join("; "),
       relax: { factors: true },
     });
-  if (c.useTurnoverConstraint)
-    groups.push({ name: "max_turnover_pct", detail: `${c.maxTurnoverPct}`, relax: { turnover: true } });
+  for (const k of s.m.constraints)
+    if (k.relaxation !== undefined && k.rows !== undefined)
+      groups.push({ ...k.relaxation, relax: { rows: k.rows.map((r) => r.name) } });
   if (c.optimizationMode !== "LONG_ONLY" && (c.longWeightSum !== null || c.shortWeightSum !== null))
     groups.push({
       name: "long_weight_sum / short_weight_sum",
       detail: `${c.longWeightSum} / ${c.shortWeightSum}`,
-      relax: { sums: true },
+      relax: { rows: WEIGHT_SUM_ROWS },
     });
   groups.push({
     name: "the budget (weights add up to at most 1 after the cash buffers and trading costs)",
