@@ -2,13 +2,14 @@
  * @module core/optimizer/build-problem
  * The engine problem of one solve, in active weights x = w - b (so the risk-cap ball is centred at 0 and a new
  * benchmark only moves bounds): P = 2 lambda Sigma in factor form, per-asset piecewise-linear trade costs (taxes
- * lot by lot on the sell side, linear transaction costs on both sides), switch rows for turnover and the
- * long/short sums, fixed rows for the budget and factor exposures, the market-impact power cost and the optional
+ * lot by lot on the sell side, linear transaction costs on both sides), switch rows (those of the constraint
+ * components, component.ts, and the long/short sums), fixed rows for the budget and factor exposures, the market-impact power cost and the optional
  * risk ball. docs/optimizer.md, "The problem", has the formulas.
  */
 import { ValidationError } from "../errors.js";
 import { type FactorRiskBall, type SparseMatrix, SparseMatrixBuilder } from "../numeric/index.js";
 import { riskModelTimesVector } from "../risk/index.js";
+import type { SwitchRow } from "./component.js";
 import type { PeriodModel } from "./period-model.js";
 import type { PwlQpProblem } from "./pwl-qp-types.js";
 
@@ -40,8 +41,8 @@ export interface SolveState {
   /** Drop groups of constraints (same structure, infinite bounds): the infeasibility diagnosis. */
   readonly relax?: {
     readonly factors?: boolean;
-    readonly turnover?: boolean;
-    readonly sums?: boolean;
+    /** Switch rows to drop, by name (a constraint component's rows, or the long/short sums). */
+    readonly rows?: readonly string[];
     readonly budget?: boolean;
     readonly radius?: boolean;
   };
@@ -55,8 +56,8 @@ export interface BuiltProblem {
   readonly upper: Float64Array;
   /** Factor index of each factor row (fixed rows after the budget row). */
   readonly factorRows: readonly { factor: string; index: number }[];
-  /** Switch rows present. */
-  readonly switches: readonly ("turnover" | "long_weight_sum" | "short_weight_sum")[];
+  /** Switch rows present, by name: the constraint components' rows, then the long/short sums. */
+  readonly switches: readonly string[];
   /** Sigma b (for mean-variance). */
   readonly starting: Float64Array;
   /**
@@ -375,13 +376,13 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
     for (let i = 0; i < n; i++)
       if (!Number.isNaN(state.extraUpper[i]!)) upper[i] = Math.min(upper[i]!, state.extraUpper[i]!);
 
-  const turnover = config.useTurnoverConstraint;
   const longShort = config.optimizationMode !== "LONG_ONLY";
   const sums = longShort && (config.longWeightSum !== null || config.shortWeightSum !== null);
-  const switches: ("turnover" | "long_weight_sum" | "short_weight_sum")[] = [];
-  if (turnover) switches.push("turnover");
-  if (sums) switches.push("long_weight_sum", "short_weight_sum");
-  const nSw = switches.length;
+  const switchRows: SwitchRow[] = [];
+  for (const c of m.constraints) if (c.rows !== undefined) switchRows.push(...c.rows);
+  if (sums) switchRows.push(...weightSumRows(m));
+  const switches = switchRows.map((r) => r.name);
+  const nSw = switchRows.length;
 
   const tpl = curveTemplate(m, gamma, kappa);
   const cap = tpl.lo.length + n;
@@ -452,7 +453,7 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
       }
     if (nSw > 0)
       for (let j = first; j < q; j++) {
-        // Coefficients from a point inside the segment: turnover by the sign of t, the sums by the sign of w.
+        // Coefficients from a point inside the segment (component.ts, SwitchRow).
         const tLo = sLo[j]! - shift;
         const tHi = sHi[j]! - shift;
         const tMid =
@@ -463,24 +464,10 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
               : 0.5 * (tLo + tHi);
         const wMid = tMid + wi;
         for (let r = 0; r < nSw; r++) {
-          const sw = switches[r]!;
-          const c =
-            sw === "turnover"
-              ? tMid > 0
-                ? 0.5
-                : tMid < 0
-                  ? -0.5
-                  : 0
-              : sw === "long_weight_sum"
-                ? wMid > 0
-                  ? 1
-                  : 0
-                : wMid < 0
-                  ? 1
-                  : 0;
+          const row = switchRows[r]!;
+          const c = row.coefficient(tMid, wMid);
           swCoef[r]![j] = c;
-          // contribution c t = c (x - shift) for turnover; c w = c (x + b) for the sums.
-          swConst[r]![j] = sw === "turnover" ? -c * shift : c * b[i]!;
+          swConst[r]![j] = row.constant(c, shift, b[i]!);
         }
       }
   }
@@ -504,22 +491,10 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
   // Switch rows.
   const swL = new Float64Array(nSw);
   const swU = new Float64Array(nSw);
-  switches.forEach((s, r) => {
-    if ((s === "turnover" && relax.turnover) || (s !== "turnover" && relax.sums)) {
-      swL[r] = Number.NEGATIVE_INFINITY;
-      swU[r] = Number.POSITIVE_INFINITY;
-    } else if (s === "turnover") {
-      swL[r] = Number.NEGATIVE_INFINITY;
-      swU[r] = config.maxTurnoverPct / 100;
-    } else if (s === "long_weight_sum") {
-      const L = config.longWeightSum ?? Number.POSITIVE_INFINITY;
-      swL[r] = mode === "LONG_SHORT" && config.longWeightSum !== null ? L : Number.NEGATIVE_INFINITY;
-      swU[r] = L;
-    } else {
-      const S = config.shortWeightSum ?? Number.NEGATIVE_INFINITY;
-      swL[r] = S;
-      swU[r] = mode === "LONG_SHORT" && config.shortWeightSum !== null ? S : Number.POSITIVE_INFINITY;
-    }
+  switchRows.forEach((row, r) => {
+    const relaxed = relax.rows?.includes(row.name) === true;
+    swL[r] = relaxed ? Number.NEGATIVE_INFINITY : row.lower;
+    swU[r] = relaxed ? Number.POSITIVE_INFINITY : row.upper;
   });
 
   // Quadratic part and linear term.
@@ -596,4 +571,35 @@ export function buildProblem(m: PeriodModel, state: SolveState): BuiltProblem {
     twoSided,
     kinkSegment,
   };
+}
+
+/** Names of the long/short sum rows (relaxed together by the diagnosis). */
+export const WEIGHT_SUM_ROWS: readonly string[] = ["long_weight_sum", "short_weight_sum"];
+
+/**
+ * The long and short sum rows (LONG_BIASED / LONG_SHORT with a sum set): sum of the positive weights and of the
+ * negative weights, coefficient 1 on the segments of that sign; the row's value c w = c (x + b). Both sums set
+ * in LONG_SHORT fix them (equality); otherwise each is a bound on its side.
+ */
+function weightSumRows(m: PeriodModel): SwitchRow[] {
+  const config = m.config;
+  const mode = config.optimizationMode;
+  const L = config.longWeightSum ?? Number.POSITIVE_INFINITY;
+  const S = config.shortWeightSum ?? Number.NEGATIVE_INFINITY;
+  return [
+    {
+      name: WEIGHT_SUM_ROWS[0]!,
+      coefficient: (_t, w) => (w > 0 ? 1 : 0),
+      constant: (c, _shift, b) => c * b,
+      lower: mode === "LONG_SHORT" && config.longWeightSum !== null ? L : Number.NEGATIVE_INFINITY,
+      upper: L,
+    },
+    {
+      name: WEIGHT_SUM_ROWS[1]!,
+      coefficient: (_t, w) => (w < 0 ? 1 : 0),
+      constant: (c, _shift, b) => c * b,
+      lower: S,
+      upper: mode === "LONG_SHORT" && config.shortWeightSum !== null ? S : Number.POSITIVE_INFINITY,
+    },
+  ];
 }

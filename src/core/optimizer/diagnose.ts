@@ -3,7 +3,7 @@
  * Infeasibility diagnoses that name the conflicting constraints with their numbers. Checked before any solve:
  * per-asset bound conflicts (collected by the period model), lower bounds against the budget, the long/short
  * sums against the bounds and the investable value, factor-exposure bounds against what the weight bounds and the
- * budget can reach, and the turnover the bounds force against the turnover cap. The risk cap is diagnosed
+ * budget can reach, and the checks of the constraint components (component.ts). The risk cap is diagnosed
  * from the smallest achievable tracking error (see optimize-portfolio), and anything left is found by relaxing
  * one group of constraints at a time.
  */
@@ -12,7 +12,6 @@ import type { PeriodModel } from "./period-model.js";
 
 const fmt = (v: number) =>
   Math.abs(v) >= 1e-4 || v === 0 ? Number(v.toPrecision(6)).toString() : v.toExponential(3);
-const pct = (v: number) => `${Number((v * 100).toPrecision(6))}%`;
 
 /** The field a bound's source names (its first word), to group contributions. */
 function sourceKey(source: string): string {
@@ -22,7 +21,11 @@ function sourceKey(source: string): string {
 }
 
 /** "min_weight 0.02 x 80 assets = 1.6, no_trade_tickers on 2 assets = 0.1" for the given values per asset. */
-function breakdown(values: Float64Array, sources: readonly string[], pick: (i: number) => boolean): string {
+export function breakdown(
+  values: Float64Array,
+  sources: readonly string[],
+  pick: (i: number) => boolean,
+): string {
   const groups = new Map<string, { count: number; sum: number; each: number | null }>();
   for (let i = 0; i < values.length; i++) {
     if (!pick(i)) continue;
@@ -118,28 +121,8 @@ export function precheck(m: PeriodModel): string[] {
         `factor ${f.factor}: exposure must be <= ${fmt(hi)} but the weight bounds force at least ${fmt(reachLo)}.`,
       );
   }
-  // Turnover forced by the bounds.
-  if (config.useTurnoverConstraint) {
-    const forced = new Float64Array(n);
-    const source: string[] = new Array(n).fill("");
-    let total = 0;
-    for (let i = 0; i < n; i++) {
-      const w = m.w0[i]!;
-      if (w < lower[i]!) {
-        forced[i] = 0.5 * (lower[i]! - w);
-        source[i] = m.lowerSource[i]!;
-      } else if (w > upper[i]!) {
-        forced[i] = 0.5 * (w - upper[i]!);
-        source[i] = m.upperSource[i]!;
-      }
-      total += forced[i]!;
-    }
-    const cap = config.maxTurnoverPct / 100;
-    if (total > cap + 1e-9)
-      out.push(
-        `The weight bounds force at least ${pct(total)} one-way turnover, above max_turnover_pct ${config.maxTurnoverPct}: ${breakdown(forced, source, (i) => forced[i]! > 0)}.`,
-      );
-  }
+  // The constraint components' own checks (component.ts).
+  for (const c of m.constraints) if (c.precheck !== undefined) out.push(...c.precheck());
   return out;
 }
 

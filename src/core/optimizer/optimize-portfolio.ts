@@ -4,17 +4,23 @@
  * that keeps lot tables, the risk model's factor form, and the engines with their QP factorizations and last
  * solutions between calls, so next month's rebalance of the same universe starts warm).
  *
- * One rebalance runs these stages (docs/optimizer.md, "Algorithm"):
- * 1. checks that need no solve (conflicting bounds, sums, factor reach, forced turnover) -> a diagnosis;
- * 2. the continuous problem at tax_gamma (with the cash reserved for the trading costs);
- * 3. the active-risk cap: slack -> done; else the smallest achievable tracking error decides how many times the
+ * One rebalance runs these stage functions over one explicit {@link Run} record (docs/optimizer.md, "Algorithm"
+ * and "Stages and components"); each returns null to go on or the result that ends the rebalance:
+ * 1. {@link prepare}: the period model (with its components, component.ts), the trade-rules component, the checks
+ *    that need no solve (conflicting bounds, sums, factor reach, the components' checks) -> a diagnosis, the solve
+ *    session (`solve-session.ts`);
+ * 2. {@link solveContinuous}: the continuous problem at tax_gamma (with the cash reserved for the trading costs);
+ * 3. {@link capActiveRisk}: slack -> done; else the smallest achievable tracking error decides how many times the
  *    cap is multiplied by risk_bound_increase_factor (up to risk_bound_max_iterations), then a solve inside the ball;
- * 4. substitution groups held by two or more members: each member is tried alone, the best objective wins;
- * 5. the tax_gamma search (tax budget or gain target);
- * 6. whole shares: rounding, a continuous re-solve of the rest, and a share-by-share repair if needed;
- * 7. the report (trades, lots, exact gains and tax, costs, risk, binding constraints).
+ * 4. {@link resolveSubstitutionGroups}: groups held by two or more members: each member is tried alone, the best
+ *    objective wins;
+ * 5. {@link searchGamma}: the tax_gamma search (tax budget or gain target);
+ * 6. {@link applyTradeRules}: minimum trade and trade count (`trade-rules.ts`);
+ * 7. {@link roundShares}: whole shares: rounding, a continuous re-solve of the rest, a share-by-share repair if
+ *    needed, the trade rules again;
+ * 8. {@link finish}: the report (trades, lots, exact gains and tax, costs, risk, binding constraints).
  */
-import { type BuiltProblem, buildProblem, convexifyKinks, type SolveState } from "./build-problem.js";
+import type { SolveState } from "./build-problem.js";
 import { precheck } from "./diagnose.js";
 import type {
   OptimizationInput,
@@ -24,45 +30,28 @@ import type {
   RiskCapReport,
   TaxGammaSearchReport,
 } from "./optimization-types.js";
+import { buildPeriodModel, type PeriodModel, WEIGHT_EPSILON } from "./period-model.js";
+import { lotSales, solutionStats, tradesOf } from "./solution-report.js";
 import {
-  buildPeriodModel,
-  createModelCache,
-  type ModelCache,
-  type PeriodModel,
-  WEIGHT_EPSILON,
-} from "./period-model.js";
-import { createPwlQpSolver, type PwlQpSolver, predictVariable } from "./pwl-qp.js";
-import type { PwlQpProblem, PwlQpResult } from "./pwl-qp-types.js";
-import { impactOf, lotSales, solutionStats, tradesOf } from "./solution-report.js";
+  type Counters,
+  createWorkspace,
+  diagnoseBySolving,
+  ok,
+  openSession,
+  type Solved,
+  type SolveSession,
+  solveOnce,
+  solveWithSides,
+  type Workspace,
+} from "./solve-session.js";
 import { searchTaxGamma } from "./tax-gamma-search.js";
-import { enforceTradeRules, tradeRulesOf } from "./trade-rules.js";
+import { enforceTradeRules, type TradeRules, tradeRules } from "./trade-rules.js";
 import { repairWholeShares, roundWholeShares, violation, wholeShareMask } from "./whole-shares.js";
 
 /** A reusable optimizer (see the module comment). */
 export interface Optimizer {
   /** Optimize one rebalance; reuses what it can from previous calls. */
   optimize(input: OptimizationInput, options?: OptimizeOptions): OptimizationResult;
-}
-
-/** Engines kept per problem structure (risk model, universe, risk aversion, rows, cone, impact curvature). */
-const MAX_ENGINES = 8;
-
-interface Workspace {
-  cache: ModelCache;
-  engines: Map<string, PwlQpSolver>;
-  objectIds: WeakMap<object, number>;
-  nextId: number;
-  /** Universes seen (assets joined), numbered: an engine is only reused for exactly the same asset list. */
-  universeIds: Map<string, number>;
-}
-
-function objectId(ws: Workspace, o: object): number {
-  let id = ws.objectIds.get(o);
-  if (id === undefined) {
-    id = ws.nextId++;
-    ws.objectIds.set(o, id);
-  }
-  return id;
 }
 
 /**
@@ -72,13 +61,7 @@ function objectId(ws: Workspace, o: object): number {
  * for (const month of months) results.push(optimizer.optimize(inputOf(month)));
  */
 export function createOptimizer(): Optimizer {
-  const ws: Workspace = {
-    cache: createModelCache(),
-    engines: new Map(),
-    objectIds: new WeakMap(),
-    nextId: 1,
-    universeIds: new Map(),
-  };
+  const ws = createWorkspace();
   return { optimize: (input, options) => runOptimization(ws, input, options ?? {}) };
 }
 
@@ -98,635 +81,500 @@ export function optimizePortfolio(
   return createOptimizer().optimize(input, options);
 }
 
-interface Counters {
-  rounds: number;
-  solves: number;
-  rebuilds: number;
-  qpIterations: number;
-}
-
-interface Solved {
-  built: BuiltProblem;
-  res: PwlQpResult;
-  w: Float64Array;
-}
-
-const ok = (r: PwlQpResult) => r.status === "optimal" || r.status === "max_rounds";
 const fmt = (v: number) =>
   Math.abs(v) >= 1e-4 || v === 0 ? Number(v.toPrecision(6)).toString() : v.toExponential(3);
 const pct = (v: number) => `${Number((v * 100).toPrecision(6))}%`;
+
+/**
+ * One rebalance in progress: everything the stages share, in one record (no closures over mutable locals).
+ * Created by {@link prepare}; `cur` is set by {@link solveContinuous} and replaced by every later stage that
+ * accepts a new solve.
+ */
+interface Run {
+  readonly m: PeriodModel;
+  readonly options: OptimizeOptions;
+  readonly session: SolveSession;
+  readonly warnings: string[];
+  readonly counters: Counters;
+  /** Whole-share assets (1). */
+  readonly whole: Uint8Array;
+  /** The trade-rules component's state for this period, or null when neither rule is set. */
+  readonly tradeRules: TradeRules | null;
+  /** Milliseconds since the start, or null without a clock. */
+  readonly elapsed: () => number | null;
+  readonly preparedMs: number | null;
+  /**
+   * Bounds that later stages must keep (substitution-group zeros, trade-rule pins), NaN = none. The solve state's
+   * extra bounds are these plus a stage's own trial bounds.
+   */
+  readonly pinLower: Float64Array;
+  readonly pinUpper: Float64Array;
+  /** The current solution. */
+  cur: Solved;
+  /** The final weights (differs from `cur.w` after whole-share repair). */
+  finalW: Float64Array;
+  riskCap: RiskCapReport | null;
+  search: TaxGammaSearchReport | null;
+}
+
+/** What a stage returns: null to go on, or the result that ends the rebalance (an infeasible diagnosis). */
+type Outcome = OptimizationResult | null;
+
+function stop(run: Pick<Run, "m" | "warnings" | "counters" | "elapsed">, diagnosis: string[]) {
+  return infeasible(run.m, diagnosis, run.warnings, run.counters, run.elapsed());
+}
+
+/** The failed solve's state, diagnosed by relaxing one group of constraints at a time. */
+function stopAfter(run: Run, failed: Solved): OptimizationResult {
+  return stop(run, diagnoseBySolving(run.session, failed));
+}
+
+/** Solve the current state (sides, cost reserve) from `x`. */
+const resolve = (run: Run, x?: Float64Array) => solveWithSides(run.session, x);
 
 function runOptimization(
   ws: Workspace,
   input: OptimizationInput,
   options: OptimizeOptions,
 ): OptimizationResult {
+  const run = solveContinuous(prepare(ws, input, options));
+  if (!isRun(run)) return run;
+  for (const stage of [capActiveRisk, resolveSubstitutionGroups, searchGamma, applyTradeRules, roundShares]) {
+    const stopped = stage(run);
+    if (stopped !== null) return stopped;
+  }
+  return finish(run);
+}
+
+const isRun = (r: Run | OptimizationResult): r is Run => "session" in r;
+
+/** Stage 1: the period model, the components' period state, the checks that need no solve, the session. */
+function prepare(
+  ws: Workspace,
+  input: OptimizationInput,
+  options: OptimizeOptions,
+): Omit<Run, "cur" | "finalW"> | OptimizationResult {
   const started = options.now?.();
   const m = buildPeriodModel(input, ws.cache);
-  const config = m.config;
   const warnings = [...m.warnings];
   const counters: Counters = { rounds: 0, solves: 0, rebuilds: 0, qpIterations: 0 };
   const whole = wholeShareMask(m);
-  const tradeRules = tradeRulesOf(m);
+  const rules = tradeRules.initialize(m);
   const elapsed = () => (started === undefined ? null : options.now!() - started);
-
   const pre = precheck(m);
   if (pre.length > 0) return infeasible(m, pre, warnings, counters, elapsed());
-
-  const state: { -readonly [K in keyof SolveState]: SolveState[K] } = {
-    gamma: config.tax.taxGamma,
-    reserve: 0,
-    radius: null,
-    objective: "full",
+  const session = openSession(ws, m, input, options, counters);
+  return {
+    m,
+    options,
+    session,
+    warnings,
+    counters,
+    whole,
+    tradeRules: rules,
+    elapsed,
+    preparedMs: elapsed(),
+    pinLower: new Float64Array(m.n).fill(Number.NaN),
+    pinUpper: new Float64Array(m.n).fill(Number.NaN),
+    riskCap: null,
+    search: null,
   };
-  // Next month's rebalance of the same universe runs the same stages as a cold one (sides from the relaxed solve,
-  // the cost reserve from 0), on the engines that solved last month: their QP factorizations, multipliers and last
-  // solutions are the warm start. Last month's sides or reserve are not reused: the side choice is non-convex and
-  // the reserve check keeps any reserve that fits, so either would make the answer depend on the history
-  // (docs/optimizer.md, "Warm start across rebalances").
-  const universe = m.assets.join("\u0000");
-  let universeId = ws.universeIds.get(universe);
-  if (universeId === undefined) {
-    if (ws.universeIds.size >= 64) ws.universeIds.clear();
-    universeId = ws.nextId++;
-    ws.universeIds.set(universe, universeId);
-  }
-  const prepared = elapsed();
+}
 
-  // Builds depend on gamma, the objective, convexified kinks, the impact curvature and relaxations; side locks,
-  // extra bounds and the cost reserve are applied to a build without rebuilding it (engine bounds, budget row).
-  const builds = new Map<string, BuiltProblem>();
-  const lastProblem = new WeakMap<PwlQpSolver, PwlQpProblem>();
-  const getBuild = (st: SolveState): BuiltProblem => {
-    const buildKey = `${st.gamma}|${st.objective}|${st.convexifyKinks === true}|${st.radius}|${JSON.stringify(st.relax ?? {})}`;
-    let built = builds.get(buildKey);
-    if (built === undefined) {
-      built =
-        st.convexifyKinks === true
-          ? convexifyKinks(getBuild({ ...st, convexifyKinks: undefined }))
-          : buildProblem(m, {
-              ...st,
-              side: undefined,
-              extraLower: undefined,
-              extraUpper: undefined,
-              reserve: 0,
-            });
-      if (builds.size > 24) builds.clear();
-      builds.set(buildKey, built);
-    }
-    return built;
-  };
-  const solveOnce = (st: SolveState, initialX?: Float64Array): Solved => {
-    const built = getBuild(st);
-    const p = built.problem;
-    const key = [
-      objectId(ws, input.riskModel),
-      config.spectralShift,
-      universeId,
-      st.objective === "risk-only" ? 1 : config.riskAversion,
-      st.radius,
-      built.switches.join("+"),
-      built.factorRows.map((f) => f.index).join(","),
-      p.power === undefined ? "none" : "power",
-    ].join("|");
-    // The budget row with the cost reserve.
-    const u = Float64Array.from(p.u!);
-    if (Number.isFinite(u[0]!)) u[0]! -= st.reserve;
-    let engine = ws.engines.get(key);
-    if (engine === undefined || engine.n !== m.n) {
-      engine = createPwlQpSolver({ ...p, u });
-      ws.engines.set(key, engine);
-      if (ws.engines.size > MAX_ENGINES) ws.engines.delete(ws.engines.keys().next().value!);
-    } else if (lastProblem.get(engine) === p) engine.update({ u });
-    else
-      engine.update({
-        q: p.q,
-        l: p.l!,
-        u,
-        segments: p.segments,
-        ...(p.switchRows === undefined ? {} : { switchRows: p.switchRows }),
-        ...(p.power === undefined ? {} : { power: p.power }),
-        offset: p.offset ?? 0,
-      });
-    lastProblem.set(engine, p);
-    // Domain of this solve: the model's bounds, extra bounds, side locks (in x = w - b).
-    const lower = Float64Array.from(built.lower);
-    const upper = Float64Array.from(built.upper);
-    let restricted = false;
-    for (let i = 0; i < m.n; i++) {
-      const el = st.extraLower?.[i];
-      const eu = st.extraUpper?.[i];
-      if (el !== undefined && !Number.isNaN(el) && el > lower[i]!) {
-        lower[i] = el;
-        restricted = true;
-      }
-      if (eu !== undefined && !Number.isNaN(eu) && eu < upper[i]!) {
-        upper[i] = eu;
-        restricted = true;
-      }
-      const side = st.side?.[i] ?? 0;
-      // A side lock yields to the other bounds when they exclude its side.
-      if (side > 0 && upper[i]! >= m.w0[i]! && lower[i]! < m.w0[i]!) {
-        lower[i] = m.w0[i]!;
-        restricted = true;
-      } else if (side < 0 && lower[i]! <= m.w0[i]! && upper[i]! > m.w0[i]!) {
-        upper[i] = m.w0[i]!;
-        restricted = true;
-      }
-    }
-    let bounds: { lower: Float64Array; upper: Float64Array } | undefined;
-    if (restricted) {
-      bounds = { lower: new Float64Array(m.n), upper: new Float64Array(m.n) };
-      for (let i = 0; i < m.n; i++) {
-        bounds.lower[i] = lower[i]! - m.benchmark[i]!;
-        bounds.upper[i] = upper[i]! - m.benchmark[i]!;
-      }
-    }
-    const res = engine.solve({
-      ...(options.maxRounds === undefined ? {} : { maxRounds: options.maxRounds }),
-      ...(options.qp === undefined ? {} : { qp: options.qp }),
-      ...(initialX === undefined ? {} : { initialX }),
-      ...(bounds === undefined ? {} : { bounds }),
-    });
-    counters.rounds += res.rounds;
-    counters.solves += res.solves;
-    counters.rebuilds += res.rebuilds;
-    counters.qpIterations += res.qpIterations;
-    const w = new Float64Array(m.n);
-    for (let i = 0; i < m.n; i++) w[i] = res.x[i]! + m.benchmark[i]!;
-    return { built: { ...built, lower, upper, problem: { ...p, u } }, res, w };
-  };
+/** Stage 2: the continuous problem at tax_gamma, with sides and the cost reserve. */
+function solveContinuous(
+  prepared: Omit<Run, "cur" | "finalW"> | OptimizationResult,
+): Run | OptimizationResult {
+  if (!("session" in prepared)) return prepared;
+  const cur = solveWithSides(prepared.session);
+  const run: Run = { ...prepared, cur, finalW: cur.w };
+  if (!ok(cur.res)) return stopAfter(run, cur);
+  return run;
+}
 
-  const fixedNet =
-    config.optimizationMode === "LONG_SHORT" &&
-    config.longWeightSum !== null &&
-    config.shortWeightSum !== null;
-  /** Solve the current state, with the trading-cost reserve of the budget. */
-  const solvePlain = (initialX?: Float64Array): Solved => {
-    let s = solveOnce(state, initialX);
-    for (let pass = 0; pass < 6 && ok(s.res); pass++) {
-      // Cash after trades and their costs must cover the buffers: reserve the costs in the budget row.
-      // LONG_SHORT with both sums set fixes the net weight (long + short): no room to reserve, the costs come out
-      // of the buffer and a warning says so (below).
-      if (fixedNet) break;
-      let sum = 0;
-      for (let i = 0; i < m.n; i++) sum += s.w[i]!;
-      const costs = tradingCosts(m, s.w);
-      if (sum + costs <= 1 + 1e-12) break;
-      state.reserve = costs * (1 + 1e-9) + 1e-15;
-      s = solveOnce(state);
-    }
-    return s;
-  };
-
-  /**
-   * Solve with the two-sided assets on one side each (docs/optimizer.md, "Wash sales and sides"): sides come from
-   * a relaxed solve whose concave kinks are convexified (first call) or from the previous solve; then each
-   * two-sided asset whose other side the one-dimensional model (with the solution's multipliers) finds better is
-   * flipped, all at once and, if that does not lower the objective, the best one alone.
-   */
-  const solve = (initialX?: Float64Array): Solved => {
-    // The problem with both sides open: which assets are two-sided, and their other side's model below.
-    const full = getBuild(state);
-    const two = full.twoSided;
-    if (!two.some((v) => v === 1)) {
-      state.side = undefined;
-      return solvePlain(initialX);
-    }
-    let start = initialX;
-    const sides = new Int8Array(m.n);
-    const previous = state.side;
-    if (previous === undefined) {
-      state.side = undefined;
-      state.convexifyKinks = true;
-      const relaxed = solvePlain(initialX);
-      state.convexifyKinks = undefined;
-      if (!ok(relaxed.res)) return relaxed;
-      for (let i = 0; i < m.n; i++) {
-        if (two[i] !== 1) continue;
-        const t = relaxed.w[i]! - m.w0[i]!;
-        sides[i] = t > WEIGHT_EPSILON ? 1 : t < -WEIGHT_EPSILON ? -1 : m.w0[i]! > 0 ? -1 : 1;
-      }
-      start = relaxed.res.x;
-    } else for (let i = 0; i < m.n; i++) sides[i] = two[i] === 1 ? previous[i]! || -1 : 0;
-    state.side = sides;
-    let best = solvePlain(start);
-    const fp = full.problem;
-    for (let pass = 0; pass < 4 && ok(best.res); pass++) {
-      const V = fp.P.factors!;
-      const kf = V.cols;
-      const cands: { i: number; dec: number }[] = [];
-      for (let i = 0; i < m.n; i++) {
-        if (two[i] !== 1) continue;
-        let a = fp.P.diagonal[i]! + (fp.power?.curvature[i] ?? 0);
-        for (let c = 0; c < kf; c++) a += V.data[i * kf + c]! ** 2 * fp.P.factorScales![c]!;
-        const kink = m.w0[i]! - m.benchmark[i]!;
-        const sg = fp.segments;
-        let lo = sg.start[i]!;
-        let hi = sg.start[i + 1]! - 1;
-        if (sides[i]! < 0) while (lo <= hi && sg.lower[lo]! < kink - 1e-15) lo++;
-        else while (hi >= lo && sg.upper[hi]! > kink + 1e-15) hi--;
-        if (lo > hi) continue;
-        const p = predictVariable(
-          sg,
-          fp.switchRows,
-          best.res.ySwitch,
-          a,
-          i,
-          best.res.x[i]!,
-          best.res.gradient[i]!,
-          lo,
-          hi,
-        );
-        if (p.decrease > 1e-14 && (sides[i]! < 0 ? p.x > kink : p.x < kink))
-          cands.push({ i, dec: p.decrease });
-      }
-      if (cands.length === 0) break;
-      const trial = Int8Array.from(sides);
-      for (const c of cands) trial[c.i] = -trial[c.i]!;
-      state.side = trial;
-      let next = solvePlain(best.res.x);
-      if (!(ok(next.res) && next.res.objective < best.res.objective - 1e-15)) {
-        cands.sort((u, v) => v.dec - u.dec);
-        const one = Int8Array.from(sides);
-        one[cands[0]!.i] = -one[cands[0]!.i]!;
-        state.side = one;
-        next = solvePlain(best.res.x);
-        if (!(ok(next.res) && next.res.objective < best.res.objective - 1e-15)) {
-          state.side = sides;
-          break;
-        }
-      }
-      best = next;
-      sides.set(state.side!);
-      state.side = sides;
-    }
-    return best;
-  };
-
-  let cur = solve();
-  if (!ok(cur.res))
-    return infeasible(m, diagnoseBySolving(m, cur, state, solveOnce), warnings, counters, elapsed());
-
-  // Active-risk cap.
-  let riskCap: RiskCapReport | null = null;
+/**
+ * Stage 3: the active-risk cap. Slack: kept as a constraint when a later stage will move the solution. Binding:
+ * the smallest achievable tracking error decides how many times the cap is relaxed, then a solve in the ball.
+ */
+function capActiveRisk(run: Run): Outcome {
+  const { m, session } = run;
+  const config = m.config;
+  const state = session.state;
   const pctCap =
     config.useActiveRiskBounds && config.maxActiveRiskPct !== null ? config.maxActiveRiskPct / 100 : Infinity;
   const requested = Math.min(pctCap, config.tax.trackingErrorThreshold ?? Infinity);
-  if (Number.isFinite(requested)) {
-    const te = solutionStats(m, cur.w, state.gamma).trackingError;
-    if (te <= requested * (1 + 1e-9)) {
-      riskCap = { requested, used: requested, relaxations: 0, minimumAchievable: null, binding: false };
-      // Not binding here, but later stages (substitution groups, the tax_gamma search, whole shares) move the
-      // solution: they solve with the cap as a constraint so that none of them can leave it.
-      const laterStages =
-        config.substitutionGroups.length > 0 ||
-        config.tax.taxBudgetUsd !== null ||
-        config.tax.taxGainTarget !== null ||
-        tradeRules !== null ||
-        whole.some((v) => v === 1);
-      if (laterStages) state.radius = requested;
-    } else {
-      const minimal = solveOnce({ ...state, objective: "risk-only", radius: null });
-      const teMin = ok(minimal.res) ? solutionStats(m, minimal.w, 0).trackingError : Number.NaN;
-      let r = requested;
-      let k = 0;
-      const factor = config.riskBoundIncreaseFactor;
-      while (r < teMin * (1 + 1e-9) && k < config.riskBoundMaxIterations && factor > 1) {
-        r *= factor;
-        k++;
-      }
-      if (!(r >= teMin * (1 + 1e-9)) && !(teMin === 0)) {
-        const source =
-          pctCap <= (config.tax.trackingErrorThreshold ?? Infinity)
-            ? `max_active_risk_pct ${config.maxActiveRiskPct}`
-            : `tracking_error_threshold ${config.tax.trackingErrorThreshold}`;
-        return infeasible(
-          m,
-          [
-            `${source}: the active-risk cap ${pct(requested)}${k > 0 ? `, relaxed ${k} time(s) by risk_bound_increase_factor ${factor} to ${pct(r)} (risk_bound_max_iterations ${config.riskBoundMaxIterations})` : factor <= 1 ? " (risk_bound_increase_factor 1 cannot relax it)" : " (risk_bound_max_iterations 0)"}, is still below the smallest tracking error the other constraints allow, ${pct(teMin)}.`,
-          ],
-          warnings,
-          counters,
-          elapsed(),
-        );
-      }
-      if (k > 0)
-        warnings.push(
-          `The active-risk cap ${pct(requested)} was infeasible; relaxed ${k} time(s) by ${factor} to ${pct(r)}.`,
-        );
-      state.radius = r;
-      cur = solve(minimal.res.x);
-      if (!ok(cur.res))
-        return infeasible(m, diagnoseBySolving(m, cur, state, solveOnce), warnings, counters, elapsed());
-      riskCap = { requested, used: r, relaxations: k, minimumAchievable: teMin, binding: true };
-    }
-  }
-
-  // Substitution groups: at most one member held. A group held by two or more members is resolved by trying each
-  // member alone (the others at weight 0) and keeping the best objective; a group held by one member keeps it
-  // (the others stay at 0 in the later stages, which would otherwise be free to buy a second member). The tax_gamma
-  // search can still buy two members of a group none of whose members was held: the groups are enforced again
-  // after it.
-  const extraLower = new Float64Array(m.n).fill(Number.NaN);
-  const extraUpper = new Float64Array(m.n).fill(Number.NaN);
-  const groupMembers = (group: readonly string[]) =>
-    [...new Set(group)].map((id) => m.index.get(id)).filter((i): i is number => i !== undefined);
-  /** Resolves every group held by two or more members at `cur`; an infeasible result when one cannot be. */
-  const enforceGroups = (): OptimizationResult | null => {
-    // Resolving one group re-solves, which may make an earlier, unresolved group hold two members: passes until
-    // none does (each pass resolves at least one group for good: at most one pass per group, plus one).
-    for (let pass = 0; pass <= config.substitutionGroups.length; pass++) {
-      let resolved = false;
-      for (const [g, group] of config.substitutionGroups.entries()) {
-        const members = groupMembers(group);
-        const held = members.filter((i) => Math.abs(cur.w[i]!) > WEIGHT_EPSILON);
-        if (held.length <= 1) continue;
-        let best: { member: number; solved: Solved } | null = null;
-        const tried: string[] = [];
-        for (const c of members) {
-          const lo = Float64Array.from(extraLower);
-          const hi = Float64Array.from(extraUpper);
-          let possible = true;
-          for (const o of members) {
-            if (o === c) continue;
-            if (cur.built.lower[o]! > WEIGHT_EPSILON || cur.built.upper[o]! < -WEIGHT_EPSILON)
-              possible = false;
-            lo[o] = 0;
-            hi[o] = 0;
-          }
-          if (!possible) {
-            tried.push(`${m.assets[c]} (another member cannot reach weight 0)`);
-            continue;
-          }
-          state.extraLower = lo;
-          state.extraUpper = hi;
-          const s = solve(cur.res.x);
-          if (!ok(s.res)) {
-            tried.push(`${m.assets[c]} (infeasible)`);
-            continue;
-          }
-          if (best === null || s.res.objective < best.solved.res.objective - 1e-15)
-            best = { member: c, solved: s };
-        }
-        if (best === null)
-          return infeasible(
-            m,
-            [
-              `substitution_pairs[${g}] (${group.join(", ")}): no member can be the only one held: ${tried.join("; ")}.`,
-            ],
-            warnings,
-            counters,
-            elapsed(),
-          );
-        for (const o of members)
-          if (o !== best.member) {
-            extraLower[o] = 0;
-            extraUpper[o] = 0;
-          }
-        resolved = true;
-        state.extraLower = Float64Array.from(extraLower);
-        state.extraUpper = Float64Array.from(extraUpper);
-        // Leave the engine at the winner.
-        cur = solve(best.solved.res.x);
-        if (!ok(cur.res))
-          return infeasible(m, diagnoseBySolving(m, cur, state, solveOnce), warnings, counters, elapsed());
-      }
-      if (!resolved) break;
-    }
+  if (!Number.isFinite(requested)) return null;
+  const te = solutionStats(m, run.cur.w, state.gamma).trackingError;
+  if (te <= requested * (1 + 1e-9)) {
+    run.riskCap = { requested, used: requested, relaxations: 0, minimumAchievable: null, binding: false };
+    // Not binding here, but later stages (substitution groups, the tax_gamma search, whole shares) move the
+    // solution: they solve with the cap as a constraint so that none of them can leave it.
+    const laterStages =
+      config.substitutionGroups.length > 0 ||
+      config.tax.taxBudgetUsd !== null ||
+      config.tax.taxGainTarget !== null ||
+      run.tradeRules !== null ||
+      run.whole.some((v) => v === 1);
+    if (laterStages) state.radius = requested;
     return null;
-  };
-  const lockSingleMembers = () => {
-    for (const group of config.substitutionGroups) {
-      const members = groupMembers(group);
-      const held = members.filter((i) => Math.abs(cur.w[i]!) > WEIGHT_EPSILON);
-      if (held.length !== 1) continue;
-      for (const o of members)
-        if (o !== held[0]) {
-          extraLower[o] = 0;
-          extraUpper[o] = 0;
-        }
-    }
-    state.extraLower = Float64Array.from(extraLower);
-    state.extraUpper = Float64Array.from(extraUpper);
-  };
-  if (config.substitutionGroups.length > 0) {
-    const failed = enforceGroups();
-    if (failed !== null) return failed;
-    lockSingleMembers();
   }
-
-  // tax_gamma search.
-  let search: TaxGammaSearchReport | null = null;
-  const tax = config.tax;
-  if (tax.taxBudgetUsd !== null || tax.taxGainTarget !== null) {
-    const goal = tax.taxBudgetUsd !== null ? "budget" : "target";
-    const target = goal === "budget" ? tax.taxBudgetUsd! : tax.taxGainTarget!;
-    const tolerance = tax.taxGainTargetTolerance ?? Math.max(1, 0.01 * Math.abs(target));
-    let failure: Solved | null = null;
-    const found = searchTaxGamma(
-      (gamma) => {
-        state.gamma = gamma;
-        const s = solve(cur.res.x);
-        if (!ok(s.res)) {
-          failure = s;
-          return Number.NaN;
-        }
-        cur = s;
-        const st = solutionStats(m, s.w, gamma);
-        return goal === "budget" ? st.taxUsd : st.netGainUsd;
-      },
-      {
-        min: tax.taxGammaMin,
-        max: tax.taxGammaMax,
-        goal,
-        target,
-        tolerance,
-        method: config.useRegulaFalsi ? "regula_falsi" : "bisection",
-      },
+  const minimal = solveOnce(session, { ...state, objective: "risk-only", radius: null });
+  const teMin = ok(minimal.res) ? solutionStats(m, minimal.w, 0).trackingError : Number.NaN;
+  let r = requested;
+  let k = 0;
+  const factor = config.riskBoundIncreaseFactor;
+  while (r < teMin * (1 + 1e-9) && k < config.riskBoundMaxIterations && factor > 1) {
+    r *= factor;
+    k++;
+  }
+  if (!(r >= teMin * (1 + 1e-9)) && !(teMin === 0)) {
+    const source =
+      pctCap <= (config.tax.trackingErrorThreshold ?? Infinity)
+        ? `max_active_risk_pct ${config.maxActiveRiskPct}`
+        : `tracking_error_threshold ${config.tax.trackingErrorThreshold}`;
+    return stop(run, [
+      `${source}: the active-risk cap ${pct(requested)}${k > 0 ? `, relaxed ${k} time(s) by risk_bound_increase_factor ${factor} to ${pct(r)} (risk_bound_max_iterations ${config.riskBoundMaxIterations})` : factor <= 1 ? " (risk_bound_increase_factor 1 cannot relax it)" : " (risk_bound_max_iterations 0)"}, is still below the smallest tracking error the other constraints allow, ${pct(teMin)}.`,
+    ]);
+  }
+  if (k > 0)
+    run.warnings.push(
+      `The active-risk cap ${pct(requested)} was infeasible; relaxed ${k} time(s) by ${factor} to ${pct(r)}.`,
     );
-    if (failure !== null)
-      return infeasible(m, diagnoseBySolving(m, failure, state, solveOnce), warnings, counters, elapsed());
-    state.gamma = found.gamma;
-    if (found.note !== null && !found.withinTolerance) warnings.push(`tax_gamma search: ${found.note}.`);
-    search = {
-      method: config.useRegulaFalsi ? "regula_falsi" : "bisection",
-      goal: goal === "budget" ? "tax_budget" : "gain_target",
-      target,
-      tolerance,
-      achieved: found.value,
-      evaluations: found.evaluations,
-      withinTolerance: found.withinTolerance,
-    };
-    if (config.substitutionGroups.length > 0) {
-      const searched = cur;
-      const failed = enforceGroups();
-      if (failed !== null) return failed;
-      if (cur !== searched) {
-        const st = solutionStats(m, cur.w, state.gamma);
-        const achieved = goal === "budget" ? st.taxUsd : st.netGainUsd;
-        const h = achieved - target;
-        const within = goal === "budget" ? h <= 0 && h >= -tolerance : Math.abs(h) <= tolerance;
-        search = { ...search, achieved, withinTolerance: within };
-        warnings.push(
-          `The tax_gamma search bought a second member of a substitution group; enforcing the group afterwards realizes ${fmt(achieved)} USD of ${goal === "budget" ? "tax" : "net gain"}${within ? "" : `, outside the tolerance of the ${goal === "budget" ? "budget" : "target"} ${fmt(target)}`}.`,
-        );
-      }
-    }
-  }
+  state.radius = r;
+  run.cur = resolve(run, minimal.res.x);
+  if (!ok(run.cur.res)) return stopAfter(run, run.cur);
+  run.riskCap = { requested, used: r, relaxations: k, minimumAchievable: teMin, binding: true };
+  return null;
+}
 
-  // Minimum trade and trade count (trade-rules.ts): dust pinned back (or up to the minimum), the rest re-solved.
-  if (tradeRules !== null) {
-    const conflicts = enforceTradeRules(m, tradeRules, extraLower, extraUpper, {
-      current: () => ({ w: cur.w, lower: cur.built.lower, upper: cur.built.upper }),
-      solve: (lo, hi) => {
+/** The state's extra bounds: the pins of the run (copies, so that a stage's trials cannot change them). */
+function keepPins(run: Run): void {
+  run.session.state.extraLower = Float64Array.from(run.pinLower);
+  run.session.state.extraUpper = Float64Array.from(run.pinUpper);
+}
+
+const groupMembers = (m: PeriodModel, group: readonly string[]) =>
+  [...new Set(group)].map((id) => m.index.get(id)).filter((i): i is number => i !== undefined);
+
+/**
+ * Stage 4: substitution groups, at most one member held. A group held by two or more members is resolved by
+ * trying each member alone (the others at weight 0) and keeping the best objective; a group held by one member
+ * keeps it (the others stay at 0 in the later stages, which would otherwise be free to buy a second member). The
+ * tax_gamma search can still buy two members of a group none of whose members was held: the groups are
+ * enforced again after it.
+ */
+function resolveSubstitutionGroups(run: Run): Outcome {
+  const { m } = run;
+  if (m.config.substitutionGroups.length === 0) return null;
+  const failed = enforceGroups(run);
+  if (failed !== null) return failed;
+  for (const group of m.config.substitutionGroups) {
+    const members = groupMembers(m, group);
+    const held = members.filter((i) => Math.abs(run.cur.w[i]!) > WEIGHT_EPSILON);
+    if (held.length !== 1) continue;
+    for (const o of members)
+      if (o !== held[0]) {
+        run.pinLower[o] = 0;
+        run.pinUpper[o] = 0;
+      }
+  }
+  keepPins(run);
+  return null;
+}
+
+/** Resolves every group held by two or more members at `run.cur`; an infeasible result when one cannot be. */
+function enforceGroups(run: Run): Outcome {
+  const { m } = run;
+  const state = run.session.state;
+  const groups = m.config.substitutionGroups;
+  // Resolving one group re-solves, which may make an earlier, unresolved group hold two members: passes until
+  // none does (each pass resolves at least one group for good: at most one pass per group, plus one).
+  for (let pass = 0; pass <= groups.length; pass++) {
+    let resolved = false;
+    for (const [g, group] of groups.entries()) {
+      const members = groupMembers(m, group);
+      const held = members.filter((i) => Math.abs(run.cur.w[i]!) > WEIGHT_EPSILON);
+      if (held.length <= 1) continue;
+      let best: { member: number; solved: Solved } | null = null;
+      const tried: string[] = [];
+      for (const c of members) {
+        const lo = Float64Array.from(run.pinLower);
+        const hi = Float64Array.from(run.pinUpper);
+        let possible = true;
+        for (const o of members) {
+          if (o === c) continue;
+          if (run.cur.built.lower[o]! > WEIGHT_EPSILON || run.cur.built.upper[o]! < -WEIGHT_EPSILON)
+            possible = false;
+          lo[o] = 0;
+          hi[o] = 0;
+        }
+        if (!possible) {
+          tried.push(`${m.assets[c]} (another member cannot reach weight 0)`);
+          continue;
+        }
         state.extraLower = lo;
         state.extraUpper = hi;
-        const s = solve(cur.res.x);
-        return ok(s.res) ? s : null;
-      },
-      accept: (s) => {
-        cur = s;
-      },
-    });
-    state.extraLower = Float64Array.from(extraLower);
-    state.extraUpper = Float64Array.from(extraUpper);
-    if (conflicts.length > 0) return infeasible(m, conflicts, warnings, counters, elapsed());
-  }
-
-  // Whole shares.
-  let finalW = cur.w;
-  if (whole.some((v) => v === 1)) {
-    const preLower = cur.built.lower;
-    const preUpper = cur.built.upper;
-    const rounded = roundWholeShares(
-      m,
-      cur.w,
-      whole,
-      cur.built.lower,
-      cur.built.upper,
-      tradeRules?.minTradeUsd ?? 0,
-    );
-    if (rounded.conflicts.length > 0) return infeasible(m, rounded.conflicts, warnings, counters, elapsed());
-    const continuous = cur.w;
-    const fixLo = Float64Array.from(extraLower);
-    const fixHi = Float64Array.from(extraUpper);
-    for (let i = 0; i < m.n; i++)
-      if (!Number.isNaN(rounded.fixed[i]!)) {
-        fixLo[i] = rounded.fixed[i]!;
-        fixHi[i] = rounded.fixed[i]!;
+        const s = resolve(run, run.cur.res.x);
+        if (!ok(s.res)) {
+          tried.push(`${m.assets[c]} (infeasible)`);
+          continue;
+        }
+        if (best === null || s.res.objective < best.solved.res.objective - 1e-15)
+          best = { member: c, solved: s };
       }
-    const hasContinuous = m.assets.some(
-      (_, i) => whole[i] !== 1 && cur.built.lower[i]! < cur.built.upper[i]!,
-    );
-    let wRounded: Float64Array = Float64Array.from(cur.w);
-    for (let i = 0; i < m.n; i++) if (!Number.isNaN(rounded.fixed[i]!)) wRounded[i] = rounded.fixed[i]!;
-    let done = false;
+      if (best === null)
+        return stop(run, [
+          `substitution_pairs[${g}] (${group.join(", ")}): no member can be the only one held: ${tried.join("; ")}.`,
+        ]);
+      for (const o of members)
+        if (o !== best.member) {
+          run.pinLower[o] = 0;
+          run.pinUpper[o] = 0;
+        }
+      resolved = true;
+      keepPins(run);
+      // Leave the engine at the winner.
+      run.cur = resolve(run, best.solved.res.x);
+      if (!ok(run.cur.res)) return stopAfter(run, run.cur);
+    }
+    if (!resolved) break;
+  }
+  return null;
+}
+
+/** Stage 5: the tax_gamma search (tax budget or gain target), then the substitution groups again. */
+function searchGamma(run: Run): Outcome {
+  const { m } = run;
+  const config = m.config;
+  const tax = config.tax;
+  const state = run.session.state;
+  if (tax.taxBudgetUsd === null && tax.taxGainTarget === null) return null;
+  const goal = tax.taxBudgetUsd !== null ? "budget" : "target";
+  const target = goal === "budget" ? tax.taxBudgetUsd! : tax.taxGainTarget!;
+  const tolerance = tax.taxGainTargetTolerance ?? Math.max(1, 0.01 * Math.abs(target));
+  let failure: Solved | null = null;
+  const found = searchTaxGamma(
+    (gamma) => {
+      state.gamma = gamma;
+      const s = resolve(run, run.cur.res.x);
+      if (!ok(s.res)) {
+        failure = s;
+        return Number.NaN;
+      }
+      run.cur = s;
+      const st = solutionStats(m, s.w, gamma);
+      return goal === "budget" ? st.taxUsd : st.netGainUsd;
+    },
+    {
+      min: tax.taxGammaMin,
+      max: tax.taxGammaMax,
+      goal,
+      target,
+      tolerance,
+      method: config.useRegulaFalsi ? "regula_falsi" : "bisection",
+    },
+  );
+  if (failure !== null) return stopAfter(run, failure);
+  state.gamma = found.gamma;
+  if (found.note !== null && !found.withinTolerance) run.warnings.push(`tax_gamma search: ${found.note}.`);
+  run.search = {
+    method: config.useRegulaFalsi ? "regula_falsi" : "bisection",
+    goal: goal === "budget" ? "tax_budget" : "gain_target",
+    target,
+    tolerance,
+    achieved: found.value,
+    evaluations: found.evaluations,
+    withinTolerance: found.withinTolerance,
+  };
+  if (config.substitutionGroups.length > 0) {
+    const searched = run.cur;
+    const failed = enforceGroups(run);
+    if (failed !== null) return failed;
+    if (run.cur !== searched) {
+      const st = solutionStats(m, run.cur.w, state.gamma);
+      const achieved = goal === "budget" ? st.taxUsd : st.netGainUsd;
+      const h = achieved - target;
+      const within = goal === "budget" ? h <= 0 && h >= -tolerance : Math.abs(h) <= tolerance;
+      run.search = { ...run.search, achieved, withinTolerance: within };
+      run.warnings.push(
+        `The tax_gamma search bought a second member of a substitution group; enforcing the group afterwards realizes ${fmt(achieved)} USD of ${goal === "budget" ? "tax" : "net gain"}${within ? "" : `, outside the tolerance of the ${goal === "budget" ? "budget" : "target"} ${fmt(target)}`}.`,
+      );
+    }
+  }
+  return null;
+}
+
+/** Stage 6: minimum trade and trade count (the trade-rules component): dust pinned, the rest re-solved. */
+function applyTradeRules(run: Run): Outcome {
+  const rules = run.tradeRules;
+  if (rules === null) return null;
+  const state = run.session.state;
+  const conflicts = enforceTradeRules(run.m, rules, run.pinLower, run.pinUpper, {
+    current: () => ({ w: run.cur.w, lower: run.cur.built.lower, upper: run.cur.built.upper }),
+    solve: (lo, hi) => {
+      state.extraLower = lo;
+      state.extraUpper = hi;
+      const s = resolve(run, run.cur.res.x);
+      return ok(s.res) ? s : null;
+    },
+    accept: (s) => {
+      run.cur = s;
+    },
+  });
+  keepPins(run);
+  if (conflicts.length > 0) return stop(run, conflicts);
+  return null;
+}
+
+/**
+ * Stage 7: whole shares. Rounding, a continuous re-solve of the rest, a share-by-share repair when that breaks a
+ * constraint; then the trade rules again on what the rounding left (whole-share assets fixed).
+ */
+function roundShares(run: Run): Outcome {
+  const { m, whole } = run;
+  const state = run.session.state;
+  run.finalW = run.cur.w;
+  if (!whole.some((v) => v === 1)) return null;
+  const preLower = run.cur.built.lower;
+  const preUpper = run.cur.built.upper;
+  const rounded = roundWholeShares(
+    m,
+    run.cur.w,
+    whole,
+    run.cur.built.lower,
+    run.cur.built.upper,
+    run.tradeRules?.minTradeUsd ?? 0,
+  );
+  if (rounded.conflicts.length > 0) return stop(run, rounded.conflicts);
+  const continuous = run.cur.w;
+  const fixLo = Float64Array.from(run.pinLower);
+  const fixHi = Float64Array.from(run.pinUpper);
+  for (let i = 0; i < m.n; i++)
+    if (!Number.isNaN(rounded.fixed[i]!)) {
+      fixLo[i] = rounded.fixed[i]!;
+      fixHi[i] = rounded.fixed[i]!;
+    }
+  const hasContinuous = m.assets.some(
+    (_, i) => whole[i] !== 1 && run.cur.built.lower[i]! < run.cur.built.upper[i]!,
+  );
+  let wRounded: Float64Array = Float64Array.from(run.cur.w);
+  for (let i = 0; i < m.n; i++) if (!Number.isNaN(rounded.fixed[i]!)) wRounded[i] = rounded.fixed[i]!;
+  let done = false;
+  if (hasContinuous) {
+    state.extraLower = fixLo;
+    state.extraUpper = fixHi;
+    const s = resolve(run, run.cur.res.x);
+    if (ok(s.res) && violation(m, s.built, s.w) <= 1e-12) {
+      run.cur = s;
+      run.finalW = s.w;
+      done = true;
+    } else if (ok(s.res)) wRounded = s.w;
+  }
+  if (!done) {
+    const repaired = repairWholeShares(m, run.cur.built, wRounded, continuous, whole);
+    if (repaired === null)
+      return stop(run, [
+        "Whole shares: no rounding of the whole-share trades satisfies every constraint (budget with costs, factor bounds, turnover, sums, risk cap); fractional shares or wider bounds are needed.",
+      ]);
+    run.finalW = repaired;
     if (hasContinuous) {
+      for (let i = 0; i < m.n; i++)
+        if (whole[i] === 1) {
+          fixLo[i] = repaired[i]!;
+          fixHi[i] = repaired[i]!;
+        }
       state.extraLower = fixLo;
       state.extraUpper = fixHi;
-      const s = solve(cur.res.x);
+      const s = resolve(run, run.cur.res.x);
       if (ok(s.res) && violation(m, s.built, s.w) <= 1e-12) {
-        cur = s;
-        finalW = s.w;
-        done = true;
-      } else if (ok(s.res)) wRounded = s.w;
-    }
-    if (!done) {
-      const repaired = repairWholeShares(m, cur.built, wRounded, continuous, whole);
-      if (repaired === null)
-        return infeasible(
-          m,
-          [
-            "Whole shares: no rounding of the whole-share trades satisfies every constraint (budget with costs, factor bounds, turnover, sums, risk cap); fractional shares or wider bounds are needed.",
-          ],
-          warnings,
-          counters,
-          elapsed(),
-        );
-      finalW = repaired;
-      if (hasContinuous) {
-        for (let i = 0; i < m.n; i++)
-          if (whole[i] === 1) {
-            fixLo[i] = repaired[i]!;
-            fixHi[i] = repaired[i]!;
-          }
-        state.extraLower = fixLo;
-        state.extraUpper = fixHi;
-        const s = solve(cur.res.x);
-        if (ok(s.res) && violation(m, s.built, s.w) <= 1e-12) {
-          cur = s;
-          finalW = s.w;
-        }
+        run.cur = s;
+        run.finalW = s.w;
       }
     }
-    // Exact whole-share weights (the continuous solve may leave 1e-16 noise on fixed assets).
-    for (let i = 0; i < m.n; i++)
-      if (whole[i] === 1 && state.extraLower?.[i] !== undefined && !Number.isNaN(state.extraLower[i]!))
-        finalW[i] = state.extraLower[i]!;
-    // The rounding (or the continuous re-solve after it) can leave orders below the minimum: pin them too.
-    if (tradeRules !== null) {
-      const lo0 = Float64Array.from(state.extraLower ?? extraLower);
-      const hi0 = Float64Array.from(state.extraUpper ?? extraUpper);
-      let lastSolved: Solved | null = null;
-      const conflicts = enforceTradeRules(
-        m,
-        tradeRules,
-        lo0,
-        hi0,
-        {
-          current: () => ({ w: finalW, lower: preLower, upper: preUpper }),
-          solve: (lo, hi) => {
-            let w: Float64Array;
-            if (hasContinuous) {
-              state.extraLower = lo;
-              state.extraUpper = hi;
-              const s = solve(cur.res.x);
-              if (!ok(s.res) || violation(m, s.built, s.w) > 1e-12) return null;
-              lastSolved = s;
-              w = Float64Array.from(s.w);
-            } else w = Float64Array.from(finalW);
-            for (let i = 0; i < m.n; i++) if (!Number.isNaN(lo[i]!) && lo[i] === hi[i]) w[i] = lo[i]!;
-            if (!hasContinuous && violation(m, cur.built, w) > 1e-12) return null;
-            return w;
-          },
-          accept: (w) => {
-            finalW = w;
-            if (lastSolved !== null) cur = lastSolved;
-          },
-        },
-        whole,
-      );
-      if (conflicts.length > 0) return infeasible(m, conflicts, warnings, counters, elapsed());
-    }
   }
+  // Exact whole-share weights (the continuous solve may leave 1e-16 noise on fixed assets).
+  for (let i = 0; i < m.n; i++)
+    if (whole[i] === 1 && state.extraLower?.[i] !== undefined && !Number.isNaN(state.extraLower[i]!))
+      run.finalW[i] = state.extraLower[i]!;
+  return tradeRulesAfterRounding(run, preLower, preUpper, hasContinuous);
+}
 
-  if (riskCap !== null) {
+/** The rounding (or the continuous re-solve after it) can leave orders below the minimum: pin them too. */
+function tradeRulesAfterRounding(
+  run: Run,
+  preLower: Float64Array,
+  preUpper: Float64Array,
+  hasContinuous: boolean,
+): Outcome {
+  const rules = run.tradeRules;
+  if (rules === null) return null;
+  const { m } = run;
+  const state = run.session.state;
+  const lo0 = Float64Array.from(state.extraLower ?? run.pinLower);
+  const hi0 = Float64Array.from(state.extraUpper ?? run.pinUpper);
+  let lastSolved: Solved | null = null;
+  const conflicts = enforceTradeRules(
+    m,
+    rules,
+    lo0,
+    hi0,
+    {
+      current: () => ({ w: run.finalW, lower: preLower, upper: preUpper }),
+      solve: (lo, hi) => {
+        let w: Float64Array;
+        if (hasContinuous) {
+          state.extraLower = lo;
+          state.extraUpper = hi;
+          const s = resolve(run, run.cur.res.x);
+          if (!ok(s.res) || violation(m, s.built, s.w) > 1e-12) return null;
+          lastSolved = s;
+          w = Float64Array.from(s.w);
+        } else w = Float64Array.from(run.finalW);
+        for (let i = 0; i < m.n; i++) if (!Number.isNaN(lo[i]!) && lo[i] === hi[i]) w[i] = lo[i]!;
+        if (!hasContinuous && violation(m, run.cur.built, w) > 1e-12) return null;
+        return w;
+      },
+      accept: (w) => {
+        run.finalW = w;
+        if (lastSolved !== null) run.cur = lastSolved;
+      },
+    },
+    run.whole,
+  );
+  if (conflicts.length > 0) return stop(run, conflicts);
+  return null;
+}
+
+/** Stage 8: the final weights against the risk cap, the report, the timings. */
+function finish(run: Run): OptimizationResult {
+  const { m, session } = run;
+  if (run.riskCap !== null) {
     // The final weights against the cap used (whole-share repair works outside the cone; say so if it crossed).
-    const te = solutionStats(m, finalW, state.gamma).trackingError;
-    if (te > riskCap.used * (1 + 1e-6))
-      warnings.push(
-        `The final tracking error ${pct(te)} exceeds the active-risk cap ${pct(riskCap.used)} after whole-share rounding.`,
+    const te = solutionStats(m, run.finalW, session.state.gamma).trackingError;
+    if (te > run.riskCap.used * (1 + 1e-6))
+      run.warnings.push(
+        `The final tracking error ${pct(te)} exceeds the active-risk cap ${pct(run.riskCap.used)} after whole-share rounding.`,
       );
-    else if (!riskCap.binding && te >= riskCap.used * (1 - 1e-7)) riskCap = { ...riskCap, binding: true };
+    else if (!run.riskCap.binding && te >= run.riskCap.used * (1 - 1e-7))
+      run.riskCap = { ...run.riskCap, binding: true };
   }
-
-  const solved = elapsed();
+  const solved = run.elapsed();
   const out = report(
     m,
-    cur,
-    finalW,
-    whole,
-    state,
-    riskCap,
-    search,
-    warnings,
-    counters,
+    run.cur,
+    run.finalW,
+    run.whole,
+    session.state,
+    run.riskCap,
+    run.search,
+    run.warnings,
+    run.counters,
     null,
-    options,
-    cur.res.status === "optimal" ? "optimal" : "suboptimal",
+    run.options,
+    run.cur.res.status === "optimal" ? "optimal" : "suboptimal",
   );
-  const done = elapsed();
+  const done = run.elapsed();
+  const prepared = run.preparedMs;
   const lateWarnings: string[] = [];
   if (out.cashAfterUsd < out.cashBufferUsd - 1e-6)
     lateWarnings.push(
@@ -743,74 +591,6 @@ function runOptimization(
       reportMs: done === null || solved === null ? null : done - solved,
     },
   };
-}
-
-/**
- * Linear costs plus impact of the trades to `w`, as a fraction of I: the same sums and rounding as
- * {@link solutionStats}, without its risk and tax figures (the cost-reserve check runs after every solve).
- */
-function tradingCosts(m: PeriodModel, w: Float64Array): number {
-  let linear = 0;
-  let impact = 0;
-  for (let i = 0; i < m.n; i++) {
-    const a = Math.abs(w[i]! - m.w0[i]!);
-    linear += m.costRate[i]! * a;
-    impact += impactOf(m.impact[i]!, a);
-  }
-  const I = m.investableUsd;
-  return (linear * I + impact * I) / I;
-}
-
-/** Relax one group of constraints at a time to name the ones in conflict. */
-function diagnoseBySolving(
-  m: PeriodModel,
-  failed: Solved,
-  state: SolveState,
-  solveOnce: (st: SolveState, x?: Float64Array) => Solved,
-): string[] {
-  const c = m.config;
-  const groups: { name: string; detail: string; relax: NonNullable<SolveState["relax"]> }[] = [];
-  if (c.factorExposureBounds.length > 0)
-    groups.push({
-      name: "factor_exposure_bounds",
-      detail: c.factorExposureBounds
-        .map(
-          (b) =>
-            `${b.factor} [${b.minBound ?? "-inf"}, ${b.maxBound ?? "inf"}] active [${b.minActiveBound ?? "-inf"}, ${b.maxActiveBound ?? "inf"}]`,
-        )
-        .join("; "),
-      relax: { factors: true },
-    });
-  if (c.useTurnoverConstraint)
-    groups.push({ name: "max_turnover_pct", detail: `${c.maxTurnoverPct}`, relax: { turnover: true } });
-  if (c.optimizationMode !== "LONG_ONLY" && (c.longWeightSum !== null || c.shortWeightSum !== null))
-    groups.push({
-      name: "long_weight_sum / short_weight_sum",
-      detail: `${c.longWeightSum} / ${c.shortWeightSum}`,
-      relax: { sums: true },
-    });
-  groups.push({
-    name: "the budget (weights add up to at most 1 after the cash buffers and trading costs)",
-    detail: "",
-    relax: { budget: true },
-  });
-  if (state.radius !== null)
-    groups.push({ name: "the active-risk cap", detail: pct(state.radius), relax: { radius: true } });
-  const culprits: string[] = [];
-  for (const g of groups) {
-    const s = solveOnce({ ...state, relax: g.relax });
-    if (ok(s.res)) culprits.push(g.detail === "" ? g.name : `${g.name} (${g.detail})`);
-  }
-  const base = failed.res.diagnosis.filter((d) => d.length > 0).slice(0, 3);
-  if (culprits.length > 0)
-    return [
-      `The constraints conflict: the problem becomes feasible without ${culprits.join(", or without ")}; together with the weight bounds they admit no portfolio.`,
-      ...base,
-    ];
-  return [
-    `No single group of constraints explains the infeasibility; the combination of the weight bounds with ${groups.map((g) => g.name).join(", ")} admits no portfolio.`,
-    ...base,
-  ];
 }
 
 function emptyResultBase(m: PeriodModel) {

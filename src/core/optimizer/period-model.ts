@@ -14,16 +14,20 @@ import {
   selectRiskModelAssets,
   toQuadraticForm,
 } from "../risk/index.js";
+import type { ConstraintPeriod, OptimizerComponent } from "./component.js";
 import {
   buildCoverSchedule,
   type CoverSchedule,
   prepareShortLotTable,
   type ShortLotTable,
 } from "./cover-schedule.js";
+import { householdWashSales } from "./household-wash-sales.js";
 import { type LotTable, prepareLotTable, prepareLotTableFrom } from "./lot-table.js";
 import type { OptimizationInput } from "./optimization-types.js";
 import type { OptimizerConfig } from "./optimizer-config.js";
-import { buildTaxSchedule, washSaleEnvironment } from "./tax-schedule.js";
+import { buildTaxSchedule } from "./tax-schedule.js";
+import { turnoverLimit } from "./turnover-limit.js";
+import { washedFractionPricing } from "./wash-sale-pricing.js";
 
 /** Trading days per year, to turn the annualized variance of the risk model into a daily volatility. */
 export const TRADING_DAYS_PER_YEAR = 252;
@@ -39,7 +43,8 @@ export type { SchedulePieces } from "./tax-schedule.js";
 import type { SchedulePieces } from "./tax-schedule.js";
 
 /** The period model (see the module comment). Arrays are aligned with `assets`. */
-export interface PeriodModel {
+/** The period model's data, before its constraint components are initialized on it (their context). */
+export interface PeriodModelData {
   readonly n: number;
   readonly assets: readonly string[];
   readonly index: ReadonlyMap<string, number>;
@@ -86,6 +91,17 @@ export interface PeriodModel {
   readonly conflicts: string[];
   readonly warnings: string[];
 }
+
+/** Everything one rebalance derives from its input before any solve (see the module comment). */
+export interface PeriodModel extends PeriodModelData {
+  /** The active constraint components of the period (component.ts), in a fixed order. */
+  readonly constraints: readonly ConstraintPeriod[];
+}
+
+/** The constraint components, in the order of their rows, checks and diagnoses. */
+const CONSTRAINT_COMPONENTS: readonly OptimizerComponent<PeriodModelData, ConstraintPeriod>[] = [
+  turnoverLimit,
+];
 
 const fmt = (v: number) =>
   Math.abs(v) >= 1e-4 || v === 0 ? Number(v.toPrecision(6)).toString() : v.toExponential(3);
@@ -315,7 +331,8 @@ export function buildPeriodModel(
 
   // Wash-sale environment per asset.
   const T = tax.washSaleThresholdDays;
-  const env = washSaleEnvironment(input, lotTable, index, n, asOfDay, T);
+  const env = householdWashSales.initialize({ input, lotTable, index, n, asOfDay, thresholdDays: T })!;
+  const pricing = washedFractionPricing.initialize({ n, lotTable, window: env });
   const lossSaleDate = env.lossSaleDate;
   const recentLossSale = env.recentLossSale;
 
@@ -353,6 +370,7 @@ export function buildPeriodModel(
     config,
     liquidating,
     env,
+    pricing,
   });
   const { schedule, blockedWeight, exposedLossAssets } = taxes;
   const covers = buildCoverSchedule({ table: shortTable, n, assets, prices, investableUsd, config });
@@ -524,7 +542,7 @@ export function buildPeriodModel(
       );
   }
 
-  return {
+  const data: PeriodModelData = {
     n,
     assets,
     index,
@@ -561,4 +579,10 @@ export function buildPeriodModel(
     conflicts,
     warnings,
   };
+  const constraints: ConstraintPeriod[] = [];
+  for (const c of CONSTRAINT_COMPONENTS) {
+    const period = c.initialize(data);
+    if (period !== null) constraints.push(period);
+  }
+  return { ...data, constraints };
 }

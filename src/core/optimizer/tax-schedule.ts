@@ -14,11 +14,10 @@
  * A DOLLARS reduction makes the first `amount` USD of gain along the order untaxed (a lot may be split).
  * Loss lots exposed to a wash sale are kept out of the order entirely under prevent_tlh_invalidating_sale.
  */
-import { toDayNumber } from "../dates.js";
-import { type LotTable, NO_DAY } from "./lot-table.js";
-import type { OptimizationInput } from "./optimization-types.js";
+import { isExposedLoss, type WashSaleEnvironment } from "./household-wash-sales.js";
+import type { LotTable } from "./lot-table.js";
 import type { OptimizerConfig } from "./optimizer-config.js";
-import { type Replacement, replacementPools, washedShares } from "./wash-sale-pricing.js";
+import type { WashedFractionPricing } from "./wash-sale-pricing.js";
 
 /** The consumption order of every held asset (see the module comment); costs are per unit of weight sold. */
 export interface SchedulePieces {
@@ -40,78 +39,6 @@ export interface SchedulePieces {
   readonly washedFraction: Float64Array;
 }
 
-/** Wash-sale facts per asset and per lot. */
-export interface WashSaleEnvironment {
-  /** A purchase outside the lots within the window (input.recentPurchases). */
-  readonly recentPurchase: Uint8Array;
-  /** A sale at a loss within the window (input.recentLossSales or a lot's last_sold_for_loss_date). */
-  readonly recentLossSale: Uint8Array;
-  readonly lossSaleDate: (string | null)[];
-  /** Held lots bought within the window that have not served as replacements, per asset. */
-  readonly windowLots: Int32Array;
-  /** Per lot: bought within the window and not yet a replacement. */
-  readonly inWindowLot: Uint8Array;
-  /** Replacement shares per asset in matching order (null: none), see wash-sale-pricing.ts. */
-  readonly pools: (Replacement[] | null)[];
-}
-
-/** The wash-sale window facts (T days before and after the as-of date, both ends inclusive). */
-export function washSaleEnvironment(
-  input: OptimizationInput,
-  table: LotTable,
-  index: ReadonlyMap<string, number>,
-  n: number,
-  asOfDay: number,
-  T: number,
-): WashSaleEnvironment {
-  const recentPurchase = new Uint8Array(n);
-  const recentLossSale = new Uint8Array(n);
-  const lossSaleDate: (string | null)[] = new Array(n).fill(null);
-  const lo = asOfDay - T;
-  const hi = asOfDay + T;
-  const purchases: { asset: number; day: number; shares: number }[] = [];
-  for (const e of input.recentPurchases ?? []) {
-    const i = index.get(e.themeAssetId);
-    const d = toDayNumber(e.date);
-    if (i !== undefined && d >= lo && d <= hi) {
-      const shares = e.quantity ?? Number.POSITIVE_INFINITY;
-      if (!(shares > 0)) continue;
-      recentPurchase[i] = 1;
-      purchases.push({ asset: i, day: d, shares });
-    }
-  }
-  for (const e of input.recentLossSales ?? []) {
-    const i = index.get(e.themeAssetId);
-    const d = toDayNumber(e.date);
-    if (i !== undefined && d >= lo && d <= hi) {
-      recentLossSale[i] = 1;
-      lossSaleDate[i] = e.date;
-    }
-  }
-  const L = table.asset.length;
-  const windowLots = new Int32Array(n);
-  const inWindowLot = new Uint8Array(L);
-  const asset = table.asset;
-  const tradeDay = table.tradeDay;
-  const washDay = table.washSaleDay;
-  const soldDay = table.lastSoldForLossDay;
-  for (let k = 0; k < L; k++) {
-    const i = asset[k]!;
-    const td = tradeDay[k]!;
-    if (td >= lo && td <= hi && washDay[k] === NO_DAY) {
-      inWindowLot[k] = 1;
-      windowLots[i]!++;
-    }
-    const sd = soldDay[k]!;
-    if (sd !== NO_DAY && sd >= lo && sd <= hi) {
-      recentLossSale[i] = 1;
-      lossSaleDate[i] ??= table.lots[k]!.lastSoldForLossDate;
-    }
-  }
-  const pools = replacementPools(n, asset, tradeDay, table.quantity, inWindowLot, purchases);
-  return { recentPurchase, recentLossSale, lossSaleDate, windowLots, inWindowLot, pools };
-}
-
 /** What {@link buildTaxSchedule} needs. */
 export interface TaxScheduleInput {
   readonly lotTable: LotTable;
@@ -124,7 +51,10 @@ export interface TaxScheduleInput {
   readonly config: OptimizerConfig;
   /** Assets sold in full (no_hold): their exposed losses are sold too. */
   readonly liquidating: Uint8Array;
+  /** The wash-sale window (household-wash-sales.ts). */
   readonly env: WashSaleEnvironment;
+  /** The washed-fraction pricing (wash-sale-pricing.ts), null when no asset has replacement shares. */
+  readonly pricing: WashedFractionPricing | null;
 }
 
 /**
@@ -138,14 +68,13 @@ function highLossLots(x: TaxScheduleInput): Uint8Array | undefined {
   const L = t.asset.length;
   const alphaRank = new Float64Array(L);
   const candidates: number[] = [];
-  const { windowLots, inWindowLot, recentPurchase } = x.env;
   const { asset, quantity: qty, basisUsd: basis, longTermFromDay: ltDay } = t;
   for (let k = 0; k < L; k++) {
     const i = asset[k]!;
     const g = x.prices[i]! - basis[k]! / qty[k]!;
     if (g >= 0) continue;
     // Another purchase within the window (a held window lot other than this one, or an outside purchase).
-    if (windowLots[i]! - inWindowLot[k]! > 0 || recentPurchase[i] === 1) continue;
+    if (isExposedLoss(x.env, i, k)) continue;
     alphaRank[k] = (x.asOfDay >= ltDay[k]! ? tax.longTermRate : tax.shortTermRate) * -g * qty[k]!;
     candidates.push(k);
   }
@@ -228,7 +157,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
   const kIgnored = new Uint8Array(longest);
   const kWashed = new Float64Array(longest);
   const kOrder = new Int32Array(longest);
-  const { windowLots, inWindowLot, recentPurchase } = x.env;
+  const { env, pricing } = x;
   const { quantity: qty, basisUsd: basis, longTermFromDay: ltDay, tradeDay } = t;
   const asOfDay = x.asOfDay;
   const preventSale = tax.preventTlhInvalidatingSale;
@@ -242,10 +171,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
     if (shares[i]! <= 0) continue;
     const p = prices[i]!;
     const keepShare = percentKeep[i]!;
-    const windowOthers = windowLots[i]!;
-    const purchased = recentPurchase[i] === 1;
-    const pool = x.env.pools[i];
-    if (pool !== null && pool !== undefined) {
+    if (pricing?.covers(i) === true) {
       // Loss lots in their (unwashed) consumption order, matched to the replacement shares.
       const losses: { k: number; obj: number; real: number }[] = [];
       for (let o = byAsset.start[i]!; o < byAsset.start[i + 1]!; o++) {
@@ -257,14 +183,11 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
         losses.push({ k, obj: earns ? rate * (g / p) * alphaScale : 0, real: rate * (g / p) });
       }
       losses.sort((a, b) => a.obj - b.obj || a.real - b.real || tradeDay[a.k]! - tradeDay[b.k]! || a.k - b.k);
-      const washed = washedShares(
-        pool,
+      pricing.price(
+        i,
         losses.map((l) => l.k),
-        qty,
+        washFraction,
       );
-      losses.forEach((l, j) => {
-        washFraction[l.k] = Math.min(1, washed[j]! / qty[l.k]!);
-      });
     }
     let count = 0;
     for (let o = byAsset.start[i]!; o < byAsset.start[i + 1]!; o++) {
@@ -272,7 +195,7 @@ export function buildTaxSchedule(x: TaxScheduleInput): {
       const g = p - basis[k]! / qty[k]!;
       // A loss exposed to a wash sale: another purchase within the window (a held window lot other than this
       // one, or an outside purchase).
-      const exposed = g < 0 && (windowOthers - inWindowLot[k]! > 0 || purchased);
+      const exposed = g < 0 && isExposedLoss(env, i, k);
       if (exposed) {
         exposedLossAssets[i] = 1;
         if (preventSale && x.liquidating[i] !== 1) {

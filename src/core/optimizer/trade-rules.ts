@@ -1,23 +1,24 @@
 /**
  * @module core/optimizer/trade-rules
  * Desk-ready trades: the minimum trade (`min_trade_amount_usd`, `min_trade_pct` of NAV) and the trade-count
- * budget (`max_trade_count`), one constraint module with an explicit lifecycle (docs/optimizer.md, "Minimum trade
- * and trade count"):
+ * budget (`max_trade_count`), one component (component.ts) with an explicit lifecycle (docs/optimizer.md, "Minimum
+ * trade and trade count"):
  *
- * 1. {@link tradeRulesOf} reads the configuration once per rebalance (`null` when neither rule is set: the stage
- *    costs nothing);
+ * 1. {@link tradeRules}`.initialize` ({@link tradeRulesOf}) reads the configuration once per rebalance (`null`
+ *    when neither rule is set: the stage costs nothing);
  * 2. {@link pinsFor} looks at a solution and says which assets to pin, and where: an order below the minimum goes
  *    back to its current weight (no trade) when its bounds allow it, else up to the minimum in its direction; when
  *    more assets trade than the budget allows, every asset outside the largest `max_trade_count` trades is pinned
  *    at its current weight;
  * 3. the caller re-solves with the pins as bounds, so the rest of the portfolio absorbs the residual under every
- *    other constraint (budget with costs, factor rows, turnover, sums, the risk ball), and asks again until a
+ *    other constraint (budget with costs, factor rows, switch rows, the risk ball), and asks again until a
  *    solution has no pin to add ({@link enforceTradeRules}).
  *
  * An order that closes a position (weight 0 after the trade) is never dust, whatever its size: selling the last
  * 20 USD of a holding is allowed. The problem with "trade 0 or at least the minimum" is not convex; this is the
  * usual rounding heuristic (fix the small trades, re-optimize the rest), each pass adds pins, so it ends.
  */
+import type { OptimizerComponent } from "./component.js";
 import { type PeriodModel, WEIGHT_EPSILON } from "./period-model.js";
 
 /** The rules of one rebalance, in weight units (fractions of the investable value). */
@@ -41,6 +42,13 @@ export function tradeRulesOf(m: PeriodModel): TradeRules | null {
     maxTradeCount: c.maxTradeCount,
   };
 }
+
+/** The trade-rules component: its period state is {@link TradeRules}, its stage hook {@link enforceTradeRules}. */
+export const tradeRules: OptimizerComponent<PeriodModel, TradeRules> = {
+  name: "trade_rules",
+  fields: ["min_trade_amount_usd", "min_trade_pct", "max_trade_count"],
+  initialize: tradeRulesOf,
+};
 
 /** Tolerance on the minimum (a pinned trade at exactly the minimum must pass): a millionth of a cent of USD. */
 const USD_TOLERANCE = 1e-8;

@@ -13,9 +13,14 @@
  * cost — the tax engine matches the first shares sold — which keeps the schedule convex). A purchase without a
  * quantity washes every loss lot of the asset (the all-or-nothing rule, kept for callers that do not know it).
  *
- * Lifecycle: {@link replacementPools} once per rebalance (from the wash-sale environment), then
- * {@link washedShares} per asset while the tax schedule is built.
+ * A component (component.ts) with this lifecycle: {@link washedFractionPricing}`.initialize` once per rebalance,
+ * on the wash-sale window (household-wash-sales.ts), builds the replacement pools ({@link replacementPools}; null
+ * when no asset has replacement shares: nothing to price); then, while the tax schedule is built, its `price`
+ * gives the washed fraction of each loss lot of an asset that has a pool ({@link washedShares}).
  */
+import type { OptimizerComponent } from "./component.js";
+import type { WashSaleEnvironment } from "./household-wash-sales.js";
+import type { LotTable } from "./lot-table.js";
 
 /** One source of replacement shares: acquisition day, held lot (or -1 for an outside purchase), shares. */
 export interface Replacement {
@@ -85,3 +90,41 @@ export function washedShares(
   }
   return out;
 }
+
+/** What the pricing is initialized on. */
+export interface PricingContext {
+  readonly n: number;
+  readonly lotTable: LotTable;
+  readonly window: WashSaleEnvironment;
+}
+
+/** The pricing of one rebalance. */
+export interface WashedFractionPricing {
+  /** Does asset i have replacement shares (so its loss lots may be partly washed)? */
+  covers(i: number): boolean;
+  /**
+   * The washed fraction `washed / qty` (at most 1) of each of asset i's loss lots, given in consumption order,
+   * written into `fraction` (indexed by lot).
+   */
+  price(i: number, lossLots: readonly number[], fraction: Float64Array): void;
+}
+
+/** The washed-fraction pricing component (see the module comment). */
+export const washedFractionPricing: OptimizerComponent<PricingContext, WashedFractionPricing> = {
+  name: "washed_fraction_pricing",
+  fields: ["wash_sale_threshold", "recentPurchases[].quantity"],
+  initialize({ n, lotTable: t, window }) {
+    const pools = replacementPools(n, t.asset, t.tradeDay, t.quantity, window.inWindowLot, window.purchases);
+    if (pools.every((p) => p === null)) return null;
+    const qty = t.quantity;
+    return {
+      covers: (i) => pools[i] !== null && pools[i] !== undefined,
+      price(i, lossLots, fraction) {
+        const washed = washedShares(pools[i]!, lossLots, qty);
+        lossLots.forEach((k, j) => {
+          fraction[k] = Math.min(1, washed[j]! / qty[k]!);
+        });
+      },
+    };
+  },
+};

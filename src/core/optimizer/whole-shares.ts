@@ -2,7 +2,7 @@
  * @module core/optimizer/whole-shares
  * Whole shares: round each whole-share asset's trade to whole shares (a full liquidation sells the fraction
  * too), inside the asset's weight bounds; the caller then fixes those weights and re-solves the continuous rest,
- * so every row (budget with costs, factors, turnover, sums, risk cap) holds again. When the continuous assets
+ * so every row (budget with costs, factors, switch rows, risk cap) holds again. When the continuous assets
  * cannot absorb the rounding (or there are none), {@link repairWholeShares} moves whole-share assets one share
  * at a time, always the move that most reduces the total constraint violation, until none is left.
  */

@@ -33,7 +33,7 @@
  *    tax_gamma x the tax of the lots consumed: lots are sold in increasing order of tax per dollar,
  *    rate(term) x gain / value (losses count as 0 in the objective, so phi stays convex; they still sell
  *    first and still realize their loss), loss lots exposed to a recent purchase cannot be sold, a blocked
- *    asset cannot be bought. Solved exactly by the segment active-set loop of {@link solvePwlTracking}.
+ *    asset cannot be bought. Solved exactly by {@link solvePwlTracking} (the optimizer's PWL engine).
  * 4. Orders: sells name their lots (the optimizer's `lotsToSell`, SPECIFIC), buys are USD amounts, trades
  *    under `minTradeFraction` of NAV are skipped unless they close the position.
  */
