@@ -8,12 +8,12 @@
 import {
   assertAscending,
   buildMarketPanel,
-  type ColumnSpinOff,
   dailyUsdReturns,
   type MarketPanel,
+  type MarketPanelInput,
   type SpinOff,
 } from "../data/market-panel.js";
-import type { Currency, Dividend, Split } from "../data/types.js";
+import type { Currency } from "../data/types.js";
 import { indexAtOrAfter } from "../dates.js";
 
 export { type ColumnSpinOff, spinOffChildValue } from "../data/market-panel.js";
@@ -56,22 +56,15 @@ export interface BacktestCharacteristics {
 /** A spin-off of the backtest's market (core/data/market-panel's {@link SpinOff}; docs/backtests.md, "Spin-offs"). */
 export type BacktestSpinOff = SpinOff;
 
-/** What the caller provides (the service builds it from the store; tests build it by hand). */
-export interface BacktestMarketInput {
-  /** Trading dates, strictly ascending (T); may start before the backtest (history for risk models). */
-  readonly dates: readonly string[];
+/**
+ * What the caller provides (the service builds the market from the store's panel; tests build it by hand): the raw
+ * rows of a market panel, whose dates may start before the backtest (history for risk models), with the universe
+ * as `securities` (N columns), point-in-time characteristics and the benchmark. Dividends are credited on the
+ * ex-date to shares held at the previous close; splits and spin-offs apply at the open of their date.
+ */
+export interface BacktestMarketInput extends Omit<MarketPanelInput, "listings" | "volume"> {
   /** The universe (N columns). */
   readonly securities: readonly BacktestSecurity[];
-  /** T x N raw closes in the listing currency, `close[t * N + i]`; NaN = no price that day. */
-  readonly close: Float64Array;
-  /** Splits (ratio = new shares per old share), effective at the open of their date. */
-  readonly splits?: readonly Split[];
-  /** Cash dividends per share, credited on the ex-date to shares held at the previous close. */
-  readonly dividends?: readonly Dividend[];
-  /** Spin-offs, applied at the open of their date (moved to the next trading date when dated on a holiday). */
-  readonly spinOffs?: readonly BacktestSpinOff[];
-  /** Units of each non-USD currency per USD on each date (length T); NaN = carry the last rate forward. */
-  readonly fxPerUsd?: Readonly<Partial<Record<Currency, Float64Array>>>;
   readonly characteristics?: BacktestCharacteristics;
   readonly benchmark: BacktestBenchmark;
 }
@@ -83,15 +76,13 @@ export interface ColumnEvent {
   readonly value: number;
 }
 
-/** The checked and indexed market (built by {@link prepareBacktestMarket}; read it through views). */
-export interface BacktestMarket {
-  readonly dates: readonly string[];
+/**
+ * The checked and indexed market (built by {@link prepareBacktestMarket}; read it through views): the market
+ * panel's dates, ids, raw closes, FX and spin-offs, and the backtester's own indexes.
+ */
+export interface BacktestMarket
+  extends Pick<MarketPanel, "dates" | "ids" | "column" | "close" | "fx" | "spinOffsAt"> {
   readonly securities: readonly BacktestSecurity[];
-  readonly ids: readonly string[];
-  /** Column of each theme_asset_id. */
-  readonly column: ReadonlyMap<string, number>;
-  /** Raw closes, as given. */
-  readonly close: Float64Array;
   /** Closes carried forward over gaps (NaN before an asset's first price). */
   readonly lastClose: Float64Array;
   /**
@@ -105,14 +96,10 @@ export interface BacktestMarket {
    * price): the ratio of two dates is the price relative a cap weight drifts by.
    */
   readonly adjustedUsdPrice: Float64Array;
-  /** Units per USD of every currency on every date (USD = 1), carried forward; NaN before the first rate. */
-  readonly fx: ReadonlyMap<Currency, Float64Array>;
   /** Splits by date index (moved to the next trading date when dated on a holiday). */
   readonly splitsAt: ReadonlyMap<number, readonly ColumnEvent[]>;
   /** Dividends by ex-date index (moved to the next trading date when dated on a holiday). */
   readonly dividendsAt: ReadonlyMap<number, readonly ColumnEvent[]>;
-  /** Spin-offs by distribution-date index (moved to the next trading date when dated on a holiday). */
-  readonly spinOffsAt: ReadonlyMap<number, readonly ColumnSpinOff[]>;
   readonly characteristics: BacktestCharacteristics | null;
   readonly benchmark: BacktestBenchmark;
 }
@@ -158,18 +145,7 @@ function eventsByDate(
  * @example const market = prepareBacktestMarket({ dates, securities, close, benchmark });
  */
 export function prepareBacktestMarket(input: BacktestMarketInput): BacktestMarket {
-  const panel = buildMarketPanel(
-    {
-      dates: input.dates,
-      listings: input.securities,
-      close: input.close,
-      ...(input.splits === undefined ? {} : { splits: input.splits }),
-      ...(input.dividends === undefined ? {} : { dividends: input.dividends }),
-      ...(input.spinOffs === undefined ? {} : { spinOffs: input.spinOffs }),
-      ...(input.fxPerUsd === undefined ? {} : { fxPerUsd: input.fxPerUsd }),
-    },
-    "prepareBacktestMarket",
-  );
+  const panel = buildMarketPanel({ ...input, listings: input.securities }, "prepareBacktestMarket");
   return backtestMarketOf(panel, input);
 }
 
