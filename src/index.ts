@@ -21,6 +21,7 @@ export {
   type BacktestSecurity,
   type BacktestTaxSettings,
   type BuyAndHoldOptions,
+  backtestMarketOf,
   backtestSchedule,
   buyAndHoldPolicy,
   type CaseMetrics,
@@ -133,6 +134,15 @@ export {
   cronMatchesDate,
   parseCron,
 } from "./core/cron.js";
+export {
+  averageDailyValueUsd,
+  buildMarketPanel,
+  dailyUsdReturns,
+  type MarketPanel,
+  type MarketPanelInput,
+  type PanelListing,
+  type SpinOff,
+} from "./core/data/market-panel.js";
 export {
   assertPricePanel,
   type CharacteristicPanel,

@@ -20,7 +20,7 @@ import {
   type BacktestBenchmark,
   type BacktestCharacteristics,
   type BacktestMarket,
-  type BacktestSpinOff,
+  backtestMarketOf,
   backtestSchedule,
   type CaseMetrics,
   createRiskModelProvider,
@@ -28,24 +28,23 @@ import {
   LONG_SHORT_FACTOR_CHARACTERISTICS,
   type LongShortFactor,
   type OptimizerConfigProvider,
-  prepareBacktestMarket,
   type RebalanceEngine,
   type RiskModelProvider,
   runStandardBacktest,
   type StandardBacktestResult,
 } from "../core/backtest/index.js";
-import type { Currency, Security, Split } from "../core/data/types.js";
+import type { Security, Split } from "../core/data/types.js";
 import { addDays, addMonths, daysBetween, indexAtOrBefore } from "../core/dates.js";
 import { DataError, type FieldIssue, NotFoundError, ValidationError } from "../core/errors.js";
 import type { ShortLot } from "../core/ledger/index.js";
 import type { FactorModel } from "../core/risk/index.js";
 import { TaxDecimal, type TaxLot } from "../core/tax/index.js";
-import type { AccountRecord, CorporateActionRecord, StoredRiskModelRecord } from "../store/index.js";
+import type { AccountRecord, StoredRiskModelRecord } from "../store/index.js";
 import { shortLotFromRecord } from "../store/ledger-mapper.js";
 import type { ServiceContext } from "./context.js";
 import { effectiveConfig, loadConfigInputs, primeConfigInputs } from "./effective-config.js";
-import { fxColumns } from "./fx-columns.js";
 import { ledgerHoldingsAsOf } from "./holdings-history.js";
+import { loadMarketPanel } from "./market-panel.js";
 import {
   accountOptimizerConfig,
   accountOptimizerConfigLoaded,
@@ -379,22 +378,24 @@ async function loadBacktest(
       `The backtest universe names securities missing from the security master: ${unknown.slice(0, 10).join(", ")}.`,
     );
 
-  const from = addDays(first, -RISK_HISTORY_CALENDAR_DAYS);
-  const matrix = await store.priceMatrix(from, params.end_date, ids);
+  // The market panel: prices from a year before the start (history for risk models), corporate actions, FX.
+  const panel = await loadMarketPanel(ctx, {
+    listings: ids.map((id) => securityById.get(id)!),
+    start: addDays(first, -RISK_HISTORY_CALENDAR_DAYS),
+    end: params.end_date,
+    spinOffs: true,
+  });
   const N = ids.length;
-  const column = new Map(ids.map((id, i) => [id, i]));
+  const column = panel.column;
   let benchmark: BacktestBenchmark;
   if (source === null) {
     // No index: hold the account's own starting weights (at the start close) as the target.
-    const t0 = indexAtOrBefore(matrix.dates, first);
+    const t0 = indexAtOrBefore(panel.dates, first);
     const w = new Float64Array(N);
     let total = 0;
     for (const l of lots) {
       const i = column.get(l.themeAssetId)!;
-      const s = securityById.get(l.themeAssetId)!;
-      const fx =
-        s.currency === "USD" ? 1 : ((await store.fxRateAsOf(s.currency, first))?.perUsd ?? Number.NaN);
-      const v = (l.quantity.toNumber() * matrix.close[t0 * N + i]!) / fx;
+      const v = (l.quantity.toNumber() * panel.close[t0 * N + i]!) / panel.fx.get(panel.currencies[i]!)![t0]!;
       w[i]! += v;
       total += v;
     }
@@ -413,15 +414,6 @@ async function loadBacktest(
       }),
     };
   }
-
-  // FX of every non-USD listing currency, carried forward from the last rate before the history starts.
-  const fxPerUsd: Partial<Record<Currency, Float64Array>> = Object.fromEntries(
-    await fxColumns(
-      store,
-      securityList.map((s) => s.currency),
-      matrix.dates,
-    ),
-  );
 
   let characteristics: BacktestCharacteristics | undefined;
   if (params.ls_tlh_factor !== undefined) {
@@ -451,17 +443,11 @@ async function loadBacktest(
     characteristics = { dates, values };
   }
 
-  const market = prepareBacktestMarket({
-    dates: matrix.dates,
+  const market = backtestMarketOf(panel, {
     securities: ids.map((id) => {
       const s = securityById.get(id)!;
       return { themeAssetId: id, currency: s.currency, sector: s.sector };
     }),
-    close: matrix.close,
-    splits: await store.splits(from, params.end_date),
-    dividends: await store.dividends(from, params.end_date),
-    spinOffs: backtestSpinOffs(await ctx.store.ledger.corporateActions({ from, to: params.end_date })),
-    fxPerUsd,
     ...(characteristics === undefined ? {} : { characteristics }),
     benchmark,
   });
@@ -474,41 +460,6 @@ async function loadBacktest(
     securities: securityById,
     rebalanceDates,
   };
-}
-
-/**
- * The store's spin-off actions as the backtest applies them: the announced basis fraction, else the FMV fraction
- * ratio x childPrice / (parentPrice + ratio x childPrice); the child's price (when given) values a child without a
- * close on the date (docs/backtests.md, "Spin-offs").
- */
-export function backtestSpinOffs(actions: readonly CorporateActionRecord[]): BacktestSpinOff[] {
-  const out: BacktestSpinOff[] = [];
-  for (const a of actions) {
-    if (a.kind !== "spin_off") continue;
-    const p = a.params as {
-      childAssetId: string;
-      distributionRatio: string;
-      basisFraction?: string;
-      parentPrice?: string;
-      childPrice?: string;
-    };
-    const ratio = Number(p.distributionRatio);
-    const childPrice = p.childPrice === undefined ? undefined : Number(p.childPrice);
-    const fraction =
-      p.basisFraction !== undefined
-        ? Number(p.basisFraction)
-        : (ratio * childPrice!) / (Number(p.parentPrice) + ratio * childPrice!);
-    out.push({
-      id: a.id,
-      themeAssetId: a.themeAssetId,
-      childAssetId: p.childAssetId,
-      date: a.exDate,
-      distributionRatio: ratio,
-      basisFraction: fraction,
-      ...(childPrice === undefined ? {} : { childPrice }),
-    });
-  }
-  return out;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   parseOrThrow,
   proposalRequestSchema,
 } from "../contract/index.js";
+import { averageDailyValueUsd, dailyUsdReturns } from "../core/data/market-panel.js";
 import type { Currency, Security } from "../core/data/types.js";
 import { addDays } from "../core/dates.js";
 import { DataError, ValidationError } from "../core/errors.js";
@@ -28,7 +29,6 @@ import {
   optimizePortfolio,
 } from "../core/optimizer/index.js";
 import { buildRiskModel, type FactorModel, imputeBySector } from "../core/risk/index.js";
-import { totalReturnPanel } from "../core/themes/return-panel.js";
 import type { AccountRecord, MarketRepository, RiskModelKind } from "../store/index.js";
 import { holdingsAt, RISK_HISTORY_CALENDAR_DAYS } from "./backtest-run.js";
 import {
@@ -42,8 +42,8 @@ import {
 } from "./cash-request.js";
 import { findAccount } from "./clients.js";
 import { checkedAsOf, type ServiceContext } from "./context.js";
-import { fxColumns } from "./fx-columns.js";
 import { type YearToDateTaxes, yearToDateTaxes, yearToDateWire } from "./ledger-ytd.js";
+import { loadMarketPanel } from "./market-panel.js";
 import {
   accountOptimizerConfig,
   characteristicsRiskModel,
@@ -377,7 +377,6 @@ async function householdWashSaleEvents(
   return { purchases, lossSales };
 }
 
-/** Trailing daily USD total returns (T x n, NaN = missing) and the average daily traded value per asset. */
 /** Trailing daily returns of {@link priceHistory}: `returns[s * n + i]` of period s and asset i (NaN when missing). */
 export interface PriceHistory {
   periods: number;
@@ -386,9 +385,10 @@ export interface PriceHistory {
 }
 
 /**
- * Daily USD total returns over the trailing year ending on `asOf`: close-to-close with split ratios and dividends
- * on their dates, converted at each date's FX (carried forward); the last {@link RISK_LOOKBACK_DAYS}. The average
- * daily traded value is close x volume / FX over the last {@link ADV_WINDOW_DAYS} rows with a volume (NaN without).
+ * Daily USD total returns over the trailing year ending on `asOf`, from the market panel (service/market-panel.ts:
+ * close-to-close with split ratios and dividends on their dates, converted at each date's FX carried forward; a
+ * return only between two consecutive priced dates); the last {@link RISK_LOOKBACK_DAYS}. The average daily traded
+ * value is close x volume / FX over the last {@link ADV_WINDOW_DAYS} rows with a volume (NaN without).
  */
 export async function priceHistory(
   ctx: ServiceContext,
@@ -396,49 +396,20 @@ export async function priceHistory(
   currencies: readonly Currency[],
   asOf: string,
 ): Promise<PriceHistory> {
-  const market = ctx.store.market;
-  const from = addDays(asOf, -RISK_HISTORY_CALENDAR_DAYS);
-  const m = await market.priceMatrix(from, asOf, assets);
-  const n = assets.length;
-  const T = m.dates.length;
-  const fxSeries = await fxColumns(market, currencies, m.dates);
-  // The total-return panel the theme backtest uses (core/themes/return-panel.ts; the account backtester's
-  // core/backtest/market-data.ts agrees): a split and a dividend of one date count as one share becoming n shares,
-  // each receiving the dividend; events dated on a non-trading day count on the next trading date.
-  const panel = totalReturnPanel({
-    dates: m.dates,
-    ids: assets,
-    close: m.close,
-    splits: await market.splits(from, asOf),
-    dividends: await market.dividends(from, asOf),
-    fxPerUsd: currencies.map((c) => (c === "USD" ? undefined : fxSeries.get(c))),
+  const panel = await loadMarketPanel(ctx, {
+    listings: assets.map((themeAssetId, i) => ({ themeAssetId, currency: currencies[i]! })),
+    start: addDays(asOf, -RISK_HISTORY_CALENDAR_DAYS),
+    end: asOf,
+    volume: true,
   });
+  const n = assets.length;
+  const T = panel.dates.length;
   const periods = Math.max(0, Math.min(RISK_LOOKBACK_DAYS, T - 1));
-  const returns = new Float64Array(periods * n).fill(Number.NaN);
-  for (let s = 0; s < periods; s++) {
-    const t = T - periods + s;
-    for (let i = 0; i < n; i++) {
-      // A return only between two consecutive priced dates (a gap is missing data for the risk model).
-      if (panel.priced[t * n + i] !== 1 || panel.priced[(t - 1) * n + i] !== 1) continue;
-      const r = panel.growth[t * n + i]! - 1;
-      if (Number.isFinite(r)) returns[s * n + i] = r;
-    }
-  }
-  const advUsd = new Float64Array(n).fill(Number.NaN);
-  for (let i = 0; i < n; i++) {
-    const fx = fxSeries.get(currencies[i]!);
-    let sum = 0;
-    let count = 0;
-    for (let t = T - 1; t >= 0 && count < ADV_WINDOW_DAYS; t--) {
-      const v = m.volume[t * n + i]! * (m.close[t * n + i]! / (fx === undefined ? 1 : fx[t]!));
-      if (Number.isFinite(v)) {
-        sum += v;
-        count++;
-      }
-    }
-    if (count > 0) advUsd[i] = sum / count;
-  }
-  return { periods, returns, advUsd };
+  return {
+    periods,
+    returns: dailyUsdReturns(panel).slice((T - periods) * n),
+    advUsd: averageDailyValueUsd(panel, ADV_WINDOW_DAYS),
+  };
 }
 
 /**

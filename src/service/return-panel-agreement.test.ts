@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { listing } from "../../test/helpers/listing.js";
 import { weekdays } from "../../test/helpers/weekdays.js";
 import { prepareBacktestMarket } from "../core/backtest/market-data.js";
+import { totalReturnPanel } from "../core/data/market-panel.js";
 import type { Dividend, Split } from "../core/data/types.js";
-import { totalReturnPanel } from "../core/themes/return-panel.js";
 import { openSqliteStore } from "../store/index.js";
 import { priceHistory } from "./optimize.js";
 

@@ -24,6 +24,7 @@ import {
   themeRevisionSchema,
 } from "../contract/index.js";
 import { universePresetExpressions } from "../core/catalog/presets.js";
+import type { MarketPanel } from "../core/data/market-panel.js";
 import type { Security } from "../core/data/types.js";
 import { addDays, isIsoDate, toDayNumber } from "../core/dates.js";
 import { DataError, NotFoundError, ValidationError } from "../core/errors.js";
@@ -46,12 +47,10 @@ import {
   listedMask,
   rebalanceIndices,
   simulateTheme,
-  type TotalReturnPanel,
-  totalReturnPanel,
 } from "../core/themes/index.js";
 import type { LotwiseStore, ThemeRecord, ThemeRevisionRecord } from "../store/index.js";
 import { clockDate, marketAsOf, type ServiceContext } from "./context.js";
-import { fxColumns } from "./fx-columns.js";
+import { loadMarketPanel } from "./market-panel.js";
 import { mapSerial } from "./serial.js";
 import { resolveTicker } from "./tickers.js";
 
@@ -285,10 +284,11 @@ export async function backtestTheme(
     query.benchmark === undefined ? undefined : await resolveBenchmark(ctx.store, query.benchmark);
 
   const market = ctx.store.market;
-  const allSecurities = await market.securities();
-  await checkWindowSize(ctx.store, allSecurities, start, end);
-  const matrix = await market.closeMatrix(start, end);
-  const dates = matrix.dates;
+  const securities = await market.securities();
+  await checkWindowSize(ctx.store, securities, start, end);
+  // Every security of the store (the universe is filtered at each rebalance): closes, FX, total returns.
+  const panel = await loadMarketPanel(ctx, { listings: securities, start, end });
+  const dates = panel.dates;
   if (dates.length < 2) {
     const s = await market.summary();
     const held =
@@ -302,33 +302,22 @@ export async function backtestTheme(
   }
   const first = dates[0]!;
   const last = dates[dates.length - 1]!;
-  const byId = new Map(allSecurities.map((s) => [s.themeAssetId, s]));
-  const securities = matrix.ids.map((id) => byId.get(id)!);
-  const panel = totalReturnPanel({
-    dates: matrix.dates,
-    ids: matrix.ids,
-    close: matrix.close,
-    splits: await market.splits(first, last),
-    dividends: await market.dividends(first, last),
-    fxPerUsd: await securityFxColumns(ctx.store, securities, matrix.dates),
-  });
-
   const N = securities.length;
-  const rebalances = rebalanceIndices(matrix.dates, methodology.rules.rebalancing_period);
+  const rebalances = rebalanceIndices(panel.dates, methodology.rules.rebalancing_period);
   const columnsAt = await rebalanceColumns(
     ctx.store,
     characteristicFields(compiled),
-    matrix.ids,
-    rebalances.map((t) => matrix.dates[t]!),
+    panel.ids,
+    rebalances.map((t) => panel.dates[t]!),
   );
   const rebalanceOf = new Map(rebalances.map((t, k) => [t, k]));
   const run = simulateTheme({
-    dates: matrix.dates,
+    dates: panel.dates,
     width: N,
     growth: panel.growth,
     rebalances,
     targetsAt: (t) => {
-      const date = matrix.dates[t]!;
+      const date = panel.dates[t]!;
       const eligible = listedMask(securities, date, panel.priced.subarray(t * N, (t + 1) * N));
       const table = securityTable(securities, columnsAt(rebalanceOf.get(t)!));
       const r = evaluateThemeDefinition(compiled, table, { eligible });
@@ -338,19 +327,19 @@ export async function backtestTheme(
 
   const ref = (i: number) => ({ symbol: securities[i]!.symbol, theme_asset_id: securities[i]!.themeAssetId });
   const rebalanceEvents: ThemeRebalanceEvent[] = run.rebalances.map((r) => ({
-    date: matrix.dates[r.index]!,
+    date: panel.dates[r.index]!,
     added: r.added.map(ref),
     removed: r.removed.map(ref),
     constituent_count: r.columns.length,
   }));
   const values: Record<string, number> = {};
-  matrix.dates.forEach((d, t) => {
+  panel.dates.forEach((d, t) => {
     values[d] = run.values[t]!;
   });
   const returns: Record<string, number> = {};
   const cumulative: Record<string, number> = {};
   run.periodEnds.forEach((end, k) => {
-    const d = matrix.dates[end]!;
+    const d = panel.dates[end]!;
     returns[d] = run.periodReturns[k]!;
     cumulative[d] = run.values[end]! - 1;
   });
@@ -371,7 +360,7 @@ export async function backtestTheme(
   if (benchmark === undefined) return result;
 
   const series = await benchmarkSeries(ctx.store, benchmark, panel, first, last);
-  const aligned = alignSeries(matrix.dates, series.dates, series.values);
+  const aligned = alignSeries(panel.dates, series.dates, series.values);
   const cmp = compareWithBenchmark(run.values, run.periodEnds, aligned, { riskFreeRate });
   if (cmp === null) {
     throw new DataError(
@@ -380,10 +369,10 @@ export async function backtestTheme(
     );
   }
   const benchReturns: Record<string, number> = {};
-  for (const p of cmp.periodReturns) benchReturns[matrix.dates[p.end]!] = p.value;
+  for (const p of cmp.periodReturns) benchReturns[panel.dates[p.end]!] = p.value;
   result.benchmark = { identifier: benchmark.identifier, backtest_returns: benchReturns };
-  const coveredFrom = matrix.dates[cmp.first]!;
-  const coveredTo = matrix.dates[cmp.last]!;
+  const coveredFrom = panel.dates[cmp.first]!;
+  const coveredTo = panel.dates[cmp.last]!;
   result.summary = {
     portfolio_return: cmp.portfolioReturn,
     benchmark_return: cmp.benchmarkReturn,
@@ -535,20 +524,6 @@ async function rebalanceColumns(
   return (k) => new Map(panels.map(([name, values]) => [name, values.slice(k * N, (k + 1) * N)]));
 }
 
-/** Units of each security's currency per USD on each date (forward-filled), undefined for USD listings. */
-async function securityFxColumns(
-  store: LotwiseStore,
-  securities: readonly Security[],
-  dates: readonly string[],
-): Promise<(Float64Array | undefined)[]> {
-  const columns = await fxColumns(
-    store.market,
-    securities.map((s) => s.currency),
-    dates,
-  );
-  return securities.map((s) => (s.currency === "USD" ? undefined : columns.get(s.currency)));
-}
-
 async function backtestWindow(
   ctx: ServiceContext,
   query: ThemeBacktestQuery,
@@ -628,7 +603,7 @@ async function resolveBenchmark(store: LotwiseStore, raw: string): Promise<Bench
 async function benchmarkSeries(
   store: LotwiseStore,
   benchmark: Benchmark,
-  panel: TotalReturnPanel,
+  panel: MarketPanel,
   first: string,
   last: string,
 ): Promise<{ dates: string[]; values: Float64Array }> {

@@ -39,6 +39,7 @@ export {
   type BacktestMarketInput,
   type BacktestSecurity,
   type BacktestSpinOff,
+  backtestMarketOf,
   type ColumnEvent,
   type ColumnSpinOff,
   prepareBacktestMarket,

@@ -5,6 +5,12 @@
  * schedule, total-return panel, buy-and-hold simulation, benchmark alignment and comparison).
  * The filter-expression language itself is exported from `./expression/index.js`. Reference: docs/themes.md.
  */
+
+export {
+  type TotalReturnPanel,
+  type TotalReturnPanelInput,
+  totalReturnPanel,
+} from "../data/market-panel.js";
 export { type AlignedSeries, alignSeries } from "./align-series.js";
 export { CAP_TOLERANCE, type CappedWeights, capWeights } from "./cap-weights.js";
 export {
@@ -39,7 +45,6 @@ export {
 } from "./evaluate-definition.js";
 export { characteristicColumns, listedMask } from "./point-in-time.js";
 export { MONTHS_PER_PERIOD, rebalanceIndices } from "./rebalance-schedule.js";
-export { type TotalReturnPanel, type TotalReturnPanelInput, totalReturnPanel } from "./return-panel.js";
 export {
   type SimulatedRebalance,
   type SimulatedTheme,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { totalReturnPanel } from "./return-panel.js";
+import { totalReturnPanel } from "./market-panel.js";
 
 const N = Number.NaN;
 const DATES = ["2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-08"];
