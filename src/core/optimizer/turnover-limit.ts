@@ -9,14 +9,29 @@
  * 4. `relaxation`: how the diagnosis by solving names it.
  * The turnover of a result is reported by `solution-report.ts`, whatever the configuration.
  */
+
+import { breakdown } from "./breakdown.js";
 import type { ConstraintPeriod, OptimizerComponent, SwitchRow } from "./component.js";
-import { breakdown } from "./diagnose.js";
-import type { PeriodModelData } from "./period-model.js";
+import type { OptimizerConfig } from "./optimizer-config.js";
+
+/**
+ * What the turnover cap reads of the period model (period-model.ts `PeriodModelData` has these fields; a type of
+ * its own so that the component does not import the model that lists it).
+ */
+export interface TurnoverContext {
+  readonly config: Pick<OptimizerConfig, "useTurnoverConstraint" | "maxTurnoverPct">;
+  readonly n: number;
+  readonly w0: Float64Array;
+  readonly lower: Float64Array;
+  readonly upper: Float64Array;
+  readonly lowerSource: readonly string[];
+  readonly upperSource: readonly string[];
+}
 
 const pct = (v: number) => `${Number((v * 100).toPrecision(6))}%`;
 
 /** The turnover cap of the period. */
-export const turnoverLimit: OptimizerComponent<PeriodModelData, ConstraintPeriod> = {
+export const turnoverLimit: OptimizerComponent<TurnoverContext, ConstraintPeriod> = {
   name: "turnover",
   fields: ["use_turnover_constraint", "max_turnover_pct"],
   initialize(m) {
