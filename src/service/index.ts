@@ -139,6 +139,19 @@ export {
 } from "./rebalance-runs.js";
 export { type RunSelectionInput, runSelectionOf, selectRunAccounts } from "./rebalance-selection.js";
 export {
+  type CsvText,
+  RISK_MODEL_FILE_FIELDS,
+  RISK_MODEL_FILE_PARTS,
+  type RiskModelFileNaming,
+  type RiskModelFiles,
+  readAssetCovarianceCsv,
+  readExposuresCsv,
+  readFactorCovarianceCsv,
+  readSpecificRiskCsv,
+  riskModelImportFromCsv,
+  UPLOAD_FILE_NAMING,
+} from "./risk-model-csv.js";
+export {
   deleteRiskModel,
   getRiskModel,
   importRiskModel,
