@@ -73,6 +73,7 @@ export {
   type CallInput,
   callInput,
   defineOperation,
+  type FormFile,
   type HttpMethod,
   installOperationMethods,
   JsonText,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
-import { parseWeights } from "./weights-file.js";
+import { parseWeights, proposalRequestWithWeightsFile } from "./weights-file.js";
 
 describe("target weights from a file's text", () => {
   it("reads a CSV with percent or fraction weights and the accepted header names", () => {
@@ -35,5 +35,21 @@ describe("target weights from a file's text", () => {
     expect(() => parseWeights('{"weights": []}', "w.json", { json: true })).toThrow(
       /expected \{"optimized_weights"/,
     );
+  });
+
+  it("puts a weights file into a proposal request's other fields, refusing weights given twice", () => {
+    expect(
+      proposalRequestWithWeightsFile(
+        { as_of_date: "2025-06-30" },
+        { name: "w.csv", text: "ticker,weight\nAAPL,5%\n" },
+      ),
+    ).toEqual({ as_of_date: "2025-06-30", optimized_weights: [{ ticker: "AAPL", weight: "0.05" }] });
+    // A .json name is read as JSON even when the text does not start with a bracket.
+    expect(() => proposalRequestWithWeightsFile({}, { name: "w.JSON", text: "ticker,weight\n" })).toThrow(
+      /w\.JSON is not valid JSON/,
+    );
+    expect(() =>
+      proposalRequestWithWeightsFile({ optimized_weights: [] }, { name: "w.csv", text: "ticker,weight\n" }),
+    ).toThrow("Give optimized_weights as the weights file or as form fields, not both.");
   });
 });

@@ -63,3 +63,21 @@ export function parseWeights(
   if (issues.length > 0) throw new ValidationError(`${source}: ${issues.length} problem(s).`, issues);
   return out;
 }
+
+/**
+ * A proposal request (endpoint 1) whose weights came as a file: `fields` (the other fields of a form) with
+ * `optimized_weights` read from the file's text by {@link parseWeights} (a `.json` name is read as JSON), so that the
+ * multipart `weights` part of `POST .../proposal/` gives the errors `lotwise proposal --weights-file` gives.
+ * @throws {ValidationError} for weights given both as fields and as the file, or as {@link parseWeights} does
+ */
+export function proposalRequestWithWeightsFile(
+  fields: Readonly<Record<string, unknown>>,
+  file: { name: string; text: string },
+): Record<string, unknown> {
+  if (fields.optimized_weights !== undefined)
+    throw new ValidationError("Give optimized_weights as the weights file or as form fields, not both.", [
+      { path: "optimized_weights", message: "given as fields besides the weights file" },
+    ]);
+  const json = file.name.toLowerCase().endsWith(".json");
+  return { ...fields, optimized_weights: parseWeights(file.text, file.name, { json }) };
+}
