@@ -71,6 +71,14 @@ describe("risk-model CSV files", () => {
     );
   });
 
+  it("answers a file the parser cannot read with the file and line", () => {
+    const e = issuesOf(() => readExposuresCsv(csv("q.csv", 'asset,market\nA:XNYS,1\n"B:XNYS,1\n')));
+    expect(e.message).toMatch(/^q\.csv is not a readable CSV file: Quote Not Closed/);
+    expect(e.issues).toEqual([
+      { path: "q.csv: line 3", message: expect.stringMatching(/^Quote Not Closed/) },
+    ]);
+  });
+
   it("checks that an asset covariance is square with the same names across and down", () => {
     expect(
       readAssetCovarianceCsv(csv("cov.csv", ",A:XNYS,B:XNYS\nA:XNYS,0.04,0.01\nB:XNYS,0.01,0.09\n")),

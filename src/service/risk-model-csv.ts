@@ -8,8 +8,9 @@
  * header row of names and the same names down the first column for a covariance). Headers are matched without case.
  * Every bad cell is reported with its file, line and column, and nothing is returned unless the whole file is valid.
  */
-import { parse } from "csv-parse/sync";
+import { CsvError, parse } from "csv-parse/sync";
 import { type FieldIssue, ValidationError } from "../core/errors.js";
+import { unreadableCsvError } from "./csv-errors.js";
 
 /** A number as files write it: decimal or scientific; anything else (empty, NaN, 1,5, 12%) is refused. */
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
@@ -32,13 +33,19 @@ export interface CsvText {
 }
 
 function readSheet({ name: file, text }: CsvText): Sheet {
-  const records = parse(text, {
-    bom: true,
-    trim: true,
-    skip_empty_lines: true,
-    relax_column_count: true,
-    info: true,
-  }) as unknown as { record: string[]; info: { lines: number } }[];
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, {
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      info: true,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (err) {
+    if (err instanceof CsvError) throw unreadableCsvError(file, err);
+    throw err;
+  }
   if (records.length === 0)
     throw new ValidationError(`${file} is empty: it needs a header row and data rows.`, [
       { path: file, message: "empty file" },

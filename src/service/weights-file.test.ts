@@ -52,4 +52,18 @@ describe("target weights from a file's text", () => {
       proposalRequestWithWeightsFile({ optimized_weights: [] }, { name: "w.csv", text: "ticker,weight\n" }),
     ).toThrow("Give optimized_weights as the weights file or as form fields, not both.");
   });
+
+  it("answers a CSV the parser cannot read with the file and line, not the parser's exception", () => {
+    let err: unknown;
+    try {
+      parseWeights('ticker,weight\n"AAPL"x,0.5\n', "w.csv");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).message).toMatch(
+      /^w\.csv is not a readable CSV file: Invalid Closing Quote/,
+    );
+    expect((err as ValidationError).issues[0]!.path).toBe("w.csv: line 2");
+  });
 });

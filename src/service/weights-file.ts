@@ -3,10 +3,11 @@
  * Target weights from a file's text, for endpoint 1 (`createProposal`): the CSV or JSON a portfolio engineer keeps
  * (issue 17, item 2: the parsing lives in the service so that the library reads weights files as the CLI does).
  */
-import { parse } from "csv-parse/sync";
+import { CsvError, parse } from "csv-parse/sync";
 import { Decimal } from "decimal.js";
 import type { OptimizedWeight } from "../contract/index.js";
 import { type FieldIssue, ValidationError } from "../core/errors.js";
+import { unreadableCsvError } from "./csv-errors.js";
 
 /**
  * Target weights from a CSV (`ticker,weight` header; `symbol`/`theme_asset_id` and `target_weight` also accepted;
@@ -41,12 +42,18 @@ export function parseWeights(
       );
     return list as OptimizedWeight[];
   }
-  const rows = parse(text, {
-    columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
-    skip_empty_lines: true,
-    bom: true,
-    trim: true,
-  }) as Record<string, string>[];
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(text, {
+      columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
+      skip_empty_lines: true,
+      bom: true,
+      trim: true,
+    }) as Record<string, string>[];
+  } catch (err) {
+    if (err instanceof CsvError) throw unreadableCsvError(source, err);
+    throw err;
+  }
   const issues: FieldIssue[] = [];
   const out: OptimizedWeight[] = [];
   rows.forEach((r, i) => {
