@@ -66,4 +66,12 @@ describe("target weights from a file's text", () => {
     );
     expect((err as ValidationError).issues[0]!.path).toBe("w.csv: line 2");
   });
+
+  it("names the line of a row without a ticker in the file, blank lines counted", () => {
+    expect(() => parseWeights("ticker,weight\n\nAAPL,0.5\n\n,0.1\n", "w.csv")).toThrow(
+      expect.objectContaining({
+        issues: [{ path: "w.csv: line 5", message: "no ticker (columns: ticker,weight)" }],
+      }),
+    );
+  });
 });

@@ -42,21 +42,23 @@ export function parseWeights(
       );
     return list as OptimizedWeight[];
   }
-  let rows: Record<string, string>[];
+  let rows: { record: Record<string, string>; info: { lines: number } }[];
   try {
     rows = parse(text, {
       columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
       skip_empty_lines: true,
       bom: true,
       trim: true,
-    }) as Record<string, string>[];
+      info: true,
+    }) as unknown as typeof rows;
   } catch (err) {
     if (err instanceof CsvError) throw unreadableCsvError(source, err);
     throw err;
   }
   const issues: FieldIssue[] = [];
   const out: OptimizedWeight[] = [];
-  rows.forEach((r, i) => {
+  // Each row's line in the file (blank lines are skipped, so a row's index does not give it).
+  rows.forEach(({ record: r, info }) => {
     const ticker = r.ticker ?? r.symbol ?? r.theme_asset_id ?? "";
     let weight = (r.weight ?? r.target_weight ?? "").replace(/\s/g, "");
     if (weight.endsWith("%")) {
@@ -64,7 +66,7 @@ export function parseWeights(
       weight = /^-?\d+(\.\d+)?$/.test(v) ? new Decimal(v).div(100).toFixed() : weight;
     }
     if (!ticker)
-      issues.push({ path: `${source}: line ${i + 2}`, message: "no ticker (columns: ticker,weight)" });
+      issues.push({ path: `${source}: line ${info.lines}`, message: "no ticker (columns: ticker,weight)" });
     else out.push({ ticker, weight });
   });
   if (issues.length > 0) throw new ValidationError(`${source}: ${issues.length} problem(s).`, issues);
