@@ -186,6 +186,52 @@ describe("risk model upload as CSV files", () => {
     expect(await listModels()).toEqual(before);
   });
 
+  it("refuses a file part given twice or not in UTF-8 as a malformed body", async () => {
+    const files = vendorFiles(t.usTickers.slice(0, 4));
+    const twice = form(vendorFields("Twice"), files);
+    twice.append("exposures", new Blob([files.exposures!]), "again.csv");
+    const dup = await send(app, "POST", `${org}/risk_models/`, { key, raw: twice });
+    expect(dup.status).toBe(400);
+    expect(envelope(dup)).toMatchObject({
+      code: "malformed_body",
+      message: "The form has two files named exposures; send one.",
+    });
+    const latin1 = form(vendorFields("Latin-1"), {
+      covariance: files.covariance!,
+      specific_risk: files.specific_risk!,
+    });
+    latin1.append(
+      "exposures",
+      new Blob([new Uint8Array([0x61, 0x73, 0x73, 0x65, 0x74, 0xe9, 0x0a])]),
+      "exp.csv",
+    );
+    const bad = await send(app, "POST", `${org}/risk_models/`, { key, raw: latin1 });
+    expect(bad.status).toBe(400);
+    expect(envelope(bad)).toMatchObject({
+      code: "malformed_body",
+      details: [{ path: "exposures", message: "not UTF-8" }],
+    });
+  });
+
+  it("describes the file parts in the OpenAPI document", async () => {
+    const doc = (await send(app, "GET", "/api/v1/openapi.json")).body as {
+      paths: Record<
+        string,
+        Record<string, { requestBody: { content: Record<string, { schema: { properties?: object } }> } }>
+      >;
+    };
+    const parts = (path: string) =>
+      Object.keys(doc.paths[path]!.post!.requestBody.content["multipart/form-data"]!.schema.properties ?? {});
+    expect(parts("/api/v1/custom/org/{organization_uuid}/risk_models/")).toEqual([
+      "exposures",
+      "covariance",
+      "specific_risk",
+    ]);
+    expect(
+      parts("/api/v1/custom/org/{organization_uuid}/clients/{client_uuid}/accounts/{account_uuid}/proposal/"),
+    ).toEqual(["weights"]);
+  });
+
   it("applies the JSON route's body limit to the form", async () => {
     const big = "x".repeat(RISK_MODEL_MAX_BODY_BYTES);
     const answer = await send(app, "POST", `${org}/risk_models/`, {
