@@ -56,6 +56,9 @@ numbers are multiplied by 252, monthly by 12) and is required for vendor models.
 reads covariances in %^2 (divided by 10,000) and volatilities in % (divided by 100). Everything is stored
 annualized in fractions; \`show\` prints each factor's volatility so you can check them (a market factor near 15%).
 
+Without the CLI: POST the same files to .../risk_models/ as multipart parts exposures, covariance and specific_risk,
+with kind, name, as_of_date, frequency and units as fields (docs/optimize-service.md, "The CSV files over HTTP").
+
 The optimizer (lotwise optimize / rebalance) uses the newest model of the configuration's risk_model_name whose
 --as-of date is on or before the optimization's date; assets the model does not cover are imputed from their sector.`;
 
