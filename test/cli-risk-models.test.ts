@@ -288,6 +288,45 @@ describe("lotwise risk-models", () => {
     }, 30_000);
     afterAll(() => server.stop());
 
+    it("reads the same files into the same model locally and remotely, and refuses a bad file alike", async () => {
+      const remote = ["--url", url, "--api-key", demo.api_key];
+      const strip = (stdout: string) => ({
+        ...riskModelSchema.parse(JSON.parse(stdout)),
+        uuid: "",
+        created: "",
+      });
+      const here = await run([
+        ...vendorImport("Twin", "2025-12-30", "exposures-wide.csv"),
+        "--json",
+        ...local(),
+      ]);
+      const there = await run([
+        ...vendorImport("Twin", "2025-12-30", "exposures-wide.csv"),
+        "--json",
+        ...remote,
+      ]);
+      expect(here.code, here.stderr).toBe(0);
+      expect(there.code, there.stderr).toBe(0);
+      expect(strip(there.stdout)).toEqual(strip(here.stdout));
+      expect(strip(here.stdout)).toMatchObject({
+        name: "Twin",
+        factor_count: 2,
+        asset_count: ids.length - 10,
+      });
+      const [a, b] = ids;
+      writeFileSync(file("bad_srisk.csv"), `asset,specific_risk\n${a},1.5\n${b},"2\n`);
+      const badImport = [...vendorImport("Twin bad", "2025-12-30")];
+      badImport[badImport.indexOf(file("srisk.csv"))] = file("bad_srisk.csv");
+      const badHere = await run([...badImport, ...local()]);
+      const badThere = await run([...badImport, ...remote]);
+      expect(badHere.code).toBe(1);
+      expect(badThere.code).toBe(1);
+      expect(badHere.stderr).toContain("bad_srisk.csv is not a readable CSV file: Quote Not Closed");
+      expect(badThere.stderr).toBe(badHere.stderr);
+      for (const m of [here, there])
+        await run(["risk-models", "delete", riskModelSchema.parse(JSON.parse(m.stdout)).uuid, ...local()]);
+    }, 60_000);
+
     it("imports, lists, shows, optimizes and deletes the same remotely", async () => {
       const remote = ["--url", url, "--api-key", demo.api_key];
       const m = riskModelSchema.parse(

@@ -517,3 +517,91 @@ describe("isolation between organizations on every route", () => {
     expect((jobs.body as { id: string }[]).map((j) => j.id)).toEqual([backtests.get(t.orgA.uuid)]);
   });
 });
+
+/** A valid multipart body with CSV file parts for a route whose body takes files. */
+function filesForm(route: AnyRoute): FormData {
+  const fd = new FormData();
+  const file = (part: string, text: string) => fd.append(part, new Blob([text]), `${part}.csv`);
+  const [x, y] = [t.usTickers[0]!, t.usTickers[1]!];
+  switch (route.operationId) {
+    case "createProposal":
+      file("weights", `ticker,weight\n${t.usTickers[2]!},0.5\n`);
+      break;
+    case "importRiskModel":
+      for (const [k, v] of Object.entries({
+        kind: "vendor",
+        name: "intruder",
+        as_of_date: "2025-02-28",
+        frequency: "annual",
+      }))
+        fd.append(k, v);
+      file("exposures", `asset,market\n${x},1\n${y},1\n`);
+      file("covariance", "factor1,factor2,covariance\nmarket,market,0.04\n");
+      file("specific_risk", `asset,specific_risk\n${x},0.2\n${y},0.2\n`);
+      break;
+    default:
+      throw new Error(`no files form for ${route.operationId}: add one to this test`);
+  }
+  return fd;
+}
+
+describe("multipart bodies with CSV file parts", () => {
+  const withFiles = () => API_ROUTES.filter((r) => Object.keys(r.body?.files ?? {}).length > 0);
+
+  it("covers every route whose body takes file parts", () => {
+    expect(withFiles().map((r) => r.operationId)).toEqual(["createProposal", "importRiskModel"]);
+  });
+
+  it("answers 401 without a key and 404 across organizations exactly as for a missing one, storing nothing", async () => {
+    const before = await snapshotB();
+    const modelsOfA = JSON.stringify(await listRiskModels(t.ctx, t.orgA.uuid));
+    const ghost = { ...valuesOf(t.orgB.uuid, b), organization_uuid: "00000000-0000-4000-8000-000000000000" };
+    for (const route of withFiles()) {
+      const noKey = await send(app, route.method, concrete(route, valuesOf(t.orgA.uuid, a)), {
+        raw: filesForm(route),
+      });
+      expect(noKey.status, route.operationId).toBe(401);
+      expect(envelope(noKey).code).toBe("unauthorized");
+      const onB = await send(app, route.method, concrete(route, valuesOf(t.orgB.uuid, b)), {
+        key: t.orgA.apiKey,
+        raw: filesForm(route),
+      });
+      const onGhost = await send(app, route.method, concrete(route, ghost), {
+        key: t.orgA.apiKey,
+        raw: filesForm(route),
+      });
+      expect(onB.status, route.operationId).toBe(404);
+      expectSameAnswer(onB, onGhost);
+    }
+    // B's account under A's organization path answers as an account that does not exist.
+    const proposal = withFiles().find((r) => r.operationId === "createProposal")!;
+    const bUnderA = await send(
+      app,
+      "POST",
+      concrete(proposal, { ...valuesOf(t.orgB.uuid, b), organization_uuid: t.orgA.uuid }),
+      { key: t.orgA.apiKey, raw: filesForm(proposal) },
+    );
+    const missing = await send(
+      app,
+      "POST",
+      concrete(proposal, {
+        organization_uuid: t.orgA.uuid,
+        client_uuid: "00000000-0000-4000-8000-000000000001",
+        account_uuid: "00000000-0000-4000-8000-000000000002",
+      }),
+      { key: t.orgA.apiKey, raw: filesForm(proposal) },
+    );
+    expect(bUnderA.status).toBe(404);
+    expectSameAnswer(bUnderA, missing);
+    expect(await snapshotB()).toBe(before);
+    expect(JSON.stringify(await listRiskModels(t.ctx, t.orgA.uuid))).toBe(modelsOfA);
+    // The forms are valid: with the right key on the right paths they succeed.
+    for (const route of withFiles()) {
+      const ok = await send(app, route.method, concrete(route, valuesOf(t.orgA.uuid, a)), {
+        key: t.orgA.apiKey,
+        raw: filesForm(route),
+      });
+      expect(ok.status, ok.text).toBe(route.response.status);
+    }
+  });
+});

@@ -115,4 +115,30 @@ describe("response cache across organizations", () => {
     // Not even the validator leaks: B's ETag for the list is not A's.
     expect(b.headers.get("etag")).not.toBe(a.headers.get("etag"));
   });
+
+  it("shows a model uploaded as CSV files to its organization's cached list at once, and never to the other", async () => {
+    const list = (org: TestOrganization) => `/api/v1/custom/org/${org.uuid}/risk_models/`;
+    const before = {
+      a: await send(cached, "GET", list(t.orgA), { key: t.orgA.apiKey }),
+      b: await send(cached, "GET", list(t.orgB), { key: t.orgB.apiKey }),
+    };
+    const [x, y] = t.usTickers;
+    const fd = new FormData();
+    fd.append("kind", "custom");
+    fd.append("name", "cached upload");
+    fd.append("as_of_date", "2025-06-30");
+    fd.append("covariance", new Blob([`,${x},${y}\n${x},0.04,0.01\n${y},0.01,0.09\n`]), "cov.csv");
+    const upload = await send(cached, "POST", list(t.orgA), { key: t.orgA.apiKey, raw: fd });
+    expect(upload.status, upload.text).toBe(201);
+    const uuid = (upload.body as { uuid: string }).uuid;
+    const after = {
+      a: await send(cached, "GET", list(t.orgA), { key: t.orgA.apiKey }),
+      b: await send(cached, "GET", list(t.orgB), { key: t.orgB.apiKey }),
+    };
+    expect(before.a.text).not.toContain(uuid);
+    expect(after.a.text).toContain(uuid);
+    expect(after.a.text).toBe((await send(uncached, "GET", list(t.orgA), { key: t.orgA.apiKey })).text);
+    expect(after.b.text).toBe(before.b.text);
+    expect(after.b.text).not.toContain(uuid);
+  });
 });

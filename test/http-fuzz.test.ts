@@ -201,3 +201,111 @@ describe("mutated request bodies", () => {
     }
   });
 });
+
+/** Valid fields and CSV files of a multipart body per route whose body takes file parts. */
+function validFiles(operationId: string): { fields: Record<string, string>; files: Record<string, string> } {
+  const us = t.usTickers.slice(0, 6);
+  switch (operationId) {
+    case "createProposal":
+      return { fields: {}, files: { weights: `ticker,weight\n${us[2]},30%\n${us[3]},0.3\n` } };
+    case "importRiskModel": {
+      const body = vendorModelBody(us, "2025-06-30", "fuzz files");
+      return {
+        fields: {
+          kind: "vendor",
+          name: "fuzz files",
+          as_of_date: "2025-06-30",
+          frequency: "daily",
+          units: "percent",
+        },
+        files: {
+          exposures: `asset,factor,exposure\n${body.exposures.map((e) => `${e.asset},${e.factor},${e.exposure}`).join("\n")}\n`,
+          covariance: `factor1,factor2,covariance\n${body.factor_covariance.map((c) => `${c.factor1},${c.factor2},${c.covariance}`).join("\n")}\n`,
+          specific_risk: `asset,specific_risk\n${body.specific_risk.map((s) => `${s.asset},${s.specific_risk}`).join("\n")}\n`,
+        },
+      };
+    }
+    default:
+      return { fields: {}, files: {} };
+  }
+}
+
+const CELLS = [
+  "",
+  "x",
+  "NaN",
+  "1e999",
+  "-1",
+  '"',
+  '"a""b',
+  "1,2",
+  "\u0000",
+  "é",
+  "%",
+  "AAPL:XNAS",
+  "9".repeat(400),
+];
+
+/** A CSV text with one random change: a cell replaced, a line dropped or doubled, a column added, or cut short. */
+function mutateCsv(text: string, r: Rng): string {
+  const lines = text.split("\n");
+  const i = r.int(0, lines.length);
+  switch (r.int(0, 6)) {
+    case 0: {
+      const cells = lines[i]!.split(",");
+      cells[r.int(0, cells.length)] = CELLS[r.int(0, CELLS.length)]!;
+      lines[i] = cells.join(",");
+      return lines.join("\n");
+    }
+    case 1:
+      lines.splice(i, 1);
+      return lines.join("\n");
+    case 2:
+      lines.splice(i, 0, lines[i]!);
+      return lines.join("\n");
+    case 3:
+      lines[i] = `${lines[i]},${CELLS[r.int(0, CELLS.length)]}`;
+      return lines.join("\n");
+    case 4:
+      return text.slice(0, r.int(0, text.length));
+    default:
+      return "";
+  }
+}
+
+describe("mutated CSV file parts", () => {
+  const withFiles = API_ROUTES.filter((r) => Object.keys(r.body?.files ?? {}).length > 0);
+
+  it("covers every route whose body takes file parts", () => {
+    expect(withFiles.map((r) => r.operationId)).toEqual(["createProposal", "importRiskModel"]);
+    for (const r of withFiles)
+      expect(Object.keys(validFiles(r.operationId).files).sort(), r.operationId).toEqual(
+        Object.keys(r.body!.files!).sort(),
+      );
+  });
+
+  it.each(withFiles.map((r) => [r.operationId, r] as const))("%s never answers 5xx", async (_id, route) => {
+    const r = createRandom(route.operationId.length * 104729 + 3);
+    const { fields, files } = validFiles(route.operationId);
+    const parts = Object.keys(files);
+    const path = pathOf(route.path);
+    for (let k = 0; k < 40; k++) {
+      const fd = new FormData();
+      for (const [name, value] of Object.entries(fields)) fd.append(name, value);
+      const changed = k === 0 ? undefined : parts[r.int(0, parts.length)];
+      for (const part of parts) {
+        const text = part === changed ? mutateCsv(files[part]!, r) : files[part]!;
+        // Now and then a file of bytes that are not UTF-8.
+        const blob =
+          part === changed && k % 9 === 0
+            ? new Blob([new Uint8Array([0xff, 0xfe, 0x00, 0xc3])])
+            : new Blob([text]);
+        fd.append(part, blob, `${part}.csv`);
+      }
+      const a = await send(app, route.method, path, { key: t.orgA.apiKey, raw: fd });
+      if (k === 0) expect(a.status, a.text.slice(0, 300)).toBe(route.response.status);
+      expect(a.status, `${route.operationId} ${changed}: ${a.text.slice(0, 300)}`).toBeLessThan(500);
+      if (a.status >= 400) expect((a.body as { error?: unknown }).error, a.text.slice(0, 200)).toBeDefined();
+    }
+  });
+});

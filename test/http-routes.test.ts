@@ -949,6 +949,48 @@ describe("success shapes of every route", () => {
   });
 });
 
+describe("CSV file parts of multipart bodies", () => {
+  it("answers every route whose body takes file parts with its success status (errors: http-risk-model-upload)", async () => {
+    const [x, y] = [t.usTickers[2]!, t.usTickers[6]!];
+    const forms: Record<string, { path: string; parts: [string, string, string?][] }> = {
+      createProposal: {
+        path: `${org}/clients/${seeded.clientUuid}/accounts/${seeded.accountUuid}/proposal/`,
+        parts: [["weights", `ticker,weight\n${x},40%\n${y},0.2\n`, "w.csv"]],
+      },
+      importRiskModel: {
+        path: `${org}/risk_models/`,
+        parts: [
+          ["kind", "vendor"],
+          ["name", "Files over HTTP"],
+          ["as_of_date", "2025-06-30"],
+          ["frequency", "annual"],
+          ["exposures", `asset,market\n${x},1\n${y},1.2\n`, "exposures.csv"],
+          ["covariance", ",market\nmarket,0.0225\n", "factor_cov.csv"],
+          ["specific_risk", `asset,specific_risk\n${x},0.2\n${y},0.3\n`, "srisk.csv"],
+        ],
+      },
+    };
+    const withFiles = API_ROUTES.filter((r) => Object.keys(r.body?.files ?? {}).length > 0);
+    expect(withFiles.map((r) => r.operationId).sort()).toEqual(Object.keys(forms).sort());
+    for (const route of withFiles) {
+      const fd = new FormData();
+      for (const [name, value, file] of forms[route.operationId]!.parts)
+        if (file === undefined) fd.append(name, value);
+        else fd.append(name, new Blob([value], { type: "text/csv" }), file);
+      const answer = await send(app, route.method, forms[route.operationId]!.path, { key, raw: fd });
+      expect(answer.status, `${route.operationId}: ${answer.text.slice(0, 300)}`).toBe(route.response.status);
+    }
+    const model = riskModelListSchema
+      .parse((await send(app, "GET", `${org}/risk_models/`, { key })).body)
+      .find((m) => m.name === "Files over HTTP");
+    // A 15% annual market volatility, read from the square covariance file.
+    expect(
+      shape(await send(app, "GET", `${org}/risk_models/${model!.uuid}/`, { key }), 200, riskModelSchema)
+        .factors,
+    ).toEqual([{ name: "market", volatility: 0.15 }]);
+  });
+});
+
 describe("response cache of reads", () => {
   it("answers a repeated read from the cache and recomputes it after any write", async () => {
     const reads = vi.spyOn(t.store.portfolioConfigs, "list");

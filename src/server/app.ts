@@ -389,6 +389,7 @@ export function createApp(options: AppOptions): LotwiseApp {
   for (const route of routes) {
     const names = pathParameters(route.path);
     const accept = route.body?.accept ?? ["json"];
+    const fileParts = Object.keys(route.body?.files ?? {});
     app.on(route.method, honoPath(route.path), async (c) => {
       const principal = route.public ? undefined : c.get("principal");
       const org = principal?.organizationUuid ?? "";
@@ -418,10 +419,14 @@ export function createApp(options: AppOptions): LotwiseApp {
       const query = route.query ? parseOrThrow(route.query, queryObject(c.req.url), "query") : {};
       let body: unknown;
       if (route.body) {
-        const parsed = await readBody(c.req.raw, { accept, maxBytes: route.body.maxBytes ?? maxBytes });
+        const parsed = await readBody(c.req.raw, {
+          accept,
+          maxBytes: route.body.maxBytes ?? maxBytes,
+          files: fileParts,
+        });
         const value =
           parsed.encoding !== "json" && route.body.fromForm
-            ? route.body.fromForm(parsed.value)
+            ? await route.body.fromForm(parsed.value, parsed.files)
             : parsed.value;
         body = parseOrThrow(route.body.schema, value, "request body");
       }

@@ -6,7 +6,7 @@
  */
 import { formatIssuePath } from "../contract/index.js";
 import { type FieldIssue, ValidationError } from "../core/errors.js";
-import type { BodyEncoding, UploadSpec } from "../service/index.js";
+import type { BodyEncoding, FormFile, UploadSpec } from "../service/index.js";
 import { formFieldsToObject, malformedBody } from "./form-fields.js";
 import { HttpError } from "./http-error.js";
 
@@ -29,12 +29,16 @@ export interface ReadBodyOptions {
   accept: readonly BodyEncoding[];
   /** Largest body accepted, in bytes. @default DEFAULT_MAX_BODY_BYTES */
   maxBytes?: number;
+  /** Names of the file parts a multipart body may carry (read as UTF-8 text); any other file part is refused. */
+  files?: readonly string[];
 }
 
 /** A parsed body and how it was encoded. */
 export interface ParsedBody {
   value: unknown;
   encoding: BodyEncoding;
+  /** The accepted file parts of a multipart body, by part name (empty for other encodings). */
+  files: Record<string, FormFile>;
 }
 
 /** Media type (lower case, no parameters) and parameters of a Content-Type header. */
@@ -168,7 +172,16 @@ export function parseUrlEncodedText(text: string): Record<string, unknown> {
   return formFieldsToObject(new URLSearchParams(text).entries());
 }
 
-async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<Record<string, unknown>> {
+/** A file name without its folders (browsers send the bare name; others may not). */
+function bareName(name: string): string {
+  return name.split(/[\\/]/).pop() ?? "";
+}
+
+async function parseMultipart(
+  bytes: Uint8Array,
+  contentType: string,
+  fileParts: readonly string[],
+): Promise<{ value: Record<string, unknown>; files: Record<string, FormFile> }> {
   let form: FormData;
   try {
     form = await new Response(bytes as Uint8Array<ArrayBuffer>, {
@@ -180,17 +193,39 @@ async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<R
     );
   }
   const fields: [string, string][] = [];
-  const files: string[] = [];
+  const refused: string[] = [];
+  const files: Record<string, FormFile> = {};
   for (const [k, v] of form.entries()) {
     if (typeof v === "string") fields.push([k, v]);
-    else files.push(k);
+    else if (!fileParts.includes(k)) refused.push(k);
+    else if (Object.hasOwn(files, k))
+      throw malformedBody(`The form has two files named ${k}; send one.`, [
+        { path: k, message: "one file per part name" },
+      ]);
+    else {
+      let text: string;
+      try {
+        text = UTF8.decode(await v.arrayBuffer());
+      } catch {
+        throw malformedBody(`The file ${k} is not valid UTF-8 text.`, [{ path: k, message: "not UTF-8" }]);
+      }
+      files[k] = { name: bareName((v as File).name ?? "") || k, text };
+    }
   }
-  if (files.length > 0)
+  if (refused.length > 0)
     throw malformedBody(
-      `File parts are not accepted (${files.join(", ")}); send every field as a text part.`,
-      files.map((path) => ({ path, message: "file parts are not accepted; send the field as text" })),
+      fileParts.length === 0
+        ? `File parts are not accepted (${refused.join(", ")}); send every field as a text part.`
+        : `File parts ${refused.join(", ")} are not accepted here; the files this form takes: ${fileParts.join(", ")}.`,
+      refused.map((path) => ({
+        path,
+        message:
+          fileParts.length === 0
+            ? "file parts are not accepted; send the field as text"
+            : `unknown file part; expected one of ${fileParts.join(", ")}`,
+      })),
     );
-  return formFieldsToObject(fields);
+  return { value: formFieldsToObject(fields), files };
 }
 
 /** A UTF-16 code unit of a surrogate pair without its other half (JavaScript strings allow them; UTF-8 cannot). */
@@ -274,9 +309,13 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8")
     throw new HttpError("unsupported_media_type", `Charset ${charset} is not supported; send UTF-8.`);
   if (encoding === "multipart") {
-    const value = await parseMultipart(await readBodyBytes(request, maxBytes), header);
+    const { value, files } = await parseMultipart(
+      await readBodyBytes(request, maxBytes),
+      header,
+      options.files ?? [],
+    );
     refuseLoneSurrogates(value);
-    return { value, encoding };
+    return { value, encoding, files };
   }
   // The bytes are not kept past the decoding: a large upload does not hold both copies while it is parsed.
   const text = decodeUtf8(await readBodyBytes(request, maxBytes));
@@ -284,12 +323,12 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
     const value = parseJsonText(text);
     // Strict UTF-8 text has no lone surrogate: only a \u escape can make one.
     if (text.includes("\\u")) refuseLoneSurrogates(value);
-    return { value, encoding };
+    return { value, encoding, files: {} };
   }
   if (text.trim() === "") throw malformedBody("The form body is empty.");
   const value = parseUrlEncodedText(text);
   refuseLoneSurrogates(value);
-  return { value, encoding };
+  return { value, encoding, files: {} };
 }
 
 /** Media types of an upload: the file as the body, or as the file part of a form. */

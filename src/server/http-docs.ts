@@ -68,6 +68,9 @@ function routeRow(route: AnyRoute): string[] {
     body = `\`${idOf(route.body.schema) ?? "JSON"}\``;
     const accept = route.body.accept ?? ["json"];
     if (accept.length > 1) body += ` (${accept.map((a) => (a === "json" ? "JSON" : a)).join(", ")})`;
+    const files = Object.keys(route.body.files ?? {});
+    if (files.length > 0)
+      body += ` or CSV file part${files.length > 1 ? "s" : ""} ${files.map((f) => `\`${f}\``).join(", ")}`;
     if (route.body.maxBytes !== undefined) body += ` (up to ${route.body.maxBytes / 1024 / 1024} MiB)`;
   } else if (route.upload) body = "a file: `text/csv` or multipart";
   const what =

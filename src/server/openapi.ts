@@ -253,18 +253,42 @@ function operation(route: AnyRoute, inputRef: (id: string) => string): OpenApiOp
     const example = exampleOf(route.body.schema);
     const content: Record<string, unknown> = {};
     const accept = route.body.accept ?? ["json"];
+    const files = Object.entries(route.body.files ?? {});
     for (const encoding of accept)
-      content[MEDIA_TYPES[encoding]] = encoding === "json" ? { schema, ...example } : { schema };
-    op.requestBody = {
-      required: true,
-      content,
-      ...(accept.length > 1
-        ? {
-            description:
-              "JSON, or the same fields form-urlencoded or multipart; nested fields use brackets: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5.",
-          }
-        : {}),
-    };
+      content[MEDIA_TYPES[encoding]] =
+        encoding === "json"
+          ? { schema, ...example }
+          : encoding === "multipart" && files.length > 0
+            ? {
+                schema: {
+                  type: "object",
+                  description:
+                    "The body's fields as text parts (nested ones in bracket notation), and these file parts in place of the numbers they hold.",
+                  properties: Object.fromEntries(
+                    files.map(([name, description]) => [
+                      name,
+                      { type: "string", format: "binary", description },
+                    ]),
+                  ),
+                  additionalProperties: true,
+                },
+              }
+            : { schema };
+    const others = accept
+      .filter((e) => e !== "json")
+      .map((e) => (e === "form" ? "form-urlencoded" : e))
+      .join(" or ");
+    const description = [
+      accept.length > 1
+        ? `JSON, or the same fields ${others}; nested fields use brackets: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5.`
+        : "",
+      files.length > 0
+        ? `A multipart body may carry file parts (UTF-8 text): ${files.map(([name, what]) => `${name} (${what})`).join("; ")}.`
+        : "",
+    ]
+      .filter((x) => x !== "")
+      .join(" ");
+    op.requestBody = { required: true, content, ...(description !== "" ? { description } : {}) };
   }
   if (route.upload)
     op.requestBody = {

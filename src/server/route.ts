@@ -7,7 +7,7 @@
  */
 import type * as z from "zod";
 import type { ErrorCode } from "../contract/index.js";
-import type { BodyEncoding, HttpMethod, ServiceContext, UploadSpec } from "../service/index.js";
+import type { BodyEncoding, FormFile, HttpMethod, ServiceContext, UploadSpec } from "../service/index.js";
 import { pathParameters } from "../service/index.js";
 
 export type { HttpMethod };
@@ -42,7 +42,9 @@ export interface RouteBody<TBody> {
    * Conversion applied to form and multipart bodies before validation (form values are strings; e.g. the
    * contract's `backtestRequestFromForm` turns numeric fields into numbers).
    */
-  fromForm?: (value: unknown) => unknown;
+  fromForm?: (value: unknown, files: Readonly<Record<string, FormFile>>) => unknown;
+  /** File parts a multipart body may carry, by part name, with what each holds (see OperationBody.files). */
+  files?: Readonly<Record<string, string>>;
   /**
    * Largest body of this route, in bytes, when it must differ from the app's `maxBodyBytes` (an uploaded risk
    * model's matrices). @default the app's limit

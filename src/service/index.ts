@@ -73,6 +73,7 @@ export {
   type CallInput,
   callInput,
   defineOperation,
+  type FormFile,
   type HttpMethod,
   installOperationMethods,
   JsonText,
@@ -138,6 +139,19 @@ export {
   UNEXPECTED_ACCOUNT_ERROR,
 } from "./rebalance-runs.js";
 export { type RunSelectionInput, runSelectionOf, selectRunAccounts } from "./rebalance-selection.js";
+export {
+  type CsvText,
+  RISK_MODEL_FILE_FIELDS,
+  RISK_MODEL_FILE_PARTS,
+  type RiskModelFileNaming,
+  type RiskModelFiles,
+  readAssetCovarianceCsv,
+  readExposuresCsv,
+  readFactorCovarianceCsv,
+  readSpecificRiskCsv,
+  riskModelImportFromCsv,
+  UPLOAD_FILE_NAMING,
+} from "./risk-model-csv.js";
 export {
   deleteRiskModel,
   getRiskModel,

@@ -41,10 +41,25 @@ export interface OperationBody<S extends z.ZodType> {
   schema: S;
   /** Accepted encodings. @default ["json"] */
   accept?: readonly BodyEncoding[];
-  /** Conversion applied to form and multipart bodies before validation (form values are strings). */
-  fromForm?: (value: unknown) => unknown;
+  /**
+   * Conversion applied to form and multipart bodies before validation (form values are strings), with the file parts
+   * of a multipart body (those `files` names; empty otherwise). May be asynchronous (it loads its parser lazily).
+   */
+  fromForm?: (value: unknown, files: Readonly<Record<string, FormFile>>) => unknown;
+  /**
+   * File parts a multipart body may carry, by part name, with what each holds (for the OpenAPI document): their
+   * texts reach `fromForm`. Any other file part is refused (malformed_body). @default none
+   */
+  files?: Readonly<Record<string, string>>;
   /** Largest body in bytes when it must differ from the app's limit (an uploaded risk model). */
   maxBytes?: number;
+}
+
+/** A file part of a multipart body, read as UTF-8 text. */
+export interface FormFile {
+  /** The file name the part gives, without folders (the part's name when it gives none): errors name it. */
+  name: string;
+  text: string;
 }
 
 /** The success answer of an operation. */

@@ -150,6 +150,7 @@ const rebalanceRunsModule = () => import("./rebalance-runs.js");
 const getRebalanceRun = lazyFunction(rebalanceRunsModule, "getRebalanceRun");
 const listRebalanceRuns = lazyFunction(rebalanceRunsModule, "listRebalanceRuns");
 const runRebalance = lazyFunction(rebalanceRunsModule, "runRebalance");
+const riskModelCsvModule = () => import("./risk-model-csv.js");
 const riskModelsModule = () => import("./risk-models.js");
 const deleteRiskModel = lazyFunction(riskModelsModule, "deleteRiskModel");
 const getRiskModel = lazyFunction(riskModelsModule, "getRiskModel");
@@ -170,6 +171,7 @@ const getThemeConstituents = lazyFunction(themesModule, "getThemeConstituents");
 const listThemes = lazyFunction(themesModule, "listThemes");
 const reviseTheme = lazyFunction(themesModule, "reviseTheme");
 const tickersModule = () => import("./tickers.js");
+const weightsFileModule = () => import("./weights-file.js");
 const resolveTickerQueries = lazyFunction(tickersModule, "resolveTickerQueries");
 
 /**
@@ -456,8 +458,22 @@ export const OPERATIONS = {
     specEndpoint: 1,
     summary: "Create a rebalance proposal",
     description:
-      "Endpoint 1. Turns optimized target weights into orders: sells list the tax lots they consume (tax-optimal order, wash-sale aware) with basis and gain; buys are notional USD unless whole shares apply; non-USD orders carry an FX cost breakdown. Tickers may be theme_asset_ids or plain symbols; unknown, ambiguous or duplicated ones are named in the error details. Accepts JSON, form-urlencoded and multipart bodies (form arrays in bracket notation: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5). The proposal is stored (read it back with the GET extension).",
-    body: { schema: proposalRequestSchema, accept: ["json", "form", "multipart"] },
+      "Endpoint 1. Turns optimized target weights into orders: sells list the tax lots they consume (tax-optimal order, wash-sale aware) with basis and gain; buys are notional USD unless whole shares apply; non-USD orders carry an FX cost breakdown. Tickers may be theme_asset_ids or plain symbols; unknown, ambiguous or duplicated ones are named in the error details. Accepts JSON, form-urlencoded and multipart bodies (form arrays in bracket notation: optimized_weights[0][ticker]=AAPL&optimized_weights[0][weight]=0.5). Extension: a multipart body may instead carry the weights as a file part named `weights` (CSV ticker,weight with fractions or percents, or JSON), read as `lotwise proposal --weights-file` reads it; its errors name the file and line. The proposal is stored (read it back with the GET extension).",
+    body: {
+      schema: proposalRequestSchema,
+      accept: ["json", "form", "multipart"],
+      files: {
+        weights:
+          "extension: the target weights as a file instead of optimized_weights fields: CSV ticker,weight (weights as fractions or with %) or JSON, read as `lotwise proposal --weights-file` reads it",
+      },
+      fromForm: async (value, files) =>
+        files.weights
+          ? (await weightsFileModule()).proposalRequestWithWeightsFile(
+              value as Record<string, unknown>,
+              files.weights,
+            )
+          : value,
+    },
     response: { status: 200, schema: proposalResponseSchema, description: "The proposal." },
     // The stored JSON text is the reply: a response of hundreds of KiB is serialized once.
     errors: [
@@ -741,8 +757,20 @@ export const OPERATIONS = {
     path: `${ORG_PREFIX}/risk_models/`,
     tag: TAGS.riskModels,
     summary: "Upload a custom or vendor risk model",
-    description: `Extension. Stores a risk model that configurations with risk_model_name \`vendor\` or \`custom\` use: the optimizer takes the organization's newest model of that kind whose as_of_date is on or before its own date. A vendor model is exposures, factor_covariance and specific_risk (rows or nested records) with its frequency (required) and units; a custom one is a factor model with specific_variance, or assets + a square covariance. The numbers are validated record by record, converted to fractions, annualized and made positive semidefinite (a repair is reported in \`warnings\`). Bodies up to ${RISK_MODEL_MAX_BODY_BYTES / 1024 / 1024} MiB. Errors: validation_error naming each bad record (400).`,
-    body: { schema: riskModelImportSchema, maxBytes: RISK_MODEL_MAX_BODY_BYTES },
+    description: `Extension. Stores a risk model that configurations with risk_model_name \`vendor\` or \`custom\` use: the optimizer takes the organization's newest model of that kind whose as_of_date is on or before its own date. A vendor model is exposures, factor_covariance and specific_risk (rows or nested records) with its frequency (required) and units; a custom one is a factor model with specific_variance, or assets + a square covariance. The numbers are validated record by record, converted to fractions, annualized and made positive semidefinite (a repair is reported in \`warnings\`). The same model can come as CSV files: a multipart/form-data body with the other fields as text parts and the files as parts named exposures, covariance and specific_risk (or covariance alone: a custom model's square asset covariance), read as \`lotwise risk-models import\` reads them (docs/risk-models.md). Bodies up to ${RISK_MODEL_MAX_BODY_BYTES / 1024 / 1024} MiB, JSON or multipart. Errors: validation_error naming each bad record, or the file, line and column of each bad cell (400); nothing is stored when any file is bad.`,
+    body: {
+      schema: riskModelImportSchema,
+      accept: ["json", "multipart"],
+      maxBytes: RISK_MODEL_MAX_BODY_BYTES,
+      files: {
+        exposures: "exposures CSV: long asset,factor,exposure or wide asset,<factor>,<factor>,...",
+        covariance:
+          "factor covariance CSV: long factor1,factor2,covariance or a square matrix; for a custom model sent alone, a square asset covariance",
+        specific_risk: "specific risk CSV: asset,specific_risk (volatilities) or asset,specific_variance",
+      },
+      fromForm: async (value, files) =>
+        (await riskModelCsvModule()).riskModelImportFromCsv(value as Record<string, unknown>, files),
+    },
     response: {
       status: 201,
       schema: riskModelSchema,

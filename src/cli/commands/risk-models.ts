@@ -4,6 +4,8 @@
  * files (or a JSON body), so that configurations with `risk_model_name` vendor or custom optimize with it. Works the
  * same against the local store and a server (`--url`).
  */
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
 import type { Command } from "commander";
 import {
   RISK_MODEL_FREQUENCIES,
@@ -12,18 +14,19 @@ import {
   type RiskModelImport,
   type RiskModelSummary,
 } from "../../contract/index.js";
+import {
+  type CsvText,
+  RISK_MODEL_FILE_FIELDS,
+  type RiskModelFileNaming,
+  type RiskModelFiles,
+  riskModelImportFromCsv,
+} from "../../service/risk-model-csv.js";
 import { warningLine } from "../colour.js";
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, dateFlag, examples, type ProgramHooks, readJsonInput } from "../program.js";
 import { percent } from "../render.js";
-import {
-  readAssetCovarianceCsv,
-  readExposuresCsv,
-  readFactorCovarianceCsv,
-  readSpecificRiskCsv,
-} from "../risk-model-csv.js";
 
 interface ImportOptions {
   kind?: string;
@@ -52,6 +55,9 @@ Units and horizon: --frequency says what period the numbers cover (annual for Ba
 numbers are multiplied by 252, monthly by 12) and is required for vendor models. --units percent (vendor only)
 reads covariances in %^2 (divided by 10,000) and volatilities in % (divided by 100). Everything is stored
 annualized in fractions; \`show\` prints each factor's volatility so you can check them (a market factor near 15%).
+
+Without the CLI: POST the same files to .../risk_models/ as multipart parts exposures, covariance and specific_risk,
+with kind, name, as_of_date, frequency and units as fields (docs/optimize-service.md, "The CSV files over HTTP").
 
 The optimizer (lotwise optimize / rebalance) uses the newest model of the configuration's risk_model_name whose
 --as-of date is on or before the optimization's date; assets the model does not cover are imputed from their sector.`;
@@ -98,37 +104,36 @@ async function importBody(opts: ImportOptions): Promise<RiskModelImport> {
       "Vendor models need --frequency: annual for Barra and Axioma files (already annualized), daily for daily numbers (multiplied by 252).",
       "frequency",
     );
-  const files = [opts.exposures, opts.covariance, opts.specificRisk];
-  if (kind === "custom" && opts.covariance && !opts.exposures && !opts.specificRisk) {
-    Object.assign(body, await readAssetCovarianceCsv(opts.covariance));
-  } else if (files.some((f) => f !== undefined)) {
-    if (files.some((f) => f === undefined))
+  const paths = { exposures: opts.exposures, covariance: opts.covariance, specific_risk: opts.specificRisk };
+  if (Object.values(paths).every((p) => p === undefined)) {
+    if (opts.file === undefined)
       throw usageError(
-        `A factor model needs --exposures, --covariance and --specific-risk${kind === "custom" ? " (or --covariance alone: a square asset covariance)" : ""}.`,
-        opts.exposures === undefined
-          ? "exposures"
-          : opts.covariance === undefined
-            ? "covariance"
-            : "specific-risk",
+        "Give the model's files (--exposures, --covariance, --specific-risk) or --file.",
+        "exposures",
       );
-    body.exposures = await readExposuresCsv(opts.exposures!);
-    body.factor_covariance = await readFactorCovarianceCsv(opts.covariance!);
-    const specific = await readSpecificRiskCsv(opts.specificRisk!);
-    if (kind === "vendor") {
-      body.specific_risk = specific.values;
-      body.specific_risk_kind = specific.kind;
-    } else if (specific.kind === "volatility")
-      throw usageError(
-        "A custom factor model takes specific variances: name the column specific_variance (or import it as --kind vendor, which takes volatilities).",
-        "specific-risk",
-      );
-    else body.specific_variance = specific.values;
-  } else if (opts.file === undefined)
-    throw usageError(
-      "Give the model's files (--exposures, --covariance, --specific-risk) or --file.",
-      "exposures",
-    );
-  return body as RiskModelImport;
+    return body as RiskModelImport;
+  }
+  // The files override the numbers of --file. The service reads their texts (the parser of the HTTP upload);
+  // its errors name the flags.
+  for (const field of RISK_MODEL_FILE_FIELDS) delete body[field];
+  const files: RiskModelFiles = {};
+  for (const [part, path] of Object.entries(paths) as [keyof RiskModelFiles, string | undefined][])
+    if (path !== undefined) files[part] = await readCsvFile(path);
+  return riskModelImportFromCsv(body, files, FLAG_NAMING) as RiskModelImport;
+}
+
+/** The flags of the files, for the service's messages about which files a model needs. */
+const FLAG_NAMING: RiskModelFileNaming = {
+  exposures: "--exposures",
+  covariance: "--covariance",
+  specific_risk: "--specific-risk",
+  kind: "--kind",
+  code: "usage",
+};
+
+/** A CSV file's text, named by its file name in errors. */
+async function readCsvFile(path: string): Promise<CsvText> {
+  return { name: basename(path), text: await readFile(path, "utf8") };
 }
 
 /** A model for people: summary, source, factor volatilities, warnings. */
