@@ -51,6 +51,14 @@ export {
 } from "./evaluation.js";
 export { type HarvestScanOptions, harvestScan, MAX_SUBSTITUTES } from "./harvest.js";
 export { indexUuid } from "./identifiers.js";
+export {
+  accountRealized,
+  clientRealized,
+  executeProposal,
+  listExecutions,
+  recordTrades,
+} from "./ledger.js";
+export { importTrades } from "./ledger-trades-csv.js";
 export { LocalBackend } from "./local-backend.js";
 export { importLots, type LotCsvSource } from "./lots-import.js";
 export {

@@ -143,10 +143,10 @@ describe("a stored proposal applied as executed", () => {
       themeAssetId: o.ticker,
       side: (o.amount.startsWith("-") ? "sell" : "buy") as "sell" | "buy",
       category: "long" as const,
-      // A notional order's amount is USD: shares at the proposal's close.
+      // A notional order's amount is USD: whole millionths of a share at the proposal's close, rounded down.
       quantity:
         o.type === "notional"
-          ? new TaxDecimal(o.amount).abs().div(closes[o.ticker]!)
+          ? new TaxDecimal(o.amount).abs().div(closes[o.ticker]!).toDecimalPlaces(6, TaxDecimal.ROUND_DOWN)
           : o.amount.replace(/^-/, ""),
       taxLots: o.tax_lots?.map((l) => ({ lotId: l.lot_id!, quantity: l.quantity })) ?? null,
     }));
@@ -245,7 +245,7 @@ describe("a month of trading", () => {
         category: "long" as const,
         quantity:
           o.type === "notional"
-            ? new TaxDecimal(o.amount).abs().div(closes[o.ticker]!)
+            ? new TaxDecimal(o.amount).abs().div(closes[o.ticker]!).toDecimalPlaces(6, TaxDecimal.ROUND_DOWN)
             : o.amount.replace(/^-/, ""),
         taxLots: o.tax_lots?.map((l) => ({ lotId: l.lot_id!, quantity: l.quantity })) ?? null,
       }));

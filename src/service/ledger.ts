@@ -41,6 +41,7 @@ import {
   type TermTotals,
   yearTotals,
 } from "../core/ledger/index.js";
+import { DEFAULT_QUANTITY_DECIMALS } from "../core/proposal/index.js";
 import {
   LOT_SELECTION_POLICIES,
   type LotSelectionPolicy,
@@ -400,7 +401,17 @@ function proposalOrders(
           [{ path: `orders[${i}].amount`, message: `notional order of ${o.ticker} without a price` }],
         );
       const rate = o.currency === "USD" ? new TaxDecimal(1) : (fx.get(o.currency) ?? new TaxDecimal(1));
-      quantity = quantity.times(rate).div(price);
+      // Whole millionths of a share, rounded down (as proposals size shares and as dividend reinvestment buys):
+      // what is left of the amount stays in cash, and the lot's quantity and the cash are finite decimals.
+      quantity = quantity
+        .times(rate)
+        .div(price)
+        .toDecimalPlaces(DEFAULT_QUANTITY_DECIMALS, TaxDecimal.ROUND_DOWN);
+      if (quantity.isZero())
+        throw new ValidationError(
+          `The notional order of ${o.ticker} (${o.amount} ${o.currency}) buys less than one millionth of a share at ${price}.`,
+          [{ path: `orders[${i}].amount`, message: "less than 0.000001 share at the close" }],
+        );
     }
     const named =
       o.tax_lots !== null && o.tax_lots.length > 0 && o.tax_lots.every((l) => l.lot_id !== undefined);
