@@ -501,6 +501,32 @@ describe("trades", () => {
   });
 });
 
+describe("cash after a foreign-currency trade", () => {
+  it("is given as the account read gives it, 10 decimals, while the book keeps the exact USD value", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [], "1000");
+    // 7 DDD at 31 CAD, 1.37 CAD per USD: 217 / 1.37 = 158.394160583941605839... USD of cost.
+    const r = await recordTrades(ctx, org, client, account, {
+      trades: [
+        {
+          execution_id: "cad1",
+          side: "buy",
+          ticker: "DDD:XTSE",
+          trade_date: "2025-06-30",
+          quantity: "7",
+          price: "31",
+          currency: "CAD",
+          fx_rate: "1.37",
+        },
+      ],
+    });
+    const exact = new TaxDecimal(1000).minus(new TaxDecimal(217).div("1.37"));
+    expect((await bookOf(account)).cashUsd.toFixed()).toBe(exact.toFixed());
+    expect(r.cash_value_usd).toBe("841.6058394161");
+    expect(r.cash_delta_usd).toBe("-158.3941605839");
+  });
+});
+
 describe("household wash sales through the service", () => {
   it("disallows A's loss by B's purchase 9 days before: W 50, B's basis 260 from 2025-01-01 (docs/ledger.md)", async () => {
     const client = await newClient();

@@ -21,6 +21,7 @@ import type {
   RealizedTotalsWire,
   TradesRequest,
 } from "../contract/index.js";
+import { formatDecimal, NUMERIC_STRING_WIDTH } from "../contract/index.js";
 import type { Currency } from "../core/data/types.js";
 import { addDays } from "../core/dates.js";
 import { ConflictError, type FieldIssue, ValidationError } from "../core/errors.js";
@@ -189,13 +190,17 @@ export async function applyAccountExecutions(
           ...household.rewrite.map((w) => w.accountUuid),
         ]),
       ],
-      cash_delta_usd: batch.cashDelta,
-      cash_value_usd: written.cashValueUsd,
+      // As the account read shape gives cash (10 decimals); the stored cash keeps every digit.
+      cash_delta_usd: cashText(batch.cashDelta, "cash_delta_usd"),
+      cash_value_usd: cashText(written.cashValueUsd, "cash_value_usd"),
       lots: result.book.lots.length,
       short_lots: (result.book.shortLots ?? []).length,
     };
   });
 }
+
+const cashText = (v: string, field: string) =>
+  formatDecimal(v, NUMERIC_STRING_WIDTH.integerDigits, NUMERIC_STRING_WIDTH.fractionDigits, field);
 
 /**
  * Buys and short sales whose currency is not their listing's (docs/ledger.md, "Lots and their listing's currency"):
