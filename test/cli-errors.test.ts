@@ -2,6 +2,8 @@
  * What a user sees when a command line goes wrong in the ordinary ways (issue 17): output cut short by a pager or
  * `head`, a missing file, a URL without its scheme, a server that is not running. Each is a short sentence and the
  * right exit code, never "unexpected error", a stack trace or an internal operation name.
+ * In-process runs (test/helpers/cli-inprocess.ts, the same text and exit codes as the binary) except the closed
+ * pipe, which needs a real process of the built binary and its EPIPE handling (bin/lotwise.js).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,7 +11,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, ROOT, run } from "./helpers/cli.js";
+import { BIN, ROOT } from "./helpers/cli.js";
+import { run } from "./helpers/cli-inprocess.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lotwise-cli-errors-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
