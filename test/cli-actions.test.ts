@@ -1,12 +1,15 @@
 /**
- * `lotwise actions import|list|apply` and `lotwise accounts holdings --as-of` end to end (built CLI as a child
- * process), on a local store and against a served instance: same answers, actions applied once.
+ * `lotwise actions import|list|apply` and `lotwise accounts holdings --as-of` end to end, on a local store and
+ * against a served instance: same answers, actions applied once. The commands run in-process
+ * (test/helpers/cli-inprocess.ts: the same text and exit codes as the binary); the server is a real `lotwise serve`
+ * process of the built binary (`npm run build` first).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { okJson, run, type Served, serveStore } from "./helpers/cli.js";
+import { type Served, serveStore } from "./helpers/cli.js";
+import { okJson, run } from "./helpers/cli-inprocess.js";
 
 let dir: string;
 let store: string;

@@ -1,8 +1,11 @@
 /**
- * `lotwise backtest ...` as users run it: the built binary as a child process on a demo store (`npm test` builds
- * dist/ first). start/status/wait/show/list/cancel/batch with their exit codes, the HTML report, usage errors, a
- * remote run on `lotwise serve` giving the same result as a local one, and a `backtest start` killed with SIGKILL
- * mid-job whose job the next command recovers and finishes.
+ * `lotwise backtest ...` as users run it, on a demo store: start/status/wait/show/list/cancel/batch with their exit
+ * codes, the HTML report, usage errors, a remote run on `lotwise serve` giving the same result as a local one, and
+ * a `backtest start` killed with SIGKILL mid-job whose job the next command recovers and finishes.
+ * The commands run in-process (test/helpers/cli-inprocess.ts: `main()` with the output captured, the same text and
+ * exit codes as the binary; local jobs run on worker threads of the test process, as they do in the binary's).
+ * Real processes of the built binary (`npm run build` first) where a process is the point: the `lotwise serve`
+ * instances and the `backtest start` killed with SIGKILL.
  *
  * These tests need the account backtest engine wired into the build (dist/service/jobs/default-executor.js imports
  * backtest-run.js); without it they are skipped and say so.
@@ -15,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../src/cli/main.js";
 import { type BacktestJob, backtestJobListSchema, backtestJobSchema } from "../src/contract/index.js";
 import { openSqliteStore } from "../src/store/index.js";
-import { BIN, ROOT, type Run, run, serveStore } from "./helpers/cli.js";
+import { BIN, ROOT, serveStore } from "./helpers/cli.js";
+import { type Run, run } from "./helpers/cli-inprocess.js";
 
 function jobOf(r: Run, code = 0): BacktestJob {
   expect(r.code, r.stderr).toBe(code);

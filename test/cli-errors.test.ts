@@ -2,6 +2,9 @@
  * What a user sees when a command line goes wrong in the ordinary ways (issue 17): output cut short by a pager or
  * `head`, a missing file, a URL without its scheme, a server that is not running. Each is a short sentence and the
  * right exit code, never "unexpected error", a stack trace or an internal operation name.
+ * Processes of the built binary (`npm run build` first): the closed pipe needs one (EPIPE handling is in
+ * bin/lotwise.js), and for the handful of other commands a process start costs less than loading the CLI's sources
+ * into the test process (test/helpers/cli-inprocess.ts measured slower here: docs/benchmarks.md, "Test suite").
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

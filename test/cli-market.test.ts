@@ -1,15 +1,16 @@
 /**
  * `lotwise market generate|import` into a store that already holds market data (issue 17, item 3): without
  * --merge or --replace the command prints what would change and exits 2; --dry-run shows it and writes nothing;
- * --merge and --replace do what they say. The built binary as a child process, on small hand-made files that
- * reproduce the issue's cases (DEL's price overwritten, prices landing in an existing CL, AAPL:XNYS beside AAPL:XNAS).
+ * --merge and --replace do what they say. On small hand-made files that reproduce the issue's cases (DEL's price
+ * overwritten, prices landing in an existing CL, AAPL:XNYS beside AAPL:XNAS). The commands run in-process
+ * (test/helpers/cli-inprocess.ts: the same text and exit codes as the binary); nothing here needs a process.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/store/index.js";
-import { okJson as json, run } from "./helpers/cli.js";
+import { okJson as json, run } from "./helpers/cli-inprocess.js";
 
 const SECURITIES =
   "theme_asset_id,name\nDEL:XNYS,Delta Synthetic\nAAPL:XNAS,Apple Inc.\nCL:XNYS,Synthetic CL\n";
@@ -62,7 +63,7 @@ describe("lotwise market: safe imports and generation", () => {
   };
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  // One store with market data, copied for each test (every CLI run is a process start).
+  // One store with market data, copied for each test.
   const base = join(dir, "base.db");
   beforeAll(async () => {
     expect((await run(["init", "--store", base])).code).toBe(0);

@@ -1,7 +1,9 @@
 /**
- * `lotwise risk-models` as users run it (the built binary): a vendor model imported from CSV files for the demo store,
- * used by `lotwise optimize` once the demo configuration names it, the same locally and against `lotwise serve`;
- * a custom asset covariance repaired with a warning; bad files named by line and column.
+ * `lotwise risk-models` as users run it: a vendor model imported from CSV files for the demo store, used by
+ * `lotwise optimize` once the demo configuration names it, the same locally and against `lotwise serve`; a custom
+ * asset covariance repaired with a warning; bad files named by line and column. The commands run in-process
+ * (test/helpers/cli-inprocess.ts: the same text and exit codes as the binary); the server is a real `lotwise serve`
+ * process of the built binary (`npm run build` first).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,7 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountOptimizationSchema, riskModelListSchema, riskModelSchema } from "../src/contract/index.js";
 import { openSqliteStore } from "../src/store/index.js";
-import { okJson as json, run, type Served, serveStore } from "./helpers/cli.js";
+import { type Served, serveStore } from "./helpers/cli.js";
+import { okJson as json, run } from "./helpers/cli-inprocess.js";
 
 describe("lotwise risk-models", () => {
   let dir: string;

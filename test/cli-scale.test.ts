@@ -1,11 +1,13 @@
 /**
- * The scale-out commands end to end through the built CLI: `lotwise worker` refuses a SQLite store and needs a queue;
+ * The scale-out commands end to end: `lotwise worker` refuses a SQLite store and needs a queue;
  * `lotwise store migrate` creates or upgrades a store and says from which version to which; `lotwise store copy`
  * copies a store into an empty one and refuses a non-empty target; a PostgreSQL URL is never shown with its
  * password. With PostgreSQL: `serve` without a queue runs jobs on its own threads. With PostgreSQL and Redis: `init --demo` on a
  * postgres:// URL, copy both ways, and a `lotwise serve --queue` plus a `lotwise worker` process running a backtest
  * posted over HTTP, /readyz 200 with both checks, and both processes exiting 0 on SIGTERM (skipped, with the reason,
  * without them).
+ * The one-shot commands run in-process (test/helpers/cli-inprocess.ts: the same text and exit codes as the binary);
+ * `serve` and `worker` are real processes of the built binary (`npm run build` first), stopped with SIGTERM.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,7 +16,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from "../src/store/index.js";
-import { BIN, okJson, ROOT, run } from "./helpers/cli.js";
+import { BIN, ROOT } from "./helpers/cli.js";
+import { okJson, run } from "./helpers/cli-inprocess.js";
 import { dropSchemas, PG_URL, privateSchema, probePostgres } from "./helpers/pg.js";
 import { dropPrefix, privatePrefix, REDIS_URL, redisAvailable } from "./helpers/queue-jobs.js";
 

@@ -2,6 +2,8 @@
  * The CLI loads only what the command line runs (issue 17, start-up): `--version` and the top-level `--help` import
  * no command module, no zod, no SQLite driver and no service; `lotwise clients ...` imports the clients module and
  * not the backtest one. The top-level help built from the command table equals the help of the full tree.
+ * What a command loads is measured on real processes of the built binary (a module-resolution hook in NODE_OPTIONS;
+ * `npm run build` first); the other commands run in-process (test/helpers/cli-inprocess.ts).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { COMMAND_MODULES, commandModuleFor } from "../src/cli/command-table.js";
 import { buildProgram } from "../src/cli/main.js";
 import { run } from "./helpers/cli.js";
+import { run as runHere } from "./helpers/cli-inprocess.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lotwise-startup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,7 +90,7 @@ describe("CLI start-up", () => {
 
   it("loads the service module of the operation it calls and not the optimizer, backtests or themes (clients list)", async () => {
     const store = join(dir, "s.db");
-    expect((await run(["init", "--store", store])).code).toBe(0);
+    expect((await runHere(["init", "--store", store])).code).toBe(0);
     const loaded = await modulesLoadedBy(["clients", "list", "--store", store]);
     expect(loaded.some((u) => u.endsWith("/dist/service/clients.js"))).toBe(true);
     const heavy = loaded.filter((u) =>
@@ -99,7 +102,7 @@ describe("CLI start-up", () => {
   });
 
   it("still reports an unknown command as a usage error with a suggestion", async () => {
-    const r = await run(["clinets", "list"]);
+    const r = await runHere(["clinets", "list"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command 'clinets'");
     expect(r.stderr).toContain("clients");

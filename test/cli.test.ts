@@ -1,7 +1,9 @@
 /**
- * The CLI as users run it: the built binary as a child process (`npm test` builds dist/ before vitest runs).
- * Exit codes (0 ok, 1 failure, 2 usage), --help with examples, --json output validated by the contract, the demo,
- * lots import from a broker export, configurations, proposals, themes, catalog, and local/remote parity.
+ * The CLI as users run it: exit codes (0 ok, 1 failure, 2 usage), --help with examples, --json output validated by
+ * the contract, the demo, lots import from a broker export, configurations, proposals, themes, catalog, and
+ * local/remote parity. The commands run in-process (test/helpers/cli-inprocess.ts: `main()` with the output
+ * captured, the same text and exit codes as the binary, without a process start per command); the server of the
+ * remote tests is a real `lotwise serve` process (the built binary: `npm run build` first).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -18,7 +20,8 @@ import {
   themeBacktestResultSchema,
   themeConstituentSnapshotSchema,
 } from "../src/contract/index.js";
-import { okJson as json, ROOT, type Run, run, type Served, serveStore } from "./helpers/cli.js";
+import { ROOT, type Served, serveStore } from "./helpers/cli.js";
+import { okJson as json, type Run, run } from "./helpers/cli-inprocess.js";
 
 const FIXTURES = join(ROOT, "fixtures");
 

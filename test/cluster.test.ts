@@ -5,7 +5,8 @@
  * stopped half-way. Every job must end SUCCESS, none may run to the end twice, and the results must equal those of
  * the same backtests on the embedded SQLite store; a PATCH through one instance is read back through the other at
  * once. Needs PostgreSQL and Redis (LOTWISE_TEST_PG / LOTWISE_TEST_REDIS); skipped with the reason without them.
- * Run `npm run build` first (`npm test` does).
+ * Run `npm run build` first (`npm test` does). The one-shot commands (init, rebalance --all, the SQLite
+ * backtests) run in-process (test/helpers/cli-inprocess.ts: the same text and exit codes as the binary).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -15,7 +16,8 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, ROOT, run, type Served, serveStore } from "./helpers/cli.js";
+import { BIN, ROOT, type Served, serveStore } from "./helpers/cli.js";
+import { run } from "./helpers/cli-inprocess.js";
 
 const PG_URL = process.env.LOTWISE_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.LOTWISE_TEST_REDIS ?? "redis://127.0.0.1:6379";

@@ -2,7 +2,8 @@
  * Fault injection: `lotwise serve` killed with SIGKILL while it runs a backtest (no clean-up at all: the job stays
  * RUNNING under the dead process's lease). A server started afterwards on the same store file with `--workers 0`
  * (it runs no jobs) still recovers the job — re-queued, never shown RUNNING — and a server with a worker then runs
- * it to SUCCESS. Spawns the built binary: `npm run build` first.
+ * it to SUCCESS. The servers are processes of the built binary (`npm run build` first); the demo store is made
+ * in-process (test/helpers/cli-inprocess.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BacktestJob, backtestJobSchema } from "../../src/contract/index.js";
 import { openSqliteStore } from "../../src/store/index.js";
-import { okJson, run, type Served, serveStore } from "../helpers/cli.js";
+import { type Served, serveStore } from "../helpers/cli.js";
+import { okJson, run } from "../helpers/cli-inprocess.js";
 
 let dir: string;
 let store: string;

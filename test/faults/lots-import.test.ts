@@ -1,7 +1,9 @@
 /**
  * Fault injection on `lotwise lots import` (the built binary on a store file): two appends at once must both land
  * (or one be refused with a clear error and a non-zero exit; never a silent loss), and an import killed with
- * SIGKILL must leave the account exactly as it was (nothing half-written). Run `npm run build` first.
+ * SIGKILL must leave the account exactly as it was (nothing half-written). Every command is a process of its own
+ * (test/helpers/cli.ts, not the in-process runner): the point is two processes on one file and a process killed
+ * mid-write. Run `npm run build` first.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
