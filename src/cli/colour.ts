@@ -24,7 +24,20 @@ export function colourLevel(
 
 let current: ChalkInstance | undefined;
 
-/** The painter of this process (decided once). */
+/**
+ * Decide the colours of one run of the CLI from its own arguments (`main(argv)` calls it first), so that a program
+ * calling `main` with `--no-color` gets none whatever the process was started with.
+ */
+export function decideColours(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  isTTY: boolean = Boolean(process.stdout.isTTY),
+): ChalkInstance {
+  current = new Chalk({ level: colourLevel(env, argv, isTTY) });
+  return current;
+}
+
+/** The painter of this run (decided by {@link decideColours}, else once from the process's own arguments). */
 export function colours(): ChalkInstance {
   current ??= new Chalk({ level: colourLevel() });
   return current;

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
+import { decideColours } from "./colour.js";
 import { COMMAND_MODULES, type CommandModule, commandModuleFor } from "./command-table.js";
 import { EXIT_USAGE } from "./errors.js";
 import { uuidFlag } from "./flags.js";
@@ -112,6 +113,7 @@ export async function buildProgram(
 
 /** Run the CLI with `argv` (as process.argv) and return the exit code. */
 export async function main(argv: readonly string[], hooks: ProgramHooks = {}): Promise<number> {
+  decideColours(argv);
   // Only the module of the command being run is loaded: `--version` and `--help` load none.
   const module = commandModuleFor(argv.slice(2));
   const program = await buildProgram(hooks, module ? [module] : []);

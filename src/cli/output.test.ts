@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from "node:util";
 import { Chalk } from "chalk";
 import { describe, expect, it } from "vitest";
-import { colourLevel, paintStatus } from "./colour.js";
+import { colourLevel, colours, decideColours, paintStatus } from "./colour.js";
 import { fitColumnWidths, renderTable } from "./output.js";
 
 describe("tables that fit the terminal", () => {
@@ -76,6 +76,17 @@ describe("colour", () => {
     expect(colourLevel({}, ["node", "lotwise", "scan", "--no-color"], true)).toBe(0);
     expect(colourLevel({ FORCE_COLOR: "3" }, [], false)).toBe(3);
     expect(colourLevel({ TERM: "dumb" }, [], true)).toBe(0);
+  });
+
+  it("is decided per run from the arguments main() is given, not the process's", () => {
+    try {
+      decideColours(["node", "lotwise", "scan", "--no-color"], { FORCE_COLOR: "1" }, true);
+      expect(colours().level).toBe(0);
+      decideColours(["node", "lotwise", "scan"], { FORCE_COLOR: "1" }, true);
+      expect(colours().level).toBe(1);
+    } finally {
+      decideColours(process.argv, process.env, Boolean(process.stdout.isTTY));
+    }
   });
 
   it("paints statuses by severity and leaves other words alone", () => {
