@@ -459,16 +459,23 @@ function roundShares(run: Run): Outcome {
   );
   let wRounded: Float64Array = Float64Array.from(run.cur.w);
   for (let i = 0; i < m.n; i++) if (!Number.isNaN(rounded.fixed[i]!)) wRounded[i] = rounded.fixed[i]!;
-  let done = false;
-  if (hasContinuous) {
+  // Solve again with the whole-share assets fixed at fixLo = fixHi; a solution that meets every constraint is kept.
+  const resolveFixed = () => {
     state.extraLower = fixLo;
     state.extraUpper = fixHi;
     const s = resolve(run, run.cur.res.x);
-    if (ok(s.res) && violation(m, s.built, s.w) <= 1e-12) {
+    const kept = ok(s.res) && violation(m, s.built, s.w) <= 1e-12;
+    if (kept) {
       run.cur = s;
       run.finalW = s.w;
-      done = true;
-    } else if (ok(s.res)) wRounded = s.w;
+    }
+    return { s, kept };
+  };
+  let done = false;
+  if (hasContinuous) {
+    const { s, kept } = resolveFixed();
+    done = kept;
+    if (!kept && ok(s.res)) wRounded = s.w;
   }
   if (!done) {
     const repaired = repairWholeShares(m, run.cur.built, wRounded, continuous, whole);
@@ -483,13 +490,7 @@ function roundShares(run: Run): Outcome {
           fixLo[i] = repaired[i]!;
           fixHi[i] = repaired[i]!;
         }
-      state.extraLower = fixLo;
-      state.extraUpper = fixHi;
-      const s = resolve(run, run.cur.res.x);
-      if (ok(s.res) && violation(m, s.built, s.w) <= 1e-12) {
-        run.cur = s;
-        run.finalW = s.w;
-      }
+      resolveFixed();
     }
   }
   // Exact whole-share weights (the continuous solve may leave 1e-16 noise on fixed assets).
