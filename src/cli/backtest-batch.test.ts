@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type BacktestJob, CONTRACT_EXAMPLES } from "../contract/index.js";
-import {
-  batchRow,
-  parseAccountList,
-  parseFraction,
-  rejectedRow,
-  rowsToCsv,
-  summarize,
-  thresholdBreaches,
-} from "./backtest-batch.js";
+import { batchRow, rejectedRow, rowsToCsv, summarize, thresholdBreaches } from "../service/backtest-batch.js";
+import { parseAccountList, parseFraction } from "./backtest-batch.js";
 import { requestFromOptions } from "./commands/backtest.js";
 
 const A = "11111111-1111-4111-8111-111111111111";

@@ -9,6 +9,16 @@ export { accountRead, holdingsRiskPercent, loadValuation, valuePositions } from 
 export { createAssetClass, listAssetClasses, readAssetClass } from "./asset-classes.js";
 export type { Backend, BackendMethods } from "./backend.js";
 export {
+  type BatchRow,
+  type BatchSummary,
+  type BatchThresholds,
+  batchRow,
+  rejectedRow,
+  rowsToCsv as batchRowsToCsv,
+  summarize as summarizeBatch,
+  thresholdBreaches,
+} from "./backtest-batch.js";
+export {
   type BacktestServiceContext,
   backtestJobRead,
   cancelBacktest,

@@ -18,19 +18,17 @@ import {
   parseOrThrow,
 } from "../../contract/index.js";
 import { ValidationError } from "../../core/errors.js";
-import type { Backend } from "../../service/index.js";
-import { defaultConcurrency, recoverOrphanJobs } from "../../service/jobs/index.js";
 import {
   type BatchRow,
   type BatchThresholds,
   batchRow,
-  parseAccountList,
-  parseFraction,
-  parseNumber,
   rejectedRow,
   rowsToCsv,
   summarize,
-} from "../backtest-batch.js";
+} from "../../service/backtest-batch.js";
+import type { Backend } from "../../service/index.js";
+import { defaultConcurrency, recoverOrphanJobs } from "../../service/jobs/index.js";
+import { parseAccountList, parseFraction, parseNumber } from "../backtest-batch.js";
 import {
   type FollowCallbacks,
   interruptible,
