@@ -139,6 +139,19 @@ describe("thresholds", () => {
 });
 
 describe("backtest parameters from options", () => {
+  it("takes --start / --end as --start-date / --end-date, and refuses the two spellings when they disagree", () => {
+    expect(requestFromOptions({ start: "2024-01-02", end: "2024-06-28" })).toMatchObject({
+      start_date: "2024-01-02",
+      end_date: "2024-06-28",
+    });
+    expect(requestFromOptions({ start: "2024-01-02", startDate: "2024-01-02" })).toMatchObject({
+      start_date: "2024-01-02",
+    });
+    expect(() => requestFromOptions({ start: "2024-01-02", startDate: "2024-02-01" })).toThrow(
+      /--start 2024-01-02 and --start-date 2024-02-01 disagree/,
+    );
+  });
+
   it("converts numbers and upper-cases the period", () => {
     expect(
       requestFromOptions({

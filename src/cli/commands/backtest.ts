@@ -9,7 +9,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { extname } from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import {
   type BacktestJob,
   type BacktestRequest,
@@ -70,8 +70,15 @@ const PARAMETER_OPTIONS = [
 
 type ParameterOptions = Partial<Record<string, string>>;
 
+/** Short spellings of the window options, hidden (`themes backtest` takes them too): `--start`, `--end`. */
+const SHORT_WINDOW_OPTIONS = [
+  ["start", "startDate", "start_date"],
+  ["end", "endDate", "end_date"],
+] as const;
+
 function addParameterOptions(cmd: Command): Command {
   for (const [flags, , help] of PARAMETER_OPTIONS) cmd.option(flags, help);
+  for (const [short] of SHORT_WINDOW_OPTIONS) cmd.addOption(new Option(`--${short} <date>`).hideHelp());
   return cmd;
 }
 
@@ -92,6 +99,16 @@ export function requestFromOptions(opts: ParameterOptions): BacktestRequest {
     const v = opts[camel(flags)];
     if (v !== undefined) fields[field] = field === "rebalance_period" ? v.toUpperCase() : v;
     optionOf.set(field, flags.split(" ")[0]!);
+  }
+  for (const [short, long, field] of SHORT_WINDOW_OPTIONS) {
+    const v = opts[short];
+    if (v === undefined) continue;
+    if (opts[long] !== undefined && opts[long] !== v)
+      throw usageError(
+        `--${short} ${v} and --${field.replace("_", "-")} ${opts[long]} disagree; give one.`,
+        `--${short}`,
+      );
+    fields[field] = v;
   }
   try {
     return parseOrThrow(backtestRequestSchema, backtestRequestFromForm(fields), "backtest parameters");
