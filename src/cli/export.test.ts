@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { Decimal } from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,8 +21,9 @@ import {
   listClients,
   type ServiceContext,
 } from "../service/index.js";
+import { listExecutions } from "../service/ledger.js";
 import { openSqliteStore, type SqliteStore } from "../store/index.js";
-import { main } from "./main.js";
+import { buildProgram, main } from "./main.js";
 import { memoryOutput } from "./output.js";
 
 const security = (id: string) => listing(id, { name: `${id.split(":")[0]}, Inc.`, sector: 45 });
@@ -288,6 +290,40 @@ describe("--out on list commands", () => {
       "last_used_at",
       "revoked_at",
     ]);
+  });
+
+  it("every list command takes --out", async () => {
+    const program = await buildProgram();
+    const lists: string[] = [];
+    const walk = (c: Command, path: string[]) => {
+      for (const sub of c.commands) {
+        const here = [...path, sub.name()];
+        if (sub.name() === "list") lists.push(here.join(" "));
+        if (sub.name() === "list")
+          expect(
+            sub.options.some((o) => o.long === "--out"),
+            here.join(" "),
+          ).toBe(true);
+        walk(sub, here);
+      }
+    };
+    walk(program, []);
+    expect(lists).toEqual(expect.arrayContaining(["trades list", "actions list", "rebalance runs list"]));
+  });
+
+  it("trades list --out FILE.csv writes one row per execution applied", async () => {
+    const applied = await run(["trades", "apply-proposal", proposalUuid, "--account", accountUuid], true);
+    expect(applied.code, applied.stderr).toBe(0);
+    const out = join(dir, "executions.csv");
+    const r = await run(["trades", "list", "--account", accountUuid, "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = parse(readFileSync(out, "utf8"), { columns: true }) as Record<string, string>[];
+    const listed = await listExecutions(ctx, org, clientUuid, accountUuid);
+    expect(r.stdout).toBe(`Wrote ${listed.executions.length} executions to ${out} (CSV).`);
+    expect(rows.map((x) => [x.execution_id, x.side, x.ticker, x.quantity])).toEqual(
+      listed.executions.map((e) => [e.execution_id, e.side, e.ticker, e.quantity]),
+    );
+    expect(rows.length).toBeGreaterThan(0);
   });
 });
 

@@ -13,6 +13,7 @@ import type {
 } from "../../contract/index.js";
 import { importCorporateActions } from "../../service/corporate-actions.js";
 import { usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderTable } from "../output.js";
 import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
 
@@ -102,18 +103,29 @@ export function registerActions(program: Command, hooks: ProgramHooks): void {
       .option("--from <date>", "first ex-date", dateFlag)
       .option("--to <date>", "last ex-date", dateFlag)
       .option("--listing <id>", "only actions about this theme_asset_id")
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx, opts: { from?: string; to?: string; listing?: string }) => {
+        action(hooks, async (ctx, opts: { from?: string; to?: string; listing?: string; out?: string }) => {
           const list = await (await ctx.backend()).listCorporateActions({
             ...(opts.from ? { from: opts.from } : {}),
             ...(opts.to ? { to: opts.to } : {}),
             ...(opts.listing ? { listing: opts.listing } : {}),
           });
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "corporate actions", list, [
+              { header: "id", value: (a) => a.id },
+              { header: "kind", value: (a) => a.kind },
+              { header: "theme_asset_id", value: (a) => a.theme_asset_id },
+              { header: "ex_date", value: (a) => a.ex_date },
+              { header: "pay_date", value: (a) => a.pay_date },
+              { header: "params", value: (a) => JSON.stringify(a.params) },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else ctx.out.line(renderActions(list));
         }),
       ),
     "lotwise actions list --from 2025-01-01 --listing OSM:XNYS",
+    "lotwise actions list --out actions.csv",
   );
   examples(
     actions

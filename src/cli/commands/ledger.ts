@@ -20,8 +20,9 @@ import { CURRENCIES } from "../../core/data/types.js";
 import { type FieldIssue, ValidationError } from "../../core/errors.js";
 import type { CommandContext } from "../context.js";
 import { usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
-import { action, examples, type ProgramHooks } from "../program.js";
+import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
 import { money, quantity } from "../render.js";
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -243,17 +244,40 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
       .command("list")
       .description("List the executions applied to an account, by trade date.")
       .requiredOption("--account <uuid>", "the account")
-      .option("--from <date>", "first trade date")
-      .option("--to <date>", "last trade date")
+      .option("--from <date>", "first trade date", dateFlag)
+      .option("--to <date>", "last trade date", dateFlag)
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx, opts: { account: string; from?: string; to?: string }) => {
+        action(hooks, async (ctx, opts: { account: string; from?: string; to?: string; out?: string }) => {
           const backend = await ctx.backend();
           const found = await backend.findAccount(opts.account);
           const list = await backend.listExecutions(found.client_uuid, opts.account, {
             ...(opts.from ? { from: opts.from } : {}),
             ...(opts.to ? { to: opts.to } : {}),
           });
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(
+              ctx.out,
+              opts.out,
+              "executions",
+              list.executions,
+              [
+                { header: "trade_date", value: (e) => e.trade_date },
+                { header: "execution_id", value: (e) => e.execution_id },
+                { header: "source", value: (e) => e.source },
+                { header: "proposal_uuid", value: (e) => e.proposal_uuid },
+                { header: "order_index", value: (e) => e.order_index },
+                { header: "side", value: (e) => e.side },
+                { header: "ticker", value: (e) => e.ticker },
+                { header: "quantity", value: (e) => e.quantity },
+                { header: "price", value: (e) => e.price },
+                { header: "fees", value: (e) => e.fees },
+                { header: "currency", value: (e) => e.currency },
+                { header: "fx_rate", value: (e) => e.fx_rate },
+              ],
+              list,
+            );
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               renderTable(
@@ -274,6 +298,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
         }),
       ),
     "lotwise trades list --account 91aad834-... --from 2025-01-01",
+    "lotwise trades list --account 91aad834-... --out executions.csv",
   );
 
   const ledger = program

@@ -14,6 +14,7 @@ import {
 } from "../../contract/index.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
+import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
 import { createProgressBar } from "../progress-bar.js";
@@ -160,15 +161,28 @@ export function registerRebalanceRuns(rebalance: Command, hooks: ProgramHooks): 
       .command("list")
       .description("The organization's rebalance runs, newest first, with their totals.")
       .option("--as-of <date>", "only the runs of this as-of date (YYYY-MM-DD)", dateFlag)
+      .option("--out <file>", OUT_OPTION_HELP)
       .action(
-        action(hooks, async (ctx, opts: { asOf?: string }) => {
+        action(hooks, async (ctx, opts: { asOf?: string; out?: string }) => {
           if (opts.asOf !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
             throw usageError(`--as-of must be a date YYYY-MM-DD, got "${opts.asOf}".`, "--as-of");
           const backend = await ctx.backend();
           const list = await backend.listRebalanceRuns(
             opts.asOf === undefined ? {} : { as_of_date: opts.asOf },
           );
-          if (ctx.out.json) ctx.out.printJson(list);
+          if (opts.out)
+            await writeListOut(ctx.out, opts.out, "rebalance runs", list, [
+              { header: "run_uuid", value: (r) => r.run_uuid },
+              { header: "as_of_date", value: (r) => r.as_of_date },
+              { header: "when", value: (r) => r.when },
+              { header: "selection", value: (r) => selectionText(r) },
+              { header: "status", value: (r) => r.status },
+              { header: "accounts", value: (r) => r.totals.accounts },
+              { header: "created", value: (r) => r.totals.created },
+              { header: "skipped", value: (r) => r.totals.skipped },
+              { header: "failed", value: (r) => r.totals.failed },
+            ]);
+          else if (ctx.out.json) ctx.out.printJson(list);
           else
             ctx.out.line(
               renderTable(
@@ -191,6 +205,7 @@ export function registerRebalanceRuns(rebalance: Command, hooks: ProgramHooks): 
       ),
     "lotwise rebalance runs list",
     "lotwise rebalance runs list --as-of 2025-12-31 --json",
+    "lotwise rebalance runs list --out runs.csv",
   );
   examples(
     runs
