@@ -37,8 +37,10 @@ export function reportError(err: unknown, out: Output): number {
     });
   } else if (err instanceof ValidationError) {
     out.note(`lotwise: ${err.message}`);
-    for (const i of err.issues.slice(0, 50)) out.note(`  - ${i.path ? `${i.path}: ` : ""}${i.message}`);
-    if (err.issues.length > 50) out.note(`  ... and ${err.issues.length - 50} more`);
+    // An issue that only repeats the message (a usage error names its option in the message) is not listed again.
+    const listed = err.issues.filter((i) => i.message !== err.message);
+    for (const i of listed.slice(0, 50)) out.note(`  - ${i.path ? `${i.path}: ` : ""}${i.message}`);
+    if (listed.length > 50) out.note(`  ... and ${listed.length - 50} more`);
   } else if (err instanceof PortfolioError) {
     out.note(`lotwise: ${err.message} [${err.code}]`);
   } else {

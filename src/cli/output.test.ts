@@ -1,8 +1,10 @@
 import { stripVTControlCharacters } from "node:util";
 import { Chalk } from "chalk";
 import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
 import { colourLevel, colours, decideColours, paintStatus } from "./colour.js";
-import { fitColumnWidths, renderTable } from "./output.js";
+import { reportError, usageError } from "./errors.js";
+import { fitColumnWidths, memoryOutput, renderTable } from "./output.js";
 
 describe("tables that fit the terminal", () => {
   it("leaves a table that fits as it is", () => {
@@ -108,5 +110,34 @@ describe("colour", () => {
     const lines = renderTable(rows, cols, undefined, 60).split("\n");
     expect(Math.max(...lines.map((l) => stripVTControlCharacters(l).length))).toBeLessThanOrEqual(60);
     expect(lines.some((l) => l.includes("\u001b[31mbreach\u001b[39m"))).toBe(true);
+  });
+});
+
+describe("errors for a person", () => {
+  it("prints a usage error once, not again as its own detail, and exits 2", () => {
+    const out = memoryOutput(false);
+    expect(
+      reportError(
+        usageError("--start 2025-06-02 and --start-date 2025-07-01 disagree; give one.", "--start"),
+        out,
+      ),
+    ).toBe(2);
+    expect(out.stderr).toEqual([
+      "lotwise: --start 2025-06-02 and --start-date 2025-07-01 disagree; give one.",
+    ]);
+  });
+
+  it("lists the issues that add something under the message", () => {
+    const out = memoryOutput(false);
+    const err = new ValidationError("2 rows of lots.csv are invalid.", [
+      { path: "line 3, quantity", message: "must be > 0" },
+      { path: "line 7, trade_date", message: "not a date" },
+    ]);
+    expect(reportError(err, out)).toBe(1);
+    expect(out.stderr).toEqual([
+      "lotwise: 2 rows of lots.csv are invalid.",
+      "  - line 3, quantity: must be > 0",
+      "  - line 7, trade_date: not a date",
+    ]);
   });
 });
