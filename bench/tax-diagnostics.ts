@@ -30,6 +30,19 @@ interface YearRow {
   buyUsd: number;
 }
 
+const emptyYear = (): YearRow => ({
+  harvestSales: 0,
+  harvestLossSt: 0,
+  harvestLossLt: 0,
+  disallowed: 0,
+  otherGainSt: 0,
+  otherGainLt: 0,
+  otherLoss: 0,
+  otherSales: 0,
+  buys: 0,
+  buyUsd: 0,
+});
+
 function diagnose(title: string, r: StandardBacktestResult, st: number, lt: number): void {
   console.log(`\n== ${title}`);
   for (const name of CASES) {
@@ -40,18 +53,7 @@ function diagnose(title: string, r: StandardBacktestResult, st: number, lt: numb
       const y = date.slice(0, 4);
       let v = years.get(y);
       if (!v) {
-        v = {
-          harvestSales: 0,
-          harvestLossSt: 0,
-          harvestLossLt: 0,
-          disallowed: 0,
-          otherGainSt: 0,
-          otherGainLt: 0,
-          otherLoss: 0,
-          otherSales: 0,
-          buys: 0,
-          buyUsd: 0,
-        };
+        v = emptyYear();
         years.set(y, v);
       }
       return v;
@@ -82,18 +84,7 @@ function diagnose(title: string, r: StandardBacktestResult, st: number, lt: numb
     console.log(
       `  ${"year".padEnd(6)}${["harv.lots", "harv.loss", "of it LT", "gross val", "washed", "oth.sales", "oth.g ST", "oth.g LT", "oth.loss", "buys", "buy USD"].map((h) => h.padStart(10)).join("")}`,
     );
-    const tot: YearRow = {
-      harvestSales: 0,
-      harvestLossSt: 0,
-      harvestLossLt: 0,
-      disallowed: 0,
-      otherGainSt: 0,
-      otherGainLt: 0,
-      otherLoss: 0,
-      otherSales: 0,
-      buys: 0,
-      buyUsd: 0,
-    };
+    const tot: YearRow = emptyYear();
     for (const [y, v] of [...years].sort()) {
       for (const k of Object.keys(tot) as (keyof YearRow)[]) tot[k] += v[k];
       print(y, v);

@@ -20,7 +20,7 @@ import type {
 } from "../core/ledger/index.js";
 import { realizedRows } from "../core/ledger/realized.js";
 import { TaxDecimal } from "../core/tax/decimal.js";
-import type { RealizedGain, TaxLot } from "../core/tax/index.js";
+import { REALIZED_GAIN_DECIMALS, type RealizedGain, type TaxLot } from "../core/tax/index.js";
 import type {
   CorporateActionKind,
   CorporateActionRecord,
@@ -99,22 +99,6 @@ export function shortLotFromRecord(r: ShortLotRecord): ShortLot {
     openDate: r.openDate,
   };
 }
-
-/** Decimal fields of a RealizedGain (revived from the JSON `record`). */
-const GAIN_DECIMALS = [
-  "quantity",
-  "price",
-  "lotFxRate",
-  "saleFxRate",
-  "proceeds",
-  "costBasis",
-  "proceedsUsd",
-  "costBasisUsd",
-  "gainUsd",
-  "disallowedLossUsd",
-  "washedQuantity",
-  "recognizedGainUsd",
-] as const;
 
 /** The keys of a RealizedGain in the order core/tax builds it (`realizeLot`); `accountId` is optional. */
 const GAIN_KEYS = [
@@ -276,7 +260,7 @@ export function entryFromRecord(r: RealizedLotRecord): LedgerEntry {
         };
   }
   const g: Record<string, unknown> = { ...raw.record };
-  for (const k of GAIN_DECIMALS) if (typeof g[k] === "string") g[k] = dec(g[k] as string);
+  for (const k of REALIZED_GAIN_DECIMALS) if (typeof g[k] === "string") g[k] = dec(g[k] as string);
   g.washSaleMatches = matchesFrom(g.washSaleMatches as Record<string, unknown>[] | undefined);
   return {
     id: raw.id,

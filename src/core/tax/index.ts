@@ -55,7 +55,12 @@ export {
   type RaiseCashResult,
   raiseCash,
 } from "./raise-cash.js";
-export { isLossSale, type RealizedGain, type WashSaleMatch } from "./realized-gain.js";
+export {
+  isLossSale,
+  REALIZED_GAIN_DECIMALS,
+  type RealizedGain,
+  type WashSaleMatch,
+} from "./realized-gain.js";
 export { settleTaxYear, type TaxYearInput, type TaxYearSettlement } from "./settle-tax-year.js";
 export { applySplit, type SplitRatio } from "./split.js";
 export { type GainSummary, summarizeGains, type TaxRates, taxCost } from "./tax-cost.js";

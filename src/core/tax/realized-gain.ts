@@ -137,7 +137,8 @@ export function realizeLot(
   return { record, remainder };
 }
 
-const RECORD_DECIMALS = [
+/** The decimal fields of a {@link RealizedGain} (what a stored record revives from text). */
+export const REALIZED_GAIN_DECIMALS = [
   "quantity",
   "price",
   "lotFxRate",
@@ -159,7 +160,7 @@ const RECORD_DECIMALS = [
  */
 export function normalizeRecord(record: RealizedGain, where: string): RealizedGain {
   let out: Record<string, unknown> | null = null;
-  for (const f of RECORD_DECIMALS) {
+  for (const f of REALIZED_GAIN_DECIMALS) {
     const v = record[f] as unknown;
     if (
       v === null ||

@@ -813,6 +813,13 @@ function harvestOrder(
   return new Set(harvest.map((l) => l.lot.id));
 }
 
+/** The lots at a loss of at least `threshold` of their USD basis (the harvest candidates of step 2). */
+function pastThreshold(lots: readonly LotInfo[], threshold: number): LotInfo[] {
+  return lots.filter(
+    (l) => l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
+  );
+}
+
 /**
  * Step 2 for the long lots of one asset: the lots whose loss reaches `threshold` of their basis, or none when
  * another lot of the asset bought within the wash-sale window is kept (it would wash the loss).
@@ -823,9 +830,7 @@ function longHarvest(
   windowStart: string,
   stats: TaxAwarePolicyStats,
 ): LotInfo[] {
-  const harvest = lots.filter(
-    (l) => l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
-  );
+  const harvest = pastThreshold(lots, threshold);
   if (harvest.length === 0) return harvest;
   const picked = new Set(harvest.map((l) => l.lot.id));
   if (!lots.some((l) => !picked.has(l.lot.id) && isRecent(l.lot, windowStart))) return harvest;
@@ -874,9 +879,7 @@ function paidHarvest(
   stats: TaxAwarePolicyStats,
   gate: AssetGate,
 ): LotInfo[] {
-  const harvest = lots.filter(
-    (l) => l.loss && l.valueUsd > 0 && basisUsd(l) > 0 && basisUsd(l) - l.valueUsd >= threshold * basisUsd(l),
-  );
+  const harvest = pastThreshold(lots, threshold);
   if (harvest.length === 0) return harvest;
   const picked = new Set(harvest.map((l) => l.lot.id));
   let recentShares = 0;
