@@ -37,6 +37,17 @@ describe("target weights from a file's text", () => {
     );
   });
 
+  it("names the file, line and column of a weight that is not a number", () => {
+    try {
+      parseWeights("ticker,weight\nAAPL,0.5\nMSFT,abc\nIBM,5 %\n", "w.csv");
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ValidationError).issues).toEqual([
+        { path: "w.csv: line 3, weight", message: '"abc" is not a weight (a fraction such as 0.05, or 5%)' },
+      ]);
+    }
+  });
+
   it("puts a weights file into a proposal request's other fields, refusing weights given twice", () => {
     expect(
       proposalRequestWithWeightsFile(

@@ -67,6 +67,11 @@ export function parseWeights(
     }
     if (!ticker)
       issues.push({ path: `${source}: line ${info.lines}`, message: "no ticker (columns: ticker,weight)" });
+    else if (!/^-?(\d+\.?\d*|\.\d+)$/.test(weight))
+      issues.push({
+        path: `${source}: line ${info.lines}, weight`,
+        message: `"${weight}" is not a weight (a fraction such as 0.05, or 5%)`,
+      });
     else out.push({ ticker, weight });
   });
   if (issues.length > 0) throw new ValidationError(`${source}: ${issues.length} problem(s).`, issues);
