@@ -17,10 +17,12 @@
  *
  * Usage: node --import tsx bench/tax-seeds.ts [--seeds 20] [--first 1] [--years 10] [--securities 650]
  *          [--loss-usage outside_gains|account_only|both] [--max-weight 0.1] [--max-active-risk 3] [--jobs 1]
- *          [--risk-model characteristics|pca] [--out bench/results/tax-seeds.json]
+ *          [--risk-model characteristics|pca] [--risk-aversion 1] [--tax-gamma 1] [--out bench/results/tax-seeds.json]
  * `--max-weight` is the configuration's max_weight (the demo's 0.1 by default); only tax_managed applies it, so
  * when a SYNTH500 constituent weighs more (the synthetic caps are fat-tailed) it cannot track the index.
  * `--max-active-risk` is its max_active_risk_pct (the demo's 3, an ex-ante bound twice the issue's 1.5% goal).
+ * `--risk-aversion` is its risk_aversion (the demo's 1) and `--tax-gamma` the backtest's tax_gamma (1). Each case's
+ * JSON also carries its trade count and, for tax_managed, the policy's counters (harvested and skipped lots, solves).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -74,6 +76,12 @@ if (!(Number(maxWeight) > 0 && Number(maxWeight) <= 1))
 const maxActiveRisk = arg("max-active-risk") ?? "3";
 if (!(Number(maxActiveRisk) > 0 && Number(maxActiveRisk) <= 100))
   throw new Error(`--max-active-risk must be a percentage in (0, 100], got ${maxActiveRisk}`);
+/** The configuration's risk_aversion (the demo's is 1). */
+const riskAversion = arg("risk-aversion") ?? "1";
+if (!(Number(riskAversion) > 0)) throw new Error(`--risk-aversion must be a number > 0, got ${riskAversion}`);
+/** The backtest's tax_gamma (the default is 1). */
+const taxGamma = arg("tax-gamma") ?? "1";
+if (!(Number(taxGamma) >= 0)) throw new Error(`--tax-gamma must be a number >= 0, got ${taxGamma}`);
 /** The configuration's risk_model_name (the demo's is characteristics). */
 const riskModel = (arg("risk-model") ?? "characteristics") as "characteristics" | "pca";
 if (!["characteristics", "pca"].includes(riskModel))
@@ -126,6 +134,10 @@ interface CaseFigures {
   held_rebalances: number;
   /** Optimizations that hit their round limit, were infeasible or failed (tax_managed only). */
   unsolved: number;
+  /** Trades (orders filled) over the window. */
+  trades: number;
+  /** The policy's counters without the held decisions (harvested and skipped lots, solves; tax_managed only). */
+  policy_stats: Record<string, number> | null;
 }
 interface SeedRun {
   seed: number;
@@ -172,7 +184,7 @@ function caseFigures(
   bench: CaseMetrics,
   preTax: CaseMetrics,
   r: BacktestCaseResult,
-  stats: { held: readonly unknown[]; unsolved: number } | undefined,
+  stats: ({ held: readonly unknown[]; unsolved: number } & object) | undefined,
   ledger: readonly { cash: { toNumber(): number }; nav: { toNumber(): number } }[],
 ): CaseFigures {
   // The first entry is the cash start (100% cash before the first trades): left out.
@@ -216,6 +228,13 @@ function caseFigures(
     cash_share_max: Math.max(...cashShares),
     held_rebalances: stats?.held.length ?? 0,
     unsolved: stats?.unsolved ?? 0,
+    trades: m.trades,
+    policy_stats:
+      stats === undefined
+        ? null
+        : Object.fromEntries(
+            Object.entries(stats).filter((e): e is [string, number] => typeof e[1] === "number"),
+          ),
   };
 }
 
@@ -243,7 +262,7 @@ async function runSeed(seed: number): Promise<SeedRun[]> {
       risk_model_name: riskModel,
       min_weight: "0",
       max_weight: maxWeight,
-      risk_aversion: "1",
+      risk_aversion: riskAversion,
       use_active_risk_bounds: true,
       max_active_risk_pct: maxActiveRisk,
       cash_buffer_usd: "0.01",
@@ -252,7 +271,7 @@ async function runSeed(seed: number): Promise<SeedRun[]> {
       tax_preferences: {
         short_term_rate: "0.37",
         long_term_rate: "0.2",
-        tax_gamma: "1",
+        tax_gamma: taxGamma,
         wash_sale_threshold: 30,
         long_term_threshold: 365,
         prevent_tlh_invalidating_purchase: true,
@@ -295,7 +314,7 @@ async function runSeed(seed: number): Promise<SeedRun[]> {
         end_date: END_DATE,
         rebalance_period: "MONTHLY",
         starting_nav: 1_000_000,
-        tax_gamma: 1,
+        tax_gamma: Number(taxGamma),
         tax_loss_threshold_bps: DEFAULT_TAX_LOSS_THRESHOLD_BPS,
         loss_usage,
         liquidate_at_end: true,
@@ -373,6 +392,10 @@ function runOne(seed: number): Promise<SeedRun[]> {
     maxActiveRisk,
     "--risk-model",
     riskModel,
+    "--risk-aversion",
+    riskAversion,
+    "--tax-gamma",
+    taxGamma,
     "--worker-out",
     file,
   ];
@@ -400,7 +423,7 @@ const HEADER = `seed  loss_usage    ${half1.label.padStart(15)}  ${half2.label.p
 // ---- main ---------------------------------------------------------------------------------------------------------
 const t0 = performance.now();
 console.log(
-  `Synthetic tax study: seeds ${firstSeed}..${firstSeed + seeds - 1}, ${securities} listings, ${years + 1} years of market (${years}-year window ${firstYear}-01-01..${END_DATE}), $1,000,000 cash, 37%/20%, 5 bps, threshold ${DEFAULT_TAX_LOSS_THRESHOLD_BPS} bps, monthly, liquidate at end, max_weight ${maxWeight}, max_active_risk_pct ${maxActiveRisk}, risk model ${riskModel}, ${lossUsages.join(" + ")}, ${jobs} job(s)`,
+  `Synthetic tax study: seeds ${firstSeed}..${firstSeed + seeds - 1}, ${securities} listings, ${years + 1} years of market (${years}-year window ${firstYear}-01-01..${END_DATE}), $1,000,000 cash, 37%/20%, 5 bps, threshold ${DEFAULT_TAX_LOSS_THRESHOLD_BPS} bps, monthly, liquidate at end, max_weight ${maxWeight}, max_active_risk_pct ${maxActiveRisk}, risk model ${riskModel}, risk_aversion ${riskAversion}, tax_gamma ${taxGamma}, ${lossUsages.join(" + ")}, ${jobs} job(s)`,
 );
 console.log(
   "TM = tax_managed, base = harvest_baseline; tax effect per half = mean over its years of (tax saved vs pre_tax / average value); attr. = attribution.tax_effect over the whole window (liquidation recapture included)",
@@ -558,8 +581,9 @@ writeFileSync(
         max_weight: Number(maxWeight),
         max_active_risk_pct: Number(maxActiveRisk),
         risk_model: riskModel,
+        risk_aversion: Number(riskAversion),
         tax_loss_threshold_bps: DEFAULT_TAX_LOSS_THRESHOLD_BPS,
-        tax_gamma: 1,
+        tax_gamma: Number(taxGamma),
         rebalance_period: "MONTHLY",
         liquidate_at_end: true,
         loss_usage: lossUsages,
