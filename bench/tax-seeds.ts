@@ -17,11 +17,13 @@
  *
  * Usage: node --import tsx bench/tax-seeds.ts [--seeds 20] [--first 1] [--years 10] [--securities 650]
  *          [--loss-usage outside_gains|account_only|both] [--max-weight 0.1] [--max-active-risk 3] [--jobs 1]
- *          [--risk-model characteristics|pca] [--risk-aversion 1] [--tax-gamma 1] [--out bench/results/tax-seeds.json]
+ *          [--risk-model characteristics|pca] [--risk-aversion 1] [--tax-gamma 1] [--basis-reset-max-gain F]
+ *          [--out bench/results/tax-seeds.json]
  * `--max-weight` is the configuration's max_weight (the demo's 0.1 by default); only tax_managed applies it, so
  * when a SYNTH500 constituent weighs more (the synthetic caps are fat-tailed) it cannot track the index.
  * `--max-active-risk` is its max_active_risk_pct (the demo's 3, an ex-ante bound twice the issue's 1.5% goal).
- * `--risk-aversion` is its risk_aversion (the demo's 1) and `--tax-gamma` the backtest's tax_gamma (1). Each case's
+ * `--risk-aversion` is its risk_aversion (the demo's 1) and `--tax-gamma` the backtest's tax_gamma (1);
+ * `--basis-reset-max-gain` the backtest's basis_reset_max_gain (default: the service's). Each case's
  * JSON also carries its trade count and, for tax_managed, the policy's counters (harvested and skipped lots, solves).
  */
 import { spawn } from "node:child_process";
@@ -82,6 +84,10 @@ if (!(Number(riskAversion) > 0)) throw new Error(`--risk-aversion must be a numb
 /** The backtest's tax_gamma (the default is 1). */
 const taxGamma = arg("tax-gamma") ?? "1";
 if (!(Number(taxGamma) >= 0)) throw new Error(`--tax-gamma must be a number >= 0, got ${taxGamma}`);
+/** The backtest's basis_reset_max_gain (default: the service's, 0.1 with outside_gains, 0 with account_only). */
+const basisReset = arg("basis-reset-max-gain");
+if (basisReset !== undefined && !(Number(basisReset) >= 0 && Number(basisReset) <= 1))
+  throw new Error(`--basis-reset-max-gain must be a fraction in [0, 1], got ${basisReset}`);
 /** The configuration's risk_model_name (the demo's is characteristics). */
 const riskModel = (arg("risk-model") ?? "characteristics") as "characteristics" | "pca";
 if (!["characteristics", "pca"].includes(riskModel))
@@ -318,6 +324,7 @@ async function runSeed(seed: number): Promise<SeedRun[]> {
         tax_loss_threshold_bps: DEFAULT_TAX_LOSS_THRESHOLD_BPS,
         loss_usage,
         liquidate_at_end: true,
+        ...(basisReset === undefined ? {} : { basis_reset_max_gain: Number(basisReset) }),
       };
       const detailed = await runAccountBacktestDetailed(ctx, org, account.uuid, params);
       const assumptions = await backtestAssumptions(ctx, org, account.uuid, params);
@@ -396,6 +403,7 @@ function runOne(seed: number): Promise<SeedRun[]> {
     riskAversion,
     "--tax-gamma",
     taxGamma,
+    ...(basisReset === undefined ? [] : ["--basis-reset-max-gain", basisReset]),
     "--worker-out",
     file,
   ];
@@ -423,7 +431,7 @@ const HEADER = `seed  loss_usage    ${half1.label.padStart(15)}  ${half2.label.p
 // ---- main ---------------------------------------------------------------------------------------------------------
 const t0 = performance.now();
 console.log(
-  `Synthetic tax study: seeds ${firstSeed}..${firstSeed + seeds - 1}, ${securities} listings, ${years + 1} years of market (${years}-year window ${firstYear}-01-01..${END_DATE}), $1,000,000 cash, 37%/20%, 5 bps, threshold ${DEFAULT_TAX_LOSS_THRESHOLD_BPS} bps, monthly, liquidate at end, max_weight ${maxWeight}, max_active_risk_pct ${maxActiveRisk}, risk model ${riskModel}, risk_aversion ${riskAversion}, tax_gamma ${taxGamma}, ${lossUsages.join(" + ")}, ${jobs} job(s)`,
+  `Synthetic tax study: seeds ${firstSeed}..${firstSeed + seeds - 1}, ${securities} listings, ${years + 1} years of market (${years}-year window ${firstYear}-01-01..${END_DATE}), $1,000,000 cash, 37%/20%, 5 bps, threshold ${DEFAULT_TAX_LOSS_THRESHOLD_BPS} bps, monthly, liquidate at end, max_weight ${maxWeight}, max_active_risk_pct ${maxActiveRisk}, risk model ${riskModel}, risk_aversion ${riskAversion}, tax_gamma ${taxGamma}, basis reset ${basisReset ?? "default"}, ${lossUsages.join(" + ")}, ${jobs} job(s)`,
 );
 console.log(
   "TM = tax_managed, base = harvest_baseline; tax effect per half = mean over its years of (tax saved vs pre_tax / average value); attr. = attribution.tax_effect over the whole window (liquidation recapture included)",
@@ -584,6 +592,7 @@ writeFileSync(
         risk_aversion: Number(riskAversion),
         tax_loss_threshold_bps: DEFAULT_TAX_LOSS_THRESHOLD_BPS,
         tax_gamma: Number(taxGamma),
+        basis_reset_max_gain: basisReset === undefined ? "default" : Number(basisReset),
         rebalance_period: "MONTHLY",
         liquidate_at_end: true,
         loss_usage: lossUsages,

@@ -6,7 +6,8 @@
  *     2013-02-08..2018-02-07, the paper's 35%/15% rates, 5 bps costs, harvest threshold 5%.
  * Prints, per run, the attribution of both cases and the tax saved against pre_tax year by year. Figures as they
  * come: whichever case wins is reported.
- * Run: node --import tsx bench/tax-study.ts   (LOTWISE_DATA_DIR overrides the data folder)
+ * Run: node --import tsx bench/tax-study.ts [--basis-reset-max-gain F]   (LOTWISE_DATA_DIR overrides the data folder)
+ * `--basis-reset-max-gain` sets the backtests' basis_reset_max_gain (default: the service's, by loss_usage).
  */
 import type { BacktestCaseResult } from "../src/contract/index.js";
 import { resolveBacktestParams, runAccountBacktest } from "../src/service/backtest-run.js";
@@ -16,6 +17,11 @@ import { openSqliteStore } from "../src/store/index.js";
 import { openSp500Study, sp500DataDir, sp500StudyParams } from "./lib/sp500-study.js";
 
 const LOSS_USAGES = ["account_only", "outside_gains"] as const;
+const resetArg = process.argv.indexOf("--basis-reset-max-gain");
+const basisReset = resetArg >= 0 ? Number(process.argv[resetArg + 1]) : undefined;
+if (basisReset !== undefined && !(basisReset >= 0 && basisReset <= 1))
+  throw new Error(`--basis-reset-max-gain must be a fraction in [0, 1], got ${process.argv[resetArg + 1]}`);
+const reset = basisReset === undefined ? {} : { basis_reset_max_gain: basisReset };
 const CASES = ["tax_managed", "harvest_baseline"] as const;
 const pct = (v: number | null | undefined) =>
   v === null || v === undefined ? "n/a" : `${(v * 100).toFixed(2)}%`;
@@ -67,7 +73,7 @@ function report(title: string, result: Record<string, BacktestCaseResult>): void
   const org = demo.organization_uuid;
   for (const loss_usage of LOSS_USAGES) {
     const t0 = performance.now();
-    const params = await resolveBacktestParams(ctx, org, demo.account_uuid, { loss_usage });
+    const params = await resolveBacktestParams(ctx, org, demo.account_uuid, { loss_usage, ...reset });
     const result = await runAccountBacktest(ctx, org, demo.account_uuid, params);
     report(
       `demo account ${params.start_date}..${params.end_date}, ${loss_usage} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
@@ -86,12 +92,10 @@ if (DATA_DIR === undefined) {
   const study = await openSp500Study(DATA_DIR);
   for (const loss_usage of LOSS_USAGES) {
     const t0 = performance.now();
-    const result = await runAccountBacktest(
-      study.ctx,
-      study.org,
-      study.account,
-      sp500StudyParams(loss_usage),
-    );
+    const result = await runAccountBacktest(study.ctx, study.org, study.account, {
+      ...sp500StudyParams(loss_usage),
+      ...reset,
+    });
     report(
       `S&P 500 2013-02-08..2018-02-07, 35%/15%, 5 bps, threshold 5%, ${loss_usage} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
       result,

@@ -116,9 +116,9 @@ describe("endpoint 2: start an account backtest", () => {
     expect(new Set([fromJson.id, fromForm.id, fromMultipart.id]).size).toBe(3);
   });
 
-  it("takes the extension fields loss_usage and liquidate_at_end from JSON, form and multipart bodies", async () => {
-    const expected = { loss_usage: "outside_gains", liquidate_at_end: false };
-    const fields = { loss_usage: "outside_gains", liquidate_at_end: "false" };
+  it("takes the extension fields loss_usage, liquidate_at_end and basis_reset_max_gain from JSON, form and multipart bodies", async () => {
+    const expected = { loss_usage: "outside_gains", liquidate_at_end: false, basis_reset_max_gain: 0.05 };
+    const fields = { loss_usage: "outside_gains", liquidate_at_end: "false", basis_reset_max_gain: "0.05" };
     const fromJson = job(await send(app, "POST", path, { key, json: expected }));
     const fromForm = job(
       await send(app, "POST", path, {
@@ -140,6 +140,9 @@ describe("endpoint 2: start an account backtest", () => {
       { tax_gamma: 100, tax_loss_threshold_bps: 5000, starting_nav: 1_000_000_000 },
     ])
       expect(job(await send(app, "POST", path, { key, json: body })).resolved_params).toMatchObject(body);
+    // This server's test executor resolves the spec's fields only; the extension field is kept as requested.
+    for (const body of [{ basis_reset_max_gain: 0 }, { basis_reset_max_gain: 1 }])
+      expect(job(await send(app, "POST", path, { key, json: body })).params).toEqual(body);
   });
 
   it("refuses every out-of-range value with a 400 that names the field", async () => {
@@ -154,6 +157,8 @@ describe("endpoint 2: start an account backtest", () => {
       [{ ls_tlh_factor: "momentum" }, "ls_tlh_factor", /quality.*value.*growth/],
       [{ loss_usage: "carryforward" }, "loss_usage", /account_only.*outside_gains/],
       [{ liquidate_at_end: "no" }, "liquidate_at_end", /true or false/],
+      [{ basis_reset_max_gain: -0.1 }, "basis_reset_max_gain", /below the minimum 0/],
+      [{ basis_reset_max_gain: 1.01 }, "basis_reset_max_gain", /above the maximum 1/],
       [{ start_date: "2024-02-30" }, "start_date", /YYYY-MM-DD/],
       [{ end_date: "31/12/2024" }, "end_date", /YYYY-MM-DD/],
       [{ start_date: "2024-06-01", end_date: "2024-05-31" }, "end_date", /end_date must be after start_date/],

@@ -136,6 +136,14 @@ describe("thresholds", () => {
     });
     expect(() => requestFromOptions({ lossUsage: "carry" })).toThrow(/--loss-usage/);
   });
+
+  it("reads the basis-reset band as a fraction and names its option when it is out of range", () => {
+    expect(requestFromOptions({ basisResetMaxGain: "0.15" })).toEqual({ basis_reset_max_gain: 0.15 });
+    expect(() => requestFromOptions({ basisResetMaxGain: "1.5" })).toThrow(
+      /--basis-reset-max-gain: 1.5 is above the maximum 1/,
+    );
+    expect(() => requestFromOptions({ basisResetMaxGain: "ten" })).toThrow(/--basis-reset-max-gain/);
+  });
 });
 
 describe("backtest parameters from options", () => {

@@ -52,6 +52,7 @@ export function renderJobHeader(job: BacktestJob): string {
       ["Harvest threshold", `${r.tax_loss_threshold_bps} bps`],
       ["Loss usage", lossUsageText(r.loss_usage ?? "account_only")],
       ["Liquidate at end", (r.liquidate_at_end ?? true) ? "yes" : "no"],
+      ["Basis reset (tax_managed)", basisResetText(r.basis_reset_max_gain)],
       ["Long-short TLH factor", job.params.ls_tlh_factor ?? "none"],
       ["Created", job.created_at],
       ["Started", job.started_at ?? ""],
@@ -71,6 +72,13 @@ export function lossUsageText(usage: "account_only" | "outside_gains"): string {
   return usage === "outside_gains"
     ? "outside gains (losses offset other gains in the year realized, at the marginal rates, reinvested)"
     : "account only ($3,000 a year against ordinary income, the rest carried forward)";
+}
+
+/** The tax_managed case's basis-reset band in words (jobs stored before the extension: "not recorded"). */
+export function basisResetText(band: number | undefined): string {
+  if (band === undefined) return "not recorded";
+  if (band === 0) return "off";
+  return `long-term lots with a gain up to ${percent(band, 1)} of value sold and bought back`;
 }
 
 /** The assumptions the after-tax figures rest on, in one sentence (empty for results stored without them). */

@@ -11,6 +11,7 @@ import type { BacktestCaseResult, BacktestJob, ThemeBacktestResult } from "../co
 import {
   againstBenchmark,
   assumptionsText,
+  basisResetText,
   caseOrder,
   lossUsageText,
   priceReturnOnly,
@@ -296,6 +297,7 @@ export function renderBacktestReportHtml(
     ["Harvest threshold", `${r.tax_loss_threshold_bps} bps`],
     ["Loss usage", lossUsageText(r.loss_usage ?? "account_only")],
     ["Liquidate at end", (r.liquidate_at_end ?? true) ? "yes" : "no"],
+    ["Basis reset (tax_managed)", basisResetText(r.basis_reset_max_gain)],
     ["Long-short TLH factor", job.params.ls_tlh_factor ?? "none"],
     ["Created", job.created_at],
     ["Started", job.started_at ?? ""],

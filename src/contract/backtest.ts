@@ -30,6 +30,7 @@ export const BACKTEST_LIMITS = {
   tax_gamma: { min: 0, max: 100 },
   tax_loss_threshold_bps: { min: 0, max: 5000 },
   starting_nav: { min: 100, max: 1_000_000_000 },
+  basis_reset_max_gain: { min: 0, max: 1 },
 } as const;
 
 function rangedNumber(field: keyof typeof BACKTEST_LIMITS, description: string) {
@@ -71,6 +72,10 @@ export const backtestRequestSchema = named(
           bool(),
           "extension: charge the tax of selling every position at end_date in the after-tax figures (default true)",
         ).optional(),
+        basis_reset_max_gain: rangedNumber(
+          "basis_reset_max_gain",
+          "extension: at each rebalance tax_managed sells and buys back every long-term lot whose gain is at most this fraction of its value, so that its later losses are short-term (0 = never; default 0.1 with loss_usage outside_gains, liquidate_at_end true and a short-term rate above the long-term rate, else 0)",
+        ).optional(),
       },
       { error: expectedMessage("an object") },
     )
@@ -85,7 +90,12 @@ export const backtestRequestSchema = named(
 export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
 
 /** Request fields that are JSON numbers (they arrive as strings in form-urlencoded and multipart bodies). */
-export const BACKTEST_NUMERIC_FIELDS = ["tax_gamma", "tax_loss_threshold_bps", "starting_nav"] as const;
+export const BACKTEST_NUMERIC_FIELDS = [
+  "tax_gamma",
+  "tax_loss_threshold_bps",
+  "starting_nav",
+  "basis_reset_max_gain",
+] as const;
 /** Request fields that are JSON booleans (`true` / `false` in form bodies). */
 export const BACKTEST_BOOLEAN_FIELDS = ["liquidate_at_end"] as const;
 
@@ -121,6 +131,7 @@ export const backtestResolvedParamsSchema = named(
     // Optional so that jobs stored before these extensions still read; the service always fills them.
     loss_usage: z.enum(BACKTEST_LOSS_USAGES).optional(),
     liquidate_at_end: z.boolean().optional(),
+    basis_reset_max_gain: finiteNumber().optional(),
   }),
   "BacktestResolvedParams",
   "Backtest parameters after the service applied its defaults.",

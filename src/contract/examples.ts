@@ -399,6 +399,7 @@ const backtestJob: BacktestJob = {
     tax_loss_threshold_bps: 500,
     loss_usage: "account_only",
     liquidate_at_end: true,
+    basis_reset_max_gain: 0,
   },
   progress: {
     planned_periods: 3,

@@ -76,6 +76,17 @@ describe("account backtest service over the demo store", () => {
     expect(given.starting_nav).toBe(2e6);
   });
 
+  it("resolves the basis-reset band from the loss usage and liquidation, and keeps a given one", async () => {
+    const band = async (request: Parameters<typeof resolveBacktestParams>[3]) =>
+      (await resolveBacktestParams(ctx, org, demo.account_uuid, request)).basis_reset_max_gain;
+    // The demo configuration's rates are 37% / 20%.
+    expect(await band({})).toBe(0);
+    expect(await band({ loss_usage: "outside_gains" })).toBe(0.1);
+    expect(await band({ loss_usage: "outside_gains", liquidate_at_end: false })).toBe(0);
+    expect(await band({ loss_usage: "account_only", basis_reset_max_gain: 0.25 })).toBe(0.25);
+    expect(await band({ loss_usage: "outside_gains", basis_reset_max_gain: 0 })).toBe(0);
+  });
+
   it("starts an account without holdings from 1,000,000 in cash", async () => {
     const client = await createClient(ctx, org, {});
     const empty = await createAccount(ctx, org, client.uuid, { cash_value_usd: "0" });
@@ -182,6 +193,27 @@ describe("account backtest service over the demo store", () => {
     // Outside gains credit every harvested loss at its rate in its year: more tax saved along the way.
     expect(other.tax_managed!.harvested_losses).toBeGreaterThan(0);
     expect(other.tax_managed!.taxes_paid).toBeLessThan(base.tax_managed!.taxes_paid);
+  });
+
+  it("resets long-term lots with a small gain in tax_managed when the band is on, and none when it is 0", async () => {
+    const run = (band: number) =>
+      runAccountBacktestDetailed(
+        ctx,
+        org,
+        demo.account_uuid,
+        oneYear({ loss_usage: "outside_gains", liquidate_at_end: true, basis_reset_max_gain: band }),
+      );
+    const on = await run(0.5);
+    const off = await run(0);
+    expect(on.policyStats.tax_managed!.basisResetLots).toBeGreaterThan(0);
+    expect(on.policyStats.tax_managed!.basisResetUsd).toBeGreaterThan(0);
+    expect(off.policyStats.tax_managed!.basisResetLots).toBe(0);
+    // The resets realize long-term gains: more of them than without.
+    const lt = (r: typeof on) =>
+      (r.metrics.tax_managed!.taxYears ?? []).reduce((s, y) => s + y.longTermGains, 0);
+    expect(lt(on)).toBeGreaterThan(lt(off));
+    // The other cases do not reset.
+    expect(on.metrics.harvest_baseline!.endingValue).toBe(off.metrics.harvest_baseline!.endingValue);
   });
 
   it("starts the managed cases from the account's lots and the benchmark from cash", async () => {

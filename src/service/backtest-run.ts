@@ -24,6 +24,7 @@ import {
   backtestSchedule,
   type CaseMetrics,
   createRiskModelProvider,
+  defaultBasisResetMaxGain,
   type HeldDecision,
   LONG_SHORT_FACTOR_CHARACTERISTICS,
   type LongShortFactor,
@@ -271,6 +272,8 @@ export async function resolveBacktestParams(
         `the account is worth ${startingNav} USD on ${dates[0]}, outside ${min}..${max}; give starting_nav`,
       );
   }
+  const lossUsage = request.loss_usage ?? DEFAULT_LOSS_USAGE;
+  const liquidateAtEnd = request.liquidate_at_end ?? DEFAULT_LIQUIDATE_AT_END;
   return {
     start_date: start,
     end_date: end,
@@ -278,8 +281,16 @@ export async function resolveBacktestParams(
     starting_nav: startingNav,
     tax_gamma: taxGamma,
     tax_loss_threshold_bps: threshold,
-    loss_usage: request.loss_usage ?? DEFAULT_LOSS_USAGE,
-    liquidate_at_end: request.liquidate_at_end ?? DEFAULT_LIQUIDATE_AT_END,
+    loss_usage: lossUsage,
+    liquidate_at_end: liquidateAtEnd,
+    basis_reset_max_gain:
+      request.basis_reset_max_gain ??
+      defaultBasisResetMaxGain({
+        lossUsage,
+        liquidateAtEnd,
+        shortTermRate: configNumber(config.tax_preferences.short_term_rate, 0.37),
+        longTermRate: configNumber(config.tax_preferences.long_term_rate, 0.2),
+      }),
   };
 }
 
@@ -804,6 +815,7 @@ export async function runAccountBacktestDetailed(
       },
     },
     liquidateAtEnd: params.liquidate_at_end ?? DEFAULT_LIQUIDATE_AT_END,
+    ...(params.basis_reset_max_gain === undefined ? {} : { basisResetMaxGain: params.basis_reset_max_gain }),
     riskFreeRate: configNumber(c.risk_free_rate_pct, DEFAULT_RISK_FREE_RATE_PCT) / 100,
     riskAversion: configNumber(c.risk_aversion, 2),
     ...(riskModelProvider === undefined ? {} : { riskModelProvider }),

@@ -66,6 +66,11 @@ const PARAMETER_OPTIONS = [
     "liquidate_at_end",
     "true (default): after-tax figures charge the tax of selling everything at the end; false: unrealized gains untaxed",
   ],
+  [
+    "--basis-reset-max-gain <f>",
+    "basis_reset_max_gain",
+    "tax_managed sells and buys back long-term lots whose gain is at most this fraction of value, 0 to 1 (0 = never; default 0.1 with outside_gains and liquidation at the end, else 0)",
+  ],
 ] as const;
 
 type ParameterOptions = Partial<Record<string, string>>;

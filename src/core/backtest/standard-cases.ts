@@ -23,7 +23,7 @@ import type { BacktestMarket } from "./market-data.js";
 import { buyAndHoldPolicy } from "./policies/buy-and-hold.js";
 import { DEFAULT_OVERLAY_GROSS, type LongShortFactor } from "./policies/characteristic-overlay.js";
 import { type HarvestBaselineStats, harvestBaselinePolicy } from "./policies/harvest-baseline.js";
-import { DEFAULT_HARVEST_SCAN_DAYS } from "./policies/harvest-rules.js";
+import { DEFAULT_HARVEST_SCAN_DAYS, defaultBasisResetMaxGain } from "./policies/harvest-rules.js";
 import { rebalanceToTargetPolicy } from "./policies/rebalance-to-target.js";
 import {
   createRiskModelProvider,
@@ -109,6 +109,13 @@ export interface StandardBacktestInput {
    * monthly harvests only; 5 = weekly). @default 0 ({@link DEFAULT_HARVEST_SCAN_DAYS})
    */
   readonly harvestScanDays?: number;
+  /**
+   * The tax_managed case's basis reset (engine "optimizer"): each rebalance sells and buys back every long-term lot
+   * whose gain is at most this fraction of its value; 0 = never. @default {@link defaultBasisResetMaxGain} of the
+   * tax settings and `liquidateAtEnd` (0.1 with `outside_gains`, liquidation at the end and a short-term rate above
+   * the long-term rate, else 0)
+   */
+  readonly basisResetMaxGain?: number;
   readonly hooks?: BacktestHooks;
 }
 
@@ -128,6 +135,27 @@ export interface StandardBacktestResult {
    * e.g. the real S&P 500 set), else `total_return` (dividends paid in cash and reinvested).
    */
   readonly returnBasis: "total_return" | "price_return";
+}
+
+/**
+ * The basis-reset band of the tax_managed case: the input's, checked, or the default for its assumptions.
+ * @throws {RangeError} for a band outside [0, 1].
+ */
+export function resolveBasisResetMaxGain(
+  input: Pick<StandardBacktestInput, "basisResetMaxGain" | "liquidateAtEnd">,
+  tax: BacktestTaxSettings,
+): number {
+  const band =
+    input.basisResetMaxGain ??
+    defaultBasisResetMaxGain({
+      lossUsage: tax.lossUsage,
+      liquidateAtEnd: input.liquidateAtEnd ?? true,
+      shortTermRate: tax.shortTermRate,
+      longTermRate: tax.longTermRate,
+    });
+  if (!(band >= 0 && band <= 1))
+    throw new RangeError(`runStandardBacktest: basisResetMaxGain must be a fraction in [0, 1], got ${band}`);
+  return band;
 }
 
 /**
@@ -163,6 +191,7 @@ export function runStandardBacktest(input: StandardBacktestInput): StandardBackt
   const managed = taxAwareTrackingPolicy({
     ...shared,
     harvestScanDays: input.harvestScanDays ?? DEFAULT_HARVEST_SCAN_DAYS,
+    basisResetMaxGain: resolveBasisResetMaxGain(input, tax),
     ...(input.rebalanceEngine === undefined ? {} : { rebalanceEngine: input.rebalanceEngine }),
     ...(input.optimizerConfig === undefined ? {} : { optimizerConfig: input.optimizerConfig }),
   });

@@ -2,9 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { FactorModel } from "../../risk/index.js";
 import {
   assetVariances,
+  basisResetOrders,
   correlationSubstitutes,
+  DEFAULT_BASIS_RESET_MAX_GAIN,
+  defaultBasisResetMaxGain,
   harvestPays,
   harvestTrackingCostUsd,
+  type ResetCandidate,
 } from "./harvest-rules.js";
 
 // One market factor (variance 0.04) and one sector factor (variance 0.01); A, B, C in sector 10, D in sector 20.
@@ -101,5 +105,61 @@ describe("correlationSubstitutes", () => {
     expect(subs.map((s) => s.id)).toEqual(["D"]);
     expect(subs[0]!.correlation).toBeCloseTo(0.04 / Math.sqrt(0.1 * 0.09), 12);
     expect(correlationSubstitutes(model(), "Z", ["B"], () => 10)).toEqual([]);
+  });
+});
+
+describe("basisResetOrders", () => {
+  const lot = (lotId: string, valueUsd: number, gainUsd: number, longTerm = true): ResetCandidate => ({
+    lotId,
+    quantity: "10",
+    valueUsd,
+    gainUsd,
+    longTerm,
+  });
+
+  it("sells long-term lots whose gain is within the band and buys their value back less the round trip", () => {
+    const r = basisResetOrders(
+      [lot("in", 1_000, 80), lot("edge", 500, 50), lot("above", 2_000, 400), lot("short", 700, 10, false)],
+      0.1,
+      0.0005,
+      100,
+    );
+    expect(r?.lots).toEqual([
+      { lotId: "in", quantity: "10" },
+      { lotId: "edge", quantity: "10" },
+    ]);
+    expect(r?.valueUsd).toBe(1_500);
+    // 1,500 x (1 - 2 x 5 bps) = 1,498.50
+    expect(r?.buyUsd).toBeCloseTo(1_498.5, 9);
+  });
+
+  it("leaves an asset holding a lot at a loss alone: the buy-back would wash that loss", () => {
+    expect(basisResetOrders([lot("gain", 1_000, 20), lot("loss", 1_000, -1)], 0.1, 0.0005, 0)).toBeNull();
+  });
+
+  it("makes no reset below the minimum trade, with a band of 0, or with nothing in the band", () => {
+    expect(basisResetOrders([lot("small", 90, 1)], 0.1, 0, 100)).toBeNull();
+    expect(basisResetOrders([lot("a", 1_000, 1)], 0, 0, 0)).toBeNull();
+    expect(basisResetOrders([lot("a", 1_000, 200), lot("b", 1_000, 5, false)], 0.1, 0, 0)).toBeNull();
+  });
+});
+
+describe("defaultBasisResetMaxGain", () => {
+  const base = {
+    lossUsage: "outside_gains",
+    liquidateAtEnd: true,
+    shortTermRate: 0.37,
+    longTermRate: 0.2,
+  } as const;
+
+  it("resets within 10% with outside_gains, liquidation at the end and a short-term rate above the long-term", () => {
+    expect(defaultBasisResetMaxGain(base)).toBe(DEFAULT_BASIS_RESET_MAX_GAIN);
+    expect(DEFAULT_BASIS_RESET_MAX_GAIN).toBe(0.1);
+  });
+
+  it("does not reset when any of the three does not hold", () => {
+    expect(defaultBasisResetMaxGain({ ...base, lossUsage: "account_only" })).toBe(0);
+    expect(defaultBasisResetMaxGain({ ...base, liquidateAtEnd: false })).toBe(0);
+    expect(defaultBasisResetMaxGain({ ...base, shortTermRate: 0.2 })).toBe(0);
   });
 });

@@ -9,6 +9,8 @@
  *   wash-sale window, in USD of the account.
  * - {@link correlationSubstitutes}: where the proceeds of a harvest go between rebalances: the names the risk model
  *   finds most correlated with the sold one, in its sector, never one sold at a loss within the window.
+ * - {@link basisResetOrders}: long-term lots with a small gain sold and bought back, so that their later losses are
+ *   short-term (Constantinides 1984); {@link defaultBasisResetMaxGain} says when that pays.
  */
 import type { FactorModel } from "../../risk/index.js";
 import { riskModelTimesVector } from "../../risk/index.js";
@@ -130,4 +132,78 @@ export function correlationSubstitutes(
   };
   const same = ranked(true);
   return same.length > 0 ? same : ranked(false);
+}
+
+/**
+ * Largest gain, as a fraction of the lot's value, of a long-term lot the basis reset sells and buys back when the
+ * investor's assumptions make it pay ({@link defaultBasisResetMaxGain}).
+ */
+export const DEFAULT_BASIS_RESET_MAX_GAIN = 0.1;
+
+/** The assumptions {@link defaultBasisResetMaxGain} reads. */
+export interface BasisResetAssumptions {
+  readonly lossUsage: "account_only" | "outside_gains";
+  readonly liquidateAtEnd: boolean;
+  readonly shortTermRate: number;
+  readonly longTermRate: number;
+}
+
+/**
+ * The basis-reset band when the request names none: {@link DEFAULT_BASIS_RESET_MAX_GAIN} when a reset pays, else 0.
+ * It pays when the gain it realizes is taxed at the end anyway (`liquidateAtEnd`: realizing it now costs only the
+ * time value of its tax), the losses the fresh lot may give later are valued when realized (`outside_gains`), and
+ * short-term losses are worth more than long-term ones (short-term rate above the long-term rate): the reset turns
+ * the lot's later losses from long-term into short-term (Constantinides 1984). With `account_only` the realized
+ * gain is taxed now against the account's own losses, and on the studies the reset lowered the tax effect.
+ */
+export function defaultBasisResetMaxGain(a: BasisResetAssumptions): number {
+  return a.liquidateAtEnd && a.lossUsage === "outside_gains" && a.shortTermRate > a.longTermRate
+    ? DEFAULT_BASIS_RESET_MAX_GAIN
+    : 0;
+}
+
+/** A held long lot as {@link basisResetOrders} sees it. */
+export interface ResetCandidate {
+  readonly lotId: string;
+  /** Its exact quantity (the sale sells the whole lot). */
+  readonly quantity: string;
+  readonly valueUsd: number;
+  /** Unrealized gain, USD (negative for a loss). */
+  readonly gainUsd: number;
+  /** Long-term at the execution date. */
+  readonly longTerm: boolean;
+}
+
+/** The trades of one asset's basis reset. */
+export interface BasisReset {
+  /** The lots sold, whole. */
+  readonly lots: { lotId: string; quantity: string }[];
+  /** Their value, USD. */
+  readonly valueUsd: number;
+  /** The buy-back, USD: the value less two one-way costs (the rest stays in cash). */
+  readonly buyUsd: number;
+}
+
+/**
+ * One asset's basis reset: its long-term lots whose gain is between 0 and `maxGain` x value, sold whole and bought
+ * back the same day for their value less the round trip. A gain sale is no wash sale, so the buy-back is allowed;
+ * none when the asset holds a lot at a loss (the purchase would wash that loss if it were harvested within the
+ * window), or when the lots are worth less than `minTradeUsd`.
+ */
+export function basisResetOrders(
+  lots: readonly ResetCandidate[],
+  maxGain: number,
+  oneWayCost: number,
+  minTradeUsd: number,
+): BasisReset | null {
+  if (!(maxGain > 0) || lots.some((l) => l.gainUsd < 0)) return null;
+  const picks = lots.filter((l) => l.longTerm && l.valueUsd > 0 && l.gainUsd <= maxGain * l.valueUsd);
+  let valueUsd = 0;
+  for (const l of picks) valueUsd += l.valueUsd;
+  if (picks.length === 0 || valueUsd < minTradeUsd) return null;
+  return {
+    lots: picks.map((l) => ({ lotId: l.lotId, quantity: l.quantity })),
+    valueUsd,
+    buyUsd: valueUsd * (1 - 2 * oneWayCost),
+  };
 }

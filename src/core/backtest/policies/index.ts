@@ -19,6 +19,14 @@ export {
   harvestBaselinePolicy,
 } from "./harvest-baseline.js";
 export {
+  type BasisReset,
+  type BasisResetAssumptions,
+  basisResetOrders,
+  DEFAULT_BASIS_RESET_MAX_GAIN,
+  defaultBasisResetMaxGain,
+  type ResetCandidate,
+} from "./harvest-rules.js";
+export {
   type PwlSegments,
   type PwlTrackingOptions,
   type PwlTrackingProblem,

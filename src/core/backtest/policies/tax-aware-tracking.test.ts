@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { selectRiskModelAssets } from "../../risk/index.js";
+import { createLot } from "../../tax/index.js";
 import { handMarket, weekdayCalendar } from "../hand-market.js";
 import { prepareBacktestMarket } from "../market-data.js";
 import type { BacktestPolicy, PolicyOrder } from "../policy.js";
@@ -265,5 +266,81 @@ describe("taxAwareTrackingPolicy with interim harvest scans", () => {
     expect(buyOf(dip, 0)).toBe(0);
     expect(toPeers).toBeGreaterThan(0.99 * proceeds * (1 - 2 * 5e-4) - 1);
     expect(toPeers).toBeLessThanOrEqual(proceeds * 1.001);
+  });
+});
+
+describe("taxAwareTrackingPolicy basis reset", () => {
+  // B (50) held since 2021 at 47: a long-term gain of 6% of value; C (40) since 2021 at 20: 50%; D (20) bought
+  // 2022-12-01 at 19: short-term.
+  const lots = [
+    createLot({
+      id: "B-old",
+      themeAssetId: "B:XNAS",
+      quantity: 100,
+      costBasisPerShare: 47,
+      tradeDate: "2021-06-01",
+    }),
+    createLot({
+      id: "C-old",
+      themeAssetId: "C:XNAS",
+      quantity: 100,
+      costBasisPerShare: 20,
+      tradeDate: "2021-06-01",
+    }),
+    createLot({
+      id: "D-new",
+      themeAssetId: "D:XNYS",
+      quantity: 100,
+      costBasisPerShare: 19,
+      tradeDate: "2022-12-01",
+    }),
+  ];
+  const firstOrders = (band: number) => {
+    const policy = taxAwareTrackingPolicy(options({ basisResetMaxGain: band }));
+    let first: readonly PolicyOrder[] = [];
+    simulateBacktest({
+      market,
+      startDate: "2023-01-02",
+      endDate: "2023-01-31",
+      cases: [
+        {
+          name: "x",
+          description: "",
+          taxManaged: true,
+          policy: {
+            decide: (c) => {
+              const o = policy.decide(c);
+              if (c.view.date === "2023-01-02") first = o;
+              return o;
+            },
+          },
+          initial: { cashUsd: 100_000, lots },
+        },
+      ],
+    });
+    return { first, stats: policy.stats };
+  };
+
+  it("sells a long-term lot with a small gain whole and buys its value back the same day", () => {
+    const { first, stats } = firstOrders(0.1);
+    const reset = sells(first, 1);
+    expect(reset).toHaveLength(1);
+    expect(reset[0]!.side === "sell" && reset[0]!.lots).toEqual([{ lotId: "B-old", quantity: "100" }]);
+    // The buys of B: the optimizer's (toward the 25% target) plus the reset's 5,000 x (1 - 2 x 5 bps).
+    expect(buyOf(first, 1)).toBeGreaterThanOrEqual(4_995 - 1e-9);
+    expect(stats.basisResetLots).toBe(1);
+    expect(stats.basisResetUsd).toBeCloseTo(5_000, 9);
+  });
+
+  it("keeps a lot whose gain is above the band and a short-term lot", () => {
+    const { first } = firstOrders(0.1);
+    expect(sells(first, 2)).toHaveLength(0);
+    expect(sells(first, 3)).toHaveLength(0);
+  });
+
+  it("resets nothing with a band of 0", () => {
+    const { first, stats } = firstOrders(0);
+    expect(sells(first, 1)).toHaveLength(0);
+    expect(stats.basisResetLots).toBe(0);
   });
 });

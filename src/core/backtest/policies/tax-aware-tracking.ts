@@ -54,6 +54,7 @@ import type { MarketView } from "../market-view.js";
 import type { BacktestPolicy, BacktestShortLot, PolicyContext, PolicyOrder } from "../policy.js";
 import { characteristicOverlay, type LongShortFactor } from "./characteristic-overlay.js";
 import {
+  basisResetOrders,
   correlationSubstitutes,
   type DEFAULT_HARVEST_SCAN_DAYS,
   harvestPays,
@@ -130,6 +131,12 @@ export interface TaxAwareTrackingOptions {
    * (the standard backtest's tax_managed case uses {@link DEFAULT_HARVEST_SCAN_DAYS})
    */
   readonly harvestScanDays?: number;
+  /**
+   * Basis reset (step 5; engine "optimizer"): at each rebalance every long-term lot whose unrealized gain is at most
+   * this fraction of its value is sold and bought back the same day ({@link basisResetOrders}). 0 = never.
+   * @default 0 (the standard backtest resolves it with {@link defaultBasisResetMaxGain})
+   */
+  readonly basisResetMaxGain?: number;
   /** Adds a long-short overlay tilted to this factor. */
   readonly overlay?: {
     readonly factor: LongShortFactor;
@@ -208,6 +215,9 @@ export interface TaxAwarePolicyStats {
   /** Interim harvest scans run, and the lots they harvested. */
   scans: number;
   scanHarvestedLots: number;
+  /** Long-term lots sold and bought back by the basis reset (step 5), and their value, USD. */
+  basisResetLots: number;
+  basisResetUsd: number;
   /**
    * Decisions whose optimization hit its round limit (kept: the point is feasible), was infeasible or failed
    * (held: only the harvest trades).
@@ -274,6 +284,8 @@ export function taxAwareTrackingPolicy(options: TaxAwareTrackingOptions): TaxAwa
     partlyWashedLots: 0,
     scans: 0,
     scanHarvestedLots: 0,
+    basisResetLots: 0,
+    basisResetUsd: 0,
     unsolved: 0,
     rounds: 0,
     optimizerSolves: 0,
@@ -760,6 +772,40 @@ function decideWithOptimizer(
     if (t.amountUsd < minTrade && !exit) continue;
     const picks = lotsOf.get(t.themeAssetId);
     if (picks !== undefined && picks.length > 0) orders.push({ side: "sell", column: i, lots: picks });
+  }
+  // 5. Basis reset: long-term lots with a small gain, sold and bought back (docs/backtests.md, "Basis reset").
+  const band = o.basisResetMaxGain ?? 0;
+  if (band > 0) {
+    const blocked = new Set(recentLossSales.map((e) => e.themeAssetId));
+    for (const id of [...noTrade, ...memory.noTrade, ...memory.noHold]) blocked.add(id);
+    const trading = new Set(orders.filter((x) => x.side === "sell").map((x) => x.column));
+    for (let k = 0; k < m; k++) {
+      const i = columns[k]!;
+      if (blocked.has(assets[k]!) || trading.has(i)) continue;
+      const reset = basisResetOrders(
+        portfolio.lots(i).map((lot) => {
+          const term = holdingTerm(lot.holdingPeriodStart, exec, rules);
+          const l = lotInfo(lot, view, i, term, o);
+          return {
+            lotId: lot.id,
+            quantity: lot.quantity.toString(),
+            valueUsd: l.valueUsd,
+            gainUsd: l.valueUsd - basisUsd(l),
+            longTerm: term === "long_term",
+          };
+        }),
+        band,
+        (o.transactionBps + (currencies[k] === "USD" ? 0 : o.fxFeeBps)) / 1e4,
+        minTrade,
+      );
+      if (reset === null) continue;
+      orders.push(
+        { side: "sell", column: i, lots: reset.lots },
+        { side: "buy", column: i, amountUsd: reset.buyUsd },
+      );
+      stats.basisResetLots += reset.lots.length;
+      stats.basisResetUsd += reset.valueUsd;
+    }
   }
   return orders;
 }
