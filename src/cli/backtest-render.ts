@@ -78,7 +78,7 @@ export function lossUsageText(usage: "account_only" | "outside_gains"): string {
 export function basisResetText(band: number | undefined): string {
   if (band === undefined) return "not recorded";
   if (band === 0) return "off";
-  return `long-term lots with a gain up to ${percent(band, 1)} of value sold and bought back`;
+  return `long-term lots with a gain of 5% to ${percent(band, 1)} of value sold and bought back`;
 }
 
 /** The assumptions the after-tax figures rest on, in one sentence (empty for results stored without them). */

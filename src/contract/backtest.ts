@@ -74,7 +74,7 @@ export const backtestRequestSchema = named(
         ).optional(),
         basis_reset_max_gain: rangedNumber(
           "basis_reset_max_gain",
-          "extension: at each rebalance tax_managed sells and buys back every long-term lot whose gain is at most this fraction of its value, so that its later losses are short-term (0 = never; default 0.1 with loss_usage outside_gains, liquidate_at_end true and a short-term rate above the long-term rate, else 0)",
+          "extension: at each rebalance tax_managed sells and buys back every long-term lot whose gain is at most this fraction of its value (and at least 5%), so that its later losses are short-term (0 = never; default 0.1 with loss_usage outside_gains, liquidate_at_end true and a short-term rate above the long-term rate, else 0)",
         ).optional(),
       },
       { error: expectedMessage("an object") },

@@ -69,7 +69,7 @@ const PARAMETER_OPTIONS = [
   [
     "--basis-reset-max-gain <f>",
     "basis_reset_max_gain",
-    "tax_managed sells and buys back long-term lots whose gain is at most this fraction of value, 0 to 1 (0 = never; default 0.1 with outside_gains and liquidation at the end, else 0)",
+    "tax_managed sells and buys back long-term lots whose gain is 5% to this fraction of value, 0 to 1 (0 = never; default 0.1 with outside_gains and liquidation at the end, else 0)",
   ],
 ] as const;
 

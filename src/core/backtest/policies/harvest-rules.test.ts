@@ -109,6 +109,7 @@ describe("correlationSubstitutes", () => {
 });
 
 describe("basisResetOrders", () => {
+  const band = { minGain: 0, maxGain: 0.1 };
   const lot = (lotId: string, valueUsd: number, gainUsd: number, longTerm = true): ResetCandidate => ({
     lotId,
     quantity: "10",
@@ -120,7 +121,7 @@ describe("basisResetOrders", () => {
   it("sells long-term lots whose gain is within the band and buys their value back less the round trip", () => {
     const r = basisResetOrders(
       [lot("in", 1_000, 80), lot("edge", 500, 50), lot("above", 2_000, 400), lot("short", 700, 10, false)],
-      0.1,
+      { minGain: 0, maxGain: 0.1 },
       0.0005,
       100,
     );
@@ -134,13 +135,23 @@ describe("basisResetOrders", () => {
   });
 
   it("leaves an asset holding a lot at a loss alone: the buy-back would wash that loss", () => {
-    expect(basisResetOrders([lot("gain", 1_000, 20), lot("loss", 1_000, -1)], 0.1, 0.0005, 0)).toBeNull();
+    expect(basisResetOrders([lot("gain", 1_000, 20), lot("loss", 1_000, -1)], band, 0.0005, 0)).toBeNull();
+  });
+
+  it("keeps a lot whose gain is thinner than the margin: it could be a loss at the execution price", () => {
+    const r = basisResetOrders(
+      [lot("thin", 1_000, 30), lot("wide", 1_000, 80)],
+      { minGain: 0.05, maxGain: 0.1 },
+      0,
+      0,
+    );
+    expect(r?.lots).toEqual([{ lotId: "wide", quantity: "10" }]);
   });
 
   it("makes no reset below the minimum trade, with a band of 0, or with nothing in the band", () => {
-    expect(basisResetOrders([lot("small", 90, 1)], 0.1, 0, 100)).toBeNull();
-    expect(basisResetOrders([lot("a", 1_000, 1)], 0, 0, 0)).toBeNull();
-    expect(basisResetOrders([lot("a", 1_000, 200), lot("b", 1_000, 5, false)], 0.1, 0, 0)).toBeNull();
+    expect(basisResetOrders([lot("small", 90, 1)], band, 0, 100)).toBeNull();
+    expect(basisResetOrders([lot("a", 1_000, 1)], { minGain: 0, maxGain: 0 }, 0, 0)).toBeNull();
+    expect(basisResetOrders([lot("a", 1_000, 200), lot("b", 1_000, 5, false)], band, 0, 0)).toBeNull();
   });
 });
 

@@ -185,19 +185,25 @@ export interface BasisReset {
 }
 
 /**
- * One asset's basis reset: its long-term lots whose gain is between 0 and `maxGain` x value, sold whole and bought
- * back the same day for their value less the round trip. A gain sale is no wash sale, so the buy-back is allowed;
- * none when the asset holds a lot at a loss (the purchase would wash that loss if it were harvested within the
- * window), or when the lots are worth less than `minTradeUsd`.
+ * One asset's basis reset: its long-term lots whose gain is between `minGain` and `maxGain` x value, sold whole
+ * and bought back the same day for their value less the round trip. A gain sale is no wash sale, so the buy-back is
+ * allowed; `minGain` is the margin that keeps it a gain at the execution price (orders execute a day after the
+ * decision: a thinner gain could turn into a loss, which the buy-back would wash). None when the asset holds a lot
+ * at a loss (the purchase would wash that loss if it were harvested within the window), or when the lots are worth
+ * less than `minTradeUsd`.
  */
 export function basisResetOrders(
   lots: readonly ResetCandidate[],
-  maxGain: number,
+  band: { readonly minGain: number; readonly maxGain: number },
   oneWayCost: number,
   minTradeUsd: number,
 ): BasisReset | null {
+  const { minGain, maxGain } = band;
   if (!(maxGain > 0) || lots.some((l) => l.gainUsd < 0)) return null;
-  const picks = lots.filter((l) => l.longTerm && l.valueUsd > 0 && l.gainUsd <= maxGain * l.valueUsd);
+  const picks = lots.filter(
+    (l) =>
+      l.longTerm && l.valueUsd > 0 && l.gainUsd >= minGain * l.valueUsd && l.gainUsd <= maxGain * l.valueUsd,
+  );
   let valueUsd = 0;
   for (const l of picks) valueUsd += l.valueUsd;
   if (picks.length === 0 || valueUsd < minTradeUsd) return null;

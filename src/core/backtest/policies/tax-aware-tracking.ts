@@ -133,7 +133,8 @@ export interface TaxAwareTrackingOptions {
   readonly harvestScanDays?: number;
   /**
    * Basis reset (step 5; engine "optimizer"): at each rebalance every long-term lot whose unrealized gain is at most
-   * this fraction of its value is sold and bought back the same day ({@link basisResetOrders}). 0 = never.
+   * this fraction of its value, and at least {@link WASH_SALE_GAIN_MARGIN}, is sold and bought back the same day
+   * ({@link basisResetOrders}). 0 = never.
    * @default 0 (the standard backtest resolves it with {@link defaultBasisResetMaxGain})
    */
   readonly basisResetMaxGain?: number;
@@ -794,7 +795,7 @@ function decideWithOptimizer(
             longTerm: term === "long_term",
           };
         }),
-        band,
+        { minGain: WASH_SALE_GAIN_MARGIN, maxGain: band },
         (o.transactionBps + (currencies[k] === "USD" ? 0 : o.fxFeeBps)) / 1e4,
         minTrade,
       );
