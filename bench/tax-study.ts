@@ -6,8 +6,10 @@
  *     2013-02-08..2018-02-07, the paper's 35%/15% rates, 5 bps costs, harvest threshold 5%.
  * Prints, per run, the attribution of both cases and the tax saved against pre_tax year by year. Figures as they
  * come: whichever case wins is reported.
- * Run: node --import tsx bench/tax-study.ts [--basis-reset-max-gain F]   (LOTWISE_DATA_DIR overrides the data folder)
- * `--basis-reset-max-gain` sets the backtests' basis_reset_max_gain (default: the service's, by loss_usage).
+ * Run: node --import tsx bench/tax-study.ts [--basis-reset-max-gain F] [--risk-aversion X]
+ *   (LOTWISE_DATA_DIR overrides the data folder)
+ * `--basis-reset-max-gain` sets the backtests' basis_reset_max_gain (default: the service's, by loss_usage);
+ * `--risk-aversion` the S&P 500 account configuration's risk_aversion (default: the configuration default, 2).
  */
 import type { BacktestCaseResult } from "../src/contract/index.js";
 import { resolveBacktestParams, runAccountBacktest } from "../src/service/backtest-run.js";
@@ -22,6 +24,10 @@ const basisReset = resetArg >= 0 ? Number(process.argv[resetArg + 1]) : undefine
 if (basisReset !== undefined && !(basisReset >= 0 && basisReset <= 1))
   throw new Error(`--basis-reset-max-gain must be a fraction in [0, 1], got ${process.argv[resetArg + 1]}`);
 const reset = basisReset === undefined ? {} : { basis_reset_max_gain: basisReset };
+const raArg = process.argv.indexOf("--risk-aversion");
+const riskAversion = raArg >= 0 ? process.argv[raArg + 1] : undefined;
+if (riskAversion !== undefined && !(Number(riskAversion) > 0))
+  throw new Error(`--risk-aversion must be a number > 0, got ${riskAversion}`);
 const CASES = ["tax_managed", "harvest_baseline"] as const;
 const pct = (v: number | null | undefined) =>
   v === null || v === undefined ? "n/a" : `${(v * 100).toFixed(2)}%`;
@@ -89,7 +95,7 @@ if (DATA_DIR === undefined) {
   console.log("\n(no ../shared/data: the S&P 500 study is skipped)");
 } else {
   // The data set's spin-offs as basis allocations (bench/spinoff-study.ts compares with the data as the files have it).
-  const study = await openSp500Study(DATA_DIR);
+  const study = await openSp500Study(DATA_DIR, riskAversion === undefined ? {} : { riskAversion });
   for (const loss_usage of LOSS_USAGES) {
     const t0 = performance.now();
     const result = await runAccountBacktest(study.ctx, study.org, study.account, {

@@ -42,7 +42,7 @@ export interface Sp500Study {
  */
 export async function openSp500Study(
   dataDir: string,
-  options: { corporateActions?: boolean; organizationName?: string } = {},
+  options: { corporateActions?: boolean; organizationName?: string; riskAversion?: string } = {},
 ): Promise<Sp500Study> {
   const applied = options.corporateActions ?? true;
   const store = openSqliteStore(":memory:");
@@ -54,6 +54,7 @@ export async function openSp500Study(
   const cfg = await createPortfolioConfig(ctx, org, {
     name: "paper rates",
     tcost_bps: "5",
+    ...(options.riskAversion === undefined ? {} : { risk_aversion: options.riskAversion }),
     tax_preferences: { short_term_rate: "0.35", long_term_rate: "0.15" },
   });
   const account = (
