@@ -99,9 +99,9 @@ describe("thresholds", () => {
     const row = rejectedRow(A, null, "tax_managed", 'bad "date", see docs');
     const csv = rowsToCsv([row]).split("\n");
     expect(csv[0]).toBe(
-      "account_uuid,client_uuid,job_id,status,case,start_date,end_date,periods,ending_value,pre_tax_return_annualized,after_tax_return_annualized,tax_alpha_bps,pre_tax_active_return,tax_effect,harvest_value,deferral_character,liquidation_recapture,costs,tax_effect_usd,short_term_rate,long_term_rate,loss_usage,liquidate_at_end,tracking_error,turnover,taxes_paid,harvested_losses,seconds,breaches,error",
+      "account_uuid,client_uuid,job_id,status,case,start_date,end_date,periods,ending_value,pre_tax_return_annualized,after_tax_return_annualized,tax_alpha_bps,pre_tax_active_return,tax_effect,harvest_value,deferral_character,liquidation_recapture,costs,tax_effect_usd,short_term_rate,long_term_rate,loss_usage,liquidate_at_end,basis_reset_max_gain,tracking_error,turnover,taxes_paid,harvested_losses,seconds,breaches,error",
     );
-    expect(csv[1]).toBe(`${A},,,REJECTED,tax_managed,,,,,,,,,,,,,,,,,,,,,,,,,"bad ""date"", see docs"`);
+    expect(csv[1]).toBe(`${A},,,REJECTED,tax_managed,,,,,,,,,,,,,,,,,,,,,,,,,,"bad ""date"", see docs"`);
   });
 
   it("puts the tax effect, the pre-tax part and the assumptions next to the tax alpha", () => {
@@ -119,6 +119,8 @@ describe("thresholds", () => {
       long_term_rate: 0.2,
       loss_usage: "account_only",
       liquidate_at_end: true,
+      // The example job's resolved band (the reset is off with account_only).
+      basis_reset_max_gain: 0,
     });
     const [header, line] = rowsToCsv([row]).split("\n");
     const cells = Object.fromEntries(header!.split(",").map((h, i) => [h, line!.split(",")[i]]));
@@ -126,6 +128,7 @@ describe("thresholds", () => {
       tax_alpha_bps: "412.5",
       tax_effect: "0.04125",
       loss_usage: "account_only",
+      basis_reset_max_gain: "0",
     });
   });
 

@@ -62,6 +62,8 @@ export interface BatchRow {
   long_term_rate: number | null;
   loss_usage: string | null;
   liquidate_at_end: boolean | null;
+  /** tax_managed's basis-reset band of the job (`resolved_params`; null for jobs stored before the field). */
+  basis_reset_max_gain: number | null;
   tracking_error: number | null;
   turnover: number | null;
   taxes_paid: number | null;
@@ -109,6 +111,7 @@ export function batchRow(
     long_term_rate: c?.assumptions?.long_term_rate ?? null,
     loss_usage: c?.assumptions?.loss_usage ?? null,
     liquidate_at_end: c?.assumptions?.liquidate_at_end ?? null,
+    basis_reset_max_gain: job.resolved_params.basis_reset_max_gain ?? null,
     tracking_error: c?.tracking_error ?? null,
     turnover: c?.turnover ?? null,
     taxes_paid: c?.taxes_paid ?? null,
@@ -154,6 +157,7 @@ export function rejectedRow(
     long_term_rate: null,
     loss_usage: null,
     liquidate_at_end: null,
+    basis_reset_max_gain: null,
     tracking_error: null,
     turnover: null,
     taxes_paid: null,
@@ -233,6 +237,7 @@ export const CSV_COLUMNS: readonly (keyof BatchRow)[] = [
   "long_term_rate",
   "loss_usage",
   "liquidate_at_end",
+  "basis_reset_max_gain",
   "tracking_error",
   "turnover",
   "taxes_paid",
