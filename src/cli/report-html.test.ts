@@ -31,6 +31,10 @@ describe("HTML backtest report", () => {
     expect(html).toContain("<td>Tax alpha vs pre_tax (after-tax active)</td><td>412.5 bps</td><td>n/a</td>");
     expect(html).toContain("<td>Tracking error against SP500</td><td>0.61%</td>");
     expect(html).toContain('<span class="status-SUCCESS">SUCCESS</span>');
+    // Long values (the loss usage, the basis reset) wrap inside the page's width.
+    expect(html).toContain('<table class="params">');
+    expect(html).toContain(".params td:last-child{white-space:normal}");
+    expect(html).toContain("<td>Basis reset (tax_managed)</td><td>off</td>");
   });
 
   it("opens with the tax section: tax effect and its parts, years, pre-tax and tracking against the benchmark, assumptions", () => {

@@ -175,7 +175,7 @@ table{border-collapse:collapse;width:100%}th,td{padding:.25rem .5rem;border-bott
 th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
 .status-SUCCESS{color:#0a7a3a}.status-FAILURE{color:#b00020}.muted{color:#666}
 svg text{font-size:11px;fill:#333}svg .grid{stroke:#eee}svg .axis{stroke:#999}
-.events{table-layout:fixed}.events th.names,.events td.names{text-align:left;white-space:normal;vertical-align:top}
+.params td:last-child{white-space:normal}.events{table-layout:fixed}.events th.names,.events td.names{text-align:left;white-space:normal;vertical-align:top}
 .events td{vertical-align:top}
 `;
 
@@ -309,7 +309,8 @@ export function renderBacktestReportHtml(
   ];
   const paramsHtml = [
     "<h2>Parameters</h2>",
-    `<table>${params.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`,
+    // Values wrap (long texts such as the loss usage): the table keeps to the page's width.
+    `<table class="params">${params.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join("")}</table>`,
   ];
   if (job.status === "SUCCESS" && job.result) {
     const names = caseOrder(job.result);
