@@ -55,29 +55,24 @@ describe("in-process CLI runs", () => {
     expect([...codes].sort()).toEqual([0, 1, 2]);
   }, 60_000);
 
+  /** What a run must leave as it found it: the process's streams, stdin, exit and the LOTWISE_* variables. */
+  const processState = () => ({
+    write: [process.stdout.write, process.stderr.write],
+    tty: [process.stdout.isTTY, process.stderr.isTTY],
+    stdin: Object.getOwnPropertyDescriptor(process, "stdin"),
+    exit: process.exit,
+    exitCode: process.exitCode,
+    store: process.env.LOTWISE_STORE,
+    width: process.env.LOTWISE_TABLE_WIDTH,
+  });
+
   it("take LOTWISE_* from env for the run only, and leave the process's streams, stdin and exit code alone", async () => {
-    const before = {
-      write: [process.stdout.write, process.stderr.write],
-      tty: [process.stdout.isTTY, process.stderr.isTTY],
-      stdin: Object.getOwnPropertyDescriptor(process, "stdin"),
-      exit: process.exit,
-      exitCode: process.exitCode,
-      store: process.env.LOTWISE_STORE,
-      width: process.env.LOTWISE_TABLE_WIDTH,
-    };
+    const before = processState();
     const viaEnv = await run(["clients", "list", "--json"], { LOTWISE_STORE: store });
     expect(okJson(viaEnv)).toEqual(okJson(await run(["clients", "list", "--json", "--store", store])));
     const failed = await run(["clients", "list", "--store", missing], { LOTWISE_TABLE_WIDTH: "40" });
     expect(failed.code).toBe(1);
-    expect({
-      write: [process.stdout.write, process.stderr.write],
-      tty: [process.stdout.isTTY, process.stderr.isTTY],
-      stdin: Object.getOwnPropertyDescriptor(process, "stdin"),
-      exit: process.exit,
-      exitCode: process.exitCode,
-      store: process.env.LOTWISE_STORE,
-      width: process.env.LOTWISE_TABLE_WIDTH,
-    }).toEqual(before);
+    expect(processState()).toEqual(before);
   });
 
   it("read an empty stdin instead of waiting for one", async () => {

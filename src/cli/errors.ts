@@ -37,9 +37,11 @@ export function reportError(err: unknown, out: Output): number {
     });
   } else if (err instanceof ValidationError) {
     out.note(`lotwise: ${err.message}`);
-    // An issue that only repeats the message (a usage error names its option in the message) is not listed again.
-    const listed = err.issues.filter((i) => i.message !== err.message);
-    for (const i of listed.slice(0, 50)) out.note(`  - ${i.path ? `${i.path}: ` : ""}${i.message}`);
+    // An issue the message already says (a usage error names its option in the message; a summary quotes its first
+    // issues as "path: message") is not listed again.
+    const line = (i: { path: string; message: string }) => `${i.path ? `${i.path}: ` : ""}${i.message}`;
+    const listed = err.issues.filter((i) => i.message !== err.message && !err.message.includes(line(i)));
+    for (const i of listed.slice(0, 50)) out.note(`  - ${line(i)}`);
     if (listed.length > 50) out.note(`  ... and ${listed.length - 50} more`);
   } else if (err instanceof PortfolioError) {
     out.note(`lotwise: ${err.message} [${err.code}]`);

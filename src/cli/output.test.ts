@@ -127,6 +127,19 @@ describe("errors for a person", () => {
     ]);
   });
 
+  it("does not list again an issue the message already quotes as path: message", () => {
+    const out = memoryOutput(false);
+    const err = new ValidationError(
+      "Invalid backtest parameters: --basis-reset-max-gain: 2 is above the maximum 1",
+      [{ path: "--basis-reset-max-gain", message: "2 is above the maximum 1" }],
+      "usage",
+    );
+    expect(reportError(err, out)).toBe(2);
+    expect(out.stderr).toEqual([
+      "lotwise: Invalid backtest parameters: --basis-reset-max-gain: 2 is above the maximum 1",
+    ]);
+  });
+
   it("lists the issues that add something under the message", () => {
     const out = memoryOutput(false);
     const err = new ValidationError("2 rows of lots.csv are invalid.", [

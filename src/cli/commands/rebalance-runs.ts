@@ -164,8 +164,6 @@ export function registerRebalanceRuns(rebalance: Command, hooks: ProgramHooks): 
       .option("--out <file>", OUT_OPTION_HELP)
       .action(
         action(hooks, async (ctx, opts: { asOf?: string; out?: string }) => {
-          if (opts.asOf !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
-            throw usageError(`--as-of must be a date YYYY-MM-DD, got "${opts.asOf}".`, "--as-of");
           const backend = await ctx.backend();
           const list = await backend.listRebalanceRuns(
             opts.asOf === undefined ? {} : { as_of_date: opts.asOf },
