@@ -6,6 +6,7 @@
  * The tax alpha is never shown alone: the tax effect and the pre-tax part stand next to it, labelled.
  */
 import type { BacktestCaseResult, BacktestJob } from "../contract/index.js";
+import { WASH_SALE_GAIN_MARGIN } from "../core/backtest/policies/tax-aware-tracking.js";
 import { renderKeyValues, renderTable } from "./output.js";
 import { money, percent } from "./render.js";
 import { type ChartSeries, renderLineChart } from "./terminal-chart.js";
@@ -78,7 +79,7 @@ export function lossUsageText(usage: "account_only" | "outside_gains"): string {
 export function basisResetText(band: number | undefined): string {
   if (band === undefined) return "not recorded";
   if (band === 0) return "off";
-  return `long-term lots with a gain of 5% to ${percent(band, 1)} of value sold and bought back`;
+  return `long-term lots with a gain of ${percent(WASH_SALE_GAIN_MARGIN, 0)} to ${percent(band, 1)} of value sold and bought back`;
 }
 
 /** The assumptions the after-tax figures rest on, in one sentence (empty for results stored without them). */

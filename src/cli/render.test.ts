@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { WASH_SALE_GAIN_MARGIN } from "../core/backtest/policies/tax-aware-tracking.js";
 import { buildDemo } from "../service/demo.js";
 import { createProposal, getAccount } from "../service/index.js";
 import { openSqliteStore } from "../store/index.js";
+import { basisResetText } from "./backtest-render.js";
 import { renderProposal } from "./commands/proposal.js";
 import { renderAccount } from "./render.js";
 
@@ -72,5 +74,16 @@ describe("proposal table", () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe("basis-reset band in words", () => {
+  it("states the band from the wash-sale margin to the job's upper gain, off at 0, unknown for old jobs", () => {
+    expect(basisResetText(0.1)).toBe(
+      "long-term lots with a gain of 5% to 10.0% of value sold and bought back",
+    );
+    expect(basisResetText(0.25)).toContain(`${(WASH_SALE_GAIN_MARGIN * 100).toFixed(0)}% to 25.0%`);
+    expect(basisResetText(0)).toBe("off");
+    expect(basisResetText(undefined)).toBe("not recorded");
   });
 });
