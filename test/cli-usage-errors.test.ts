@@ -70,6 +70,18 @@ const CASES: readonly [string, string[], string, RegExp?][] = [
   ],
   ["February 30th", ["optimize", "--account", U, "--as-of", "2025-02-30"], "--as-of", /YYYY-MM-DD/],
   [
+    "February 30th for a rebalance run",
+    ["rebalance", "--all", "--as-of", "2025-02-30"],
+    "--as-of",
+    /YYYY-MM-DD/,
+  ],
+  [
+    "a risk model dated February 30th",
+    ["risk-models", "import", "--kind", "custom", "--name", "m", "--as-of", "2025-02-30"],
+    "--as-of",
+    /YYYY-MM-DD/,
+  ],
+  [
     "a compact --start-date",
     ["backtest", "start", "--account", U, "--start-date", "20250101"],
     "--start-date",

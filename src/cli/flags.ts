@@ -7,7 +7,8 @@
 import { InvalidArgumentError } from "commander";
 import { isIsoDate } from "../core/dates.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** 8-4-4-4-12 hexadecimal digits, any case. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A uuid (8-4-4-4-12 hexadecimal digits), as every identifier of the store is. */
 export function uuidFlag(value: string): string {

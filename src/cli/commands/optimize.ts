@@ -19,12 +19,9 @@ import { money, percent, quantity } from "../render.js";
 import { renderProposal } from "./proposal.js";
 import { type RunOptions, rebalanceAll, registerRebalanceRuns } from "./rebalance-runs.js";
 
-/** The request body of the options (`--as-of`). */
+/** The request body of the options (`--as-of`, already checked by its parser, {@link dateFlag}). */
 function requestOf(opts: { asOf?: string }): OptimizeRequest {
-  if (opts.asOf === undefined) return {};
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
-    throw usageError(`--as-of must be a date YYYY-MM-DD, got "${opts.asOf}".`, "--as-of");
-  return { as_of_date: opts.asOf };
+  return opts.asOf === undefined ? {} : { as_of_date: opts.asOf };
 }
 
 /** The rebalance body of the options: `--as-of`, and at most one of `--withdraw` / `--deposit` (USD). */

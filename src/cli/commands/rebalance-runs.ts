@@ -14,6 +14,7 @@ import {
 } from "../../contract/index.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILURE, EXIT_OK, usageError } from "../errors.js";
+import { UUID } from "../flags.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
@@ -31,8 +32,6 @@ export interface RunOptions {
   concurrency?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function checkedUuid(value: string, option: string): string {
   if (!UUID.test(value)) throw usageError(`${option} must be a UUID, got "${value}".`, option);
   return value;
@@ -41,11 +40,8 @@ function checkedUuid(value: string, option: string): string {
 /** The request of the options; usage errors name the option. */
 export function runRequestOf(opts: RunOptions): RebalanceRunRequest {
   const request: RebalanceRunRequest = {};
-  if (opts.asOf !== undefined) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
-      throw usageError(`--as-of must be a date YYYY-MM-DD, got "${opts.asOf}".`, "--as-of");
-    request.as_of_date = opts.asOf;
-  }
+  // --as-of is checked by its parser (dateFlag).
+  if (opts.asOf !== undefined) request.as_of_date = opts.asOf;
   if (opts.when !== undefined) {
     if (!(REBALANCE_RUN_WHEN as readonly string[]).includes(opts.when))
       throw usageError(

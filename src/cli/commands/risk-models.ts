@@ -76,11 +76,8 @@ async function importBody(opts: ImportOptions): Promise<RiskModelImport> {
     );
   body.kind = kind;
   if (opts.name !== undefined) body.name = opts.name;
-  if (opts.asOf !== undefined) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(opts.asOf))
-      throw usageError(`--as-of must be a date YYYY-MM-DD, got "${opts.asOf}".`, "as-of");
-    body.as_of_date = opts.asOf;
-  }
+  // --as-of is checked by its parser (dateFlag).
+  if (opts.asOf !== undefined) body.as_of_date = opts.asOf;
   if (body.name === undefined) throw usageError("Give --name, e.g. --name 'Barra USE4 2025-12'.", "name");
   if (body.as_of_date === undefined)
     throw usageError(
