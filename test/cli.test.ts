@@ -147,6 +147,19 @@ describe("lotwise CLI", () => {
     expect(a.positions.length).toBeGreaterThan(5);
   });
 
+  it("scan --fail-on says on stderr why it exits 1, and nothing when the gate holds", async () => {
+    const out = join(dir, "scan.csv");
+    const tripped = await run(["scan", "--out", out, "--fail-on", "warning", "--store", store]);
+    expect(tripped.code, tripped.stderr).toBe(1);
+    expect(tripped.stdout.trim()).toBe(`Wrote 1 scan row to ${out} (CSV).`);
+    expect(tripped.stderr.trim()).toBe(
+      "lotwise: --fail-on warning: 1 of 1 account at warning or breach; exit code 1.",
+    );
+    const held = await run(["scan", "--out", out, "--fail-on", "error", "--store", store]);
+    expect(held.code, held.stderr).toBe(0);
+    expect(held.stderr).toBe("");
+  });
+
   it("imports a broker export of lots all-or-nothing, naming the line and column of bad rows", async () => {
     const dry = json(
       await run([
