@@ -50,7 +50,7 @@ describe("account table", () => {
 });
 
 describe("proposal table", () => {
-  it("says which book an order trades (not 'Category: long', which reads as long-term)", async () => {
+  it("says which book an order trades (not 'Category: long', which reads as long-term) and labels the cash buffers by currency", async () => {
     const store = openSqliteStore(":memory:");
     try {
       const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
@@ -69,6 +69,11 @@ describe("proposal table", () => {
       expect(header).not.toContain("Category");
       expect(p.orders.every((o) => o.order_category === "long")).toBe(true);
       expect(text.split("long position").length - 1).toBe(p.orders.length);
+      // Each amount is labelled with its currency once, as the other rows of the summary are.
+      expect(text).toMatch(/│ Cash buffer \(USD\) +│/);
+      expect(text).toMatch(/│ Cash buffer \(CAD\) +│/);
+      expect(text).not.toContain("Cash buffer USD");
+      expect(text).not.toContain("CAD (CAD)");
     } finally {
       await store.close();
     }
