@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { buildDemo } from "../service/demo.js";
-import { createProposal, getAccount } from "../service/index.js";
+import { createProposal, getAccount, getPortfolioConfig } from "../service/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { renderProposal } from "./commands/proposal.js";
-import { renderAccount } from "./render.js";
+import { renderAccount, renderConfig } from "./render.js";
 
 /** Whole days from `a` to `b` (UTC calendar dates), computed independently of the tax engine. */
 const days = (a: string, b: string) =>
@@ -74,6 +74,28 @@ describe("proposal table", () => {
       expect(text).toMatch(/│ Cash buffer \(CAD\) +│/);
       expect(text).not.toContain("Cash buffer USD");
       expect(text).not.toContain("CAD (CAD)");
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("configuration table", () => {
+  it("marks a JSON value it cuts with … and says --json prints it whole", async () => {
+    const store = openSqliteStore(":memory:");
+    try {
+      const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
+      const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+      const c = await getPortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid);
+      expect(JSON.stringify(c.tax_preferences).length).toBeGreaterThan(120);
+      const text = renderConfig(c);
+      const row = text.split("\n").find((l) => l.startsWith("│ tax_preferences "))!;
+      const value = row.split("│")[2]!.trim();
+      expect(value.endsWith("…")).toBe(true);
+      expect(JSON.stringify(c.tax_preferences).startsWith(value.slice(0, -1))).toBe(true);
+      expect(text.endsWith("Values ending in … are cut; --json prints the whole configuration.")).toBe(true);
+      // A value short enough is shown whole, without the mark.
+      expect(text).toMatch(/│ no_hold_tickers +│ \[\] +│/);
     } finally {
       await store.close();
     }

@@ -245,14 +245,23 @@ export function renderConfigs(configs: readonly PortfolioConfigRead[]): string {
   ]);
 }
 
+/** Longest JSON value `renderConfig` shows in its table; a longer one is cut and ends in "…". */
+const CONFIG_VALUE_MAX = 120;
+
 export function renderConfig(c: PortfolioConfigRead): string {
   const pairs: [string, string | number | null][] = [];
+  let cut = false;
   for (const [k, v] of Object.entries(c)) {
-    if (v === null || typeof v !== "object") pairs.push([k, v === null ? "" : String(v)]);
-    else if (Array.isArray(v)) pairs.push([k, v.length === 0 ? "[]" : JSON.stringify(v).slice(0, 120)]);
-    else pairs.push([k, JSON.stringify(v).slice(0, 120)]);
+    if (v === null || typeof v !== "object") {
+      pairs.push([k, v === null ? "" : String(v)]);
+      continue;
+    }
+    const text = Array.isArray(v) && v.length === 0 ? "[]" : JSON.stringify(v);
+    if (text.length > CONFIG_VALUE_MAX) cut = true;
+    pairs.push([k, text.length > CONFIG_VALUE_MAX ? `${text.slice(0, CONFIG_VALUE_MAX - 1)}…` : text]);
   }
-  return renderKeyValues(pairs, `Portfolio configuration ${c.name}`);
+  const table = renderKeyValues(pairs, `Portfolio configuration ${c.name}`);
+  return cut ? `${table}\nValues ending in … are cut; --json prints the whole configuration.` : table;
 }
 
 export function renderAssetClasses(list: readonly AssetClass[]): string {
