@@ -76,3 +76,21 @@ describe("CLI help", () => {
     expect(helpOf(cmd)).toMatch(/Examples:\n\s+\$ lotwise /);
   });
 });
+
+describe("CLI help of the backtest parameters", () => {
+  it("states the default of every parameter a backtest fills when it is not given", () => {
+    for (const path of ["backtest start", "backtest batch"]) {
+      const cmd = all.find((l) => l.path === path)!.cmd;
+      for (const flag of [
+        "--start-date",
+        "--end-date",
+        "--tax-gamma",
+        "--tax-loss-threshold-bps",
+        "--starting-nav",
+      ]) {
+        const option = cmd.options.find((o) => o.long === flag)!;
+        expect(option.description, `${path} ${flag}`).toMatch(/\(default[: ]/);
+      }
+    }
+  });
+});
