@@ -94,3 +94,12 @@ describe("CLI help of the backtest parameters", () => {
     }
   });
 });
+
+describe("CLI help of trades import", () => {
+  it("says that rows without a currency take their listing's, as the import does (not USD)", () => {
+    const cmd = all.find((l) => l.path === "trades import")!.cmd;
+    const option = cmd.options.find((o) => o.long === "--currency")!;
+    expect(option.description).toContain("default: the listing's currency");
+    expect(option.defaultValue).toBeUndefined();
+  });
+});

@@ -189,7 +189,10 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
       .requiredOption("--account <uuid>", "the account")
       .option("--map <field=header>", "use this header for a field (repeatable)", collect, [])
       .option("--date-order <order>", "how to read 03/04/2024: auto, mdy, dmy, ymd", "auto")
-      .option("--currency <ccy>", `currency of rows without one (${CURRENCIES.join(", ")})`)
+      .option(
+        "--currency <ccy>",
+        `currency of rows without one (${CURRENCIES.join(", ")}; default: the listing's currency)`,
+      )
       .option("--mic <mic>", "exchange of symbols without one")
       .action(
         action(
