@@ -72,6 +72,37 @@ export function fitColumnWidths(
 /** A uuid anywhere in a cell. */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
+/**
+ * `text` with every word longer than `width` broken onto lines of at most `width` characters, after its last `_`,
+ * `-`, `/` or `.` that fits (else at `width`): cli-table3 wraps on spaces and would cut such a word short with
+ * "…" (`weight_decre…`), losing the rest. Words with colour codes are left to cli-table3.
+ */
+export function breakLongWords(text: string, width: number): string {
+  const breakWord = (word: string): string => {
+    if (word.length <= width || stripVTControlCharacters(word) !== word) return word;
+    const parts: string[] = [];
+    let rest = word;
+    while (rest.length > width) {
+      const head = rest.slice(0, width);
+      const at = Math.max(
+        head.lastIndexOf("_"),
+        head.lastIndexOf("-"),
+        head.lastIndexOf("/"),
+        head.lastIndexOf("."),
+      );
+      const cut = at > 0 ? at + 1 : width;
+      parts.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    parts.push(rest);
+    return parts.join("\n");
+  };
+  return text
+    .split("\n")
+    .map((line) => line.split(" ").map(breakWord).join(" "))
+    .join("\n");
+}
+
 /** Longest line of a cell. */
 function cellWidth(text: string): number {
   let w = 0;
@@ -111,7 +142,8 @@ export function renderTable<Row>(
       ? {}
       : { colWidths: fitted.map((w) => w + 2), wordWrap: true, wrapOnWordBoundary: true }),
   });
-  for (const row of cells) table.push(row);
+  for (const row of cells)
+    table.push(fitted === null ? row : row.map((cell, j) => breakLongWords(cell, fitted[j]!)));
   return title ? `${title}\n${table.toString()}` : table.toString();
 }
 
