@@ -362,7 +362,7 @@ describe("lotwise CLI", () => {
     }
   }, 60_000);
 
-  it("creates and evaluates the sample theme and searches the catalog", async () => {
+  it("creates and evaluates the sample theme (its name count in English) and searches the catalog", async () => {
     const created = json(
       await run([
         "themes",
@@ -381,6 +381,9 @@ describe("lotwise CLI", () => {
       json(await run(["themes", "constituents", demo.theme_uuid, "--json", "--store", store])),
     );
     expect(stored.total_weight).toBeCloseTo(1, 9);
+    const table = await run(["themes", "constituents", demo.theme_uuid, "--store", store]);
+    const n = stored.total_constituents;
+    expect(table.stdout).toContain(`: ${n} ${n === 1 ? "name" : "names"}, total weight`);
     const search = industrySearchResponseSchema.parse(
       json(await run(["catalog", "industry", "semiconductors", "--json", "--store", store])),
     );

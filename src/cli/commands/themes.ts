@@ -44,7 +44,7 @@ function renderTheme(t: Theme): string {
 }
 
 function renderSnapshot(s: ThemeConstituentSnapshot, limit: number): string {
-  const head = `Constituents of ${s.theme_uuid} as of ${s.as_of_date} (revision ${s.revision}): ${s.total_constituents} names, total weight ${s.total_weight.toFixed(6)}`;
+  const head = `Constituents of ${s.theme_uuid} as of ${s.as_of_date} (revision ${s.revision}): ${s.total_constituents} name${s.total_constituents === 1 ? "" : "s"}, total weight ${s.total_weight.toFixed(6)}`;
   const rows = s.constituents.slice(0, limit);
   const table = renderTable(rows, [
     { header: "#", value: (c) => s.constituents.indexOf(c) + 1, align: "right" },
