@@ -103,3 +103,12 @@ describe("CLI help of trades import", () => {
     expect(option.defaultValue).toBeUndefined();
   });
 });
+
+describe("CLI help of the global options", () => {
+  it("says --store takes a PostgreSQL URL as well as a SQLite file", async () => {
+    const program = await buildProgram();
+    const store = program.options.find((o) => o.long === "--store")!;
+    expect(store.description).toContain("SQLite file");
+    expect(store.description).toContain("postgres:// URL");
+  });
+});
