@@ -112,3 +112,11 @@ describe("CLI help of the global options", () => {
     expect(store.description).toContain("postgres:// URL");
   });
 });
+
+describe("CLI help of repeatable options", () => {
+  it('shows no "(default: [])" and teaches --set by a plain example', () => {
+    for (const { path, cmd } of all) expect(helpOf(cmd), path).not.toContain("(default: [])");
+    const set = all.find((l) => l.path === "configs update")!.cmd.options.find((o) => o.long === "--set")!;
+    expect(set.description).toContain("e.g. --set max_weight=0.05");
+  });
+});

@@ -25,7 +25,7 @@ import { renderKeyValues, renderTable } from "../output.js";
 import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
 import { money, quantity } from "../render.js";
 
-const collect = (v: string, acc: string[]) => [...acc, v];
+const collect = (v: string, acc: string[] = []) => [...acc, v];
 
 /** Fills from a CSV: order, quantity, price, and optional fees, fx_rate, trade_date columns. */
 export async function readFillsFile(path: string): Promise<NonNullable<ProposalExecutionRequest["fills"]>> {
@@ -187,7 +187,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
         `Record the trades of a broker trade-confirmation CSV. Columns are recognized by name (Trade ID, Action/Side, Symbol, Trade Date, Quantity, Price, Commission/Fees, Currency, FX Rate, MIC, Lot ID) or mapped with --map FIELD=HEADER (fields: ${TRADE_CSV_FIELDS.join(", ")}). The file is one batch in one transaction: errors name the line and column, and nothing is applied when any row is bad. Sells relieve the lot of a lot_id column, else the account's lot method picks.`,
       )
       .requiredOption("--account <uuid>", "the account")
-      .option("--map <field=header>", "use this header for a field (repeatable)", collect, [])
+      .option("--map <field=header>", "use this header for a field (repeatable)", collect)
       .option("--date-order <order>", "how to read 03/04/2024: auto, mdy, dmy, ymd", "auto")
       .option(
         "--currency <ccy>",
@@ -200,7 +200,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
           async (
             ctx,
             file: string,
-            opts: { account: string; map: string[]; dateOrder: string; currency?: string; mic?: string },
+            opts: { account: string; map?: string[]; dateOrder: string; currency?: string; mic?: string },
           ) => {
             if (!["auto", "mdy", "dmy", "ymd"].includes(opts.dateOrder))
               throw usageError("--date-order must be auto, mdy, dmy or ymd", "date-order");
@@ -212,7 +212,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
               ...(opts.currency ? { currency: opts.currency.toUpperCase() } : {}),
               ...(opts.mic ? { mic: opts.mic.toUpperCase() } : {}),
             };
-            for (const m of opts.map) {
+            for (const m of opts.map ?? []) {
               const eq = m.indexOf("=");
               const field = m.slice(0, eq);
               if (eq < 1 || !(TRADE_CSV_FIELDS as readonly string[]).includes(field))
