@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { buildDemo } from "../service/demo.js";
-import { createProposal, getAccount, getPortfolioConfig } from "../service/index.js";
+import { createProposal, getAccount, getPortfolioConfig, harvestScan } from "../service/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { renderProposal } from "./commands/proposal.js";
-import { renderAccount, renderConfig } from "./render.js";
+import { renderAccount, renderConfig, renderHarvest } from "./render.js";
 
 /** Whole days from `a` to `b` (UTC calendar dates), computed independently of the tax engine. */
 const days = (a: string, b: string) =>
@@ -96,6 +96,26 @@ describe("configuration table", () => {
       expect(text.endsWith("Values ending in … are cut; --json prints the whole configuration.")).toBe(true);
       // A value short enough is shown whole, without the mark.
       expect(text).toMatch(/│ no_hold_tickers +│ \[\] +│/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("harvest table", () => {
+  it("says in words why a lot is not harvestable, with the wash-sale window's end", async () => {
+    const store = openSqliteStore(":memory:");
+    try {
+      const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
+      const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+      const h = await harvestScan(ctx, demo.organization_uuid, demo.account_uuid);
+      const washed = h.lots.find((l) => l.reasons.includes("wash_sale_account"));
+      expect(washed, "the demo holds a loss lot bought back within 30 days").toBeDefined();
+      const text = renderHarvest(h, h.lots.length);
+      expect(text).toMatch(
+        new RegExp(`│ no: [^│]*wash sale in this account[^│]*\\(until ${washed!.wash_sale_window_ends}\\)`),
+      );
+      expect(text).not.toContain("(account)");
     } finally {
       await store.close();
     }

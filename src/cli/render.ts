@@ -447,8 +447,8 @@ export function renderLotImport(r: LotImportResult, file: string): string {
 
 const REASON_TEXT: Record<HarvestScan["lots"][number]["reasons"][number], string> = {
   below_threshold: "below threshold",
-  wash_sale_account: "wash sale (account)",
-  wash_sale_household: "wash sale (household)",
+  wash_sale_account: "wash sale in this account",
+  wash_sale_household: "wash sale in another account of the client",
   no_trade: "no-trade",
 };
 
