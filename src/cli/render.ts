@@ -101,7 +101,7 @@ export function renderHoldingsAsOf(h: HoldingsAsOf): string {
       ),
     );
   for (const w of h.warnings) parts.push(warningLine(w));
-  return parts.join("\n");
+  return parts.join("\n\n");
 }
 
 /** Account summary, positions, lots and wash-sale lots. */

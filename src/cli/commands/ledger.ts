@@ -62,19 +62,23 @@ export async function readFillsFile(path: string): Promise<NonNullable<ProposalE
 
 /** What an application wrote, for the terminal. */
 export function renderExecutionResult(r: ExecutionResult): string {
-  const head = renderKeyValues([
-    ["Account", r.account_uuid],
-    ["Executions applied", r.execution_ids.length],
-    ["Realized rows", r.realized.length],
-    ["Realized total (USD)", money(r.realized_total_usd)],
-    ["Wash-sale adjustments", r.wash_sales],
-    ["Other accounts updated", r.household_accounts_updated.join(", ") || "none"],
-    ["Cash change (USD)", money(r.cash_delta_usd)],
-    ["Cash (USD)", money(r.cash_value_usd)],
-    ["Lots", r.lots],
-    ["Short lots", r.short_lots],
-  ]);
-  return r.realized.length === 0 ? head : `${head}\n${realizedTable(r.realized, "Realized")}`;
+  const head = renderKeyValues(
+    [
+      ["Account", r.account_uuid],
+      ["Executions applied", r.execution_ids.length],
+      ["Realized rows", r.realized.length],
+      ["Realized total (USD)", money(r.realized_total_usd)],
+      ["Wash-sale adjustments", r.wash_sales],
+      ["Other accounts updated", r.household_accounts_updated.join(", ") || "none"],
+      ["Cash change (USD)", money(r.cash_delta_usd)],
+      ["Cash (USD)", money(r.cash_value_usd)],
+      ["Lots", r.lots],
+      ["Short lots", r.short_lots],
+    ],
+    "Trades applied",
+  );
+  // Tables are separated by a blank line, as in every other command's output.
+  return r.realized.length === 0 ? head : `${head}\n\n${realizedTable(r.realized, "Realized")}`;
 }
 
 function realizedTable(rows: RealizedLedger["rows"], title: string): string {
@@ -134,7 +138,7 @@ export function renderRealizedLedger(l: RealizedLedger): string {
     l.rows.length === 0
       ? `No realized gains in ${l.year} for ${who}.`
       : realizedTable(l.rows, `Realized ${l.year}, ${who}`);
-  return `${rows}\n${totals}\n${sd}`;
+  return `${rows}\n\n${totals}\n\n${sd}`;
 }
 
 function realizedQuery(opts: { year: string; reporting?: string }): RealizedQuery {
