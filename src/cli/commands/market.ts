@@ -2,6 +2,7 @@
  * @module cli/commands/market
  * `lotwise market generate|import|list`: market data of the local store (shared by its organizations).
  */
+import { access } from "node:fs/promises";
 import type { Command } from "commander";
 import type { ImportSummary } from "../../market/importers/index.js";
 import type { Sp500LoadSummary } from "../../market/real-data/index.js";
@@ -307,6 +308,9 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
             "kind",
           );
         const write = writeOptions(opts);
+        // A file (or sp500 folder) that cannot be read is a usage error, reported before the store is opened and
+        // before the "Importing ..." line.
+        await access(path);
         const svc = await ctx.service();
         return guarded(ctx, async () => {
           const r = await ctx.out.spin(`Importing ${kind} from ${path}`, () =>
