@@ -87,6 +87,8 @@ describe("lotwise actions and accounts holdings", () => {
     ]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("Long lots on 2025-05-30");
+    // A blank line between the summary and the lots, as between the tables of every other command.
+    expect(shown.stdout).toMatch(/┘\n\nLong lots on 2025-05-30/);
     expect(shown.stdout).toMatch(/Undone\s+│ 0 execution\(s\), 1 corporate action\(s\)/);
     for (const l of h.tax_lots as { lot_uuid: string }[]) expect(shown.stdout).toContain(l.lot_uuid);
     expect(shown.stdout.split("\n").filter((line) => /│ (LT|ST) +│/.test(line))).toHaveLength(

@@ -76,3 +76,47 @@ describe("CLI help", () => {
     expect(helpOf(cmd)).toMatch(/Examples:\n\s+\$ lotwise /);
   });
 });
+
+describe("CLI help of the backtest parameters", () => {
+  it("states the default of every parameter a backtest fills when it is not given", () => {
+    for (const path of ["backtest start", "backtest batch"]) {
+      const cmd = all.find((l) => l.path === path)!.cmd;
+      for (const flag of [
+        "--start-date",
+        "--end-date",
+        "--tax-gamma",
+        "--tax-loss-threshold-bps",
+        "--starting-nav",
+      ]) {
+        const option = cmd.options.find((o) => o.long === flag)!;
+        expect(option.description, `${path} ${flag}`).toMatch(/\(default[: ]/);
+      }
+    }
+  });
+});
+
+describe("CLI help of trades import", () => {
+  it("says that rows without a currency take their listing's, as the import does (not USD)", () => {
+    const cmd = all.find((l) => l.path === "trades import")!.cmd;
+    const option = cmd.options.find((o) => o.long === "--currency")!;
+    expect(option.description).toContain("default: the listing's currency");
+    expect(option.defaultValue).toBeUndefined();
+  });
+});
+
+describe("CLI help of the global options", () => {
+  it("says --store takes a PostgreSQL URL as well as a SQLite file", async () => {
+    const program = await buildProgram();
+    const store = program.options.find((o) => o.long === "--store")!;
+    expect(store.description).toContain("SQLite file");
+    expect(store.description).toContain("postgres:// URL");
+  });
+});
+
+describe("CLI help of repeatable options", () => {
+  it('shows no "(default: [])" and teaches --set by a plain example', () => {
+    for (const { path, cmd } of all) expect(helpOf(cmd), path).not.toContain("(default: [])");
+    const set = all.find((l) => l.path === "configs update")!.cmd.options.find((o) => o.long === "--set")!;
+    expect(set.description).toContain("e.g. --set max_weight=0.05");
+  });
+});

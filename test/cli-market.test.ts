@@ -147,6 +147,30 @@ describe("lotwise market: safe imports and generation", () => {
     expect(await closeOf("DEL:XNYS")).toBeUndefined();
   }, 60_000);
 
+  it("market generate names what it made in words, grouped, not by its field names", async () => {
+    const empty = join(dir, "words.db");
+    expect((await run(["init", "--store", empty])).code).toBe(0);
+    const r = await run([
+      "market",
+      "generate",
+      "--seed",
+      "3",
+      "--securities",
+      "50",
+      "--years",
+      "1",
+      "--dry-run",
+      "--store",
+      empty,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Synthetic market generated (not written)");
+    expect(r.stdout).toMatch(/│ Price rows +│ \d{1,3}(,\d{3})+ +│/);
+    for (const label of ["FX rates", "Characteristic values", "Index levels", "Index weights"])
+      expect(r.stdout).toContain(`│ ${label} `);
+    expect(r.stdout).not.toMatch(/fxRates|indexLevels|indexWeights/);
+  }, 60_000);
+
   it("market generate into a store with market data needs a mode too", async () => {
     const before = await list();
     const args = [

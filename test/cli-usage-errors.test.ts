@@ -158,6 +158,13 @@ describe("usage errors exit 2 and name the flag", () => {
     expect(r.stderr).not.toMatch(/unexpected error|at .*\.ts:\d+/);
   });
 
+  it("reports a market file that cannot be opened before anything runs (even before opening the store)", async () => {
+    const missing = join(dir, "missing.csv");
+    const r = await lotwise(["market", "import", "prices", missing, "--store", join(dir, "no-store.db")]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toBe(`lotwise: cannot open ${missing}: no such file or folder`);
+  });
+
   it("covers at least 20 cases across at least 15 commands", () => {
     expect(CASES.length).toBeGreaterThanOrEqual(20);
     const commands = new Set(CASES.map(([, args]) => args.filter((a) => !a.startsWith("-"))[0]));

@@ -147,6 +147,19 @@ describe("lotwise CLI", () => {
     expect(a.positions.length).toBeGreaterThan(5);
   });
 
+  it("scan --fail-on says on stderr why it exits 1, and nothing when the gate holds", async () => {
+    const out = join(dir, "scan.csv");
+    const tripped = await run(["scan", "--out", out, "--fail-on", "warning", "--store", store]);
+    expect(tripped.code, tripped.stderr).toBe(1);
+    expect(tripped.stdout.trim()).toBe(`Wrote 1 scan row to ${out} (CSV).`);
+    expect(tripped.stderr.trim()).toBe(
+      "lotwise: --fail-on warning: 1 of 1 account at warning or breach; exit code 1.",
+    );
+    const held = await run(["scan", "--out", out, "--fail-on", "error", "--store", store]);
+    expect(held.code, held.stderr).toBe(0);
+    expect(held.stderr).toBe("");
+  });
+
   it("imports a broker export of lots all-or-nothing, naming the line and column of bad rows", async () => {
     const dry = json(
       await run([
@@ -349,7 +362,7 @@ describe("lotwise CLI", () => {
     }
   }, 60_000);
 
-  it("creates and evaluates the sample theme and searches the catalog", async () => {
+  it("creates and evaluates the sample theme (its name count in English) and searches the catalog", async () => {
     const created = json(
       await run([
         "themes",
@@ -368,6 +381,9 @@ describe("lotwise CLI", () => {
       json(await run(["themes", "constituents", demo.theme_uuid, "--json", "--store", store])),
     );
     expect(stored.total_weight).toBeCloseTo(1, 9);
+    const table = await run(["themes", "constituents", demo.theme_uuid, "--store", store]);
+    const n = stored.total_constituents;
+    expect(table.stdout).toContain(`: ${n} ${n === 1 ? "name" : "names"}, total weight`);
     const search = industrySearchResponseSchema.parse(
       json(await run(["catalog", "industry", "semiconductors", "--json", "--store", store])),
     );

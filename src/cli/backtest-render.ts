@@ -228,7 +228,7 @@ export function renderTaxSection(result: Readonly<Record<string, BacktestCaseRes
           align: "right" as const,
         })),
       ],
-      "Tax effect (annualized decimal fractions a year; parts add up to the after-tax active return)",
+      "Tax effect (annualized, in percent a year; parts add up to the after-tax active return)",
     ),
   ];
   for (const n of names)

@@ -23,6 +23,7 @@ import {
 } from "../service/index.js";
 import { listExecutions } from "../service/ledger.js";
 import { openSqliteStore, type SqliteStore } from "../store/index.js";
+import { itemsNoun } from "./list-out.js";
 import { buildProgram, main } from "./main.js";
 import { memoryOutput } from "./output.js";
 
@@ -240,11 +241,11 @@ describe("proposal export", () => {
 });
 
 describe("--out on list commands", () => {
-  it("clients list --out FILE.csv writes one CSV row per client and says so", async () => {
+  it("clients list --out FILE.csv writes one CSV row per client and says so (one client: singular)", async () => {
     const out = join(dir, "clients.csv");
     const r = await run(["clients", "list", "--out", out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`Wrote 1 clients to ${out} (CSV).`);
+    expect(r.stdout).toBe(`Wrote 1 client to ${out} (CSV).`);
     const rows = parse(readFileSync(out, "utf8"), { columns: true }) as Record<string, string>[];
     const [client] = await listClients(ctx, org);
     expect(rows).toEqual([
@@ -256,6 +257,14 @@ describe("--out on list commands", () => {
         created: client!.created,
       },
     ]);
+  });
+
+  it("names one item in the singular and other counts in the plural", () => {
+    expect(itemsNoun(1, "scan rows")).toBe("scan row");
+    expect(itemsNoun(1, "asset classes")).toBe("asset class");
+    expect(itemsNoun(1, "API keys")).toBe("API key");
+    expect(itemsNoun(0, "clients")).toBe("clients");
+    expect(itemsNoun(2, "asset classes")).toBe("asset classes");
   });
 
   it("asset-classes list --out FILE.json writes what --json prints", async () => {

@@ -13,6 +13,14 @@ import type { Output } from "./output.js";
 export const OUT_OPTION_HELP =
   "write the list to FILE instead of printing it: CSV when FILE ends in .csv, else JSON (what --json prints); prints one line saying what was written";
 
+/**
+ * The noun for `count` items: the plural `what` as given, or its singular for one item ("1 client", "1 scan row",
+ * "1 asset class"), so that the line written after an export reads as English.
+ */
+export function itemsNoun(count: number, what: string): string {
+  return count === 1 ? what.replace(/(ss)es$|s$/, "$1") : what;
+}
+
 /** CSV when the file name ends in `.csv` (any case), else JSON. */
 export function outFormat(file: string): "csv" | "json" {
   return file.toLowerCase().endsWith(".csv") ? "csv" : "json";
@@ -21,7 +29,7 @@ export function outFormat(file: string): "csv" | "json" {
 /**
  * Write `rows` to `file` (CSV with `columns`, or `json` as pretty JSON) and print what was written: `Wrote 3
  * clients to /abs/clients.csv (CSV).`, or with --json `{"written": path, "format": "csv", "rows": 3}`.
- * @param what the plural noun of the items, e.g. "clients"
+ * @param what the plural noun of the items, e.g. "clients" (its singular is used for one item: {@link itemsNoun})
  * @param json what the JSON file holds (default: the rows, as --json prints them)
  */
 export async function writeListOut<Row>(
@@ -36,7 +44,7 @@ export async function writeListOut<Row>(
   const path = resolve(file);
   await writeFile(path, format === "csv" ? toCsv(rows, columns) : `${JSON.stringify(json, null, 2)}\n`);
   if (out.json) out.printJson({ written: path, format, rows: rows.length });
-  else out.line(`Wrote ${rows.length} ${what} to ${path} (${format.toUpperCase()}).`);
+  else out.line(`Wrote ${rows.length} ${itemsNoun(rows.length, what)} to ${path} (${format.toUpperCase()}).`);
 }
 
 /**
@@ -55,7 +63,7 @@ export async function writeCsvExport<Row>(
     const path = resolve(file);
     await writeFile(path, toCsv(rows, columns));
     if (out.json) out.printJson({ written: path, format: "csv", rows: rows.length });
-    else out.line(`Wrote ${rows.length} ${what} to ${path} (CSV).`);
+    else out.line(`Wrote ${rows.length} ${itemsNoun(rows.length, what)} to ${path} (CSV).`);
   } else if (out.json)
     out.printJson(rows.map((r) => Object.fromEntries(columns.map((c) => [c.header, c.value(r) ?? null]))));
   else out.line(toCsv(rows, columns).slice(0, -CSV_EOL.length));

@@ -19,7 +19,10 @@ function baseProgram(): Command {
     )
     .version(VERSION, "-V, --version")
     .addOption(
-      new Option("--store <file>", "local store file (env LOTWISE_STORE)").default(undefined, "./lotwise.db"),
+      new Option(
+        "--store <file>",
+        "the store: a SQLite file, or a postgres:// URL (env LOTWISE_STORE)",
+      ).default(undefined, "./lotwise.db"),
     )
     .option("--url <url>", "use a lotwise server instead of a local store (env LOTWISE_URL)")
     .option("--api-key <key>", "API key for --url (env LOTWISE_API_KEY)")

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
 import { colourLevel, colours, decideColours, paintStatus } from "./colour.js";
 import { reportError, usageError } from "./errors.js";
-import { fitColumnWidths, memoryOutput, renderTable } from "./output.js";
+import { breakLongWords, fitColumnWidths, memoryOutput, renderKeyValues, renderTable } from "./output.js";
 
 describe("tables that fit the terminal", () => {
   it("leaves a table that fits as it is", () => {
@@ -49,6 +49,51 @@ describe("tables that fit the terminal", () => {
         .split(/\s+/)
         .filter(Boolean);
     expect(words(narrow).sort()).toEqual(words(wide).sort());
+  });
+
+  it("breaks a code longer than its narrowed column after an underscore instead of cutting it with …", () => {
+    // The proposal's Orders table on a 120-column terminal: the Reason column narrows below its codes' length.
+    const rows = [
+      { ticker: "CLEA", book: "long position", reason: "removed_from_target", amount: "-530" },
+      { ticker: "ELF", book: "long position", reason: "weight_decreased", amount: "-502.336394" },
+    ];
+    const columns = [
+      { header: "Ticker", value: (r: (typeof rows)[number]) => r.ticker },
+      { header: "Book", value: (r: (typeof rows)[number]) => r.book },
+      { header: "Reason", value: (r: (typeof rows)[number]) => r.reason },
+      { header: "Amount", value: (r: (typeof rows)[number]) => r.amount, align: "right" as const },
+    ];
+    const narrow = renderTable(rows, columns, undefined, 50);
+    expect(Math.max(...narrow.split("\n").map((l) => l.length))).toBeLessThanOrEqual(50);
+    expect(narrow).not.toContain("…");
+    const reasons = narrow
+      .split("\n")
+      .map((l) => l.split("│")[3]?.trim() ?? "")
+      .filter((c) => c !== "" && c !== "Reason");
+    expect(reasons.join("")).toBe("removed_from_targetweight_decreased");
+    expect(breakLongWords("weight_decreased of 2", 10)).toBe("weight_\ndecreased of 2");
+    expect(breakLongWords("abcdefghijkl", 5)).toBe("abcde\nfghij\nkl");
+  });
+
+  it("fits a key/value table by wrapping long values, keeping keys, uuids and API keys whole", () => {
+    const id = "bc8b9faf-2f7a-4de7-a763-8e0f2c1d9a01";
+    const key = "lw_0aebd849f438_MUUA2C1LrC42o83_rmb663HaLuF6SN_eBlTrADPybPk";
+    const listings = Array.from({ length: 20 }, (_, i) => `L${i}:XNYS`).join(", ");
+    const pairs: [string, string][] = [
+      ["Proposal", id],
+      ["API key", key],
+      ["Listings added", `20: ${listings}`],
+    ];
+    const wide = renderKeyValues(pairs, "Plan", undefined);
+    expect(Math.max(...wide.split("\n").map((l) => l.length))).toBeGreaterThan(120);
+    // Without a width (pipes, files) the table is as before: one line per pair.
+    expect(wide.split("\n")).toHaveLength(pairs.length + 3);
+    const narrow = renderKeyValues(pairs, "Plan", 100);
+    expect(Math.max(...narrow.split("\n").map((l) => l.length))).toBeLessThanOrEqual(100);
+    expect(narrow).toContain(id);
+    expect(narrow).toContain(key);
+    expect(narrow).toContain("│ Listings added │");
+    expect(narrow.replace(/[│┌┐└┘┬┴─\s]/g, "")).toBe(wide.replace(/[│┌┐└┘┬┴─\s]/g, ""));
   });
 
   it("never cuts an identifier: a uuid column keeps its width and other text wraps around it", () => {

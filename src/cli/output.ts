@@ -43,14 +43,15 @@ const MIN_WRAPPED_WIDTH = 10;
 
 /**
  * Content widths of the columns so that the table fits `max` characters: null when it fits as it is. The widest
- * wrappable columns (left-aligned text; numbers never wrap) give up width first, down to {@link MIN_WRAPPED_WIDTH};
- * when even that is too wide the table is left as it is (the terminal wraps it).
- * Each column takes its content width + 2 padding + 1 border, plus one border at the end.
+ * wrappable columns (left-aligned text; numbers never wrap) give up width first, down to {@link MIN_WRAPPED_WIDTH}
+ * (or a column's own `minimum`, when larger); when even that is too wide the table is left as it is (the terminal
+ * wraps it). Each column takes its content width + 2 padding + 1 border, plus one border at the end.
  */
 export function fitColumnWidths(
   natural: readonly number[],
   wrappable: readonly boolean[],
   max: number,
+  minimum: readonly number[] = [],
 ): number[] | null {
   const total = (w: readonly number[]) => w.reduce((s, x) => s + x + 3, 1);
   if (total(natural) <= max) return null;
@@ -59,7 +60,11 @@ export function fitColumnWidths(
   while (excess > 0) {
     let widest = -1;
     for (let i = 0; i < widths.length; i++)
-      if (wrappable[i] && widths[i]! > MIN_WRAPPED_WIDTH && (widest < 0 || widths[i]! > widths[widest]!))
+      if (
+        wrappable[i] &&
+        widths[i]! > Math.max(MIN_WRAPPED_WIDTH, minimum[i] ?? 0) &&
+        (widest < 0 || widths[i]! > widths[widest]!)
+      )
         widest = i;
     if (widest < 0) return null;
     // One character at a time from the widest: columns of equal width end up within one character.
@@ -69,8 +74,39 @@ export function fitColumnWidths(
   return widths;
 }
 
-/** A uuid anywhere in a cell. */
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+/** A uuid, or an API key (`lw_<12 hex>_...`), anywhere in a cell: identifiers a table must never cut. */
+const IDENTIFIER = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\blw_[0-9a-f]{12}_/i;
+
+/**
+ * `text` with every word longer than `width` broken onto lines of at most `width` characters, after its last `_`,
+ * `-`, `/` or `.` that fits (else at `width`): cli-table3 wraps on spaces and would cut such a word short with
+ * "…" (`weight_decre…`), losing the rest. Words with colour codes are left to cli-table3.
+ */
+export function breakLongWords(text: string, width: number): string {
+  const breakWord = (word: string): string => {
+    if (word.length <= width || stripVTControlCharacters(word) !== word) return word;
+    const parts: string[] = [];
+    let rest = word;
+    while (rest.length > width) {
+      const head = rest.slice(0, width);
+      const at = Math.max(
+        head.lastIndexOf("_"),
+        head.lastIndexOf("-"),
+        head.lastIndexOf("/"),
+        head.lastIndexOf("."),
+      );
+      const cut = at > 0 ? at + 1 : width;
+      parts.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    parts.push(rest);
+    return parts.join("\n");
+  };
+  return text
+    .split("\n")
+    .map((line) => line.split(" ").map(breakWord).join(" "))
+    .join("\n");
+}
 
 /** Longest line of a cell. */
 function cellWidth(text: string): number {
@@ -98,7 +134,7 @@ export function renderTable<Row>(
     fitted = fitColumnWidths(
       natural,
       // Identifiers are never wrapped (a cut uuid cannot be copied into the next command).
-      columns.map((c, j) => (c.align ?? "left") === "left" && !cells.some((row) => UUID.test(row[j]!))),
+      columns.map((c, j) => (c.align ?? "left") === "left" && !cells.some((row) => IDENTIFIER.test(row[j]!))),
       width,
     );
   }
@@ -111,17 +147,43 @@ export function renderTable<Row>(
       ? {}
       : { colWidths: fitted.map((w) => w + 2), wordWrap: true, wrapOnWordBoundary: true }),
   });
-  for (const row of cells) table.push(row);
+  for (const row of cells)
+    table.push(fitted === null ? row : row.map((cell, j) => breakLongWords(cell, fitted[j]!)));
   return title ? `${title}\n${table.toString()}` : table.toString();
 }
 
-/** Render key/value pairs as a two-column table. */
+/**
+ * Render key/value pairs as a two-column table. On a terminal narrower than the table, long values wrap in their
+ * column ({@link tableWidth}); a word holding a uuid or an API key is never broken, and the keys never wrap.
+ */
 export function renderKeyValues(
   pairs: readonly [string, string | number | null | undefined][],
   title?: string,
+  width: number | undefined = tableWidth(),
 ): string {
-  const table = new Table({ chars: COMPACT, style: { head: [], border: [] } });
-  for (const [k, v] of pairs) table.push({ [k]: format(v) });
+  const cells = pairs.map(([k, v]) => [k, format(v)] as const);
+  let fitted: number[] | null = null;
+  if (width !== undefined && cells.length > 0) {
+    const natural = [0, 1].map((j) => Math.max(...cells.map((row) => cellWidth(row[j]))));
+    // The value column narrows no further than its longest word holding a uuid or key (which must stay whole).
+    const uuidWords = cells.flatMap(([, v]) =>
+      stripVTControlCharacters(v)
+        .split(/\s+/)
+        .filter((w) => IDENTIFIER.test(w)),
+    );
+    fitted = fitColumnWidths(natural, [false, true], width, [
+      0,
+      Math.max(0, ...uuidWords.map((w) => w.length)),
+    ]);
+  }
+  const table = new Table({
+    chars: COMPACT,
+    style: { head: [], border: [] },
+    ...(fitted === null
+      ? {}
+      : { colWidths: fitted.map((w) => w + 2), wordWrap: true, wrapOnWordBoundary: true }),
+  });
+  for (const [k, v] of cells) table.push([k, fitted === null ? v : breakLongWords(v, fitted[1]!)]);
   return title ? `${title}\n${table.toString()}` : table.toString();
 }
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { WASH_SALE_GAIN_MARGIN } from "../core/backtest/policies/tax-aware-tracking.js";
 import { buildDemo } from "../service/demo.js";
-import { createProposal, getAccount } from "../service/index.js";
+import { createProposal, getAccount, getPortfolioConfig, harvestScan } from "../service/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { basisResetText } from "./backtest-render.js";
 import { renderProposal } from "./commands/proposal.js";
-import { renderAccount } from "./render.js";
+import { renderAccount, renderConfig, renderHarvest } from "./render.js";
 
 /** Whole days from `a` to `b` (UTC calendar dates), computed independently of the tax engine. */
 const days = (a: string, b: string) =>
@@ -52,7 +52,7 @@ describe("account table", () => {
 });
 
 describe("proposal table", () => {
-  it("says which book an order trades (not 'Category: long', which reads as long-term)", async () => {
+  it("says which book an order trades (not 'Category: long', which reads as long-term) and labels the cash buffers by currency", async () => {
     const store = openSqliteStore(":memory:");
     try {
       const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
@@ -71,6 +71,53 @@ describe("proposal table", () => {
       expect(header).not.toContain("Category");
       expect(p.orders.every((o) => o.order_category === "long")).toBe(true);
       expect(text.split("long position").length - 1).toBe(p.orders.length);
+      // Each amount is labelled with its currency once, as the other rows of the summary are.
+      expect(text).toMatch(/│ Cash buffer \(USD\) +│/);
+      expect(text).toMatch(/│ Cash buffer \(CAD\) +│/);
+      expect(text).not.toContain("Cash buffer USD");
+      expect(text).not.toContain("CAD (CAD)");
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("configuration table", () => {
+  it("marks a JSON value it cuts with … and says --json prints it whole", async () => {
+    const store = openSqliteStore(":memory:");
+    try {
+      const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
+      const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+      const c = await getPortfolioConfig(ctx, demo.organization_uuid, demo.portfolio_config_uuid);
+      expect(JSON.stringify(c.tax_preferences).length).toBeGreaterThan(120);
+      const text = renderConfig(c);
+      const row = text.split("\n").find((l) => l.startsWith("│ tax_preferences "))!;
+      const value = row.split("│")[2]!.trim();
+      expect(value.endsWith("…")).toBe(true);
+      expect(JSON.stringify(c.tax_preferences).startsWith(value.slice(0, -1))).toBe(true);
+      expect(text.endsWith("Values ending in … are cut; --json prints the whole configuration.")).toBe(true);
+      // A value short enough is shown whole, without the mark.
+      expect(text).toMatch(/│ no_hold_tickers +│ \[\] +│/);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("harvest table", () => {
+  it("says in words why a lot is not harvestable, with the wash-sale window's end", async () => {
+    const store = openSqliteStore(":memory:");
+    try {
+      const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
+      const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+      const h = await harvestScan(ctx, demo.organization_uuid, demo.account_uuid);
+      const washed = h.lots.find((l) => l.reasons.includes("wash_sale_account"));
+      expect(washed, "the demo holds a loss lot bought back within 30 days").toBeDefined();
+      const text = renderHarvest(h, h.lots.length);
+      expect(text).toMatch(
+        new RegExp(`│ no: [^│]*wash sale in this account[^│]*\\(until ${washed!.wash_sale_window_ends}\\)`),
+      );
+      expect(text).not.toContain("(account)");
     } finally {
       await store.close();
     }

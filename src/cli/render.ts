@@ -101,7 +101,7 @@ export function renderHoldingsAsOf(h: HoldingsAsOf): string {
       ),
     );
   for (const w of h.warnings) parts.push(warningLine(w));
-  return parts.join("\n");
+  return parts.join("\n\n");
 }
 
 /** Account summary, positions, lots and wash-sale lots. */
@@ -245,14 +245,23 @@ export function renderConfigs(configs: readonly PortfolioConfigRead[]): string {
   ]);
 }
 
+/** Longest JSON value `renderConfig` shows in its table; a longer one is cut and ends in "…". */
+const CONFIG_VALUE_MAX = 120;
+
 export function renderConfig(c: PortfolioConfigRead): string {
   const pairs: [string, string | number | null][] = [];
+  let cut = false;
   for (const [k, v] of Object.entries(c)) {
-    if (v === null || typeof v !== "object") pairs.push([k, v === null ? "" : String(v)]);
-    else if (Array.isArray(v)) pairs.push([k, v.length === 0 ? "[]" : JSON.stringify(v).slice(0, 120)]);
-    else pairs.push([k, JSON.stringify(v).slice(0, 120)]);
+    if (v === null || typeof v !== "object") {
+      pairs.push([k, v === null ? "" : String(v)]);
+      continue;
+    }
+    const text = Array.isArray(v) && v.length === 0 ? "[]" : JSON.stringify(v);
+    if (text.length > CONFIG_VALUE_MAX) cut = true;
+    pairs.push([k, text.length > CONFIG_VALUE_MAX ? `${text.slice(0, CONFIG_VALUE_MAX - 1)}…` : text]);
   }
-  return renderKeyValues(pairs, `Portfolio configuration ${c.name}`);
+  const table = renderKeyValues(pairs, `Portfolio configuration ${c.name}`);
+  return cut ? `${table}\nValues ending in … are cut; --json prints the whole configuration.` : table;
 }
 
 export function renderAssetClasses(list: readonly AssetClass[]): string {
@@ -438,8 +447,8 @@ export function renderLotImport(r: LotImportResult, file: string): string {
 
 const REASON_TEXT: Record<HarvestScan["lots"][number]["reasons"][number], string> = {
   below_threshold: "below threshold",
-  wash_sale_account: "wash sale (account)",
-  wash_sale_household: "wash sale (household)",
+  wash_sale_account: "wash sale in this account",
+  wash_sale_household: "wash sale in another account of the client",
   no_trade: "no-trade",
 };
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type BacktestJob, CONTRACT_EXAMPLES, type ThemeBacktestResult } from "../contract/index.js";
+import { renderTaxSection } from "./backtest-render.js";
 import {
   escapeHtml,
   niceTicks,
@@ -37,7 +38,7 @@ describe("HTML backtest report", () => {
     expect(html).toContain("<td>Basis reset (tax_managed)</td><td>off</td>");
   });
 
-  it("opens with the tax section: tax effect and its parts, years, pre-tax and tracking against the benchmark, assumptions", () => {
+  it("opens with the tax section: tax effect and its parts (in percent a year), years, pre-tax and tracking against the benchmark, assumptions", () => {
     const html = renderBacktestReportHtml(job, { account: "Smith family trust" });
     expect(html).toContain("<title>Backtest of Smith family trust, 2020-01-02 to 2020-03-31</title>");
     // Parsed: the headings in document order; the first one is the tax section's, before any chart.
@@ -53,6 +54,10 @@ describe("HTML backtest report", () => {
       );
     // Only tax_managed manages taxes in the example; its parts: 5.12 + 0.23 - 1.23 = 4.13 (rounded display).
     expect(cells("Tax effect vs pre_tax, annualized")).toEqual([["4.13%/y"]]);
+    // The figures are shown in percent a year (the JSON's decimal fractions are not what the reader sees).
+    expect(section).toContain("Annualized, in percent a year.");
+    expect(renderTaxSection(job.result!)).toContain("Tax effect (annualized, in percent a year;");
+    expect(section + renderTaxSection(job.result!)).not.toContain("decimal fractions");
     expect(cells("harvest value")).toEqual([["5.12%/y"]]);
     expect(cells("liquidation recapture")).toEqual([["-1.23%/y"]]);
     expect(cells("= After-tax active return vs pre_tax \\(tax alpha\\)")).toEqual([["4.13%/y (412.5 bps)"]]);

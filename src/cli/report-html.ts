@@ -247,7 +247,7 @@ function taxSectionHtml(result: Readonly<Record<string, BacktestCaseResult>>): s
   const assumptions = assumptionsText(result);
   out.push(
     `<p class="assumptions">${escapeHtml(assumptions)}</p>`,
-    '<p class="muted">Annualized decimal fractions a year. The parts add up: tax effect = harvest value + deferral and character + liquidation recapture; after-tax active return (the tax alpha) = pre-tax active return + tax effect.</p>',
+    '<p class="muted">Annualized, in percent a year. The parts add up: tax effect = harvest value + deferral and character + liquidation recapture; after-tax active return (the tax alpha) = pre-tax active return + tax effect.</p>',
     `<table><tr><th></th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>${taxRows(result)
       .map(
         ([label, f]) =>

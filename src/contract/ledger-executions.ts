@@ -122,7 +122,7 @@ export const tradeImportQuerySchema = named(
     ).optional(),
     currency: describe(
       z.enum(CURRENCIES, { error: expectedMessage(CURRENCIES.join(", ")) }),
-      "currency of rows without one; default USD",
+      "currency of rows without one; default: the listing's currency",
     ).optional(),
     mic: describe(
       z.string().regex(/^[A-Za-z0-9]{4}$/, { error: "a MIC is four letters or digits" }),

@@ -792,6 +792,9 @@ describe("HTTP and the CLI", () => {
     );
     const shown = await cli(["ledger", "show", "--account", account, "--year", "2025", ...local], false);
     expect(shown.stdout).toContain("Schedule D");
+    // Its three tables are apart: a blank line before the year's totals and before Schedule D.
+    expect(shown.stdout).toMatch(/┘\n\nYear 2025 totals/);
+    expect(shown.stdout).toMatch(/┘\n\nSchedule D\n/);
     // Each row's gain is proceeds - basis + adjustment in cents (Form 8949 column h), and the rows of a term add up
     // to Schedule D's line for that term.
     const num = (cell: string) => Math.round(Number(cell.replaceAll(",", "")) * 100);

@@ -49,11 +49,27 @@ import { renderBacktestReportHtml } from "../report-html.js";
 
 /** Options that set backtest parameters (start and batch), CLI name -> request field. */
 const PARAMETER_OPTIONS = [
-  ["--start-date <date>", "start_date", "first day (default: the engine's, see docs/backtest-jobs.md)"],
+  [
+    "--start-date <date>",
+    "start_date",
+    "first day (default: 3 years before the end date, or the first market date when the data are shorter)",
+  ],
   ["--end-date <date>", "end_date", "last day (default: the latest market date)"],
-  ["--tax-gamma <x>", "tax_gamma", "weight of tax cost in the objective, 0 to 100"],
-  ["--tax-loss-threshold-bps <bps>", "tax_loss_threshold_bps", "harvest losses beyond this, 0 to 5000"],
-  ["--starting-nav <usd>", "starting_nav", "starting value for an empty account, 100 to 1e9"],
+  [
+    "--tax-gamma <x>",
+    "tax_gamma",
+    "weight of tax cost in the objective, 0 to 100 (default: the configuration's tax_gamma, else 1)",
+  ],
+  [
+    "--tax-loss-threshold-bps <bps>",
+    "tax_loss_threshold_bps",
+    "harvest losses beyond this, 0 to 5000 (default 500)",
+  ],
+  [
+    "--starting-nav <usd>",
+    "starting_nav",
+    "starting value for an empty account, 100 to 1e9 (default 1,000,000; an account with holdings starts at its value)",
+  ],
   ["--ls-tlh-factor <factor>", "ls_tlh_factor", "add a long-short TLH case: quality, value or growth"],
   ["--rebalance-period <period>", "rebalance_period", "MONTHLY (the only one)"],
   [

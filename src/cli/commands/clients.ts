@@ -395,7 +395,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
       )
       .requiredOption("--account <uuid>", "account receiving the lots")
       .option("--append", "add to the existing lots instead of replacing them")
-      .option("--map <field=header>", "use this header for a field (repeatable)", collect, [])
+      .option("--map <field=header>", "use this header for a field (repeatable)", collect)
       .option(
         "--date-order <order>",
         "how to read 03/04/2024: auto (US month first unless impossible), mdy, dmy, ymd",
@@ -413,7 +413,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
             opts: {
               account: string;
               append?: boolean;
-              map: string[];
+              map?: string[];
               dateOrder: string;
               currency: string;
               mic?: string;
@@ -425,7 +425,7 @@ export function registerClients(program: Command, hooks: ProgramHooks): void {
             if (!(CURRENCIES as readonly string[]).includes(opts.currency.toUpperCase()))
               throw usageError(`--currency must be one of ${CURRENCIES.join(", ")}`, "currency");
             const columns: Partial<Record<LotCsvField, string>> = {};
-            for (const m of opts.map) {
+            for (const m of opts.map ?? []) {
               const eq = m.indexOf("=");
               const field = m.slice(0, eq) as LotCsvField;
               if (eq < 1 || !(LOT_CSV_FIELDS as readonly string[]).includes(field))

@@ -88,14 +88,13 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
       .option("--file <path>", "patch JSON, '-' for stdin")
       .option(
         "--set <field=json>",
-        "set one top-level field (repeatable), e.g. --set max_weight='\"0.05\"'",
+        "set one top-level field (repeatable): a number, true/false, null, JSON (a list, an object) or plain text, e.g. --set max_weight=0.05",
         (v: string, p: string[] = []) => [...p, v],
-        [],
       )
       .action(
-        action(hooks, async (ctx, uuid: string, opts: { file?: string; set: string[] }) => {
+        action(hooks, async (ctx, uuid: string, opts: { file?: string; set?: string[] }) => {
           const body = (opts.file ? await readJsonInput(opts.file) : {}) as Record<string, unknown>;
-          for (const s of opts.set) {
+          for (const s of opts.set ?? []) {
             const eq = s.indexOf("=");
             if (eq < 1) throw usageError(`--set expects FIELD=JSON, got "${s}"`, "set");
             const field = s.slice(0, eq);

@@ -19,6 +19,16 @@ interface InitOptions {
   years?: number;
 }
 
+/**
+ * ` --store FILE` for the commands `init` suggests next, when the store was named on the command line and is not
+ * the one LOTWISE_STORE names: without it they would run on another store. Empty otherwise (and for a PostgreSQL
+ * URL, which may hold a password).
+ */
+export function storeFlagForHints(store: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (store === undefined || store === env.LOTWISE_STORE || isPostgresLocation(store)) return "";
+  return ` --store ${/^[\w./:@%+=,-]+$/.test(store) ? store : `'${store.replaceAll("'", "'\\''")}'`}`;
+}
+
 export function registerInit(program: Command, hooks: ProgramHooks): void {
   const cmd = program
     .command("init")
@@ -86,8 +96,9 @@ export function registerInit(program: Command, hooks: ProgramHooks): void {
               ctx.out.line(
                 "\nThe API key is shown only once; keep it (lotwise serve accepts it in the X-Api-Key header).",
               );
+              const on = storeFlagForHints(ctx.options.store);
               ctx.out.line(
-                "Next: lotwise market generate  (or lotwise market import ...), then lotwise clients create.",
+                `Next: lotwise market generate${on}  (or lotwise market import ...${on}), then lotwise clients create${on}.`,
               );
             }
             return;

@@ -25,7 +25,7 @@ import { renderKeyValues, renderTable } from "../output.js";
 import { action, dateFlag, examples, type ProgramHooks } from "../program.js";
 import { money, quantity } from "../render.js";
 
-const collect = (v: string, acc: string[]) => [...acc, v];
+const collect = (v: string, acc: string[] = []) => [...acc, v];
 
 /** Fills from a CSV: order, quantity, price, and optional fees, fx_rate, trade_date columns. */
 export async function readFillsFile(path: string): Promise<NonNullable<ProposalExecutionRequest["fills"]>> {
@@ -62,19 +62,23 @@ export async function readFillsFile(path: string): Promise<NonNullable<ProposalE
 
 /** What an application wrote, for the terminal. */
 export function renderExecutionResult(r: ExecutionResult): string {
-  const head = renderKeyValues([
-    ["Account", r.account_uuid],
-    ["Executions applied", r.execution_ids.length],
-    ["Realized rows", r.realized.length],
-    ["Realized total (USD)", money(r.realized_total_usd)],
-    ["Wash-sale adjustments", r.wash_sales],
-    ["Other accounts updated", r.household_accounts_updated.join(", ") || "none"],
-    ["Cash change (USD)", money(r.cash_delta_usd)],
-    ["Cash (USD)", money(r.cash_value_usd)],
-    ["Lots", r.lots],
-    ["Short lots", r.short_lots],
-  ]);
-  return r.realized.length === 0 ? head : `${head}\n${realizedTable(r.realized, "Realized")}`;
+  const head = renderKeyValues(
+    [
+      ["Account", r.account_uuid],
+      ["Executions applied", r.execution_ids.length],
+      ["Realized rows", r.realized.length],
+      ["Realized total (USD)", money(r.realized_total_usd)],
+      ["Wash-sale adjustments", r.wash_sales],
+      ["Other accounts updated", r.household_accounts_updated.join(", ") || "none"],
+      ["Cash change (USD)", money(r.cash_delta_usd)],
+      ["Cash (USD)", money(r.cash_value_usd)],
+      ["Lots", r.lots],
+      ["Short lots", r.short_lots],
+    ],
+    "Trades applied",
+  );
+  // Tables are separated by a blank line, as in every other command's output.
+  return r.realized.length === 0 ? head : `${head}\n\n${realizedTable(r.realized, "Realized")}`;
 }
 
 function realizedTable(rows: RealizedLedger["rows"], title: string): string {
@@ -134,7 +138,7 @@ export function renderRealizedLedger(l: RealizedLedger): string {
     l.rows.length === 0
       ? `No realized gains in ${l.year} for ${who}.`
       : realizedTable(l.rows, `Realized ${l.year}, ${who}`);
-  return `${rows}\n${totals}\n${sd}`;
+  return `${rows}\n\n${totals}\n\n${sd}`;
 }
 
 function realizedQuery(opts: { year: string; reporting?: string }): RealizedQuery {
@@ -187,9 +191,12 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
         `Record the trades of a broker trade-confirmation CSV. Columns are recognized by name (Trade ID, Action/Side, Symbol, Trade Date, Quantity, Price, Commission/Fees, Currency, FX Rate, MIC, Lot ID) or mapped with --map FIELD=HEADER (fields: ${TRADE_CSV_FIELDS.join(", ")}). The file is one batch in one transaction: errors name the line and column, and nothing is applied when any row is bad. Sells relieve the lot of a lot_id column, else the account's lot method picks.`,
       )
       .requiredOption("--account <uuid>", "the account")
-      .option("--map <field=header>", "use this header for a field (repeatable)", collect, [])
+      .option("--map <field=header>", "use this header for a field (repeatable)", collect)
       .option("--date-order <order>", "how to read 03/04/2024: auto, mdy, dmy, ymd", "auto")
-      .option("--currency <ccy>", `currency of rows without one (${CURRENCIES.join(", ")})`)
+      .option(
+        "--currency <ccy>",
+        `currency of rows without one (${CURRENCIES.join(", ")}; default: the listing's currency)`,
+      )
       .option("--mic <mic>", "exchange of symbols without one")
       .action(
         action(
@@ -197,7 +204,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
           async (
             ctx,
             file: string,
-            opts: { account: string; map: string[]; dateOrder: string; currency?: string; mic?: string },
+            opts: { account: string; map?: string[]; dateOrder: string; currency?: string; mic?: string },
           ) => {
             if (!["auto", "mdy", "dmy", "ymd"].includes(opts.dateOrder))
               throw usageError("--date-order must be auto, mdy, dmy or ymd", "date-order");
@@ -209,7 +216,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
               ...(opts.currency ? { currency: opts.currency.toUpperCase() } : {}),
               ...(opts.mic ? { mic: opts.mic.toUpperCase() } : {}),
             };
-            for (const m of opts.map) {
+            for (const m of opts.map ?? []) {
               const eq = m.indexOf("=");
               const field = m.slice(0, eq);
               if (eq < 1 || !(TRADE_CSV_FIELDS as readonly string[]).includes(field))

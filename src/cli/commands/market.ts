@@ -2,9 +2,11 @@
  * @module cli/commands/market
  * `lotwise market generate|import|list`: market data of the local store (shared by its organizations).
  */
+import { access } from "node:fs/promises";
 import type { Command } from "commander";
 import type { ImportSummary } from "../../market/importers/index.js";
 import type { Sp500LoadSummary } from "../../market/real-data/index.js";
+import type { SyntheticWriteSummary } from "../../market/synthetic/index.js";
 import {
   generateMarketData,
   importMarketData,
@@ -27,6 +29,7 @@ import {
   numberFlag,
   type ProgramHooks,
 } from "../program.js";
+import { quantity } from "../render.js";
 
 interface ModeOptions {
   merge?: boolean;
@@ -187,6 +190,27 @@ function renderSummary(s: ImportSummary, applied: boolean): string {
   return `${head}\n${flaws}`;
 }
 
+/**
+ * What `market generate` made, in words (the --json answer keeps the field names): `Price rows  3,627,410`, not
+ * `prices  3627410`.
+ */
+export function renderSyntheticSummary(w: SyntheticWriteSummary, applied: boolean): string {
+  const rows: [string, number][] = [
+    ["Securities", w.securities],
+    ["Price rows", w.prices],
+    ["Splits", w.splits],
+    ["Dividends", w.dividends],
+    ["FX rates", w.fxRates],
+    ["Characteristic values", w.characteristics],
+    ["Index levels", w.indexLevels],
+    ["Index weights", w.indexWeights],
+  ];
+  return renderKeyValues(
+    rows.map(([label, n]) => [label, quantity(n)]),
+    applied ? "Synthetic market written" : "Synthetic market generated (not written)",
+  );
+}
+
 export function registerMarket(program: Command, hooks: ProgramHooks): void {
   const market = program
     .command("market")
@@ -245,12 +269,7 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
             );
             if (ctx.out.json) ctx.out.printJson(r);
             else {
-              ctx.out.line(
-                renderKeyValues(
-                  Object.entries(r.written),
-                  r.plan.applied ? "Synthetic market written" : "Synthetic market generated (not written)",
-                ),
-              );
+              ctx.out.line(renderSyntheticSummary(r.written, r.plan.applied));
               ctx.out.line(renderPlan(r.plan));
             }
           });
@@ -289,6 +308,9 @@ export function registerMarket(program: Command, hooks: ProgramHooks): void {
             "kind",
           );
         const write = writeOptions(opts);
+        // A file (or sp500 folder) that cannot be read is a usage error, reported before the store is opened and
+        // before the "Importing ..." line.
+        await access(path);
         const svc = await ctx.service();
         return guarded(ctx, async () => {
           const r = await ctx.out.spin(`Importing ${kind} from ${path}`, () =>

@@ -60,6 +60,12 @@ export function failsGate(row: ScanRow, level: (typeof FAIL_ON)[number]): boolea
   return row.drift_status !== null && RANK[row.drift_status] >= RANK[level];
 }
 
+/** The stderr line of a tripped `--fail-on` gate: which level, how many accounts, the exit code. */
+export function gateMessage(level: (typeof FAIL_ON)[number], tripped: number, scanned: number): string {
+  const what = level === "error" ? "with an error" : `at ${level}${level === "warning" ? " or breach" : ""}`;
+  return `lotwise: --fail-on ${level}: ${tripped} of ${scanned} account${scanned === 1 ? "" : "s"} ${what}; exit code 1.`;
+}
+
 const list = (text: string) =>
   text
     .split(",")
@@ -156,7 +162,12 @@ export function registerScan(program: Command, hooks: ProgramHooks): void {
           else if (ctx.out.json) ctx.out.printJson(result);
           else ctx.out.line(renderScan(result.rows, result.summary, result.as_of_date, top));
           const level = opts.failOn as (typeof FAIL_ON)[number] | undefined;
-          return level !== undefined && result.rows.some((r) => failsGate(r, level)) ? 1 : 0;
+          if (level === undefined) return 0;
+          const tripped = result.rows.filter((r) => failsGate(r, level)).length;
+          if (tripped === 0) return 0;
+          // Say why the exit code is 1: with --out the only other output is the "Wrote ..." line.
+          if (!ctx.out.json) ctx.out.note(gateMessage(level, tripped, result.rows.length));
+          return 1;
         }),
       ),
     "lotwise scan                                   # every account of the organization",

@@ -44,7 +44,7 @@ function renderTheme(t: Theme): string {
 }
 
 function renderSnapshot(s: ThemeConstituentSnapshot, limit: number): string {
-  const head = `Constituents of ${s.theme_uuid} as of ${s.as_of_date} (revision ${s.revision}): ${s.total_constituents} names, total weight ${s.total_weight.toFixed(6)}`;
+  const head = `Constituents of ${s.theme_uuid} as of ${s.as_of_date} (revision ${s.revision}): ${s.total_constituents} name${s.total_constituents === 1 ? "" : "s"}, total weight ${s.total_weight.toFixed(6)}`;
   const rows = s.constituents.slice(0, limit);
   const table = renderTable(rows, [
     { header: "#", value: (c) => s.constituents.indexOf(c) + 1, align: "right" },
@@ -158,7 +158,6 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
         "--filter <expr>",
         "replace the filters with these (repeatable)",
         (v: string, p: string[] = []) => [...p, v],
-        [],
       )
       .option("--score <expr>", "new score expression")
       .option("--rebalancing <period>", "MONTHLY, QUARTERLY, SEMI_ANNUALLY or ANNUALLY")
@@ -168,11 +167,11 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
           async (
             ctx,
             uuid: string,
-            opts: { file?: string; name?: string; filter: string[]; score?: string; rebalancing?: string },
+            opts: { file?: string; name?: string; filter?: string[]; score?: string; rebalancing?: string },
           ) => {
             const body = (opts.file ? await readJsonInput(opts.file) : {}) as Record<string, unknown>;
             if (opts.name) body.name = opts.name;
-            if (opts.filter.length > 0) body.filters = opts.filter;
+            if (opts.filter !== undefined && opts.filter.length > 0) body.filters = opts.filter;
             if (opts.score) body.score = opts.score;
             if (opts.rebalancing) body.rules = { rebalancing_period: opts.rebalancing.toUpperCase() };
             if (Object.keys(body).length === 0)
