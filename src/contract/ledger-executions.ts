@@ -63,7 +63,9 @@ export const tradeSchema = named(
     price: positive("price per share in the listing currency, > 0"),
     fees: nonNegative("commissions and fees (default 0)").optional(),
     currency: z.enum(CURRENCIES, { error: expectedMessage(CURRENCIES.join(", ")) }).optional(),
-    fx_rate: positive("units of the currency per USD on the trade date (default 1 for USD)").optional(),
+    fx_rate: positive(
+      "units of the currency per USD on the trade date (default: 1 for USD; else the market's rate on the trade date or the latest before it, and the trade is refused when the market data has none)",
+    ).optional(),
     lots: describe(
       z
         .array(

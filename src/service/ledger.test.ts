@@ -527,6 +527,92 @@ describe("cash after a foreign-currency trade", () => {
   });
 });
 
+describe("a foreign-currency trade without its FX rate", () => {
+  it("takes the market's rate on the trade date: 7 DDD at 31 CAD, 1.25 CAD per USD, cost 173.6 USD", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [], "1000");
+    const r = await recordTrades(ctx, org, client, account, {
+      trades: [
+        {
+          execution_id: "cadm1",
+          side: "buy",
+          ticker: "DDD:XTSE",
+          trade_date: "2025-06-30",
+          quantity: "7",
+          price: "31",
+        },
+      ],
+    });
+    expect(r.cash_delta_usd).toBe("-173.6");
+    const lot = (await bookOf(account)).lots[0]!;
+    expect(lot.currency).toBe("CAD");
+    expect(lot.fxRate.toFixed()).toBe("1.25");
+    const listed = await listExecutions(ctx, org, client, account);
+    expect(listed.executions[0]).toMatchObject({ currency: "CAD", fx_rate: "1.25" });
+  });
+
+  it("is refused, naming the trade's fx_rate, when the market has no rate on or before its date", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [], "1000");
+    const snap = await snapshot([account]);
+    const err = await caught(
+      recordTrades(ctx, org, client, account, {
+        trades: [
+          {
+            execution_id: "cadm2",
+            side: "buy",
+            ticker: "AAA",
+            trade_date: "2025-06-30",
+            quantity: "1",
+            price: "110",
+          },
+          {
+            execution_id: "cadm3",
+            side: "buy",
+            ticker: "DDD:XTSE",
+            trade_date: "2025-05-01",
+            quantity: "7",
+            price: "31",
+          },
+        ],
+      }),
+    );
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).issues).toEqual([
+      {
+        path: "trades[1].fx_rate",
+        message: "the market data has no CAD per USD rate on or before 2025-05-01: give the trade's fx_rate",
+      },
+    ]);
+    expect(await snapshot([account])).toBe(snap);
+  });
+
+  it("names the line of a trade file, and a file row with its rate keeps it", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [], "1000");
+    const bad = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        "execution_id,side,symbol,trade_date,quantity,price\nf1,buy,DDD:XTSE,2025-05-01,7,31\n",
+        { file_name: "confirms.csv" },
+      ),
+    );
+    expect((bad as ValidationError).issues[0]).toMatchObject({
+      path: "confirms.csv: line 2, column fx_rate",
+    });
+    const ok = await importTrades(
+      ctx,
+      org,
+      account,
+      "execution_id,side,symbol,trade_date,quantity,price,fx_rate\nf2,buy,DDD:XTSE,2025-05-01,7,31,1.4\n",
+      { file_name: "confirms.csv" },
+    );
+    expect(ok.cash_delta_usd).toBe("-155");
+  });
+});
+
 describe("household wash sales through the service", () => {
   it("disallows A's loss by B's purchase 9 days before: W 50, B's basis 260 from 2025-01-01 (docs/ledger.md)", async () => {
     const client = await newClient();

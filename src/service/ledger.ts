@@ -100,15 +100,16 @@ const ZERO = new TaxDecimal(0);
 export async function applyAccountExecutions(
   ctx: ServiceContext,
   account: AccountRecord,
-  executions: readonly Execution[],
+  given: readonly Execution[],
   origin: ExecutionOrigin,
   issuePath: (path: string) => string = (p) => p,
 ): Promise<ExecutionResult> {
-  if (executions.length === 0)
+  if (given.length === 0)
     throw new ValidationError("Nothing to apply: the batch has no executions.", [
       { path: "executions", message: "no execution" },
     ]);
   return ctx.store.transaction(async (tx) => {
+    const executions = await withMarketFxRates(tx, given, issuePath);
     const accountUuid = account.uuid;
     const wanted = [...new Set(executions.map((e) => e.id))];
     const applied = new Set(await tx.ledger.appliedExecutionIds(accountUuid, wanted));
@@ -197,6 +198,49 @@ export async function applyAccountExecutions(
       short_lots: (result.book.shortLots ?? []).length,
     };
   });
+}
+
+/**
+ * The executions with the FX rate of every non-USD one that gives none: the market's rate of its currency per USD
+ * on its trade date, or the latest before it (as a proposal's orders are priced). Without a rate in the market data
+ * the batch is refused, naming each such execution's `fxRate`: a rate of 1 would book a CAD cost as USD.
+ */
+async function withMarketFxRates(
+  tx: LotwiseStore,
+  executions: readonly Execution[],
+  issuePath: (path: string) => string,
+): Promise<readonly Execution[]> {
+  const issues: FieldIssue[] = [];
+  const rates = new Map<string, string | null>();
+  const out: Execution[] = [];
+  for (const [i, e] of executions.entries()) {
+    const currency = e.currency ?? "USD";
+    if (currency === "USD" || e.fxRate !== undefined || typeof e.tradeDate !== "string") {
+      out.push(e);
+      continue;
+    }
+    const key = `${currency}|${e.tradeDate}`;
+    if (!rates.has(key)) {
+      const found = await tx.market.fxRateAsOf(currency, e.tradeDate);
+      rates.set(key, found === undefined ? null : String(found.perUsd));
+    }
+    const rate = rates.get(key)!;
+    if (rate === null)
+      issues.push({
+        path: issuePath(`executions[${i}].fxRate`),
+        message: `the market data has no ${currency} per USD rate on or before ${e.tradeDate}: give the trade's fx_rate`,
+      });
+    out.push(rate === null ? e : { ...e, fxRate: rate });
+  }
+  if (issues.length > 0)
+    throw new ValidationError(
+      `The executions cannot be applied (nothing was applied): ${issues
+        .slice(0, 5)
+        .map((x) => `${x.path}: ${x.message}`)
+        .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
+      issues,
+    );
+  return out;
 }
 
 const cashText = (v: string, field: string) =>

@@ -188,7 +188,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
     trades
       .command("import <file>")
       .description(
-        `Record the trades of a broker trade-confirmation CSV. Columns are recognized by name (Trade ID, Action/Side, Symbol, Trade Date, Quantity, Price, Commission/Fees, Currency, FX Rate, MIC, Lot ID) or mapped with --map FIELD=HEADER (fields: ${TRADE_CSV_FIELDS.join(", ")}). The file is one batch in one transaction: errors name the line and column, and nothing is applied when any row is bad. Sells relieve the lot of a lot_id column, else the account's lot method picks.`,
+        `Record the trades of a broker trade-confirmation CSV. Columns are recognized by name (Trade ID, Action/Side, Symbol, Trade Date, Quantity, Price, Commission/Fees, Currency, FX Rate, MIC, Lot ID) or mapped with --map FIELD=HEADER (fields: ${TRADE_CSV_FIELDS.join(", ")}). The file is one batch in one transaction: errors name the line and column, and nothing is applied when any row is bad. Sells relieve the lot of a lot_id column, else the account's lot method picks. A non-USD row without an FX rate takes the market's rate of its currency per USD on the trade date (or the latest before it); without one in the market data the file is refused.`,
       )
       .requiredOption("--account <uuid>", "the account")
       .option("--map <field=header>", "use this header for a field (repeatable)", collect)
