@@ -173,6 +173,12 @@ describe("a stored proposal applied as executed", () => {
     const again = await caught(executeProposal(ctx, org, client, account, p.proposal_uuid));
     expect(again).toBeInstanceOf(ConflictError);
     expect((again as ConflictError).code).toBe("execution_already_applied");
+    // In the proposal's terms (its orders), not its internal execution ids.
+    const orderList = p.orders.map((_, i) => i).join(", ");
+    expect(again.message).toBe(
+      `Proposal ${p.proposal_uuid} was already applied to account ${account} (order${p.orders.length === 1 ? "" : "s"} ${orderList}); nothing was applied. Its executions are listed by \`lotwise trades list\` (GET .../executions/).`,
+    );
+    expect(again.message).not.toContain(`${p.proposal_uuid}:`);
     expect(await snapshot([account])).toBe(snap);
   });
 

@@ -114,11 +114,7 @@ export async function applyAccountExecutions(
     const wanted = [...new Set(executions.map((e) => e.id))];
     const applied = new Set(await tx.ledger.appliedExecutionIds(accountUuid, wanted));
     const already = wanted.filter((id) => applied.has(id));
-    if (already.length > 0)
-      throw new ConflictError(
-        `Execution(s) ${already.slice(0, 10).join(", ")}${already.length > 10 ? ` and ${already.length - 10} more` : ""} already applied to account ${accountUuid}; nothing was applied.`,
-        "execution_already_applied",
-      );
+    if (already.length > 0) throw alreadyApplied(already, wanted.length, accountUuid, executions, origin);
     let first = executions[0]!.tradeDate;
     let last = first;
     for (const e of executions) {
@@ -198,6 +194,42 @@ export async function applyAccountExecutions(
       short_lots: (result.book.shortLots ?? []).length,
     };
   });
+}
+
+/**
+ * The refusal of a batch some of whose executions were applied before. For a proposal it speaks of the proposal
+ * and its orders (its execution ids are internal: `<proposal>:<order>:<fill>`); otherwise it lists the ids given.
+ */
+function alreadyApplied(
+  already: readonly string[],
+  wanted: number,
+  accountUuid: string,
+  executions: readonly Execution[],
+  origin: ExecutionOrigin,
+): ConflictError {
+  const code = "execution_already_applied";
+  if (origin.source === "proposal" && origin.proposalUuid !== undefined) {
+    const ids = new Set(already);
+    const orders = [
+      ...new Set(executions.filter((e) => ids.has(e.id)).map((e) => origin.orderIndex?.(e) ?? null)),
+    ].filter((o): o is number => o !== null);
+    const which =
+      already.length === wanted
+        ? "was already applied"
+        : `has ${already.length} of these ${wanted} executions already applied`;
+    const list =
+      orders.length === 0
+        ? ""
+        : ` (order${orders.length === 1 ? "" : "s"} ${orders.slice(0, 10).join(", ")}${orders.length > 10 ? ` and ${orders.length - 10} more` : ""})`;
+    return new ConflictError(
+      `Proposal ${origin.proposalUuid} ${which} to account ${accountUuid}${list}; nothing was applied. Its executions are listed by \`lotwise trades list\` (GET .../executions/).`,
+      code,
+    );
+  }
+  return new ConflictError(
+    `Execution(s) ${already.slice(0, 10).join(", ")}${already.length > 10 ? ` and ${already.length - 10} more` : ""} already applied to account ${accountUuid}; nothing was applied.`,
+    code,
+  );
 }
 
 /**
