@@ -54,8 +54,19 @@ const abs = (v: string) => new Decimal(v).abs().toFixed();
 const symbolOf = (o: ProposalOrder) => o.ticker_symbol ?? o.ticker.split(":")[0];
 const micOf = (o: ProposalOrder) => o.ticker.split(":")[1];
 /** USD value of an order: amount_usd (non-USD assets), else the notional, else none (a USD share order). */
-const valueUsd = (o: ProposalOrder) =>
-  o.amount_usd != null ? abs(o.amount_usd) : o.type === "notional" ? abs(o.amount) : null;
+/**
+ * The order's value in USD: `amount_usd` (non-USD assets), a notional amount, or, for a share order of a USD asset
+ * already held, its shares at the price of the holding (`existing_market_value / existing_quantity`), to the cent;
+ * null when none is known (a share buy of a new USD position).
+ */
+export function estimatedValueUsd(o: ProposalOrder): string | null {
+  if (o.amount_usd != null) return abs(o.amount_usd);
+  if (o.type === "notional") return abs(o.amount);
+  const held = o.existing_quantity == null ? null : new Decimal(o.existing_quantity);
+  if (o.currency !== "USD" || held === null || held.lte(0) || o.existing_market_value == null) return null;
+  return new Decimal(o.amount).abs().times(o.existing_market_value).dividedBy(held).toFixed(2);
+}
+const valueUsd = estimatedValueUsd;
 const hasLots = (o: ProposalOrder) => (o.tax_lots?.length ?? 0) > 0;
 
 /** The columns of the `generic` layout: one row per order. */

@@ -194,12 +194,21 @@ describe("proposal export", () => {
       expect(row["Time In Force"]).toBe("DAY");
       expect(row["Lot Method"]).toBe(o.tax_lots?.length ? "SPECIFIC_ID" : "");
       expect(row.Lots).toBe((o.tax_lots ?? []).map((l) => `${l.trade_date} x ${l.quantity}`).join("; "));
+      // A share order of a held USD asset is valued at the holding's price (market value / shares), to the cent.
+      const held = o.existing_quantity ? new Decimal(o.existing_quantity) : null;
       const usd = o.amount_usd
         ? new Decimal(o.amount_usd).abs().toFixed()
         : o.type === "notional"
           ? size
-          : "";
+          : o.currency === "USD" && held !== null && held.gt(0) && o.existing_market_value
+            ? new Decimal(size).times(o.existing_market_value).div(held).toFixed(2)
+            : "";
       expect(row["Est. Value USD"]).toBe(usd);
+      // Independently: a USD sell naming its lots is worth their proceeds (basis + gain), to the cent.
+      if (o.currency === "USD" && sell && o.tax_lots?.length && usd !== "") {
+        const proceeds = o.tax_lots.reduce((t, l) => t.plus(l.cost_basis).plus(l.gain), new Decimal(0));
+        expect(new Decimal(usd).minus(proceeds).abs().toNumber()).toBeLessThanOrEqual(0.01);
+      }
       expect(row.Reason).toBe(o.reason ?? "");
       expect(row.Reference).toBe(proposalUuid);
     });

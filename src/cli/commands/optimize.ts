@@ -42,10 +42,10 @@ export function renderCashRequest(c: CashRequestReport): string {
       ["Request", `${c.kind} of ${money(c.amount_usd)} USD`],
       ["Method", c.method === "optimizer" ? "tax-aware optimizer" : "lot engine (least-tax sales)"],
       ["Why", c.method_reason],
-      ["Cash before / minimum (USD)", `${money(c.cash_before_usd)} / ${money(c.minimum_cash_usd)}`],
+      ["Cash stored / minimum (USD)", `${money(c.cash_before_usd)} / ${money(c.minimum_cash_usd)}`],
       ["Cash needed (USD)", money(c.cash_needed_usd)],
       ["Cash raised by the orders (USD)", money(c.cash_raised_usd)],
-      ["Cash after (USD)", money(c.cash_after_usd)],
+      ["Cash after the orders, before trading costs (USD)", money(c.cash_after_usd)],
       ["Covered", c.covered ? "yes" : "NO"],
       ["Realized short-term (USD)", money(c.realized_short_term_usd)],
       ["Realized long-term (USD)", money(c.realized_long_term_usd)],
@@ -79,7 +79,7 @@ export function renderOptimization(o: AccountOptimization): string {
         ["NAV (USD)", money(o.nav_usd)],
         ["Investable (USD)", money(o.investable_usd)],
         [
-          "Cash before / buffer / after (USD)",
+          "Cash before / buffer / after trading costs (USD)",
           `${money(o.cash_usd)} / ${money(o.cash_buffer_usd)} / ${money(o.cash_after_usd)}`,
         ],
         ["Tracking error (annualized)", o.tracking_error === null ? "n/a" : weight(o.tracking_error)],
@@ -123,7 +123,7 @@ export function renderOptimization(o: AccountOptimization): string {
           { header: "Weight now", value: (t) => weight(t.from_weight), align: "right" },
           { header: "Target", value: (t) => weight(t.to_weight), align: "right" },
         ],
-        `Trades (${o.trades.length})`,
+        `Trades (${o.trades.length}; weights of the investable value, NAV less the cash buffers)`,
       ),
     );
     if (o.lots_to_sell.length > 0)

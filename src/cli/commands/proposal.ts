@@ -6,7 +6,7 @@ import type { OptimizedWeight, ProposalResponse } from "../../contract/index.js"
 import { parseWeights } from "../../service/weights-file.js";
 import { warningLine } from "../colour.js";
 import { usageError } from "../errors.js";
-import { ORDER_FILE_LAYOUTS, type OrderFileLayout, orderFile } from "../export-csv.js";
+import { estimatedValueUsd, ORDER_FILE_LAYOUTS, type OrderFileLayout, orderFile } from "../export-csv.js";
 import { writeCsvExport } from "../list-out.js";
 import { renderKeyValues, renderTable } from "../output.js";
 import { action, examples, type ProgramHooks } from "../program.js";
@@ -53,7 +53,7 @@ export function renderProposal(p: ProposalResponse): string {
         },
         {
           header: "USD",
-          value: (o) => money(o.amount_usd ?? (o.type === "notional" ? o.amount : null)),
+          value: (o) => money(estimatedValueUsd(o)),
           align: "right",
         },
         { header: "Reason", value: (o) => o.reason ?? "" },
@@ -69,7 +69,7 @@ export function renderProposal(p: ProposalResponse): string {
           align: "right",
         },
       ],
-      "Orders",
+      "Orders (weights of NAV)",
     ),
   );
   const lots = p.orders.flatMap((o) => (o.tax_lots ?? []).map((l) => ({ o, l })));
