@@ -113,6 +113,18 @@ const CASES: readonly [string, string[], string, RegExp?][] = [
     "--withdraw",
     /not both/,
   ],
+  [
+    "a --set value out of range",
+    ["configs", "update", U, "--set", "max_weight=2"],
+    "--set max_weight=2",
+    /fraction/,
+  ],
+  [
+    "a --set of an unknown field",
+    ["configs", "update", U, "--set", "bogus=2"],
+    "--set bogus=2",
+    /unknown field/,
+  ],
   ["a withdrawal in words", ["rebalance", "--account", U, "--withdraw", "lots"], "--withdraw", /USD/],
   ["an unknown --when", ["rebalance", "--all", "--when", "sometimes"], "--when", /breached/],
   ["--account with --all", ["rebalance", "--account", U, "--all"], "--all", /not both/],

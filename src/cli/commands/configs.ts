@@ -1,6 +1,12 @@
 /** @module cli/commands/configs `lotwise configs` and `lotwise asset-classes` (endpoints 3-5 and extensions). */
 import type { Command } from "commander";
-import type { AssetClassCreate, PortfolioConfigCreate, PortfolioConfigWrite } from "../../contract/index.js";
+import {
+  type AssetClassCreate,
+  type PortfolioConfigCreate,
+  type PortfolioConfigWrite,
+  portfolioConfigWriteSchema,
+  toFieldIssues,
+} from "../../contract/index.js";
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
 import { action, examples, type ProgramHooks, readJsonInput } from "../program.js";
@@ -94,11 +100,13 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
       .action(
         action(hooks, async (ctx, uuid: string, opts: { file?: string; set?: string[] }) => {
           const body = (opts.file ? await readJsonInput(opts.file) : {}) as Record<string, unknown>;
+          const given = new Map<string, string>();
           for (const s of opts.set ?? []) {
             const eq = s.indexOf("=");
             if (eq < 1) throw usageError(`--set expects FIELD=JSON, got "${s}"`, "set");
             const field = s.slice(0, eq);
             const raw = s.slice(eq + 1);
+            given.set(field, s);
             // Decimals travel as strings in the contract; only integer fields take JSON numbers.
             if (/^-?\d+(\.\d+)?$/.test(raw)) body[field] = INTEGER_FIELDS.has(field) ? Number(raw) : raw;
             else {
@@ -111,6 +119,22 @@ export function registerConfigs(program: Command, hooks: ProgramHooks): void {
           }
           if (Object.keys(body).length === 0)
             throw usageError("Nothing to update: give --file or --set.", "file");
+          // A --set value the contract refuses is a usage error (exit 2) naming the flag, locally and with --url.
+          if (given.size > 0) {
+            const setOnly = Object.fromEntries([...given.keys()].map((f) => [f, body[f]]));
+            const checked = portfolioConfigWriteSchema.safeParse(setOnly);
+            if (!checked.success) {
+              const issue = toFieldIssues(checked.error)[0]!;
+              const field = issue.path.split(/[.[]/)[0] ?? "";
+              const flag = given.get(field);
+              throw usageError(
+                flag === undefined
+                  ? `--set: ${issue.path ? `${issue.path}: ` : ""}${issue.message}`
+                  : `--set ${flag}: ${issue.message}`,
+                "set",
+              );
+            }
+          }
           const c = await (await ctx.backend()).updatePortfolioConfig(uuid, body as PortfolioConfigWrite);
           if (ctx.out.json) ctx.out.printJson(c);
           else ctx.out.line(renderConfig(c));
