@@ -1,8 +1,8 @@
 /**
  * @module cli/progress-bar
  * A one-line progress bar on stderr for interactive terminals (redrawn in place with a carriage return); where
- * stderr is not a terminal (CI logs, pipes) it writes nothing until {@link ProgressBar.done}, which prints one
- * final line, so logs stay readable.
+ * stderr is not a terminal (CI logs, pipes) it writes one plain line at each quarter of the work (25%, 50%, 75%),
+ * so a long run shows it is alive, and {@link ProgressBar.done} prints the final line: logs stay readable.
  */
 
 /** A progress bar; {@link createProgressBar} makes one. */
@@ -37,9 +37,17 @@ export function renderBar(completed: number, total: number, width: number, ascii
 export function createProgressBar(label: string, target: ProgressBarTarget = stderrTarget()): ProgressBar {
   let drawn = false;
   let last = "";
+  let quarter = 0;
   return {
     update(completed, total, text = "") {
-      if (!target.interactive) return;
+      if (!target.interactive) {
+        const q = total > 0 ? Math.floor((4 * Math.min(completed, total)) / total) : 0;
+        if (q > quarter && q < 4) {
+          quarter = q;
+          target.write(`${label}: ${q * 25}% (${completed}/${total})${text ? ` ${text}` : ""}\n`);
+        }
+        return;
+      }
       const columns = target.columns ?? 80;
       const counts = total > 0 ? ` ${completed}/${total}` : "";
       const head = `${label} `;
