@@ -175,6 +175,21 @@ describe("lotwise CLI", () => {
       ]),
     );
     expect(dry.lots_in_file).toBe(6);
+    // In words: the dry run says the file would replace the account's lots, and how many.
+    const said = await run([
+      "lots",
+      "import",
+      join(FIXTURES, "lots-broker-export.csv"),
+      "--account",
+      demo.account_uuid,
+      "--dry-run",
+      "--store",
+      store,
+    ]);
+    expect(said.stdout).toContain(
+      `Dry run: 6 lot(s) would be set on account ${demo.account_uuid}, replacing its ${dry.lots_before} lot(s)`,
+    );
+    expect(dry.lots_before).toBeGreaterThan(6);
     expect(dry.lots.map((l: { theme_asset_id: string }) => l.theme_asset_id)).toEqual([
       "DEL:XNYS",
       "DEL:XNYS",

@@ -407,7 +407,7 @@ const LOT_IMPORT_TICKERS_SHOWN = 20;
 export function renderLotImport(r: LotImportResult, file: string): string {
   const skipped = `${r.skipped_count} summary/blank row(s) skipped`;
   const head = r.dry_run
-    ? `Dry run: ${r.lots_in_file} lot(s) would be ${r.mode === "append" ? "added" : "set"} on account ${r.account_uuid} (${skipped}); it would hold ${r.lots_after} lot(s).`
+    ? `Dry run: ${r.lots_in_file} lot(s) would be ${r.mode === "append" ? "added" : "set"} on account ${r.account_uuid}${r.mode !== "append" && r.lots_before > 0 ? `, replacing its ${r.lots_before} lot(s)` : ""} (${skipped}); it would hold ${r.lots_after} lot(s).`
     : `Imported ${r.lots_in_file} lot(s) from ${file} into account ${r.account_uuid} (${r.mode}; ${skipped}): ${r.lots_before} lot(s) before, ${r.lots_after} now.`;
   const lines = [head, ""];
   lines.push(

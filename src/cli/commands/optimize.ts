@@ -45,7 +45,7 @@ export function renderCashRequest(c: CashRequestReport): string {
       ["Cash stored / minimum (USD)", `${money(c.cash_before_usd)} / ${money(c.minimum_cash_usd)}`],
       ["Cash needed (USD)", money(c.cash_needed_usd)],
       ["Cash raised by the orders (USD)", money(c.cash_raised_usd)],
-      ["Cash after the orders, before trading costs (USD)", money(c.cash_after_usd)],
+      ["Cash after, before costs (USD)", money(c.cash_after_usd)],
       ["Covered", c.covered ? "yes" : "NO"],
       ["Realized short-term (USD)", money(c.realized_short_term_usd)],
       ["Realized long-term (USD)", money(c.realized_long_term_usd)],
