@@ -94,6 +94,22 @@ describe("lotwise backtest", () => {
     expect(done.status).toBe("SUCCESS");
     const list = await local("backtest", "list", "--account", demo.account_uuid, "--json");
     expect(backtestJobListSchema.parse(JSON.parse(list.stdout)).map((j) => j.id)).toContain(pending.id);
+    // The list file carries tax_alpha_bps with its parts and assumptions, never alone.
+    const csv = join(dir, "backtests.csv");
+    expect((await local("backtest", "list", "--account", demo.account_uuid, "--out", csv)).code).toBe(0);
+    const [header, ...lines] = readFileSync(csv, "utf8").trim().split("\n");
+    const cols = header!.split(",");
+    const row = lines.map((l) => l.split(",")).find((r) => r[0] === pending.id)!;
+    const cell = (name: string) => row[cols.indexOf(name)];
+    const tm = done.result!.tax_managed!;
+    expect(Number(cell("tax_alpha_bps"))).toBe(tm.tax_alpha_bps);
+    expect(Number(cell("tax_effect"))).toBe(tm.attribution!.tax_effect);
+    expect(Number(cell("pre_tax_active_return"))).toBe(tm.attribution!.pre_tax_active_return);
+    expect([cell("loss_usage"), cell("liquidate_at_end")]).toEqual([
+      tm.assumptions!.loss_usage,
+      String(tm.assumptions!.liquidate_at_end),
+    ]);
+    expect(Number(cell("short_term_rate"))).toBe(tm.assumptions!.short_term_rate);
     const shown = jobOf(await local("backtest", "show", pending.id, "--json"));
     expect(shown).toEqual(done);
     const html = join(dir, "report.html");

@@ -356,7 +356,8 @@ export function renderJobList(jobs: readonly BacktestJob[]): string {
       header: "Losses",
       value: (j) => j.result?.tax_managed?.assumptions?.loss_usage ?? "",
     },
-    { header: "Created", value: (j) => j.created_at },
+    // To the minute, UTC (the JSON and --out keep the full timestamp).
+    { header: "Created (UTC)", value: (j) => j.created_at.slice(0, 16).replace("T", " ") },
     { header: "Error", value: (j) => (j.error_message ? j.error_message.slice(0, 60) : "") },
   ]);
 }

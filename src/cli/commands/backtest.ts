@@ -370,6 +370,22 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
               { header: "start_date", value: (j) => j.resolved_params.start_date },
               { header: "end_date", value: (j) => j.resolved_params.end_date },
               { header: "tax_alpha_bps", value: (j) => j.result?.tax_managed?.tax_alpha_bps },
+              // tax_alpha_bps is never alone (docs/backtests.md section 7): its parts and assumptions beside it.
+              { header: "tax_effect", value: (j) => j.result?.tax_managed?.attribution?.tax_effect },
+              {
+                header: "pre_tax_active_return",
+                value: (j) => j.result?.tax_managed?.attribution?.pre_tax_active_return,
+              },
+              { header: "loss_usage", value: (j) => j.result?.tax_managed?.assumptions?.loss_usage },
+              {
+                header: "liquidate_at_end",
+                value: (j) => j.result?.tax_managed?.assumptions?.liquidate_at_end,
+              },
+              {
+                header: "short_term_rate",
+                value: (j) => j.result?.tax_managed?.assumptions?.short_term_rate,
+              },
+              { header: "long_term_rate", value: (j) => j.result?.tax_managed?.assumptions?.long_term_rate },
               { header: "created_at", value: (j) => j.created_at },
               { header: "finished_at", value: (j) => j.finished_at },
               { header: "error_message", value: (j) => j.error_message },
