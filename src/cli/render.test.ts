@@ -19,6 +19,14 @@ describe("account table", () => {
       const demo = await buildDemo(ctx, { securities: 60, years: 3 });
       const a = await getAccount(ctx, demo.organization_uuid, demo.client_uuid, demo.account_uuid);
       const text = renderAccount(a);
+      // The demo's recent lots are in a wash-sale window; none was sold at a loss, so no empty column for it.
+      expect(a.wash_sale_lots.length).toBeGreaterThan(0);
+      expect(a.wash_sale_lots.every((w) => !w.tax_lot.last_sold_for_loss_date)).toBe(true);
+      const washHeader = text
+        .split("\n")
+        .find((l) => l.includes("Trade date") && l.includes("Quantity") && !l.includes("Days held"))!;
+      expect(washHeader).toContain("Symbol");
+      expect(washHeader).not.toContain("Sold for loss");
       const asOf = a.as_of_date!;
       expect(text).toContain(`Tax lots (term and days held on ${asOf}; LT = held more than one year)`);
       const header = text.split("\n").find((l) => l.includes("Trade date") && l.includes("Days held"))!;

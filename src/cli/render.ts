@@ -188,7 +188,15 @@ export function renderAccount(a: Account, clientUuid?: string): string {
           { header: "Account", value: (w) => w.account_name ?? w.account_uuid },
           { header: "Symbol", value: (w) => w.tax_lot.ticker_symbol ?? w.tax_lot.theme_asset_id },
           { header: "Trade date", value: (w) => w.tax_lot.trade_date },
-          { header: "Sold for loss", value: (w) => w.tax_lot.last_sold_for_loss_date ?? "" },
+          // Only when some lot was partly sold at a loss: an always-empty column says nothing.
+          ...(wash.some((w) => w.tax_lot.last_sold_for_loss_date)
+            ? [
+                {
+                  header: "Sold for loss",
+                  value: (w: (typeof wash)[number]) => w.tax_lot.last_sold_for_loss_date ?? "",
+                },
+              ]
+            : []),
           { header: "Quantity", value: (w) => quantity(w.tax_lot.quantity), align: "right" },
         ],
         "Lots in a wash-sale window (a loss sale of these assets would be disallowed, or a purchase would wash a loss)",

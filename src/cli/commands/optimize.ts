@@ -96,7 +96,7 @@ export function renderOptimization(o: AccountOptimization): string {
         ["Realized long-term (USD)", money(o.realized_long_term_usd)],
         ["Harvested losses (USD)", money(o.harvested_losses_usd)],
         ["Transaction costs (USD)", money(o.transaction_cost_usd + o.market_impact_usd)],
-        ["tax_gamma", o.tax_gamma],
+        ["Tax weight (tax_gamma)", o.tax_gamma],
         [
           "Solver",
           `${o.solver.status}: ${o.solver.rounds} rounds, ${o.solver.solves} solves, ${o.solver.qp_iterations} QP iterations`,
