@@ -237,19 +237,52 @@ export function selectLots(
   const where = "selectLots";
   if (!Array.isArray(lots)) throw new TypeError(`${where}: lots must be an array`);
   const requested = toNonNegativeDecimal(quantity, `${where}: quantity`);
+  checkPolicy(policy, where);
+  const ctx = prepareContext(context, where);
+  // Only the asset's lots are validated and used: selection cost does not grow with the rest of the account.
+  const sameAsset = prepareLots(
+    lots.filter((l) => l.themeAssetId === context.themeAssetId),
+    where,
+  );
+  return selectPrepared(sameAsset, requested, policy, context, ctx);
+}
+
+function checkPolicy(policy: LotSelectionPolicy, where: string): void {
   if (!LOT_SELECTION_POLICIES.includes(policy))
     throw new RangeError(
       `${where}: unknown policy ${String(policy)} (known: ${LOT_SELECTION_POLICIES.join(", ")})`,
     );
-  const ctx = prepareContext(context, where);
+}
+
+/**
+ * {@link selectLots} for a caller that has already validated and normalized the lots ({@link prepareLots}):
+ * `sameAsset` holds exactly the lots of `context.themeAssetId`, checked, with unique ids, and `requested` is a
+ * TaxDecimal >= 0. The policy and the context are checked as selectLots checks them (same errors); the lots are
+ * not checked again. applySale uses it: it has prepared the asset's lots itself. Internal to core/tax (not
+ * exported by its index); the result is the one selectLots gives for the same lots.
+ */
+export function selectPreparedLots(
+  sameAsset: readonly TaxLot[],
+  requested: Decimal,
+  policy: LotSelectionPolicy,
+  context: LotSelectionContext,
+): LotSelection {
+  const where = "selectLots";
+  checkPolicy(policy, where);
+  return selectPrepared(sameAsset, requested, policy, context, prepareContext(context, where));
+}
+
+/** The selection proper, on the asset's prepared lots. */
+function selectPrepared(
+  sameAsset: readonly TaxLot[],
+  requested: Decimal,
+  policy: LotSelectionPolicy,
+  context: LotSelectionContext,
+  ctx: ReturnType<typeof prepareContext>,
+): LotSelection {
+  const where = "selectLots";
   const { rules, price, fxRate } = ctx;
   const asset = context.themeAssetId;
-
-  // Only the asset's lots are validated and used: selection cost does not grow with the rest of the account.
-  const sameAsset = prepareLots(
-    lots.filter((l) => l.themeAssetId === asset),
-    where,
-  );
   const eligible = sameAsset.filter(
     (l) =>
       l.tradeDate <= context.saleDate &&
