@@ -51,6 +51,7 @@ import {
 } from "../core/tax/index.js";
 import {
   type AccountRecord,
+  DecimalTexts,
   type ExecutionSource,
   entryFromRecord,
   executionInput,
@@ -151,6 +152,8 @@ export async function applyAccountExecutions(
       throw err;
     }
     const household = householdUpdates(book, result);
+    // One DecimalTexts for the batch's rows: they share many decimal objects.
+    const texts = new DecimalTexts();
     const batch: LedgerBatch = {
       executions: executions.map((e) =>
         executionInput(e, {
@@ -159,7 +162,7 @@ export async function applyAccountExecutions(
           orderIndex: origin.orderIndex?.(e) ?? null,
         }),
       ),
-      realized: result.entries.map((e, i) => realizedInput(e, result.rows[i])),
+      realized: result.entries.map((e, i) => realizedInput(e, result.rows[i], texts)),
       // Only the lots the batch changed: the store neither reads nor converts the account's other lots.
       lotChanges: ledgerLotChanges(book.book, result.book),
       cashDelta: result.book.cashUsd.minus(book.book.cashUsd).toFixed(),

@@ -150,34 +150,105 @@ const ENTRY_KEYS = ["id", "sourceId", "side", "record"];
 const ENTRY_KEYS_OPEN = ["id", "sourceId", "side", "openDate", "record"];
 
 /**
+ * The texts of decimals for one batch of realized rows, by Decimal object: a batch repeats the same objects (a
+ * sale's price and FX rate in each of its rows, the shared zero and FX rate 1, and within a row the USD proceeds,
+ * basis and gain that are the lot-currency ones when the FX rate is 1), and each is converted once. Decimals are
+ * immutable, so an object's text cannot change. Keep one per batch (it holds its texts until dropped).
+ */
+export class DecimalTexts {
+  readonly #fixed = new Map<Decimal, string>();
+  readonly #json = new Map<Decimal, string>();
+
+  /** `d.toFixed()`: the columns' plain text. */
+  fixed(d: Decimal): string {
+    let s = this.#fixed.get(d);
+    if (s === undefined) {
+      s = d.toFixed();
+      this.#fixed.set(d, s);
+    }
+    return s;
+  }
+
+  /**
+   * `d.toJSON()`: what JSON.stringify writes for `d` (as a string, so the JSON text is the same). It is `toFixed()`'s
+   * text (decimal.js: the same digits, without an exponent) unless the exponent is outside the constructor's
+   * (toExpNeg, toExpPos) range or `d` is a negative zero (toJSON keeps its sign) or not finite.
+   */
+  json(d: Decimal): string {
+    let s = this.#json.get(d);
+    if (s === undefined) {
+      const Ctor = d.constructor as unknown as { toExpNeg: number; toExpPos: number };
+      s =
+        d.isFinite() && d.e > Ctor.toExpNeg && d.e < Ctor.toExpPos && !(d.isZero() && d.isNegative())
+          ? this.fixed(d)
+          : d.toJSON();
+      this.#json.set(d, s);
+    }
+    return s;
+  }
+}
+
+/**
  * A realized entry (with its row, computed when not given) as the store's realized row. The JSON `record` holds
  * only what the row's columns do not (the lean form, `{record: {...}}` without an `id`): the entry id, source,
  * side, open date, lot, asset, quantity, dates, term, USD proceeds, USD basis, disallowed loss and recognized gain
  * are the columns' values exactly (the columns are the decimals' full text, not rounded). An entry whose keys are
  * not in the core's order is stored whole, as before (`{id, sourceId, side, openDate?, record}`); both forms read
  * back to the entry written ({@link entryFromRecord}). The lean form halves the JSON text and its decimals'
- * serialization.
+ * serialization. `texts`: the batch's decimal texts ({@link DecimalTexts}; the lean record holds the decimals as
+ * the strings JSON.stringify would write for them, so the stored JSON is the same text).
  */
-export function realizedInput(entry: LedgerEntry, row?: RealizedRow): RealizedLotInput {
+export function realizedInput(
+  entry: LedgerEntry,
+  row?: RealizedRow,
+  texts: DecimalTexts = new DecimalTexts(),
+): RealizedLotInput {
   const r = row ?? realizedRows([entry])[0]!;
   const g = entry.record;
   let record: unknown = entry;
   if (isCanonicalEntry(entry)) {
-    // The fields no column holds, in the core's order.
-    const lean = {
-      ...(g.accountId === undefined ? {} : { accountId: g.accountId }),
-      holdingPeriodStart: g.holdingPeriodStart,
-      holdingDays: g.holdingDays,
-      currency: g.currency,
-      price: g.price,
-      lotFxRate: g.lotFxRate,
-      saleFxRate: g.saleFxRate,
-      proceeds: g.proceeds,
-      costBasis: g.costBasis,
-      gainUsd: g.gainUsd,
-      washedQuantity: g.washedQuantity,
-      washSaleMatches: g.washSaleMatches,
-    };
+    // The fields no column holds, in the core's order; decimals as the text JSON.stringify writes for them.
+    const holdingPeriodStart = g.holdingPeriodStart;
+    const holdingDays = g.holdingDays;
+    const currency = g.currency;
+    const price = texts.json(g.price);
+    const lotFxRate = texts.json(g.lotFxRate);
+    const saleFxRate = texts.json(g.saleFxRate);
+    const proceeds = texts.json(g.proceeds);
+    const costBasis = texts.json(g.costBasis);
+    const gainUsd = texts.json(g.gainUsd);
+    const washedQuantity = texts.json(g.washedQuantity);
+    const washSaleMatches = g.washSaleMatches;
+    // Two literals rather than a conditional spread per row (same keys, same order).
+    const lean =
+      g.accountId === undefined
+        ? {
+            holdingPeriodStart,
+            holdingDays,
+            currency,
+            price,
+            lotFxRate,
+            saleFxRate,
+            proceeds,
+            costBasis,
+            gainUsd,
+            washedQuantity,
+            washSaleMatches,
+          }
+        : {
+            accountId: g.accountId,
+            holdingPeriodStart,
+            holdingDays,
+            currency,
+            price,
+            lotFxRate,
+            saleFxRate,
+            proceeds,
+            costBasis,
+            gainUsd,
+            washedQuantity,
+            washSaleMatches,
+          };
     record = { record: lean };
   }
   return {
@@ -186,15 +257,15 @@ export function realizedInput(entry: LedgerEntry, row?: RealizedRow): RealizedLo
     lotId: g.lotId,
     themeAssetId: g.themeAssetId,
     side: entry.side,
-    quantity: text(r.quantity),
+    quantity: texts.fixed(r.quantity),
     dateAcquired: r.dateAcquired,
     dateSold: r.dateSold,
     openDate: entry.openDate ?? null,
-    proceeds: text(r.proceeds),
-    costBasis: text(r.costBasis),
+    proceeds: texts.fixed(r.proceeds),
+    costBasis: texts.fixed(r.costBasis),
     adjustmentCode: r.adjustmentCode,
-    adjustment: text(r.adjustment),
-    gain: text(r.gain),
+    adjustment: texts.fixed(r.adjustment),
+    gain: texts.fixed(r.gain),
     term: r.term,
     loss: g.gainUsd.isNegative() && !g.gainUsd.isZero(),
     // The store writes JSON.stringify(record): decimals by their toJSON, without copying the entries through JSON
