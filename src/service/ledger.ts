@@ -60,6 +60,7 @@ import {
   type LotwiseStore,
   ledgerLotChanges,
   ledgerLotInput,
+  type RealizedLotInput,
   realizedInput,
   shortLotFromRecord,
   taxLotFromRecord,
@@ -178,7 +179,8 @@ export async function applyAccountExecutions(
         lotChanges: ledgerLotChanges({ lots: w.lotsBefore }, { lots: w.lots }),
         cashDelta: "0",
       });
-    const rows = result.rows.map((r) => rowToWire(r, accountUuid));
+    // The rows' decimal columns were converted for the store (the same toFixed texts): reused.
+    const rows = result.rows.map((r, i) => rowToWire(r, accountUuid, batch.realized[i]));
     let total = ZERO;
     for (const r of result.rows) total = total.plus(r.gain);
     return {
@@ -354,8 +356,34 @@ function sameLot(a: TaxLot, b: TaxLot): boolean {
   );
 }
 
-/** A core realized row on the wire. */
-export function rowToWire(r: RealizedRow, accountUuid: string | null): RealizedRowWire {
+/** The decimal columns of a row as `toFixed()` texts (a {@link RealizedLotInput} of the same row has them). */
+type RowTexts = Pick<RealizedLotInput, "quantity" | "proceeds" | "costBasis" | "adjustment" | "gain">;
+
+/**
+ * A core realized row on the wire. `texts`: the row's decimals already converted (`toFixed()` of `r.quantity`,
+ * `r.proceeds`, `r.costBasis`, `r.adjustment`, `r.gain`, as {@link realizedInput} converts them for the store).
+ */
+export function rowToWire(r: RealizedRow, accountUuid: string | null, texts?: RowTexts): RealizedRowWire {
+  if (texts !== undefined)
+    return {
+      entry_id: r.entryId,
+      source_id: r.sourceId,
+      account_uuid: r.accountId ?? accountUuid,
+      lot_id: r.lotId,
+      ticker: r.themeAssetId,
+      side: r.side,
+      description: r.description,
+      quantity: texts.quantity,
+      date_acquired: r.dateAcquired,
+      date_sold: r.dateSold,
+      proceeds: texts.proceeds,
+      cost_basis: texts.costBasis,
+      adjustment_code: r.adjustmentCode,
+      adjustment: texts.adjustment,
+      gain: texts.gain,
+      form_8949_gain: form8949Gain(r).toFixed(2),
+      term: r.term,
+    };
   return {
     entry_id: r.entryId,
     source_id: r.sourceId,
