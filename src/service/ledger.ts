@@ -51,6 +51,7 @@ import {
 } from "../core/tax/index.js";
 import {
   type AccountRecord,
+  DecimalTexts,
   type ExecutionSource,
   entryFromRecord,
   executionInput,
@@ -59,6 +60,7 @@ import {
   type LotwiseStore,
   ledgerLotChanges,
   ledgerLotInput,
+  type RealizedLotInput,
   realizedInput,
   shortLotFromRecord,
   taxLotFromRecord,
@@ -148,6 +150,8 @@ export async function applyAccountExecutions(
       throw err;
     }
     const household = householdUpdates(book, result);
+    // One DecimalTexts for the batch's rows: they share many decimal objects.
+    const texts = new DecimalTexts();
     const batch: LedgerBatch = {
       executions: executions.map((e) =>
         executionInput(e, {
@@ -156,7 +160,7 @@ export async function applyAccountExecutions(
           orderIndex: origin.orderIndex?.(e) ?? null,
         }),
       ),
-      realized: result.entries.map((e, i) => realizedInput(e, result.rows[i])),
+      realized: result.entries.map((e, i) => realizedInput(e, result.rows[i], texts)),
       // Only the lots the batch changed: the store neither reads nor converts the account's other lots.
       lotChanges: ledgerLotChanges(book.book, result.book),
       cashDelta: result.book.cashUsd.minus(book.book.cashUsd).toFixed(),
@@ -172,7 +176,8 @@ export async function applyAccountExecutions(
         lotChanges: ledgerLotChanges({ lots: w.lotsBefore }, { lots: w.lots }),
         cashDelta: "0",
       });
-    const rows = result.rows.map((r) => rowToWire(r, accountUuid));
+    // The rows' decimal columns were converted for the store (the same toFixed texts): reused.
+    const rows = result.rows.map((r, i) => rowToWire(r, accountUuid, batch.realized[i]));
     let total = ZERO;
     for (const r of result.rows) total = total.plus(r.gain);
     return {
@@ -427,8 +432,34 @@ function sameLot(a: TaxLot, b: TaxLot): boolean {
   );
 }
 
-/** A core realized row on the wire. */
-export function rowToWire(r: RealizedRow, accountUuid: string | null): RealizedRowWire {
+/** The decimal columns of a row as `toFixed()` texts (a {@link RealizedLotInput} of the same row has them). */
+type RowTexts = Pick<RealizedLotInput, "quantity" | "proceeds" | "costBasis" | "adjustment" | "gain">;
+
+/**
+ * A core realized row on the wire. `texts`: the row's decimals already converted (`toFixed()` of `r.quantity`,
+ * `r.proceeds`, `r.costBasis`, `r.adjustment`, `r.gain`, as {@link realizedInput} converts them for the store).
+ */
+export function rowToWire(r: RealizedRow, accountUuid: string | null, texts?: RowTexts): RealizedRowWire {
+  if (texts !== undefined)
+    return {
+      entry_id: r.entryId,
+      source_id: r.sourceId,
+      account_uuid: r.accountId ?? accountUuid,
+      lot_id: r.lotId,
+      ticker: r.themeAssetId,
+      side: r.side,
+      description: r.description,
+      quantity: texts.quantity,
+      date_acquired: r.dateAcquired,
+      date_sold: r.dateSold,
+      proceeds: texts.proceeds,
+      cost_basis: texts.costBasis,
+      adjustment_code: r.adjustmentCode,
+      adjustment: texts.adjustment,
+      gain: texts.gain,
+      form_8949_gain: form8949Gain(r).toFixed(2),
+      term: r.term,
+    };
   return {
     entry_id: r.entryId,
     source_id: r.sourceId,

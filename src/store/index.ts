@@ -9,6 +9,7 @@ export { DEFAULT_BUSY_TIMEOUT_MS, isStoreBusyError } from "./database.js";
 export {
   corporateActionFromRecord,
   corporateActionRecord,
+  DecimalTexts,
   entryFromRecord,
   executionInput,
   ledgerLotChanges,

@@ -13,7 +13,7 @@ import {
   type LotSelection,
   type LotSelectionPolicy,
   type SpecificLotRequest,
-  selectLots,
+  selectPreparedLots,
   type WashSaleHandling,
   type WashSalePurchase,
 } from "./lot-selection.js";
@@ -69,7 +69,7 @@ export interface SaleResult {
 /**
  * Books `sale` against `lots` (all lots of the account, or of the household when lots of several accounts are
  * given — every given lot of the asset can be a replacement). Steps:
- * 1. select lots ({@link selectLots}); 2. realize each pick (basis moves pro rata; a partly sold lot keeps its id,
+ * 1. select lots (as selectLots does); 2. realize each pick (basis moves pro rata; a partly sold lot keeps its id,
  * and gets `lastSoldForLossDate` = sale date when sold at a loss); 3. match the loss records, in consumption
  * order, to held lots of the asset acquired within the wash-sale window (first acquired first matched, each lot
  * at most once, not the sold lot's own remainder), disallowing pro rata and adjusting the replacement's basis
@@ -97,7 +97,8 @@ export function applySale(lots: readonly TaxLot[], sale: Sale, options: ApplySal
   const fxRate = toPositiveDecimal(sale.fxRate ?? 1, `${where}: sale.fxRate`);
   const fees = toNonNegativeDecimal(sale.fees ?? 0, `${where}: sale.fees`);
 
-  const selection = selectLots(all, quantity, sale.policy ?? DEFAULT_LOT_SELECTION_POLICY, {
+  // `all` is prepared (checked and normalized) above: the selection does not check the same lots again.
+  const selection = selectPreparedLots(all, quantity, sale.policy ?? DEFAULT_LOT_SELECTION_POLICY, {
     themeAssetId: sale.themeAssetId,
     saleDate: sale.date,
     price,

@@ -13,8 +13,14 @@ import { describe, expect, it } from "vitest";
 import { referenceSelectLots } from "../../../test/helpers/reference-lot-selection.js";
 import { addDays } from "../dates.js";
 import { TaxDecimal as Decimal } from "./decimal.js";
-import { createLot, type TaxLot } from "./lot.js";
-import { type LotSelectionContext, type LotSelectionPolicy, selectLots } from "./lot-selection.js";
+import { createLot, prepareLots, type TaxLot } from "./lot.js";
+import {
+  type LotSelection,
+  type LotSelectionContext,
+  type LotSelectionPolicy,
+  selectLots,
+  selectPreparedLots,
+} from "./lot-selection.js";
 
 const ASSET = "XYZ:XNYS";
 const SALE_DATES = ["2024-03-01", "2024-02-29", "2025-02-28", "2025-03-01", "2028-02-29", "2100-03-01"];
@@ -165,5 +171,62 @@ describe("selectLots matches the reference implementation", () => {
       expect(outcome(() => selectLots(set, "4", policy, context))).toBe(
         outcome(() => referenceSelectLots(set, "4", policy, context)),
       );
+  });
+});
+
+/** Every field of two selections equal: decimals by value (`eq`) and by their text (`toFixed`), the rest strictly. */
+function expectSameSelection(actual: LotSelection, expected: LotSelection): void {
+  const same = (a: unknown, b: unknown, path: string): void => {
+    if (a !== null && typeof a === "object" && typeof (a as DecimalType).toFixed === "function") {
+      expect((a as DecimalType).eq(b as DecimalType), path).toBe(true);
+      expect((a as DecimalType).toFixed(), path).toBe((b as DecimalType).toFixed());
+    } else if (Array.isArray(a)) {
+      expect(Array.isArray(b), path).toBe(true);
+      expect(a.length, path).toBe((b as unknown[]).length);
+      for (let i = 0; i < a.length; i++) same(a[i], (b as unknown[])[i], `${path}[${i}]`);
+    } else if (a !== null && typeof a === "object") {
+      expect(Object.keys(a), path).toEqual(Object.keys(b as object));
+      for (const k of Object.keys(a))
+        same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+    } else expect(a, path).toBe(b);
+  };
+  same(actual, expected, "selection");
+}
+
+describe("selectPreparedLots (applySale's path: lots already checked) selects what selectLots selects", () => {
+  it("on random lots, contexts and policies, frozen or not: every field, or the same error", () => {
+    fc.assert(
+      fc.property(caseArb, fc.boolean(), (c, copies) => {
+        const built = build(c);
+        // Lots read from a store are not frozen: nothing of them is cached across calls.
+        const lots = copies ? built.lots.map((l) => ({ ...l })) : built.lots;
+        const { quantity, context, policy } = built;
+        let expected: LotSelection | Error;
+        try {
+          expected = selectLots(lots, quantity, policy, context);
+        } catch (e) {
+          expected = e as Error;
+        }
+        const prepared = prepareLots(
+          lots.filter((l) => l.themeAssetId === ASSET),
+          "test",
+        );
+        if (expected instanceof Error) {
+          const err = (() => {
+            try {
+              selectPreparedLots(prepared, quantity, policy, context);
+            } catch (e) {
+              return e as Error;
+            }
+            return null;
+          })();
+          expect(err?.constructor).toBe(expected.constructor);
+          expect(err?.message).toBe(expected.message);
+          return;
+        }
+        expectSameSelection(selectPreparedLots(prepared, quantity, policy, context), expected);
+      }),
+      { numRuns: 2000, seed: 20250602 },
+    );
   });
 });

@@ -124,11 +124,15 @@ export interface LotSelection {
 
 /**
  * A held lot with its ranking figures at the sale price, computed once per lot (never in a comparator).
- * `gainSign` is the sign of the gain per share (priceUsd - basisPerShareUsd): -1, 0 or 1.
+ * `gainSign` is the sign of the gain per share (priceUsd - basisPerShareUsd): -1, 0 or 1. HIFO and TAX_OPTIMAL rank
+ * by them and compute them for every held lot; FIFO, LIFO and SPECIFIC need them only for the wash-sale estimate
+ * of the picks, which computes them ({@link gainSignOf}) when some replacement share could wash a loss.
  */
 interface Ranked {
   lot: TaxLot;
-  basisPerShareUsd: Decimal;
+  /** null until computed ({@link gainSignOf}). */
+  basisPerShareUsd: Decimal | null;
+  /** {@link UNKNOWN_SIGN} until computed. */
   gainSign: number;
   term: HoldingTerm;
   exposed: boolean;
@@ -147,8 +151,22 @@ const byDateThenId = (a: Ranked, b: Ranked): number =>
           ? 1
           : 0;
 
+/** HIFO and TAX_OPTIMAL compute every ranked lot's basis before sorting. */
 const byBasisDesc = (a: Ranked, b: Ranked): number =>
-  compareDecimals(b.basisPerShareUsd, a.basisPerShareUsd) || byDateThenId(a, b);
+  compareDecimals(b.basisPerShareUsd!, a.basisPerShareUsd!) || byDateThenId(a, b);
+
+const UNKNOWN_SIGN = 2;
+
+/** The lot's gain sign at `priceUsd` (and its basis per share), computed once. */
+function gainSignOf(r: Ranked, priceUsd: Decimal): number {
+  if (r.gainSign === UNKNOWN_SIGN) {
+    const basis = basisPerShareUsdOf(r.lot);
+    r.basisPerShareUsd = basis;
+    // sign(priceUsd - basis): a 64-digit difference of two distinct values is never rounded to zero.
+    r.gainSign = compareDecimals(priceUsd, basis);
+  }
+  return r.gainSign;
+}
 
 /** TAX_OPTIMAL bucket of a lot (lower sells first). */
 function bucketOf(sign: number, term: HoldingTerm, exposed: boolean, handling: WashSaleHandling): number {
@@ -237,19 +255,52 @@ export function selectLots(
   const where = "selectLots";
   if (!Array.isArray(lots)) throw new TypeError(`${where}: lots must be an array`);
   const requested = toNonNegativeDecimal(quantity, `${where}: quantity`);
+  checkPolicy(policy, where);
+  const ctx = prepareContext(context, where);
+  // Only the asset's lots are validated and used: selection cost does not grow with the rest of the account.
+  const sameAsset = prepareLots(
+    lots.filter((l) => l.themeAssetId === context.themeAssetId),
+    where,
+  );
+  return selectPrepared(sameAsset, requested, policy, context, ctx);
+}
+
+function checkPolicy(policy: LotSelectionPolicy, where: string): void {
   if (!LOT_SELECTION_POLICIES.includes(policy))
     throw new RangeError(
       `${where}: unknown policy ${String(policy)} (known: ${LOT_SELECTION_POLICIES.join(", ")})`,
     );
-  const ctx = prepareContext(context, where);
+}
+
+/**
+ * {@link selectLots} for a caller that has already validated and normalized the lots ({@link prepareLots}):
+ * `sameAsset` holds exactly the lots of `context.themeAssetId`, checked, with unique ids, and `requested` is a
+ * TaxDecimal >= 0. The policy and the context are checked as selectLots checks them (same errors); the lots are
+ * not checked again. applySale uses it: it has prepared the asset's lots itself. Internal to core/tax (not
+ * exported by its index); the result is the one selectLots gives for the same lots.
+ */
+export function selectPreparedLots(
+  sameAsset: readonly TaxLot[],
+  requested: Decimal,
+  policy: LotSelectionPolicy,
+  context: LotSelectionContext,
+): LotSelection {
+  const where = "selectLots";
+  checkPolicy(policy, where);
+  return selectPrepared(sameAsset, requested, policy, context, prepareContext(context, where));
+}
+
+/** The selection proper, on the asset's prepared lots. */
+function selectPrepared(
+  sameAsset: readonly TaxLot[],
+  requested: Decimal,
+  policy: LotSelectionPolicy,
+  context: LotSelectionContext,
+  ctx: ReturnType<typeof prepareContext>,
+): LotSelection {
+  const where = "selectLots";
   const { rules, price, fxRate } = ctx;
   const asset = context.themeAssetId;
-
-  // Only the asset's lots are validated and used: selection cost does not grow with the rest of the account.
-  const sameAsset = prepareLots(
-    lots.filter((l) => l.themeAssetId === asset),
-    where,
-  );
   const eligible = sameAsset.filter(
     (l) =>
       l.tradeDate <= context.saleDate &&
@@ -285,6 +336,8 @@ export function selectLots(
   }
   const hasPlanned = ctx.purchases.length > 0;
   const taxOptimal = policy === "TAX_OPTIMAL";
+  // Only these rank by basis and gain; the others compute them for the picks' wash-sale estimate, when needed.
+  const byBasis = taxOptimal || policy === "HIFO";
   // A SPECIFIC selection ranks only the lots it names (the others are neither picked nor compared).
   const named =
     policy === "SPECIFIC" && context.specificLots !== undefined
@@ -292,23 +345,16 @@ export function selectLots(
       : null;
   const ranked: Ranked[] = (named === null ? eligible : eligible.filter((l) => named.has(l.id))).map(
     (lot) => {
-      const basisPerShareUsd = basisPerShareUsdOf(lot);
-      // sign(priceUsd - basis): a 64-digit difference of two distinct values is never rounded to zero.
-      const gainSign = compareDecimals(priceUsd, basisPerShareUsd);
       const tradeDay = tradeDayOf.get(lot)!;
       const startDay =
         lot.holdingPeriodStart === lot.tradeDate ? tradeDay : toDayNumber(lot.holdingPeriodStart);
       const term = termOfDays(lot.holdingPeriodStart, startDay, context.saleDate, saleDay, rules);
       // Exposed when some other share was (or will be) bought in the window.
       const exposed = hasPlanned || windowLots.length > (inWindow.has(lot) ? 1 : 0);
-      return {
-        lot,
-        basisPerShareUsd,
-        gainSign,
-        term,
-        exposed,
-        bucket: taxOptimal ? bucketOf(gainSign, term, exposed, ctx.handling) : 0,
-      };
+      const r: Ranked = { lot, basisPerShareUsd: null, gainSign: UNKNOWN_SIGN, term, exposed, bucket: 0 };
+      if (byBasis) gainSignOf(r, priceUsd);
+      if (taxOptimal) r.bucket = bucketOf(r.gainSign, term, exposed, ctx.handling);
+      return r;
     },
   );
 
@@ -333,7 +379,7 @@ export function selectLots(
   }
 
   const chosen = order.filter((r) => picksQty.has(r.lot.id));
-  const washed = estimateWash(chosen, picksQty, windowLots, ctx.purchases);
+  const washed = estimateWash(chosen, picksQty, windowLots, ctx.purchases, priceUsd);
   const picks: LotPick[] = chosen.map((r) => {
     const q = picksQty.get(r.lot.id)!;
     const costBasis = proRata(r.lot.totalCostBasis, q, r.lot.quantity);
@@ -410,10 +456,11 @@ function estimateWash(
   picksQty: Map<string, Decimal>,
   windowLots: TaxLot[],
   purchases: { date: string; qty: Decimal }[],
+  priceUsd: Decimal,
 ): Map<string, Decimal> {
   const out = new Map<string, Decimal>();
-  const losses = chosen.filter((r) => r.gainSign < 0);
-  if (losses.length === 0) return out;
+  // No replacement share left: nothing is washed, whatever the picks' gains (they are not computed then).
+  if (windowLots.length === 0 && purchases.length === 0) return out;
   const pool: Replacement[] = [
     ...windowLots.map((l) => ({
       date: l.tradeDate,
@@ -429,6 +476,8 @@ function estimateWash(
       if (a.lotId === null || b.lotId === null) return a.lotId === null ? (b.lotId === null ? 0 : 1) : -1;
       return a.lotId < b.lotId ? -1 : a.lotId > b.lotId ? 1 : 0;
     });
+  if (pool.length === 0) return out;
+  const losses = chosen.filter((r) => gainSignOf(r, priceUsd) < 0);
   let head = 0;
   for (const r of losses) {
     let left = picksQty.get(r.lot.id)!;

@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createLot, lotFromTrusted, normalizeLot } from "./lot.js";
+import { assertValidLot, createLot, lotFromTrusted, normalizeLot, type TaxLot } from "./lot.js";
 import {
   costBasisPerShare,
   costBasisPerShareUsd,
@@ -111,6 +111,32 @@ describe("tax lot", () => {
     expect(() => createLot({ ...base, quantity: 1, costBasisPerShare: 1, currency: "XYZ" as "USD" })).toThrow(
       /unknown currency "XYZ"/,
     );
+  });
+
+  it("names the caller, the lot and the field in every failed check of an unfrozen lot", () => {
+    const good = {
+      ...createLot({
+        id: "U1",
+        themeAssetId: "X:XNYS",
+        quantity: 2,
+        costBasisPerShare: 3,
+        tradeDate: "2024-01-02",
+      }),
+    };
+    const bad = (patch: Record<string, unknown>) => ({ ...good, ...patch }) as unknown as TaxLot;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ quantity: 2 }, "where: lot U1: quantity must be a Decimal"],
+      [{ totalCostBasis: new Decimal(Number.NaN) }, "where: lot U1: totalCostBasis is not finite"],
+      [{ fxRate: null }, "where: lot U1: fxRate must be a Decimal"],
+      [{ themeAssetId: "" }, "where: lot U1: themeAssetId must be a non-empty string"],
+      [{ quantity: new Decimal(-1) }, "where: lot U1: quantity must be > 0, got -1"],
+      [{ washSaleDate: "2024-02-30" }, 'where: lot U1: washSaleDate: "2024-02-30" is not a YYYY-MM-DD date'],
+      [{ lastSoldForLossDate: "x" }, 'where: lot U1: lastSoldForLossDate: "x" is not a YYYY-MM-DD date'],
+      [{ currency: "CAD", fxRate: new Decimal(0) }, "where: lot U1: fxRate must be > 0, got 0"],
+    ];
+    expect(() => assertValidLot(good, "where")).not.toThrow();
+    for (const [patch, message] of cases) expect(() => assertValidLot(bad(patch), "where")).toThrow(message);
+    expect(() => assertValidLot(bad({ id: "" }), "where")).toThrow("where: a lot has no id");
   });
 
   it("rejects valuing a USD lot at an FX rate other than 1", () => {

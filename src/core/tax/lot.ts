@@ -65,16 +65,23 @@ export interface TaxLotInput {
   lastSoldForLossDate?: string | null;
 }
 
-/** `at` builds the message prefix, only when a check fails (every lot passes through here: no string per lot). */
-function assertFiniteDecimal(v: unknown, at: () => string, field: string): void {
-  if (v === null || typeof v !== "object" || typeof (v as Decimal).isFinite !== "function")
-    throw new TypeError(`${at()}: ${field} must be a Decimal`);
-  if (!(v as Decimal).isFinite()) throw new RangeError(`${at()}: ${field} is not finite`);
+/**
+ * The message prefix of a failed check, built only when a check fails (every lot passes through here: no string
+ * and no closure per lot).
+ */
+function lotAt(where: string, lot: TaxLot): string {
+  return `${where}: lot ${lot.id}`;
 }
 
-function checkDate(value: string | null, at: () => string, field: string): void {
+function assertFiniteDecimal(v: unknown, where: string, lot: TaxLot, field: string): void {
+  if (v === null || typeof v !== "object" || typeof (v as Decimal).isFinite !== "function")
+    throw new TypeError(`${lotAt(where, lot)}: ${field} must be a Decimal`);
+  if (!(v as Decimal).isFinite()) throw new RangeError(`${lotAt(where, lot)}: ${field} is not finite`);
+}
+
+function checkDate(value: string | null, where: string, lot: TaxLot, field: string): void {
   if (value !== null && !isIsoDate(value))
-    throw new RangeError(`${at()}: ${field}: "${value}" is not a YYYY-MM-DD date`);
+    throw new RangeError(`${lotAt(where, lot)}: ${field}: "${value}" is not a YYYY-MM-DD date`);
 }
 
 /**
@@ -227,31 +234,34 @@ function sharedDecimal(text: string, shared: Map<string, Decimal> | undefined): 
 export function assertValidLot(lot: TaxLot, where: string): void {
   // A frozen lot that passed once passes again (every check reads only the lot's own fields).
   if (validFrozenLots.has(lot)) return;
-  const at = (): string => `${where}: lot ${lot.id}`;
   if (typeof lot.id !== "string" || lot.id.length === 0) throw new TypeError(`${where}: a lot has no id`);
   if (typeof lot.themeAssetId !== "string" || lot.themeAssetId.length === 0)
-    throw new TypeError(`${at()}: themeAssetId must be a non-empty string`);
-  assertFiniteDecimal(lot.quantity, at, "quantity");
-  assertFiniteDecimal(lot.totalCostBasis, at, "totalCostBasis");
-  assertFiniteDecimal(lot.fxRate, at, "fxRate");
+    throw new TypeError(`${lotAt(where, lot)}: themeAssetId must be a non-empty string`);
+  assertFiniteDecimal(lot.quantity, where, lot, "quantity");
+  assertFiniteDecimal(lot.totalCostBasis, where, lot, "totalCostBasis");
+  assertFiniteDecimal(lot.fxRate, where, lot, "fxRate");
   // Sign tests instead of lte(0) / lt(0): comparing with a literal builds a Decimal per call (hot: every lot).
   if (lot.quantity.isZero() || lot.quantity.isNegative())
-    throw new RangeError(`${at()}: quantity must be > 0, got ${lot.quantity.toString()}`);
+    throw new RangeError(`${lotAt(where, lot)}: quantity must be > 0, got ${lot.quantity.toString()}`);
   if (!lot.totalCostBasis.isZero() && lot.totalCostBasis.isNegative())
-    throw new RangeError(`${at()}: totalCostBasis must be >= 0, got ${lot.totalCostBasis.toString()}`);
+    throw new RangeError(
+      `${lotAt(where, lot)}: totalCostBasis must be >= 0, got ${lot.totalCostBasis.toString()}`,
+    );
   if (lot.fxRate.isZero() || lot.fxRate.isNegative())
-    throw new RangeError(`${at()}: fxRate must be > 0, got ${lot.fxRate.toString()}`);
+    throw new RangeError(`${lotAt(where, lot)}: fxRate must be > 0, got ${lot.fxRate.toString()}`);
   if (!(CURRENCIES as readonly string[]).includes(lot.currency))
-    throw new RangeError(`${at()}: unknown currency "${lot.currency}" (known: ${CURRENCIES.join(", ")})`);
+    throw new RangeError(
+      `${lotAt(where, lot)}: unknown currency "${lot.currency}" (known: ${CURRENCIES.join(", ")})`,
+    );
   if (lot.currency === "USD" && !lot.fxRate.eq(ONE))
-    throw new RangeError(`${at()}: a USD lot has fxRate 1, got ${lot.fxRate.toString()}`);
-  checkDate(lot.tradeDate, at, "tradeDate");
-  checkDate(lot.holdingPeriodStart, at, "holdingPeriodStart");
-  checkDate(lot.washSaleDate, at, "washSaleDate");
-  checkDate(lot.lastSoldForLossDate, at, "lastSoldForLossDate");
+    throw new RangeError(`${lotAt(where, lot)}: a USD lot has fxRate 1, got ${lot.fxRate.toString()}`);
+  checkDate(lot.tradeDate, where, lot, "tradeDate");
+  checkDate(lot.holdingPeriodStart, where, lot, "holdingPeriodStart");
+  checkDate(lot.washSaleDate, where, lot, "washSaleDate");
+  checkDate(lot.lastSoldForLossDate, where, lot, "lastSoldForLossDate");
   if (lot.holdingPeriodStart > lot.tradeDate)
     throw new RangeError(
-      `${at()}: holdingPeriodStart ${lot.holdingPeriodStart} is after tradeDate ${lot.tradeDate}`,
+      `${lotAt(where, lot)}: holdingPeriodStart ${lot.holdingPeriodStart} is after tradeDate ${lot.tradeDate}`,
     );
   if (Object.isFrozen(lot)) validFrozenLots.add(lot);
 }
