@@ -27,6 +27,9 @@ const OTHER = `date,open,high,low,close,volume,Name
 2013-02-08,,,,52.11,100,CL
 `;
 
+/** A small synthetic market: 50 listings, one year. */
+const SMALL_GENERATE = ["market", "generate", "--seed", "3", "--securities", "50", "--years", "1"];
+
 describe("lotwise market: safe imports and generation", () => {
   const dir = mkdtempSync(join(tmpdir(), "lotwise-cli-market-"));
   let n = 0;
@@ -150,19 +153,7 @@ describe("lotwise market: safe imports and generation", () => {
   it("market generate names what it made in words, grouped, not by its field names", async () => {
     const empty = join(dir, "words.db");
     expect((await run(["init", "--store", empty])).code).toBe(0);
-    const r = await run([
-      "market",
-      "generate",
-      "--seed",
-      "3",
-      "--securities",
-      "50",
-      "--years",
-      "1",
-      "--dry-run",
-      "--store",
-      empty,
-    ]);
+    const r = await run([...SMALL_GENERATE, "--dry-run", "--store", empty]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Synthetic market generated (not written)");
     expect(r.stdout).toMatch(/│ Price rows +│ \d{1,3}(,\d{3})+ +│/);
@@ -173,18 +164,7 @@ describe("lotwise market: safe imports and generation", () => {
 
   it("market generate into a store with market data needs a mode too", async () => {
     const before = await list();
-    const args = [
-      "market",
-      "generate",
-      "--seed",
-      "3",
-      "--securities",
-      "50",
-      "--years",
-      "1",
-      "--store",
-      store,
-    ];
+    const args = [...SMALL_GENERATE, "--store", store];
     const refused = await run(args);
     expect(refused.code).toBe(2);
     expect(refused.stdout).toContain("Listings added");

@@ -161,22 +161,7 @@ describe("lotwise CLI", () => {
   });
 
   it("imports a broker export of lots all-or-nothing, naming the line and column of bad rows", async () => {
-    const dry = json(
-      await run([
-        "lots",
-        "import",
-        join(FIXTURES, "lots-broker-export.csv"),
-        "--account",
-        demo.account_uuid,
-        "--dry-run",
-        "--json",
-        "--store",
-        store,
-      ]),
-    );
-    expect(dry.lots_in_file).toBe(6);
-    // In words: the dry run says the file would replace the account's lots, and how many.
-    const said = await run([
+    const dryRun = [
       "lots",
       "import",
       join(FIXTURES, "lots-broker-export.csv"),
@@ -185,7 +170,11 @@ describe("lotwise CLI", () => {
       "--dry-run",
       "--store",
       store,
-    ]);
+    ];
+    const dry = json(await run([...dryRun, "--json"]));
+    expect(dry.lots_in_file).toBe(6);
+    // In words: the dry run says the file would replace the account's lots, and how many.
+    const said = await run(dryRun);
     expect(said.stdout).toContain(
       `Dry run: 6 lot(s) would be set on account ${demo.account_uuid}, replacing its ${dry.lots_before} lot(s)`,
     );

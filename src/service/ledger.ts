@@ -440,26 +440,13 @@ type RowTexts = Pick<RealizedLotInput, "quantity" | "proceeds" | "costBasis" | "
  * `r.proceeds`, `r.costBasis`, `r.adjustment`, `r.gain`, as {@link realizedInput} converts them for the store).
  */
 export function rowToWire(r: RealizedRow, accountUuid: string | null, texts?: RowTexts): RealizedRowWire {
-  if (texts !== undefined)
-    return {
-      entry_id: r.entryId,
-      source_id: r.sourceId,
-      account_uuid: r.accountId ?? accountUuid,
-      lot_id: r.lotId,
-      ticker: r.themeAssetId,
-      side: r.side,
-      description: r.description,
-      quantity: texts.quantity,
-      date_acquired: r.dateAcquired,
-      date_sold: r.dateSold,
-      proceeds: texts.proceeds,
-      cost_basis: texts.costBasis,
-      adjustment_code: r.adjustmentCode,
-      adjustment: texts.adjustment,
-      gain: texts.gain,
-      form_8949_gain: form8949Gain(r).toFixed(2),
-      term: r.term,
-    };
+  const t: RowTexts = texts ?? {
+    quantity: r.quantity.toFixed(),
+    proceeds: r.proceeds.toFixed(),
+    costBasis: r.costBasis.toFixed(),
+    adjustment: r.adjustment.toFixed(),
+    gain: r.gain.toFixed(),
+  };
   return {
     entry_id: r.entryId,
     source_id: r.sourceId,
@@ -468,14 +455,14 @@ export function rowToWire(r: RealizedRow, accountUuid: string | null, texts?: Ro
     ticker: r.themeAssetId,
     side: r.side,
     description: r.description,
-    quantity: r.quantity.toFixed(),
+    quantity: t.quantity,
     date_acquired: r.dateAcquired,
     date_sold: r.dateSold,
-    proceeds: r.proceeds.toFixed(),
-    cost_basis: r.costBasis.toFixed(),
+    proceeds: t.proceeds,
+    cost_basis: t.costBasis,
     adjustment_code: r.adjustmentCode,
-    adjustment: r.adjustment.toFixed(),
-    gain: r.gain.toFixed(),
+    adjustment: t.adjustment,
+    gain: t.gain,
     form_8949_gain: form8949Gain(r).toFixed(2),
     term: r.term,
   };
