@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { WASH_SALE_GAIN_MARGIN } from "../core/backtest/policies/tax-aware-tracking.js";
 import { buildDemo } from "../service/demo.js";
+import { accountDrift } from "../service/drift.js";
 import { createProposal, getAccount, getPortfolioConfig, harvestScan } from "../service/index.js";
 import { openSqliteStore } from "../store/index.js";
 import { basisResetText } from "./backtest-render.js";
 import { renderProposal } from "./commands/proposal.js";
-import { renderAccount, renderConfig, renderHarvest } from "./render.js";
+import { renderAccount, renderConfig, renderDrift, renderHarvest } from "./render.js";
 
 /** Whole days from `a` to `b` (UTC calendar dates), computed independently of the tax engine. */
 const days = (a: string, b: string) =>
@@ -141,4 +142,23 @@ describe("basis-reset band in words", () => {
     expect(basisResetText(0)).toBe("off");
     expect(basisResetText(undefined)).toBe("not recorded");
   });
+});
+
+describe("drift report", () => {
+  it("lists every threshold passed under the status, one line per reason", async () => {
+    const store = openSqliteStore(":memory:");
+    try {
+      const ctx = { store, clock: () => new Date("2026-01-15T12:00:00Z") };
+      const demo = await buildDemo(ctx, { securities: 60, years: 3 });
+      const d = await accountDrift(ctx, demo.organization_uuid, demo.account_uuid);
+      expect(d.reasons.length).toBeGreaterThan(0);
+      const text = renderDrift(d);
+      const lines = text.split("\n");
+      const at = lines.indexOf(`Why ${d.status.toUpperCase()} (thresholds passed):`);
+      expect(at).toBeGreaterThanOrEqual(0);
+      expect(lines.slice(at + 1, at + 1 + d.reasons.length)).toEqual(d.reasons.map((r) => `  - ${r}`));
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });

@@ -340,7 +340,10 @@ export function renderDrift(d: AccountDrift, top = 20): string {
   );
   const parts = [summary];
   if (d.reasons.length > 0)
-    parts.push(`Why ${paintStatus(d.status.toUpperCase())}:\n${d.reasons.map((r) => `  - ${r}`).join("\n")}`);
+    // One sentence per threshold passed (the warning one too when the status is a breach).
+    parts.push(
+      `Why ${paintStatus(d.status.toUpperCase())} (thresholds passed):\n${d.reasons.map((r) => `  - ${r}`).join("\n")}`,
+    );
   const shown = d.assets.slice(0, top);
   if (shown.length > 0) {
     const rest = d.assets.length - shown.length;
