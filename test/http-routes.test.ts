@@ -455,6 +455,25 @@ describe("success shapes of every route", () => {
       expect(order.amount.startsWith("-") ? "sell" : "buy").toBe(sides.get(order.ticker));
   });
 
+  it("optimize and rebalance refuse an account worth nothing with a 400 in the API's terms, no internal names", async () => {
+    // A client of its own: the other tests read the seeded client's first account.
+    const client = await send(app, "POST", `${org}/clients/`, { key, json: { external_id: "empty-nav" } });
+    expect(client.status).toBe(201);
+    const clientPath = `${org}/clients/${(client.body as { uuid: string }).uuid}`;
+    const created = await send(app, "POST", `${clientPath}/accounts/`, { key, json: { name: "Empty" } });
+    expect(created.status).toBe(201);
+    const account = `${clientPath}/accounts/${(created.body as { uuid: string }).uuid}`;
+    for (const route of ["optimize", "rebalance"]) {
+      const answer = await send(app, "POST", `${account}/${route}/`, { key, json: {} });
+      expect(answer.status, route).toBe(400);
+      const error = envelope(answer);
+      expect(error.code).toBe("validation_error");
+      expect(error.details?.map((d) => d.path)).toEqual(["holdings.cash_value_usd"]);
+      expect(error.message).toMatch(/NAV \(positions \+ cash\) is 0\.00 USD/);
+      expect(answer.text).not.toMatch(/optimizePortfolio|cashUsd/);
+    }
+  });
+
   it("rebalance runs (extension): run, read and list; a repeated request reports the same run", async () => {
     const body = { when: "always", account_uuids: [seeded.accountUuid], as_of_date: "2025-06-30" };
     const run = shape(
