@@ -34,6 +34,7 @@ import {
   portfolioConfigReadSchema,
   proposalResponseSchema,
   realizedLedgerSchema,
+  realizedQuerySchema,
   rebalanceRunListSchema,
   rebalanceRunSchema,
   riskModelListSchema,
@@ -897,6 +898,22 @@ describe("success shapes of every route", () => {
     expect(household.totals).toEqual(ledger.totals);
     const bad = await send(app, "GET", `${base}/realized/?year=nope`, { key });
     expect(bad.status).toBe(400);
+  });
+
+  it("names a missing or non-numeric realized year as sent, never as NaN", async () => {
+    const realized = `${org}/clients/${crypto.randomUUID()}/realized/`;
+    const missing = await send(app, "GET", realized, { key });
+    expect(missing.status).toBe(400);
+    expect(envelope(missing).details).toEqual([{ path: "year", message: "Required" }]);
+    const text = await send(app, "GET", `${realized}?year=nope`, { key });
+    expect(text.status).toBe(400);
+    expect(envelope(text).details).toEqual([
+      { path: "year", message: 'expected a year such as 2025, received "nope"' },
+    ]);
+    for (const answer of [missing, text]) expect(answer.text).not.toMatch(/NaN/);
+    // The digits still become the number (the CLI's local mode passes a number).
+    expect(realizedQuerySchema.parse({ year: " 2025" })).toEqual({ year: 2025 });
+    expect(realizedQuerySchema.parse({ year: 2025 })).toEqual({ year: 2025 });
   });
 
   it("covers every operation route of the table in this file", () => {
