@@ -213,6 +213,15 @@ describe("path and query parameters", () => {
     });
   });
 
+  it("answers an organization segment that is not a uuid like another organization's: 404, not 400", async () => {
+    const a = await send(app, "GET", "/api/v1/custom/org/not-a-uuid/clients/", { key });
+    expect(a.status).toBe(404);
+    expect(envelope(a)).toEqual({
+      code: "organization_not_found",
+      message: "Organization not-a-uuid not found.",
+    });
+  });
+
   it("accepts the key's organization uuid in upper case", async () => {
     const a = await send(app, "GET", `/api/v1/custom/org/${t.orgA.uuid.toUpperCase()}/clients/`, { key });
     expect(a.status).toBe(200);
