@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { isoDate } from "../src/contract/index.js";
+import { ERROR_CODES, isoDate } from "../src/contract/index.js";
 import {
   AuthenticationError,
   ConflictError,
@@ -213,6 +213,15 @@ describe("path and query parameters", () => {
     });
   });
 
+  it("answers an organization segment that is not a uuid like another organization's: 404, not 400", async () => {
+    const a = await send(app, "GET", "/api/v1/custom/org/not-a-uuid/clients/", { key });
+    expect(a.status).toBe(404);
+    expect(envelope(a)).toEqual({
+      code: "organization_not_found",
+      message: "Organization not-a-uuid not found.",
+    });
+  });
+
   it("accepts the key's organization uuid in upper case", async () => {
     const a = await send(app, "GET", `/api/v1/custom/org/${t.orgA.uuid.toUpperCase()}/clients/`, { key });
     expect(a.status).toBe(200);
@@ -233,6 +242,30 @@ describe("path and query parameters", () => {
     const unknown = await send(app, "GET", "/api/v1/test/query?colour=red", { key });
     expect(unknown.status).toBe(400);
     expect(envelope(unknown).details![0]!.path).toBe("colour");
+  });
+});
+
+describe("codes of the design-preview endpoints, as the error table gives them", () => {
+  it("answers validation_error for an empty catalog query and a reversed theme window, their own codes past the schema", async () => {
+    const empty = await send(app, "POST", "/api/v1/catalog/industry", { key, json: { query: "" } });
+    expect(empty.status).toBe(400);
+    expect(envelope(empty).code).toBe("validation_error");
+    expect(envelope(empty).details).toEqual([{ path: "query", message: "query must not be empty" }]);
+    const wordless = await send(app, "POST", "/api/v1/catalog/industry", { key, json: { query: "!!! ???" } });
+    expect(wordless.status).toBe(400);
+    expect(envelope(wordless).code).toBe("invalid_query");
+    const theme = `/api/v1/themes/${crypto.randomUUID()}/backtest`;
+    const reversed = await send(app, "GET", `${theme}?start_date=2025-06-01&end_date=2025-01-01`, { key });
+    expect(reversed.status).toBe(400);
+    expect(envelope(reversed).code).toBe("validation_error");
+    expect(envelope(reversed).details![0]!.path).toBe("end_date");
+    // The table (docs/http.md) says so: each code names the case that answers it.
+    expect(ERROR_CODES.invalid_query.when).toMatch(
+      /no searchable word.*empty, blank or over-long query fails the body schema \(`validation_error`\)/,
+    );
+    expect(ERROR_CODES.invalid_window.when).toMatch(
+      /reversed date pair fails the query schema \(`validation_error`\)/,
+    );
   });
 });
 

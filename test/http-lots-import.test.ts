@@ -116,6 +116,25 @@ describe("POST .../accounts/{account}/tax_lots/import/", () => {
     expect(await lotCount()).toBe(40_003);
   });
 
+  it("tells an HTTP client the map_FIELD query parameters when the header lacks columns", async () => {
+    const post = (raw: string) =>
+      send(app, "POST", path(accountUuid, "?dry_run=true"), {
+        key: t.orgA.apiKey,
+        raw,
+        headers: { "Content-Type": "text/csv" },
+      });
+    const noHeader = await post("Name,Amount\nA,1\n");
+    expect(noHeader.status).toBe(400);
+    expect(envelope(noHeader).code).toBe("invalid_lots_file");
+    expect(envelope(noHeader).message).toMatch(/map_symbol=Ticker&map_quantity=Shares/);
+    const noDate = await post(`Symbol,Quantity,Cost Basis\n${symbols()[0]},1,10\n`);
+    expect(noDate.status).toBe(400);
+    expect(envelope(noDate).details).toEqual([
+      { path: "lots.csv: header", message: expect.stringMatching(/over HTTP: map_trade_date=HEADER\)$/) },
+    ]);
+    expect(await lotCount()).toBe(40_003);
+  });
+
   it("refuses other media types (415), bad options (400) and another organization's account (404)", async () => {
     const json = await send(app, "POST", path(accountUuid), { key: t.orgA.apiKey, json: { lots: [] } });
     expect(json.status).toBe(415);

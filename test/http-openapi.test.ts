@@ -159,6 +159,24 @@ describe("OpenAPI document", () => {
     expect(doc.components.responses.MethodNotAllowed).toMatchObject({ headers: { Allow: {} } });
   });
 
+  it("gives as the 400 example the envelope the server answers to that bad weight", async () => {
+    const example = (
+      doc.components.responses.BadRequest as { content: { "application/json": { example: unknown } } }
+    ).content["application/json"].example;
+    const account = `/api/v1/custom/org/${t.orgA.uuid}/clients/${crypto.randomUUID()}/accounts/${crypto.randomUUID()}`;
+    const weights = [
+      { ticker: "AAPL", weight: "0.2" },
+      { ticker: "MSFT", weight: "0.2" },
+      { ticker: "NVDA", weight: "12.5" },
+    ];
+    const answer = await send(app, "POST", `${account}/proposal/`, {
+      key: t.orgA.apiKey,
+      json: { optimized_weights: weights },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual(example);
+  });
+
   it("carries the contract's examples, each valid for its schema", () => {
     let count = 0;
     for (const { op } of operations(doc)) {

@@ -34,6 +34,7 @@ import {
   portfolioConfigReadSchema,
   proposalResponseSchema,
   realizedLedgerSchema,
+  realizedQuerySchema,
   rebalanceRunListSchema,
   rebalanceRunSchema,
   riskModelListSchema,
@@ -453,6 +454,25 @@ describe("success shapes of every route", () => {
     const sides = new Map(o.trades.map((x) => [x.ticker, x.side]));
     for (const order of stored.orders)
       expect(order.amount.startsWith("-") ? "sell" : "buy").toBe(sides.get(order.ticker));
+  });
+
+  it("optimize and rebalance refuse an account worth nothing with a 400 in the API's terms, no internal names", async () => {
+    // A client of its own: the other tests read the seeded client's first account.
+    const client = await send(app, "POST", `${org}/clients/`, { key, json: { external_id: "empty-nav" } });
+    expect(client.status).toBe(201);
+    const clientPath = `${org}/clients/${(client.body as { uuid: string }).uuid}`;
+    const created = await send(app, "POST", `${clientPath}/accounts/`, { key, json: { name: "Empty" } });
+    expect(created.status).toBe(201);
+    const account = `${clientPath}/accounts/${(created.body as { uuid: string }).uuid}`;
+    for (const route of ["optimize", "rebalance"]) {
+      const answer = await send(app, "POST", `${account}/${route}/`, { key, json: {} });
+      expect(answer.status, route).toBe(400);
+      const error = envelope(answer);
+      expect(error.code).toBe("validation_error");
+      expect(error.details?.map((d) => d.path)).toEqual(["holdings.cash_value_usd"]);
+      expect(error.message).toMatch(/NAV \(positions \+ cash\) is 0\.00 USD/);
+      expect(answer.text).not.toMatch(/optimizePortfolio|cashUsd/);
+    }
   });
 
   it("rebalance runs (extension): run, read and list; a repeated request reports the same run", async () => {
@@ -878,6 +898,22 @@ describe("success shapes of every route", () => {
     expect(household.totals).toEqual(ledger.totals);
     const bad = await send(app, "GET", `${base}/realized/?year=nope`, { key });
     expect(bad.status).toBe(400);
+  });
+
+  it("names a missing or non-numeric realized year as sent, never as NaN", async () => {
+    const realized = `${org}/clients/${crypto.randomUUID()}/realized/`;
+    const missing = await send(app, "GET", realized, { key });
+    expect(missing.status).toBe(400);
+    expect(envelope(missing).details).toEqual([{ path: "year", message: "Required" }]);
+    const text = await send(app, "GET", `${realized}?year=nope`, { key });
+    expect(text.status).toBe(400);
+    expect(envelope(text).details).toEqual([
+      { path: "year", message: 'expected a year such as 2025, received "nope"' },
+    ]);
+    for (const answer of [missing, text]) expect(answer.text).not.toMatch(/NaN/);
+    // The digits still become the number (the CLI's local mode passes a number).
+    expect(realizedQuerySchema.parse({ year: " 2025" })).toEqual({ year: 2025 });
+    expect(realizedQuerySchema.parse({ year: 2025 })).toEqual({ year: 2025 });
   });
 
   it("covers every operation route of the table in this file", () => {

@@ -40,12 +40,18 @@ export const ERROR_CODES = {
     status: 400,
     when: "the cron of a dynamic rule of the configuration does not parse (found when the rules are applied at a date)",
   },
-  invalid_window: { status: 400, when: "the theme backtest window is empty or reversed (endpoint 8)" },
+  invalid_window: {
+    status: 400,
+    when: "the theme backtest window spans more daily prices than one request computes (endpoint 8); a malformed or reversed date pair fails the query schema (`validation_error`)",
+  },
   unknown_benchmark: {
     status: 400,
     when: "the theme backtest benchmark is neither an index nor a ticker (endpoint 8)",
   },
-  invalid_query: { status: 400, when: "the catalog query is empty or too long (endpoint 9)" },
+  invalid_query: {
+    status: 400,
+    when: "the catalog query has no searchable word or too many words (endpoint 9); an empty, blank or over-long query fails the body schema (`validation_error`)",
+  },
   invalid_lots_file: {
     status: 400,
     when: "a lots CSV with a bad row or header; `details` name the line and column",

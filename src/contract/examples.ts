@@ -764,7 +764,7 @@ export const CONTRACT_EXAMPLES = {
     error: {
       code: "validation_error",
       message:
-        'Invalid proposal request: optimized_weights[2].weight: "12.5" has 2 integer digits; decimal(1,10) allows at most 1',
+        'Invalid request body: optimized_weights[2].weight: "12.5" has 2 integer digits; decimal(1,10) allows at most 1',
       details: [
         {
           path: "optimized_weights[2].weight",

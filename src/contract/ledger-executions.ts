@@ -258,11 +258,16 @@ export const BASIS_REPORTING = ["basis_reported", "basis_not_reported", "no_1099
 export const realizedQuerySchema = named(
   z.strictObject({
     year: describe(
-      z.coerce
-        .number({ error: expectedMessage("a year such as 2025") })
-        .int()
-        .min(1900)
-        .max(2999),
+      // A query value is text: digits become the number, anything else is checked as given, so that a missing
+      // year is "Required" and `year=abc` is named as sent (z.coerce made both "received number NaN").
+      z.preprocess(
+        (v) => (typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
+        z
+          .number({ error: expectedMessage("a year such as 2025") })
+          .int()
+          .min(1900)
+          .max(2999),
+      ),
       "tax year",
     ),
     reporting: describe(

@@ -244,7 +244,7 @@ export class LotCsvReader {
     const file = this.file;
     if (!this.header)
       throw new ValidationError(
-        `${file}: no header row with a symbol and a quantity column was found. Name the columns with --map, e.g. --map symbol=Ticker --map quantity=Shares.`,
+        `${file}: no header row with a symbol and a quantity column was found. Name the columns with --map, e.g. --map symbol=Ticker --map quantity=Shares (over HTTP: the query parameters map_symbol=Ticker&map_quantity=Shares).`,
         [{ path: file, message: "missing header (symbol, quantity, cost and date columns)" }],
         "invalid_lots_file",
       );
@@ -268,13 +268,13 @@ export class LotCsvReader {
     if (index.trade_date === undefined)
       issues.push({
         path: `${file}: header`,
-        message: `no trade date column (looked for ${LOT_CSV_SYNONYMS.trade_date.join(", ")}); map it with --map trade_date=HEADER`,
+        message: `no trade date column (looked for ${LOT_CSV_SYNONYMS.trade_date.join(", ")}); map it with --map trade_date=HEADER (over HTTP: map_trade_date=HEADER)`,
       });
     if (index.cost_per_share === undefined && index.total_cost === undefined)
       issues.push({
         path: `${file}: header`,
         message:
-          "no cost basis column (per share or total); map one with --map cost_per_share=HEADER or --map total_cost=HEADER",
+          "no cost basis column (per share or total); map one with --map cost_per_share=HEADER or --map total_cost=HEADER (over HTTP: map_cost_per_share=HEADER or map_total_cost=HEADER)",
       });
     if (issues.length > 0)
       throw new ValidationError(`${file}: the header lacks required columns.`, issues, "invalid_lots_file");

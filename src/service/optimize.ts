@@ -654,6 +654,7 @@ export async function optimizeAccountWithQuotes(
   options: OptimizeAccountOptions = {},
 ): Promise<{ optimization: AccountOptimization; quotes: ProposalQuotes }> {
   const prepared = await prepareAccountOptimization(ctx, org, accountUuid, options);
+  requirePositiveNav(prepared);
   const optimizer = options.memo?.optimizer;
   const result =
     optimizer === undefined ? optimizePortfolio(prepared.input) : optimizer.optimize(prepared.input);
@@ -736,6 +737,7 @@ export async function rebalanceAccount(
       );
     prepared = withCashRequest(prepared, cash);
   }
+  requirePositiveNav(prepared);
   const optimizer = options.memo?.optimizer;
   const optimization = toWire(
     prepared,
@@ -777,16 +779,38 @@ export async function rebalanceAccount(
  * its amount (`cashBufferUsdAmount` = the configured USD buffer, as an amount on the NAV, + the withdrawal), so the
  * budget row keeps it in cash and the weights are fractions of NAV - buffers - withdrawal, as in the proposal.
  */
-function withCashRequest(p: PreparedOptimization, cash: CashAmount): PreparedOptimization {
-  const input = p.input;
-  if (cash.kind === "deposit")
-    return { ...p, input: { ...input, cashUsd: input.cashUsd + cash.amountUsd.toNumber() } };
+/** NAV in USD of an optimizer input: cash plus long lots minus short lots at the input's prices. */
+function navUsdOf(input: PreparedOptimization["input"]): number {
   const index = new Map(input.assets.map((id, i) => [id, i]));
   let nav = input.cashUsd;
   for (const l of input.lots ?? [])
     nav += l.quantity.toNumber() * input.pricesUsd[index.get(l.themeAssetId)!]!;
   for (const l of input.shortLots ?? [])
     nav -= l.quantity.toNumber() * input.pricesUsd[index.get(l.themeAssetId)!]!;
+  return nav;
+}
+
+/**
+ * Refuses an account worth nothing (or less) before the optimizer sees it, in the API's terms: the core's own
+ * refusal names its function and input field (`optimizePortfolio`, `cashUsd`), which mean nothing to a caller.
+ * The path is endpoint 1's for the same case (`holdings.cash_value_usd`).
+ * @throws {ValidationError} when the NAV (cash + positions, a deposit included) is not positive.
+ */
+function requirePositiveNav(p: PreparedOptimization): void {
+  const nav = navUsdOf(p.input);
+  if (nav > 0) return;
+  const shown = Number.isFinite(nav) ? nav.toFixed(2) : String(nav);
+  const message = `the account's NAV (positions + cash) is ${shown} USD on ${p.input.asOf}; optimizing needs a positive NAV`;
+  throw new ValidationError(`Nothing to optimize: account ${p.account.uuid}: ${message}.`, [
+    { path: "holdings.cash_value_usd", message },
+  ]);
+}
+
+function withCashRequest(p: PreparedOptimization, cash: CashAmount): PreparedOptimization {
+  const input = p.input;
+  if (cash.kind === "deposit")
+    return { ...p, input: { ...input, cashUsd: input.cashUsd + cash.amountUsd.toNumber() } };
+  const nav = navUsdOf(input);
   const c = input.config;
   const usdBuffer = c.cashBufferUsdAmount ?? (c.cashBufferUsd ?? 0) * nav;
   return {
