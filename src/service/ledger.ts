@@ -137,13 +137,8 @@ export async function applyAccountExecutions(
       } as LedgerOptions);
     } catch (err) {
       if (err instanceof ValidationError) {
-        const issues = err.issues.map((i) => ({ ...i, path: issuePath(i.path) }));
-        throw new ValidationError(
-          `The executions cannot be applied (nothing was applied): ${issues
-            .slice(0, 5)
-            .map((i) => `${i.path}: ${i.message}`)
-            .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
-          issues,
+        throw notApplied(
+          err.issues.map((i) => ({ ...i, path: issuePath(i.path) })),
           err.code,
         );
       }
@@ -269,15 +264,20 @@ async function withMarketFxRates(
       });
     out.push(rate === null ? e : { ...e, fxRate: rate });
   }
-  if (issues.length > 0)
-    throw new ValidationError(
-      `The executions cannot be applied (nothing was applied): ${issues
-        .slice(0, 5)
-        .map((x) => `${x.path}: ${x.message}`)
-        .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
-      issues,
-    );
+  if (issues.length > 0) throw notApplied(issues);
   return out;
+}
+
+/** The refusal of a whole batch: its first five issues in the message, every one in the details. */
+function notApplied(issues: FieldIssue[], code?: string): ValidationError {
+  return new ValidationError(
+    `The executions cannot be applied (nothing was applied): ${issues
+      .slice(0, 5)
+      .map((x) => `${x.path}: ${x.message}`)
+      .join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`,
+    issues,
+    code,
+  );
 }
 
 const cashText = (v: string, field: string) =>
