@@ -2,6 +2,7 @@
  * The shared body parser: the bracket notation of form keys, its limits and rejections, and parity of JSON,
  * form-urlencoded and multipart bodies (parser level and through a real route of the app).
  */
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProposalRequest, proposalRequestSchema } from "../src/contract/index.js";
 import { ValidationError } from "../src/core/errors.js";
@@ -249,6 +250,21 @@ describe("readBody", () => {
       status: 415,
       code: "unsupported_media_type",
     });
+  });
+
+  it("refuses a compressed body with 415 naming its content coding, and reads identity as sent", async () => {
+    const gzip = readBody(bodyRequest(gzipSync("{}"), "application/json", { "content-encoding": "gzip" }), {
+      accept: ["json"],
+    });
+    await expect(gzip).rejects.toMatchObject({
+      status: 415,
+      code: "unsupported_media_type",
+      message: "Content-Encoding gzip is not supported; send the body uncompressed.",
+    });
+    const plain = await readBody(bodyRequest("{}", "application/json", { "content-encoding": "identity" }), {
+      accept: ["json"],
+    });
+    expect(plain.value).toEqual({});
   });
 
   it("answers 415 for a missing or unaccepted Content-Type, listing the accepted ones", async () => {

@@ -124,7 +124,7 @@ export const ERROR_CODES = {
   },
   unsupported_media_type: {
     status: 415,
-    when: "no Content-Type on a body, or one the route does not accept, or a charset other than UTF-8",
+    when: "no Content-Type on a body, or one the route does not accept, a charset other than UTF-8, or a compressed body (Content-Encoding other than identity)",
   },
   infeasible: {
     status: 422,

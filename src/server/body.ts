@@ -283,6 +283,25 @@ function refuseLoneSurrogates(value: unknown): void {
 }
 
 /**
+ * Bodies are read as sent: a content coding other than `identity` (gzip, br, ...) is refused with a 415 naming it
+ * (RFC 9110, section 15.5.16), instead of failing later as text that is not UTF-8.
+ * @throws {HttpError} 415 `unsupported_media_type`
+ */
+function refuseContentEncoding(request: Request): void {
+  const header = request.headers.get("content-encoding");
+  if (header === null) return;
+  const codings = header
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity");
+  if (codings.length > 0)
+    throw new HttpError(
+      "unsupported_media_type",
+      `Content-Encoding ${codings.join(", ")} is not supported; send the body uncompressed.`,
+    );
+}
+
+/**
  * Reads and parses the body of `request`.
  * @throws {HttpError} 415 for a missing or unaccepted Content-Type (or a charset other than UTF-8), 413 for a body
  * over the limit.
@@ -290,6 +309,7 @@ function refuseLoneSurrogates(value: unknown): void {
  * @example const { value } = await readBody(c.req.raw, { accept: ["json", "form", "multipart"] })
  */
 export async function readBody(request: Request, options: ReadBodyOptions): Promise<ParsedBody> {
+  refuseContentEncoding(request);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   const header = request.headers.get("content-type");
   const accepted = options.accept.map((e) => MEDIA_TYPES[e]).join(", ");
@@ -360,6 +380,7 @@ async function* streamedBody(request: Request, maxBytes: number): AsyncIterable<
  * @throws {ValidationError} `malformed_body` for a form without exactly one file
  */
 export async function readUpload(request: Request, spec: UploadSpec): Promise<AsyncIterable<Uint8Array>> {
+  refuseContentEncoding(request);
   const header = request.headers.get("content-type") ?? "";
   const { mediaType, params } = parseContentType(header);
   const accepted = UPLOAD_MEDIA_TYPES.join(", ");
