@@ -456,7 +456,7 @@ describe("success shapes of every route", () => {
       expect(order.amount.startsWith("-") ? "sell" : "buy").toBe(sides.get(order.ticker));
   });
 
-  it("optimize and rebalance refuse an account worth nothing with a 400 in the API's terms, no internal names", async () => {
+  it("optimize and rebalance refuse an account worth nothing with 422 empty_account, as drift does, no internal names", async () => {
     // A client of its own: the other tests read the seeded client's first account.
     const client = await send(app, "POST", `${org}/clients/`, { key, json: { external_id: "empty-nav" } });
     expect(client.status).toBe(201);
@@ -464,13 +464,16 @@ describe("success shapes of every route", () => {
     const created = await send(app, "POST", `${clientPath}/accounts/`, { key, json: { name: "Empty" } });
     expect(created.status).toBe(201);
     const account = `${clientPath}/accounts/${(created.body as { uuid: string }).uuid}`;
+    const drift = await send(app, "GET", `${account}/drift/`, { key });
+    expect([drift.status, envelope(drift).code]).toEqual([422, "empty_account"]);
     for (const route of ["optimize", "rebalance"]) {
       const answer = await send(app, "POST", `${account}/${route}/`, { key, json: {} });
-      expect(answer.status, route).toBe(400);
+      expect(answer.status, route).toBe(422);
       const error = envelope(answer);
-      expect(error.code).toBe("validation_error");
-      expect(error.details?.map((d) => d.path)).toEqual(["holdings.cash_value_usd"]);
-      expect(error.message).toMatch(/NAV \(positions \+ cash\) is 0\.00 USD/);
+      expect(error.code).toBe("empty_account");
+      expect(error.message).toMatch(
+        /is worth nothing on \d{4}-\d{2}-\d{2} \(NAV, positions \+ cash: 0\.00 USD\)/,
+      );
       expect(answer.text).not.toMatch(/optimizePortfolio|cashUsd/);
     }
   });

@@ -519,12 +519,13 @@ export const OPERATIONS = {
     tag: TAGS.proposals,
     summary: "Optimize an account",
     description:
-      "Extension. Runs the tax-aware optimizer on the account as of `as_of_date` (default: the market's latest date): universe = benchmark constituents, holdings and tickers the effective configuration names; prices = last closes on or before the date in USD; benchmark = the configuration's asset allocations with their tilts (docs/targets.md), else the asset-class benchmarks, else SYNTH500/SP500; risk model = risk_model_name (default pca): pca and characteristics are estimated from the trailing year of returns, custom and vendor are the organization's newest uploaded model of that kind dated on or before the date (`uploaded_risk_model` names it; assets it does not cover are imputed from their sector, with a warning). Answers target weights, trades, lots to sell, risk, tax and costs. An infeasible configuration answers 200 with status `infeasible` and a `diagnosis`. Nothing is stored. Errors: validation_error (400), client_not_found / account_not_found (404), missing_price / risk_model_inputs_missing (no uploaded model of the kind dated on or before the date) / theme_not_evaluated / tilt_without_weights / invalid_tilt (a tilt that cannot be applied: docs/targets.md) (422); a custom/vendor model covering none of the universe is a validation_error (400).",
+      "Extension. Runs the tax-aware optimizer on the account as of `as_of_date` (default: the market's latest date): universe = benchmark constituents, holdings and tickers the effective configuration names; prices = last closes on or before the date in USD; benchmark = the configuration's asset allocations with their tilts (docs/targets.md), else the asset-class benchmarks, else SYNTH500/SP500; risk model = risk_model_name (default pca): pca and characteristics are estimated from the trailing year of returns, custom and vendor are the organization's newest uploaded model of that kind dated on or before the date (`uploaded_risk_model` names it; assets it does not cover are imputed from their sector, with a warning). Answers target weights, trades, lots to sell, risk, tax and costs. An infeasible configuration answers 200 with status `infeasible` and a `diagnosis`. Nothing is stored. Errors: validation_error (400), client_not_found / account_not_found (404), empty_account (an account worth nothing) / missing_price / risk_model_inputs_missing (no uploaded model of the kind dated on or before the date) / theme_not_evaluated / tilt_without_weights / invalid_tilt (a tilt that cannot be applied: docs/targets.md) (422); a custom/vendor model covering none of the universe is a validation_error (400).",
     body: { schema: optimizeRequestSchema },
     response: { status: 200, schema: accountOptimizationSchema, description: "The optimization." },
     errors: [
       "client_not_found",
       "account_not_found",
+      "empty_account",
       "missing_price",
       "missing_fx",
       "insufficient_history",
@@ -623,6 +624,7 @@ export const OPERATIONS = {
     errors: [
       "client_not_found",
       "account_not_found",
+      "empty_account",
       "missing_price",
       "missing_fx",
       "missing_fx_rate",

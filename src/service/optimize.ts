@@ -774,11 +774,6 @@ export async function rebalanceAccount(
   });
 }
 
-/**
- * The optimizer's input with a cash request: a deposit adds to the cash; a withdrawal raises the USD cash buffer by
- * its amount (`cashBufferUsdAmount` = the configured USD buffer, as an amount on the NAV, + the withdrawal), so the
- * budget row keeps it in cash and the weights are fractions of NAV - buffers - withdrawal, as in the proposal.
- */
 /** NAV in USD of an optimizer input: cash plus long lots minus short lots at the input's prices. */
 function navUsdOf(input: PreparedOptimization["input"]): number {
   const index = new Map(input.assets.map((id, i) => [id, i]));
@@ -791,21 +786,26 @@ function navUsdOf(input: PreparedOptimization["input"]): number {
 }
 
 /**
- * Refuses an account worth nothing (or less) before the optimizer sees it, in the API's terms: the core's own
- * refusal names its function and input field (`optimizePortfolio`, `cashUsd`), which mean nothing to a caller.
- * The path is endpoint 1's for the same case (`holdings.cash_value_usd`).
- * @throws {ValidationError} when the NAV (cash + positions, a deposit included) is not positive.
+ * Refuses an account worth nothing (or less) before the optimizer sees it, as drift does (`empty_account`, 422):
+ * the core's own refusal names its function and input field (`optimizePortfolio`, `cashUsd`), which mean nothing to
+ * a caller.
+ * @throws {DataError} `empty_account` when the NAV (cash + positions, a deposit included) is not positive.
  */
 function requirePositiveNav(p: PreparedOptimization): void {
   const nav = navUsdOf(p.input);
   if (nav > 0) return;
   const shown = Number.isFinite(nav) ? nav.toFixed(2) : String(nav);
-  const message = `the account's NAV (positions + cash) is ${shown} USD on ${p.input.asOf}; optimizing needs a positive NAV`;
-  throw new ValidationError(`Nothing to optimize: account ${p.account.uuid}: ${message}.`, [
-    { path: "holdings.cash_value_usd", message },
-  ]);
+  throw new DataError(
+    `Account ${p.account.uuid} is worth nothing on ${p.input.asOf} (NAV, positions + cash: ${shown} USD): nothing to optimize.`,
+    { code: "empty_account" },
+  );
 }
 
+/**
+ * The optimizer's input with a cash request: a deposit adds to the cash; a withdrawal raises the USD cash buffer by
+ * its amount (`cashBufferUsdAmount` = the configured USD buffer, as an amount on the NAV, + the withdrawal), so the
+ * budget row keeps it in cash and the weights are fractions of NAV - buffers - withdrawal, as in the proposal.
+ */
 function withCashRequest(p: PreparedOptimization, cash: CashAmount): PreparedOptimization {
   const input = p.input;
   if (cash.kind === "deposit")
