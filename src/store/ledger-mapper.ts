@@ -219,48 +219,25 @@ export function realizedInput(
   let record: unknown = entry;
   if (isCanonicalEntry(entry)) {
     // The fields no column holds, in the core's order; decimals as the text JSON.stringify writes for them.
-    const holdingPeriodStart = g.holdingPeriodStart;
-    const holdingDays = g.holdingDays;
-    const currency = g.currency;
-    const price = texts.json(g.price);
-    const lotFxRate = texts.json(g.lotFxRate);
-    const saleFxRate = texts.json(g.saleFxRate);
     const proceeds = g.proceeds === r.proceeds ? jsonText(g.proceeds, proceedsCol) : g.proceeds.toJSON();
     const costBasis =
       g.costBasis === r.costBasis ? jsonText(g.costBasis, costBasisCol) : g.costBasis.toJSON();
     const gainUsd = g.gainUsd === r.gain ? jsonText(g.gainUsd, gainCol) : g.gainUsd.toJSON();
-    const washedQuantity = texts.json(g.washedQuantity);
-    const washSaleMatches = g.washSaleMatches;
-    // Two literals rather than a conditional spread per row (same keys, same order).
-    const lean =
-      g.accountId === undefined
-        ? {
-            holdingPeriodStart,
-            holdingDays,
-            currency,
-            price,
-            lotFxRate,
-            saleFxRate,
-            proceeds,
-            costBasis,
-            gainUsd,
-            washedQuantity,
-            washSaleMatches,
-          }
-        : {
-            accountId: g.accountId,
-            holdingPeriodStart,
-            holdingDays,
-            currency,
-            price,
-            lotFxRate,
-            saleFxRate,
-            proceeds,
-            costBasis,
-            gainUsd,
-            washedQuantity,
-            washSaleMatches,
-          };
+    const fields = {
+      holdingPeriodStart: g.holdingPeriodStart,
+      holdingDays: g.holdingDays,
+      currency: g.currency,
+      price: texts.json(g.price),
+      lotFxRate: texts.json(g.lotFxRate),
+      saleFxRate: texts.json(g.saleFxRate),
+      proceeds,
+      costBasis,
+      gainUsd,
+      washedQuantity: texts.json(g.washedQuantity),
+      washSaleMatches: g.washSaleMatches,
+    };
+    // accountId first when there is one (the core's key order).
+    const lean = g.accountId === undefined ? fields : { accountId: g.accountId, ...fields };
     record = { record: lean };
   }
   return {
