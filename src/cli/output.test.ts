@@ -112,6 +112,21 @@ describe("tables that fit the terminal", () => {
     // Too narrow for the identifier and the rest: the table keeps its full lines rather than cut it.
     expect(renderTable(rows, columns, undefined, 40)).toContain(id);
   });
+
+  it("wraps text beside an identifier in the same cell after the word before it, keeping the uuid whole", () => {
+    const id = "0d4f3a51-7c2e-4b8a-9f10-5e6d7c8b9a0f";
+    const rows = [{ run: id, selection: `client ${id}`, outcomes: "12 created, 3 skipped, 0 failed" }];
+    const columns = [
+      { header: "Run", value: (r: (typeof rows)[number]) => r.run },
+      { header: "Selection", value: (r: (typeof rows)[number]) => r.selection },
+      { header: "Outcomes", value: (r: (typeof rows)[number]) => r.outcomes },
+    ];
+    const narrow = renderTable(rows, columns, undefined, 100);
+    const lines = narrow.split("\n");
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
+    expect(lines.filter((l) => l.includes(id))).toHaveLength(2); // the Run cell and the Selection cell, each whole
+    expect(lines.some((l) => /│ client\s+│/.test(l))).toBe(true);
+  });
 });
 
 describe("colour", () => {

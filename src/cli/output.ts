@@ -77,6 +77,14 @@ export function fitColumnWidths(
 /** A uuid, or an API key (`lw_<12 hex>_...`), anywhere in a cell: identifiers a table must never cut. */
 const IDENTIFIER = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\blw_[0-9a-f]{12}_/i;
 
+/** Length of the longest word of `text` holding a uuid or an API key (0 when none): the width it must keep. */
+function longestIdentifierWord(text: string): number {
+  let longest = 0;
+  for (const word of stripVTControlCharacters(text).split(/\s+/))
+    if (word.length > longest && IDENTIFIER.test(word)) longest = word.length;
+  return longest;
+}
+
 /**
  * `text` with every word longer than `width` broken onto lines of at most `width` characters, after its last `_`,
  * `-`, `/` or `.` that fits (else at `width`): cli-table3 wraps on spaces and would cut such a word short with
@@ -133,9 +141,11 @@ export function renderTable<Row>(
     );
     fitted = fitColumnWidths(
       natural,
-      // Identifiers are never wrapped (a cut uuid cannot be copied into the next command).
-      columns.map((c, j) => (c.align ?? "left") === "left" && !cells.some((row) => IDENTIFIER.test(row[j]!))),
+      columns.map((c) => (c.align ?? "left") === "left"),
       width,
+      // Identifiers are never cut (a cut uuid cannot be copied into the next command): a column narrows no
+      // further than its longest word holding one ("client <uuid>" wraps after "client").
+      columns.map((_, j) => Math.max(0, ...cells.map((row) => longestIdentifierWord(row[j]!)))),
     );
   }
   const table = new Table({
@@ -166,14 +176,9 @@ export function renderKeyValues(
   if (width !== undefined && cells.length > 0) {
     const natural = [0, 1].map((j) => Math.max(...cells.map((row) => cellWidth(row[j]))));
     // The value column narrows no further than its longest word holding a uuid or key (which must stay whole).
-    const uuidWords = cells.flatMap(([, v]) =>
-      stripVTControlCharacters(v)
-        .split(/\s+/)
-        .filter((w) => IDENTIFIER.test(w)),
-    );
     fitted = fitColumnWidths(natural, [false, true], width, [
       0,
-      Math.max(0, ...uuidWords.map((w) => w.length)),
+      Math.max(0, ...cells.map(([, v]) => longestIdentifierWord(v))),
     ]);
   }
   const table = new Table({

@@ -71,7 +71,8 @@ function selectionText(r: RebalanceRunSummary): string {
   if (s.kind === "all") return "all accounts";
   if (s.kind === "client") return `client ${s.client_uuid}`;
   if (s.kind === "portfolio_config") return `configuration ${s.portfolio_config_uuid}`;
-  return `${s.account_uuids?.length ?? 0} listed account(s)`;
+  const n = s.account_uuids?.length ?? 0;
+  return `${n} listed ${n === 1 ? "account" : "accounts"}`;
 }
 
 /** Summary and one row per account of a run, for people. */
@@ -188,9 +189,11 @@ export function registerRebalanceRuns(rebalance: Command, hooks: ProgramHooks): 
                   { header: "Selection", value: (r) => selectionText(r) },
                   { header: "Status", value: (r) => r.status },
                   { header: "Accounts", value: (r) => r.totals.accounts, align: "right" },
-                  { header: "Created", value: (r) => r.totals.created, align: "right" },
-                  { header: "Skipped", value: (r) => r.totals.skipped, align: "right" },
-                  { header: "Failed", value: (r) => r.totals.failed, align: "right" },
+                  {
+                    header: "Outcomes",
+                    value: (r) =>
+                      `${r.totals.created} created, ${r.totals.skipped} skipped, ${r.totals.failed} failed`,
+                  },
                 ],
                 `Rebalance runs (${list.length})`,
               ),
