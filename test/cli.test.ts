@@ -394,6 +394,31 @@ describe("lotwise CLI", () => {
     expect(search.matches[0]!.name.toLowerCase()).toContain("semiconductor");
   });
 
+  it("warns when a theme's max_weight cannot hold with the names selected, and not when it holds", async () => {
+    const file = join(dir, "theme-top5.json");
+    const methodology = JSON.parse(readFileSync(join(FIXTURES, "theme-dividend-tech.json"), "utf8"));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...methodology,
+        name: "Top 5",
+        filters: ["sector = 45"],
+        selection: { mode: "top_n", value: 5 },
+        weighting: { scheme: "score", max_weight: 0.1 },
+      }),
+    );
+    const created = await run(["themes", "create", "--file", file, "--evaluate", "--store", store]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain(
+      "Warning: max_weight 10.00% cannot hold with 5 names (5 x 10.00% is under 100%), so each name weighs 20.00%",
+    );
+    const uuid = /Top 5\s+([0-9a-f-]{36})/.exec(created.stdout)![1]!;
+    const again = await run(["themes", "constituents", uuid, "--store", store]);
+    expect(again.stdout).toContain("Warning: max_weight 10.00% cannot hold with 5 names");
+    const held = await run(["themes", "constituents", demo.theme_uuid, "--store", store]);
+    expect(held.stdout).not.toContain("Warning");
+  });
+
   it("backtests the demo theme against the synthetic index and writes an HTML report", async () => {
     const html = join(dir, "theme.html");
     const r = await run([

@@ -43,7 +43,21 @@ function renderTheme(t: Theme): string {
   );
 }
 
-function renderSnapshot(s: ThemeConstituentSnapshot, limit: number): string {
+/**
+ * The warning a snapshot needs when its theme's `max_weight` could not hold: with n names and n x max_weight < 1
+ * every name gets 1/n (docs/themes.md). Empty when the cap held, or when `theme` is another revision.
+ */
+export function capWarning(s: ThemeConstituentSnapshot, theme: Theme | undefined): string {
+  const cap = theme?.methodology.weighting.max_weight;
+  const top = s.constituents[0]?.weight;
+  if (theme === undefined || theme.revision !== s.revision || cap === undefined || top === undefined)
+    return "";
+  if (top <= cap * (1 + 1e-9)) return "";
+  const n = s.constituents.length;
+  return `\nWarning: max_weight ${percent(cap)} cannot hold with ${n} name${n === 1 ? "" : "s"} (${n} x ${percent(cap)} is under 100%), so each name weighs ${percent(top)}, the smallest possible largest weight. Select more names or raise max_weight.`;
+}
+
+function renderSnapshot(s: ThemeConstituentSnapshot, limit: number, theme?: Theme): string {
   const head = `Constituents of ${s.theme_uuid} as of ${s.as_of_date} (revision ${s.revision}): ${s.total_constituents} name${s.total_constituents === 1 ? "" : "s"}, total weight ${s.total_weight.toFixed(6)}`;
   const rows = s.constituents.slice(0, limit);
   const table = renderTable(rows, [
@@ -58,7 +72,7 @@ function renderSnapshot(s: ThemeConstituentSnapshot, limit: number): string {
     s.constituents.length > limit
       ? `\n... ${s.constituents.length - limit} more (use --limit or --json)`
       : "";
-  return `${head}\n${table}${more}`;
+  return `${head}\n${table}${more}${capWarning(s, theme)}`;
 }
 
 function renderBacktest(r: ThemeBacktestResult): string {
@@ -141,7 +155,7 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
           const t = await backend.createTheme((await readJsonInput(opts.file)) as ThemeMethodologyInput);
           const snap = opts.evaluate ? await backend.evaluateTheme(t.uuid) : undefined;
           if (ctx.out.json) ctx.out.printJson(snap ? { theme: t, snapshot: snap } : t);
-          else ctx.out.line(`${renderTheme(t)}${snap ? `\n\n${renderSnapshot(snap, 20)}` : ""}`);
+          else ctx.out.line(`${renderTheme(t)}${snap ? `\n\n${renderSnapshot(snap, 20, t)}` : ""}`);
         }),
       ),
     "lotwise themes create --file fixtures/theme-dividend-tech.json --evaluate",
@@ -239,12 +253,10 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
       .option("--limit <n>", "rows to print", integerFlag(0, 1_000_000), 25)
       .action(
         action(hooks, async (ctx, uuid: string, opts: { asOf?: string; limit: number }) => {
-          const s = await (await ctx.backend()).evaluateTheme(
-            uuid,
-            opts.asOf ? { as_of_date: opts.asOf } : {},
-          );
+          const backend = await ctx.backend();
+          const s = await backend.evaluateTheme(uuid, opts.asOf ? { as_of_date: opts.asOf } : {});
           if (ctx.out.json) ctx.out.printJson(s);
-          else ctx.out.line(renderSnapshot(s, opts.limit));
+          else ctx.out.line(renderSnapshot(s, opts.limit, await backend.getTheme(uuid)));
         }),
       ),
     "lotwise themes evaluate 0b6e... --as-of 2017-12-29",
@@ -258,9 +270,10 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
       .option("--limit <n>", "rows to print", integerFlag(0, 1_000_000), 50)
       .action(
         action(hooks, async (ctx, uuid: string, opts: { limit: number }) => {
-          const s = await (await ctx.backend()).getThemeConstituents(uuid);
+          const backend = await ctx.backend();
+          const s = await backend.getThemeConstituents(uuid);
           if (ctx.out.json) ctx.out.printJson(s);
-          else ctx.out.line(renderSnapshot(s, opts.limit));
+          else ctx.out.line(renderSnapshot(s, opts.limit, await backend.getTheme(uuid)));
         }),
       ),
     "lotwise themes constituents 0b6e... --json",
