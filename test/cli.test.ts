@@ -454,9 +454,29 @@ describe("lotwise CLI", () => {
     ]);
     expect(json(old)).toEqual(json(r));
     expect(r.stderr).toContain(`wrote the report to ${html}`);
+    const table = await run([
+      "themes",
+      "backtest",
+      demo.theme_uuid,
+      "--start-date",
+      "2025-01-02",
+      "--store",
+      store,
+    ]);
+    const name = json(await run(["themes", "show", demo.theme_uuid, "--json", "--store", store])).name;
+    expect(table.stdout).toContain(`Theme backtest of ${name}`);
+    expect(table.stdout).toMatch(/Window\s+│ 2025-01-02 to 2025-12-31/);
     const page = readFileSync(html, "utf8");
     expect(page).toMatch(/^<!doctype html>/);
     expect(page.match(/<polyline /g)).toHaveLength(2);
+    // The benchmark is charted daily, as the theme: as many points in both lines.
+    const [themeLine, benchLine] = [...page.matchAll(/<polyline points="([^"]+)"/g)].map(
+      (m) => m[1]!.split(" ").length,
+    );
+    expect(benchLine).toBe(themeLine);
+    expect(Object.keys(result.benchmark!.backtest_values!)).toEqual(
+      Object.keys(result.theme.backtest_values),
+    );
     // Every rebalance event of the answer is a row of the report.
     for (const e of result.rebalance_events)
       expect(page).toContain(`<tr><td>${e.date}</td><td>${e.constituent_count}</td>`);

@@ -49,7 +49,7 @@ describe("HTML backtest report", () => {
     expect(html.indexOf('<section id="tax">')).toBeLessThan(html.indexOf("<svg"));
     expect(html.indexOf('<section id="tax">')).toBeLessThan(html.indexOf("<h2>Parameters</h2>"));
     const cells = (label: string) =>
-      [...section.matchAll(new RegExp(`<tr><td>${label}</td>(.*?)</tr>`, "g"))].map((m) =>
+      [...section.matchAll(new RegExp(`<tr><td(?: class="part")?>${label}</td>(.*?)</tr>`, "g"))].map((m) =>
         [...m[1]!.matchAll(/<td>(.*?)<\/td>/g)].map((c) => c[1]),
       );
     // Only tax_managed manages taxes in the example; its parts: 5.12 + 0.23 - 1.23 = 4.13 (rounded display).
@@ -59,6 +59,9 @@ describe("HTML backtest report", () => {
     expect(renderTaxSection(job.result!)).toContain("Tax effect (annualized, in percent a year;");
     expect(section + renderTaxSection(job.result!)).not.toContain("decimal fractions");
     expect(cells("harvest value")).toEqual([["5.12%/y"]]);
+    // The parts are indented under the figure they add up to, as in the terminal.
+    expect(section).toContain('<tr><td class="part">harvest value</td>');
+    expect(section).toContain("<tr><td>Tax effect vs pre_tax, annualized</td>");
     expect(cells("liquidation recapture")).toEqual([["-1.23%/y"]]);
     expect(cells("= After-tax active return vs pre_tax \\(tax alpha\\)")).toEqual([["4.13%/y (412.5 bps)"]]);
     expect(cells("Pre-tax active return against SP500")).toEqual([["-0.21%/y"]]);
@@ -208,6 +211,33 @@ describe("HTML theme backtest report", () => {
     expect(lines[1]).toBe(lines[0]);
     // Added and removed: header and cells left-aligned in columns of fixed width.
     expect(html).toContain('<th class="names">Added</th><th class="names">Removed</th>');
+  });
+
+  it("charts a benchmark with daily values daily, beside the theme's daily values, from the theme's level", () => {
+    const daily: ThemeBacktestResult = {
+      ...result,
+      theme: {
+        ...result.theme,
+        backtest_values: { "2024-01-02": 1, "2024-01-03": 1.02, "2024-01-04": 1.01, "2024-01-05": 1.05 },
+      },
+      benchmark: {
+        identifier: "SPY:ARCX",
+        backtest_returns: result.benchmark!.backtest_returns,
+        // Covers from the second date on: drawn from the theme's 1.02 there.
+        backtest_values: { "2024-01-03": 1, "2024-01-04": 1.01, "2024-01-05": 0.99 },
+      },
+    };
+    const html = renderThemeBacktestReportHtml(daily);
+    const [theme, bench] = [...html.matchAll(/<polyline points="([^"]+)"/g)].map((m) =>
+      m[1]!.split(" ").map((p) => p.split(",").map(Number) as [number, number]),
+    ) as [[number, number][], [number, number][]];
+    expect(theme).toHaveLength(4);
+    expect(bench).toHaveLength(3);
+    expect(bench.map((p) => p[0])).toEqual(theme.slice(1).map((p) => p[0]));
+    expect(bench[0]![1]).toBeCloseTo(theme[1]![1], 9); // 1.02 both: the lines meet where the benchmark starts
+    // 1.02 x 1.01 = 1.0302 against the theme's 1.01 (below it on the screen: larger y); 1.02 x 0.99 = 1.0098.
+    expect(bench[1]![1]).toBeLessThan(theme[2]![1]);
+    expect(bench[2]![1]).toBeGreaterThan(theme[3]![1]);
   });
 
   it("compounds the benchmark's period returns into its growth series", () => {

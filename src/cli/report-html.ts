@@ -173,7 +173,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#
 h1{font-size:1.4rem;margin-bottom:.2rem}h2{font-size:1.1rem;margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
 table{border-collapse:collapse;width:100%}th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
-.status-SUCCESS{color:#0a7a3a}.status-FAILURE{color:#b00020}.muted{color:#666}
+td.part{padding-left:1.5rem;color:#444}.status-SUCCESS{color:#0a7a3a}.status-FAILURE{color:#b00020}.muted{color:#666}
 svg text{font-size:11px;fill:#333}svg .grid{stroke:#eee}svg .axis{stroke:#999}
 .params td:last-child{white-space:normal}.events{table-layout:fixed}.events th.names,.events td.names{text-align:left;white-space:normal;vertical-align:top}
 .events td{vertical-align:top}
@@ -229,6 +229,13 @@ function calendarTableHtml(
     .join("")}</table>`;
 }
 
+/** A row's label cell; a label the terminal indents (a part of the row above it) is indented here too. */
+function labelCell(label: string): string {
+  return /^\s/.test(label)
+    ? `<td class="part">${escapeHtml(label.trim())}</td>`
+    : `<td>${escapeHtml(label)}</td>`;
+}
+
 /**
  * The tax section, first in the report: the tax effect against pre_tax and its parts per tax-managed case (with the
  * pre-tax part and the tax alpha they add up to, the figures against the benchmark), each case's years, the
@@ -251,7 +258,7 @@ function taxSectionHtml(result: Readonly<Record<string, BacktestCaseResult>>): s
     `<table><tr><th></th>${names.map((n) => `<th>${escapeHtml(n)}</th>`).join("")}</tr>${taxRows(result)
       .map(
         ([label, f]) =>
-          `<tr><td>${escapeHtml(label.trim())}</td>${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
+          `<tr>${labelCell(label)}${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
       )
       .join("")}</table>`,
   );
@@ -340,7 +347,7 @@ export function renderBacktestReportHtml(
       )
         .map(
           ([label, f]) =>
-            `<tr><td>${escapeHtml(label)}</td>${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
+            `<tr>${labelCell(label)}${names.map((n) => `<td>${escapeHtml(f(result[n]!))}</td>`).join("")}</tr>`,
         )
         .join("")}</table>`,
       `<h2>Cases</h2><table>${names
@@ -391,7 +398,8 @@ export function atThemePeriods(
 
 /**
  * `lotwise themes backtest THEME --html FILE`: a self-contained report of a theme backtest — the window and
- * benchmark, the growth of 1 for the theme and the benchmark (benchmark values compounded from its period returns),
+ * benchmark, the growth of 1 for the theme and the benchmark, both daily (the benchmark's `backtest_values`; from a
+ * service without them, compounded from its period returns at the theme's period ends),
  * the summary against the benchmark, period returns and rebalance events. Inline SVG, nothing fetched.
  * @example writeFileSync("theme.html", renderThemeBacktestReportHtml(result, { theme: "Dividend tech" }));
  */
@@ -409,8 +417,17 @@ export function renderThemeBacktestReportHtml(
   const benchReturns = result.benchmark
     ? atThemePeriods(Object.keys(result.theme.backtest_returns).sort(), result.benchmark.backtest_returns)
     : {};
-  if (result.benchmark && values.length > 0) {
-    // The benchmark's growth of 1 over the same period ends, from the start date of the theme's series.
+  const daily = result.benchmark?.backtest_values;
+  if (result.benchmark && daily !== undefined && Object.keys(daily).length > 0) {
+    // Daily, as the theme: from the first date the benchmark covers, at the theme's value on that date.
+    const bench = Object.entries(daily).sort(([a], [b]) => (a < b ? -1 : 1));
+    const start = result.theme.backtest_values[bench[0]![0]] ?? 1;
+    series.push({
+      name: `benchmark ${result.benchmark.identifier}`,
+      points: bench.map(([date, value]) => ({ date, value: start * value })),
+    });
+  } else if (result.benchmark && values.length > 0) {
+    // A service without daily benchmark values: its growth of 1 over the theme's period ends.
     let level = 1;
     const points = [{ date: values[0]![0], value: 1 }];
     for (const [date, r] of Object.entries(benchReturns).sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -296,6 +296,9 @@ export const themeBacktestResultSchema = named(
         .strictObject({
           identifier: z.string(),
           backtest_returns: dateSeries("benchmark period return by period end date, fraction"),
+          backtest_values: dateSeries(
+            "extension: benchmark value on each trading date of the theme's series that it covers, 1 on the first (the theme's backtest_values at the same frequency)",
+          ).optional(),
         })
         .optional(),
       summary: z

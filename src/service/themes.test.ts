@@ -334,6 +334,10 @@ describe("backtestTheme (endpoint 8)", () => {
       expect(r.theme.backtest_values[d]).toBeCloseTo(closes.close[t]! / p0, 12);
     });
     expect(r.benchmark!.identifier).toBe(plain.themeAssetId);
+    // The benchmark's daily values (the same security) are the theme's, date by date.
+    const bench = r.benchmark!.backtest_values!;
+    expect(Object.keys(bench)).toEqual(Object.keys(r.theme.backtest_values));
+    for (const [d, v] of Object.entries(r.theme.backtest_values)) expect(bench[d]).toBeCloseTo(v, 12);
     expect(r.summary!.risk_metrics.beta).toBeCloseTo(1, 10);
     expect(r.summary!.relative_return).toBeCloseTo(0, 12);
   });
@@ -354,6 +358,11 @@ describe("backtestTheme (endpoint 8)", () => {
       12,
     );
     expect(Object.keys(r.benchmark!.backtest_returns).every((d) => d > late.listedFrom!)).toBe(true);
+    // Its daily values start at 1 on its first covered date and go on to the window's end, every trading date.
+    const daily = Object.keys(r.benchmark!.backtest_values!);
+    expect(daily[0]).toBe(late.listedFrom);
+    expect(r.benchmark!.backtest_values![late.listedFrom!]).toBe(1);
+    expect(daily).toEqual(Object.keys(r.theme.backtest_values).filter((d) => d >= late.listedFrom!));
   });
 
   it("never holds a security before its listing date (point in time)", async () => {

@@ -370,7 +370,15 @@ export async function backtestTheme(
   }
   const benchReturns: Record<string, number> = {};
   for (const p of cmp.periodReturns) benchReturns[panel.dates[p.end]!] = p.value;
-  result.benchmark = { identifier: benchmark.identifier, backtest_returns: benchReturns };
+  // Daily, as the theme's backtest_values, so that the two can be charted and compared at the same frequency.
+  const benchValues: Record<string, number> = {};
+  const base = aligned.values[cmp.first]!;
+  for (let t = cmp.first; t <= cmp.last; t++) benchValues[panel.dates[t]!] = aligned.values[t]! / base;
+  result.benchmark = {
+    identifier: benchmark.identifier,
+    backtest_returns: benchReturns,
+    backtest_values: benchValues,
+  };
   const coveredFrom = panel.dates[cmp.first]!;
   const coveredTo = panel.dates[cmp.last]!;
   result.summary = {

@@ -75,10 +75,19 @@ function renderSnapshot(s: ThemeConstituentSnapshot, limit: number, theme?: Them
   return `${head}\n${table}${more}${capWarning(s, theme)}`;
 }
 
-function renderBacktest(r: ThemeBacktestResult): string {
+function renderBacktest(r: ThemeBacktestResult, theme: string): string {
   const parts: string[] = [];
   const since = Number(r.theme.since_inception_returns);
-  parts.push(renderKeyValues([["Theme return since inception", percent(since)]], "Theme backtest"));
+  const dates = Object.keys(r.theme.backtest_values).sort();
+  parts.push(
+    renderKeyValues(
+      [
+        ["Window", `${dates[0] ?? ""} to ${dates[dates.length - 1] ?? ""}`],
+        ["Theme return since inception", percent(since)],
+      ],
+      `Theme backtest of ${theme}`,
+    ),
+  );
   if (r.summary) {
     const m = r.summary.risk_metrics;
     parts.push(
@@ -315,17 +324,20 @@ export function registerThemes(program: Command, hooks: ProgramHooks): void {
                 ...(opts.benchmark ? { benchmark: opts.benchmark } : {}),
               }),
             );
+            // Titled by the theme's name (its uuid when the lookup fails).
+            const theme =
+              opts.html || !ctx.out.json
+                ? await (await ctx.backend())
+                    .getTheme(uuid)
+                    .then((t) => t.name)
+                    .catch(() => uuid)
+                : uuid;
             if (opts.html) {
-              // Titled by the theme's name (its uuid when the lookup fails).
-              const theme = await (await ctx.backend())
-                .getTheme(uuid)
-                .then((t) => t.name)
-                .catch(() => uuid);
               await writeFile(opts.html, renderThemeBacktestReportHtml(r, { theme }));
               ctx.out.note(`lotwise: wrote the report to ${opts.html}`);
             }
             if (ctx.out.json) ctx.out.printJson(r);
-            else ctx.out.line(renderBacktest(r));
+            else ctx.out.line(renderBacktest(r, theme));
           },
         ),
       ),
