@@ -4,7 +4,7 @@
  * process of bin/lotwise.js (`npm run build` first). And a run leaves the test process as it found it: environment,
  * streams, stdin, exit code.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,6 +79,16 @@ describe("in-process CLI runs", () => {
     const r = await run(["configs", "create", "--file", "-", "--store", store]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("- is not valid JSON");
+  });
+
+  it("refuse a JSON file that gives a key twice, naming the key and its line, and store nothing", async () => {
+    const file = join(dir, "twice.json");
+    writeFileSync(file, '{\n  "name": "Core",\n  "max_weight": 0.05,\n  "max_weight": 0.5\n}\n');
+    const before = okJson(await run(["configs", "list", "--json", "--store", store]));
+    const r = await run(["configs", "create", "--file", file, "--store", store]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file} repeats the key "max_weight" in one object (line 4); give each key once.`);
+    expect(okJson(await run(["configs", "list", "--json", "--store", store]))).toEqual(before);
   });
 
   it("run one at a time when started together", async () => {

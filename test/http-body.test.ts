@@ -12,6 +12,7 @@ import {
   defineRoute,
   formFieldsToObject,
   HttpError,
+  jsonDuplicateKey,
   type LotwiseApp,
   MAX_FORM_ARRAY_INDEX,
   parseFormKey,
@@ -314,12 +315,17 @@ describe("readBody", () => {
     expect(pulled).toBeLessThan(20);
   });
 
-  it("rejects malformed JSON, empty bodies, invalid UTF-8 and __proto__ keys as malformed_body", async () => {
+  it("rejects malformed JSON, empty bodies, invalid UTF-8, __proto__ and repeated keys as malformed_body", async () => {
     const cases: [RequestBody, RegExp][] = [
       ['{"a": 1,', /not valid JSON/],
       ["", /body is empty/],
       [new Uint8Array([0x7b, 0xff, 0x7d]), /not valid UTF-8/],
       ['{"a": {"__proto__": {"x": 1}}}', /"__proto__"/],
+      [
+        '{"lots": [{"quantity": "1", "quantity": "100"}]}',
+        /^The JSON body repeats the key "quantity" in one object \(again at character 28\); JSON parsers disagree/,
+      ],
+      ['{"a\\u0062": 1, "ab": 2}', /repeats the key "ab"/],
     ];
     for (const [body, message] of cases) {
       const err = await readBody(bodyRequest(body, "application/json"), { accept: ["json"] }).catch((e) => e);
@@ -327,6 +333,15 @@ describe("readBody", () => {
       expect(err.code).toBe("malformed_body");
       expect(err.message).toMatch(message);
     }
+  });
+
+  it("accepts the same key in different objects, keys that only look alike, and key-like strings in values", () => {
+    expect(jsonDuplicateKey('{"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}], "c": "a"}')).toBeUndefined();
+    expect(jsonDuplicateKey('{"a": "x\\"", "b": ["a", "a"], "A": 1, "a ": 2}')).toBeUndefined();
+    expect(jsonDuplicateKey('[{"k": 1}, {"k": {"k": [1, {"k": 2, "j": 3, "k": 4}]}}]')).toEqual({
+      key: "k",
+      at: 44,
+    });
   });
 
   it("rejects file parts of a multipart body, naming the field", async () => {

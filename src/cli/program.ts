@@ -71,8 +71,9 @@ export function actionWithCode<A extends unknown[]>(
 export async function readJsonInput(path: string): Promise<unknown> {
   const { readFile } = await import("node:fs/promises");
   const text = path === "-" ? await readStdin() : await readFile(path, "utf8");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     const { ValidationError } = await import("../core/errors.js");
     throw new ValidationError(
@@ -81,6 +82,18 @@ export async function readJsonInput(path: string): Promise<unknown> {
       "malformed_body",
     );
   }
+  // A key given twice would silently keep its last value (the service refuses such a body the same way).
+  const duplicate = (await import("../server/body.js")).jsonDuplicateKey(text);
+  if (duplicate !== undefined) {
+    const { ValidationError } = await import("../core/errors.js");
+    const line = text.slice(0, duplicate.at).split("\n").length;
+    throw new ValidationError(
+      `${path} repeats the key ${JSON.stringify(duplicate.key)} in one object (line ${line}); give each key once.`,
+      [{ path, message: "duplicate key" }],
+      "malformed_body",
+    );
+  }
+  return value;
 }
 
 async function readStdin(): Promise<string> {

@@ -20,7 +20,7 @@ export const ERROR_CODES = {
   },
   malformed_body: {
     status: 400,
-    when: "the body does not parse as its Content-Type says: bad JSON, JSON nested more than 64 levels, empty body, invalid UTF-8, a `__proto__` key, malformed or duplicate form keys, gaps in form array indexes, file parts",
+    when: "the body does not parse as its Content-Type says: bad JSON, JSON nested more than 64 levels, empty body, invalid UTF-8, a `__proto__` key, a JSON key repeated in one object, malformed or duplicate form keys, gaps in form array indexes, file parts",
   },
   invalid_path_parameter: { status: 400, when: "a path parameter is not a uuid" },
   malformed_request: {

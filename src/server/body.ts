@@ -147,6 +147,50 @@ export function jsonDepthExcess(text: string, maxDepth = MAX_JSON_DEPTH): number
   return -1;
 }
 
+/**
+ * The first key that an object of the (valid) JSON `text` repeats, with the position of its second occurrence;
+ * undefined when none does. Parsers disagree on which of two values wins (JSON.parse keeps the last, others the
+ * first), so a body with one is ambiguous: a proxy or an auditor may read another request than the one served.
+ * Keys compare after their escapes are decoded (`"a"` and `"\u0061"` are the same key). A linear scan.
+ */
+export function jsonDuplicateKey(text: string): { key: string; at: number } | undefined {
+  // One entry per open array or object: the keys seen so far (objects), or null (arrays).
+  const open: (Set<string> | null)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) {
+          escaped = true;
+          i++;
+        } else if (d === 0x22) break;
+      }
+      if (expectKey) {
+        const raw = text.slice(start, i + 1);
+        const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        const keys = open[open.length - 1]!;
+        if (keys.has(key)) return { key, at: start };
+        keys.add(key);
+        expectKey = false;
+      }
+    } else if (c === 0x7b) {
+      open.push(new Set());
+      expectKey = true;
+    } else if (c === 0x5b) {
+      open.push(null);
+      expectKey = false;
+    } else if (c === 0x7d || c === 0x5d) {
+      open.pop();
+      expectKey = false;
+    } else if (c === 0x2c) expectKey = open[open.length - 1] instanceof Set;
+  }
+  return undefined;
+}
+
 /** Parses a JSON body. @throws {ValidationError} `malformed_body` */
 export function parseJsonText(text: string): unknown {
   if (text.trim() === "")
@@ -164,6 +208,11 @@ export function parseJsonText(text: string): unknown {
   }
   if (text.includes("__proto__") && hasProtoKey(value))
     throw malformedBody('The JSON body uses the key "__proto__", which is not allowed.');
+  const duplicate = jsonDuplicateKey(text);
+  if (duplicate !== undefined)
+    throw malformedBody(
+      `The JSON body repeats the key ${JSON.stringify(duplicate.key)} in one object (again at character ${duplicate.at}); JSON parsers disagree on which value counts, so send each key once.`,
+    );
   return value;
 }
 

@@ -28,6 +28,7 @@ export {
 export {
   type BodyEncoding,
   DEFAULT_MAX_BODY_BYTES,
+  jsonDuplicateKey,
   MEDIA_TYPES,
   type ParsedBody,
   parseContentType,
