@@ -166,6 +166,15 @@ export function parseTradesCsv(text: string, file: string, query: TradeImportQue
     const cell = (f: TradeCsvField) => (columns[f] === undefined ? "" : (record[columns[f]!] ?? "").trim());
     const at = (f: TradeCsvField) => `${file}: line ${line}, column "${header[columns[f]!]}"`;
     const before = issues.count;
+    // csv-parse relaxes the column count (as for lots). Trailing empty fields are harmless, but a value past the
+    // header's last column means the row's columns are shifted: an unquoted "1,250.00" read as price 1 and fees
+    // 250.00. Refused, as every other bad cell, rather than booked at the wrong price.
+    const extra = record.slice(header.length).filter((x) => x.trim() !== "");
+    if (extra.length > 0)
+      issues.push({
+        path: `${file}: line ${line}`,
+        message: `has ${record.length} fields, the header ${header.length}: its columns are shifted (a number with an unquoted thousands separator, such as 1,250.00?)`,
+      });
     const id = cell("execution_id");
     if (id === "") issues.push({ path: at("execution_id"), message: "is empty" });
     const sideText = cell("side");

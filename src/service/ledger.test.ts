@@ -460,6 +460,34 @@ describe("trades", () => {
     expect(await snapshot([account])).toBe(snap);
   });
 
+  it("refuses a row with more values than the header (an unquoted 1,250.00), instead of shifting its columns", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, []);
+    const snap = await snapshot([account]);
+    const err = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        [
+          "Trade ID,Action,Symbol,Trade Date,Quantity,Price,Commission",
+          "t1,Buy,AAA,2025-06-02,10,100,1,", // a trailing empty field: accepted
+          "t2,Buy,AAA,2025-06-02,100,1,250.00,1.00", // price 1,250.00 unquoted: would read price 1, fees 250
+        ].join("\n"),
+        { file_name: "shifted.csv" },
+      ),
+    );
+    expect((err as ValidationError).code).toBe("invalid_trades_file");
+    expect((err as ValidationError).issues).toEqual([
+      {
+        path: "shifted.csv: line 3",
+        message:
+          "has 8 fields, the header 7: its columns are shifted (a number with an unquoted thousands separator, such as 1,250.00?)",
+      },
+    ]);
+    expect(await snapshot([account])).toBe(snap);
+  });
+
   it("a failed API batch leaves the store unchanged", async () => {
     const client = await newClient();
     const account = await newAccount(client, [
