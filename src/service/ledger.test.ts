@@ -460,6 +460,50 @@ describe("trades", () => {
     expect(await snapshot([account])).toBe(snap);
   });
 
+  it("names the file's own header when the ledger refuses a row, as a parse error does", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, []);
+    const snap = await snapshot([account]);
+    const over = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        [
+          "Trade ID,Action,Symbol,Trade Date,Qty,Price",
+          "y1,buy,AAA,2025-06-02,10,100",
+          "y2,sell,AAA,2025-06-03,11,100",
+          "y3,sell,ZZZZ,2025-06-03,1,100",
+        ].join("\n"),
+        { file_name: "over.csv" },
+      ),
+    );
+    expect((over as ValidationError).issues.map((i) => i.path)).toEqual([
+      'over.csv: line 4, column "Symbol"',
+    ]);
+    const oversold = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        [
+          "Trade ID,Action,Symbol,Trade Date,Qty,Price",
+          "y1,buy,AAA,2025-06-02,10,100",
+          "y2,sell,AAA,2025-06-03,11,100",
+        ].join("\n"),
+        { file_name: "over.csv" },
+      ),
+    );
+    expect((oversold as ValidationError).issues.map((i) => i.path)).toEqual([
+      'over.csv: line 3, column "Qty"',
+    ]);
+    // Each issue names the file; the message does not repeat it in front.
+    expect((oversold as ValidationError).message).toMatch(
+      /^The trades cannot be applied \(nothing was applied\): over\.csv: line 3, column "Qty": /,
+    );
+    expect(await snapshot([account])).toBe(snap);
+  });
+
   it("refuses a row with more values than the header (an unquoted 1,250.00), instead of shifting its columns", async () => {
     const client = await newClient();
     const account = await newAccount(client, []);
