@@ -992,6 +992,66 @@ describe("HTTP and the CLI", () => {
     expect(num(scheduleLine("7")!.at(-2)!)).toBe(termSums.short);
     expect(num(scheduleLine("15")!.at(-2)!)).toBe(termSums.long);
   });
+
+  it("names the line and column of a fills file the service refuses, locally and with --url", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "20", cost_basis: "90", trade_date: "2024-01-02" },
+    ]);
+    const p = await createProposal(ctx, org, client, account, {
+      optimized_weights: [{ ticker: "AAA:XNYS", weight: "0.01" }],
+    } as never);
+    const fills = join(dir, "fills-bad.csv");
+    // Line 3 is blank: the line numbers are the file's, not the fill indexes.
+    writeFileSync(
+      fills,
+      ["order,quantity,price,trade_date", "0,1,5,2025-06-02", "", "7,1,5,", "0,1,0,"].join("\n"),
+    );
+    const snap = await snapshot([account]);
+    const handle = await serve({ ctx, port: 0, log: () => {} });
+    try {
+      for (const where of [
+        ["--store", file, "--org", org],
+        ["--url", handle.url, "--api-key", key],
+      ]) {
+        const r = await cli([
+          "trades",
+          "apply-proposal",
+          p.proposal_uuid,
+          "--account",
+          account,
+          "--fills",
+          fills,
+          ...where,
+        ]);
+        expect(r.code).not.toBe(0);
+        const details = JSON.parse(r.stdout).error.details as { path: string }[];
+        expect(details.map((d) => d.path)).toEqual([`${fills}: line 5, column price`]);
+        // The price <= 0 is refused by the request's schema first; without it, the unknown order on line 4.
+        writeFileSync(fills, ["order,quantity,price", "0,1,5", "", "7,1,5"].join("\n"));
+        const again = await cli([
+          "trades",
+          "apply-proposal",
+          p.proposal_uuid,
+          "--account",
+          account,
+          "--fills",
+          fills,
+          ...where,
+        ]);
+        const err = JSON.parse(again.stdout).error as { message: string; details: { path: string }[] };
+        expect(err.details.map((d) => d.path)).toEqual([`${fills}: line 4, column order`]);
+        expect(err.message).toContain(`${fills}: line 4, column order: 7 is not an order of the proposal`);
+        writeFileSync(
+          fills,
+          ["order,quantity,price,trade_date", "0,1,5,2025-06-02", "", "7,1,5,", "0,1,0,"].join("\n"),
+        );
+      }
+    } finally {
+      await handle.close();
+    }
+    expect(await snapshot([account])).toBe(snap);
+  });
 });
 
 describe("realized rows on the wire", () => {

@@ -29,16 +29,25 @@ const collect = (v: string, acc: string[] = []) => [...acc, v];
 
 /** Fills from a CSV: order, quantity, price, and optional fees, fx_rate, trade_date columns. */
 export async function readFillsFile(path: string): Promise<NonNullable<ProposalExecutionRequest["fills"]>> {
+  return (await readFillsFileLines(path)).fills;
+}
+
+/** {@link readFillsFile}, with the file line of each fill (`lines[i]` is the line of `fills[i]`). */
+export async function readFillsFileLines(
+  path: string,
+): Promise<{ fills: NonNullable<ProposalExecutionRequest["fills"]>; lines: number[] }> {
   const text = await readFile(path, "utf8");
-  const rows = parse(text, {
+  const records = parse(text, {
     columns: (h: string[]) => h.map((x) => x.trim().toLowerCase().replace(/\s+/g, "_")),
     skip_empty_lines: true,
     bom: true,
     trim: true,
-  }) as Record<string, string>[];
+    info: true,
+  }) as unknown as { record: Record<string, string>; info: { lines: number } }[];
   const issues: FieldIssue[] = [];
-  const fills = rows.map((r, i) => {
-    const line = i + 2;
+  const lines = records.map((x) => x.info.lines);
+  const fills = records.map(({ record: r }, i) => {
+    const line = lines[i]!;
     const order = Number(r.order ?? r.order_index ?? "");
     if (!Number.isInteger(order) || order < 0)
       issues.push({
@@ -57,7 +66,26 @@ export async function readFillsFile(path: string): Promise<NonNullable<ProposalE
     };
   });
   if (issues.length > 0) throw new ValidationError(`${path}: ${issues.length} problem(s).`, issues);
-  return fills;
+  return { fills, lines };
+}
+
+/**
+ * The service's refusal of a fills file in the file's terms: `fills[2].price` becomes `fills.csv: line 4, column
+ * price` in the issues and the message (the service, local or remote, only knows the request's fill indexes).
+ */
+export function fillIssuesInFile(err: unknown, file: string, lines: readonly number[]): unknown {
+  if (!(err instanceof ValidationError)) return err;
+  const rename = (text: string) =>
+    text.replace(/fills\[(\d+)\](?:\.(\w+))?/g, (m, i: string, field: string | undefined) => {
+      const line = lines[Number(i)];
+      if (line === undefined) return m;
+      return `${file}: line ${line}${field ? `, column ${field}` : ""}`;
+    });
+  return new ValidationError(
+    rename(err.message),
+    err.issues.map((x) => ({ ...x, path: rename(x.path) })),
+    err.code,
+  );
 }
 
 /** What an application wrote, for the terminal. */
@@ -169,13 +197,19 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
         action(
           hooks,
           async (ctx, uuid: string, opts: { account: string; fills?: string; tradeDate?: string }) => {
+            const file = opts.fills ? await readFillsFileLines(opts.fills) : undefined;
             const body: ProposalExecutionRequest = {
               ...(opts.tradeDate ? { trade_date: opts.tradeDate } : {}),
-              ...(opts.fills ? { fills: await readFillsFile(opts.fills) } : {}),
+              ...(file ? { fills: file.fills } : {}),
             };
             const backend = await ctx.backend();
             const found = await backend.findAccount(opts.account);
-            const r = await backend.executeProposal(found.client_uuid, opts.account, uuid, body);
+            let r: ExecutionResult;
+            try {
+              r = await backend.executeProposal(found.client_uuid, opts.account, uuid, body);
+            } catch (err) {
+              throw opts.fills && file ? fillIssuesInFile(err, opts.fills, file.lines) : err;
+            }
             if (ctx.out.json) ctx.out.printJson(r);
             else ctx.out.line(renderExecutionResult(r));
           },
