@@ -9,6 +9,7 @@ import { basename, resolve } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import type {
+  ExecutionList,
   ExecutionResult,
   ProposalExecutionRequest,
   RealizedLedger,
@@ -85,6 +86,34 @@ export function fillIssuesInFile(err: unknown, file: string, lines: readonly num
     rename(err.message),
     err.issues.map((x) => ({ ...x, path: rename(x.path) })),
     err.code,
+  );
+}
+
+/** A price or fee as executed: grouped, at least cents, every further digit kept (`44.449`, `1,250.00`). */
+function executedAmount(v: string): string {
+  const n = Number(v);
+  if (!Number.isFinite(n)) return v;
+  return n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 10 });
+}
+
+/**
+ * An account's executions for the terminal. Price and fees are in the trade's currency, which the price names (a
+ * CAD fill of 135.36 is not a USD one); they keep every digit the broker gave.
+ */
+export function renderExecutionList(list: ExecutionList): string {
+  return renderTable(
+    list.executions,
+    [
+      { header: "Date", value: (e) => e.trade_date },
+      { header: "Id", value: (e) => e.execution_id },
+      { header: "Side", value: (e) => e.side },
+      { header: "Ticker", value: (e) => e.ticker },
+      { header: "Quantity", value: (e) => quantity(e.quantity), align: "right" },
+      { header: "Price", value: (e) => `${executedAmount(e.price)} ${e.currency}`, align: "right" },
+      { header: "Fees", value: (e) => executedAmount(e.fees), align: "right" },
+      { header: "Source", value: (e) => e.source },
+    ],
+    `${list.executions.length} execution(s)`,
   );
 }
 
@@ -319,23 +348,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
               list,
             );
           else if (ctx.out.json) ctx.out.printJson(list);
-          else
-            ctx.out.line(
-              renderTable(
-                list.executions,
-                [
-                  { header: "Date", value: (e) => e.trade_date },
-                  { header: "Id", value: (e) => e.execution_id },
-                  { header: "Side", value: (e) => e.side },
-                  { header: "Ticker", value: (e) => e.ticker },
-                  { header: "Quantity", value: (e) => quantity(e.quantity), align: "right" },
-                  { header: "Price", value: (e) => e.price, align: "right" },
-                  { header: "Fees", value: (e) => e.fees, align: "right" },
-                  { header: "Source", value: (e) => e.source },
-                ],
-                `${list.executions.length} execution(s)`,
-              ),
-            );
+          else ctx.out.line(renderExecutionList(list));
         }),
       ),
     "lotwise trades list --account 91aad834-... --from 2025-01-01",
