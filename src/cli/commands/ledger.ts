@@ -138,10 +138,27 @@ export function renderExecutionResult(r: ExecutionResult): string {
   return r.realized.length === 0 ? head : `${head}\n\n${realizedTable(r.realized, "Realized")}`;
 }
 
-function realizedTable(rows: RealizedLedger["rows"], title: string): string {
+/**
+ * The realized rows. With `accounts` (a household: the rows of several accounts), an Account column first, naming
+ * each row's account by `accounts.get(uuid)`, else by its uuid.
+ */
+function realizedTable(
+  rows: RealizedLedger["rows"],
+  title: string,
+  accounts?: ReadonlyMap<string, string>,
+): string {
   return renderTable(
     rows,
     [
+      ...(accounts === undefined
+        ? []
+        : [
+            {
+              header: "Account",
+              value: (x: RealizedLedger["rows"][number]) =>
+                x.account_uuid === null ? "" : (accounts.get(x.account_uuid) ?? x.account_uuid),
+            },
+          ]),
       { header: "Description", value: (x) => x.description },
       { header: "Acquired", value: (x) => x.date_acquired },
       { header: "Sold", value: (x) => x.date_sold },
@@ -156,8 +173,14 @@ function realizedTable(rows: RealizedLedger["rows"], title: string): string {
   );
 }
 
-/** The realized-gains ledger for the terminal: rows, totals per term, Schedule D. */
-export function renderRealizedLedger(l: RealizedLedger): string {
+/**
+ * The realized-gains ledger for the terminal: rows, totals per term, Schedule D. A client's (household) rows say
+ * which account sold: by the name in `accountNames` when it names one account only, else by the account's uuid.
+ */
+export function renderRealizedLedger(
+  l: RealizedLedger,
+  accountNames: ReadonlyMap<string, string | null> = new Map(),
+): string {
   const t = l.totals;
   const totals = renderTable(
     [
@@ -191,10 +214,17 @@ export function renderRealizedLedger(l: RealizedLedger): string {
     "Schedule D",
   );
   const who = l.scope === "client" ? `client ${l.client_uuid}` : `account ${l.account_uuid}`;
+  let accounts: Map<string, string> | undefined;
+  if (l.scope === "client") {
+    const uses = new Map<string, number>();
+    for (const name of accountNames.values()) if (name) uses.set(name, (uses.get(name) ?? 0) + 1);
+    accounts = new Map();
+    for (const [uuid, name] of accountNames) if (name && uses.get(name) === 1) accounts.set(uuid, name);
+  }
   const rows =
     l.rows.length === 0
       ? `No realized gains in ${l.year} for ${who}.`
-      : realizedTable(l.rows, `Realized ${l.year}, ${who}`);
+      : realizedTable(l.rows, `Realized ${l.year}, ${who}`, accounts);
   return `${rows}\n\n${totals}\n\n${sd}`;
 }
 
@@ -386,7 +416,14 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
           async (ctx, opts: { account?: string; client?: string; year: string; reporting?: string }) => {
             const l = await read(ctx, opts);
             if (ctx.out.json) ctx.out.printJson(l);
-            else ctx.out.line(renderRealizedLedger(l));
+            else {
+              // A household's rows come from several accounts: name them as the advisor named them.
+              const names = new Map<string, string | null>();
+              if (l.scope === "client" && l.rows.length > 0)
+                for (const a of (await (await ctx.backend()).getClient(l.client_uuid)).accounts)
+                  names.set(a.uuid, a.name ?? null);
+              ctx.out.line(renderRealizedLedger(l, names));
+            }
           },
         ),
       ),
