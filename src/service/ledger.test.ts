@@ -993,6 +993,61 @@ describe("HTTP and the CLI", () => {
     expect(num(scheduleLine("15")!.at(-2)!)).toBe(termSums.long);
   });
 
+  it("ledger export reports the net of the file it wrote (Schedule D line 16, cents), not the exact total", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, []);
+    // CAD trades: the USD amounts are divisions by the FX rate, with up to 64 significant digits.
+    await recordTrades(ctx, org, client, account, {
+      trades: [
+        {
+          execution_id: "b",
+          side: "buy",
+          ticker: "DDD:XTSE",
+          trade_date: "2025-05-01",
+          quantity: "7",
+          price: "31",
+          fx_rate: "1.27",
+        },
+        {
+          execution_id: "s",
+          side: "sell",
+          ticker: "DDD:XTSE",
+          trade_date: "2025-05-02",
+          quantity: "7",
+          price: "33",
+          fx_rate: "1.3",
+        },
+      ],
+    });
+    const l = await accountRealized(ctx, org, client, account, { year: 2025 });
+    const line16 = l.schedule_d.find((x) => x.line === "16")!.gain;
+    expect(l.totals.net.length).toBeGreaterThan(20);
+    const out = join(dir, "net-8949.csv");
+    const args = [
+      "ledger",
+      "export",
+      "--account",
+      account,
+      "--year",
+      "2025",
+      "--out",
+      out,
+      "--store",
+      file,
+      "--org",
+      org,
+    ];
+    const json = await cli(args);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ lines: 1, net: line16 });
+    expect(readFileSync(out, "utf8")).toContain(
+      `schedule_d,,16,Net capital gain or (loss): line 7 + line 15,,,`,
+    );
+    expect(readFileSync(out, "utf8")).toMatch(new RegExp(`,${line16.replace(".", "\\.")},,\n$`));
+    const text = await cli(args, false);
+    expect(text.stdout).toBe(`Wrote 1 Form 8949 line(s) of 2025 to ${out} (CSV; net ${line16}).`);
+  });
+
   it("names the line and column of a fills file the service refuses, locally and with --url", async () => {
     const client = await newClient();
     const account = await newAccount(client, [

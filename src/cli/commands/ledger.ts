@@ -19,6 +19,7 @@ import type {
 import { BASIS_REPORTING, TRADE_CSV_FIELDS } from "../../contract/index.js";
 import { CURRENCIES } from "../../core/data/types.js";
 import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import { TaxDecimal } from "../../core/tax/index.js";
 import type { CommandContext } from "../context.js";
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
@@ -456,10 +457,14 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
             const path = resolve(opts.out);
             await writeFile(path, l.form_8949_csv);
             const lines = l.form_8949_csv.split("\n").filter((x) => x.startsWith("line,")).length;
-            if (ctx.out.json) ctx.out.printJson({ written: path, format: "csv", lines, net: l.totals.net });
+            // The net the file says: Schedule D line 16, the sum of its lines in cents (the exact total, with up to
+            // 64 digits after an FX division, can differ from it by a cent per line).
+            const net =
+              l.schedule_d.find((x) => x.line === "16")?.gain ?? new TaxDecimal(l.totals.net).toFixed(2);
+            if (ctx.out.json) ctx.out.printJson({ written: path, format: "csv", lines, net });
             else
               ctx.out.line(
-                `Wrote ${lines} Form 8949 line(s) of ${l.year} to ${path} (CSV; net ${money(l.totals.net)}).`,
+                `Wrote ${lines} Form 8949 line(s) of ${l.year} to ${path} (CSV; net ${money(net)}).`,
               );
           },
         ),
