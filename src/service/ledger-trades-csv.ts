@@ -113,8 +113,14 @@ const invalid = (file: string, issues: IssueList) =>
     "invalid_trades_file",
   );
 
+/** A trade file's rows, and the header of each field's column (absent: the file has no such column). */
+export interface ParsedTradesCsv {
+  rows: Row[];
+  headers: Partial<Record<TradeCsvField, string>>;
+}
+
 /** Parse a trade-confirmation CSV into rows; every problem names the line and column. */
-export function parseTradesCsv(text: string, file: string, query: TradeImportQuery = {}): Row[] {
+export function parseTradesCsv(text: string, file: string, query: TradeImportQuery = {}): ParsedTradesCsv {
   const issues = new IssueList();
   let records: { record: string[]; info: { lines: number } }[];
   try {
@@ -166,6 +172,15 @@ export function parseTradesCsv(text: string, file: string, query: TradeImportQue
     const cell = (f: TradeCsvField) => (columns[f] === undefined ? "" : (record[columns[f]!] ?? "").trim());
     const at = (f: TradeCsvField) => `${file}: line ${line}, column "${header[columns[f]!]}"`;
     const before = issues.count;
+    // csv-parse relaxes the column count (as for lots). Trailing empty fields are harmless, but a value past the
+    // header's last column means the row's columns are shifted: an unquoted "1,250.00" read as price 1 and fees
+    // 250.00. Refused, as every other bad cell, rather than booked at the wrong price.
+    const extra = record.slice(header.length).filter((x) => x.trim() !== "");
+    if (extra.length > 0)
+      issues.push({
+        path: `${file}: line ${line}`,
+        message: `has ${record.length} fields, the header ${header.length}: its columns are shifted (a number with an unquoted thousands separator, such as 1,250.00?)`,
+      });
     const id = cell("execution_id");
     if (id === "") issues.push({ path: at("execution_id"), message: "is empty" });
     const sideText = cell("side");
@@ -234,8 +249,25 @@ export function parseTradesCsv(text: string, file: string, query: TradeImportQue
     issues.push({ path: file, message: "no trade rows" });
     throw invalid(file, issues);
   }
-  return rows;
+  const headers: Partial<Record<TradeCsvField, string>> = {};
+  for (const f of TRADE_CSV_FIELDS) if (columns[f] !== undefined) headers[f] = header[columns[f]!]!;
+  return { rows, headers };
 }
+
+/** The core's execution fields, as the trade file's fields (a buy's lot id is made of its execution id). */
+const FILE_FIELD: Readonly<Record<string, TradeCsvField>> = {
+  id: "execution_id",
+  kind: "side",
+  themeAssetId: "symbol",
+  tradeDate: "trade_date",
+  quantity: "quantity",
+  price: "price",
+  fees: "fees",
+  currency: "currency",
+  fxRate: "fx_rate",
+  lots: "lot_id",
+  lotId: "execution_id",
+};
 
 /**
  * Record the trades of a broker trade-confirmation CSV in an account (extension operation `importTrades`): one
@@ -253,13 +285,17 @@ export async function importTrades(
 ): Promise<ExecutionResult> {
   const { account } = await findAccount(ctx, org, accountUuid);
   const file = query.file_name ?? "trades.csv";
-  const rows = parseTradesCsv(await textOf(source), file, query);
+  const { rows, headers } = parseTradesCsv(await textOf(source), file, query);
+  // As the parse errors name a cell: the file's own header, quoted; a field the file has no column for (a value
+  // the import filled in, such as the market's FX rate) by its name.
+  const column = (f: TradeCsvField) => (headers[f] === undefined ? f : `"${headers[f]}"`);
   const refs = rows.map((r) => (r.mic ? `${r.symbol}:${r.mic}` : r.symbol));
   const resolved = await resolveTickersAtOnce(ctx.store, refs);
   const issues = new IssueList();
   const executions = rows.map((r, i) => {
     const res = resolved[i]!;
-    if (!res.ok) issues.push({ path: `${file}: line ${r.line}, column symbol`, message: res.message });
+    if (!res.ok)
+      issues.push({ path: `${file}: line ${r.line}, column ${column("symbol")}`, message: res.message });
     return tradeExecution(accountUuid, {
       executionId: r.executionId,
       side: r.side,
@@ -278,22 +314,16 @@ export async function importTrades(
   try {
     return await applyAccountExecutions(ctx, account, executions, { source: "trade_file" }, (path) =>
       path.replace(/^executions\[(\d+)\]\.?(\w*).*$/, (_m, i: string, f: string) => {
-        const field =
-          {
-            themeAssetId: "symbol",
-            tradeDate: "trade_date",
-            fxRate: "fx_rate",
-            lots: "lot_id",
-            kind: "side",
-            id: "execution_id",
-          }[f] ?? f;
-        return `${file}: line ${rows[Number(i)]!.line}${field ? `, column ${field}` : ""}`;
+        const field = FILE_FIELD[f];
+        const named = field !== undefined ? column(field) : f;
+        return `${file}: line ${rows[Number(i)]!.line}${named ? `, column ${named}` : ""}`;
       }),
     );
   } catch (err) {
     if (err instanceof ValidationError && !(err instanceof ConflictError))
       throw new ValidationError(
-        err.message.replace(/^The executions/, `${file}: the trades`),
+        // Each issue names the file: "The trades cannot be applied (...): confirms.csv: line 3, ...".
+        err.message.replace(/^The executions/, "The trades"),
         err.issues as FieldIssue[],
         "invalid_trades_file",
       );

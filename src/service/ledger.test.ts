@@ -460,6 +460,78 @@ describe("trades", () => {
     expect(await snapshot([account])).toBe(snap);
   });
 
+  it("names the file's own header when the ledger refuses a row, as a parse error does", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, []);
+    const snap = await snapshot([account]);
+    const over = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        [
+          "Trade ID,Action,Symbol,Trade Date,Qty,Price",
+          "y1,buy,AAA,2025-06-02,10,100",
+          "y2,sell,AAA,2025-06-03,11,100",
+          "y3,sell,ZZZZ,2025-06-03,1,100",
+        ].join("\n"),
+        { file_name: "over.csv" },
+      ),
+    );
+    expect((over as ValidationError).issues.map((i) => i.path)).toEqual([
+      'over.csv: line 4, column "Symbol"',
+    ]);
+    const oversold = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        [
+          "Trade ID,Action,Symbol,Trade Date,Qty,Price",
+          "y1,buy,AAA,2025-06-02,10,100",
+          "y2,sell,AAA,2025-06-03,11,100",
+        ].join("\n"),
+        { file_name: "over.csv" },
+      ),
+    );
+    expect((oversold as ValidationError).issues.map((i) => i.path)).toEqual([
+      'over.csv: line 3, column "Qty"',
+    ]);
+    // Each issue names the file; the message does not repeat it in front.
+    expect((oversold as ValidationError).message).toMatch(
+      /^The trades cannot be applied \(nothing was applied\): over\.csv: line 3, column "Qty": /,
+    );
+    expect(await snapshot([account])).toBe(snap);
+  });
+
+  it("refuses a row with more values than the header (an unquoted 1,250.00), instead of shifting its columns", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, []);
+    const snap = await snapshot([account]);
+    const err = await caught(
+      importTrades(
+        ctx,
+        org,
+        account,
+        [
+          "Trade ID,Action,Symbol,Trade Date,Quantity,Price,Commission",
+          "t1,Buy,AAA,2025-06-02,10,100,1,", // a trailing empty field: accepted
+          "t2,Buy,AAA,2025-06-02,100,1,250.00,1.00", // price 1,250.00 unquoted: would read price 1, fees 250
+        ].join("\n"),
+        { file_name: "shifted.csv" },
+      ),
+    );
+    expect((err as ValidationError).code).toBe("invalid_trades_file");
+    expect((err as ValidationError).issues).toEqual([
+      {
+        path: "shifted.csv: line 3",
+        message:
+          "has 8 fields, the header 7: its columns are shifted (a number with an unquoted thousands separator, such as 1,250.00?)",
+      },
+    ]);
+    expect(await snapshot([account])).toBe(snap);
+  });
+
   it("a failed API batch leaves the store unchanged", async () => {
     const client = await newClient();
     const account = await newAccount(client, [
@@ -919,6 +991,121 @@ describe("HTTP and the CLI", () => {
         .find((c) => c[1] === n);
     expect(num(scheduleLine("7")!.at(-2)!)).toBe(termSums.short);
     expect(num(scheduleLine("15")!.at(-2)!)).toBe(termSums.long);
+  });
+
+  it("ledger export reports the net of the file it wrote (Schedule D line 16, cents), not the exact total", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, []);
+    // CAD trades: the USD amounts are divisions by the FX rate, with up to 64 significant digits.
+    await recordTrades(ctx, org, client, account, {
+      trades: [
+        {
+          execution_id: "b",
+          side: "buy",
+          ticker: "DDD:XTSE",
+          trade_date: "2025-05-01",
+          quantity: "7",
+          price: "31",
+          fx_rate: "1.27",
+        },
+        {
+          execution_id: "s",
+          side: "sell",
+          ticker: "DDD:XTSE",
+          trade_date: "2025-05-02",
+          quantity: "7",
+          price: "33",
+          fx_rate: "1.3",
+        },
+      ],
+    });
+    const l = await accountRealized(ctx, org, client, account, { year: 2025 });
+    const line16 = l.schedule_d.find((x) => x.line === "16")!.gain;
+    expect(l.totals.net.length).toBeGreaterThan(20);
+    const out = join(dir, "net-8949.csv");
+    const args = [
+      "ledger",
+      "export",
+      "--account",
+      account,
+      "--year",
+      "2025",
+      "--out",
+      out,
+      "--store",
+      file,
+      "--org",
+      org,
+    ];
+    const json = await cli(args);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ lines: 1, net: line16 });
+    expect(readFileSync(out, "utf8")).toContain(
+      `schedule_d,,16,Net capital gain or (loss): line 7 + line 15,,,`,
+    );
+    expect(readFileSync(out, "utf8")).toMatch(new RegExp(`,${line16.replace(".", "\\.")},,\n$`));
+    const text = await cli(args, false);
+    expect(text.stdout).toBe(`Wrote 1 Form 8949 line(s) of 2025 to ${out} (CSV; net ${line16}).`);
+  });
+
+  it("names the line and column of a fills file the service refuses, locally and with --url", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [
+      { theme_asset_id: "AAA:XNYS", quantity: "20", cost_basis: "90", trade_date: "2024-01-02" },
+    ]);
+    const p = await createProposal(ctx, org, client, account, {
+      optimized_weights: [{ ticker: "AAA:XNYS", weight: "0.01" }],
+    } as never);
+    const fills = join(dir, "fills-bad.csv");
+    // Line 3 is blank: the line numbers are the file's, not the fill indexes.
+    writeFileSync(
+      fills,
+      ["order,quantity,price,trade_date", "0,1,5,2025-06-02", "", "7,1,5,", "0,1,0,"].join("\n"),
+    );
+    const snap = await snapshot([account]);
+    const handle = await serve({ ctx, port: 0, log: () => {} });
+    try {
+      for (const where of [
+        ["--store", file, "--org", org],
+        ["--url", handle.url, "--api-key", key],
+      ]) {
+        const r = await cli([
+          "trades",
+          "apply-proposal",
+          p.proposal_uuid,
+          "--account",
+          account,
+          "--fills",
+          fills,
+          ...where,
+        ]);
+        expect(r.code).not.toBe(0);
+        const details = JSON.parse(r.stdout).error.details as { path: string }[];
+        expect(details.map((d) => d.path)).toEqual([`${fills}: line 5, column price`]);
+        // The price <= 0 is refused by the request's schema first; without it, the unknown order on line 4.
+        writeFileSync(fills, ["order,quantity,price", "0,1,5", "", "7,1,5"].join("\n"));
+        const again = await cli([
+          "trades",
+          "apply-proposal",
+          p.proposal_uuid,
+          "--account",
+          account,
+          "--fills",
+          fills,
+          ...where,
+        ]);
+        const err = JSON.parse(again.stdout).error as { message: string; details: { path: string }[] };
+        expect(err.details.map((d) => d.path)).toEqual([`${fills}: line 4, column order`]);
+        expect(err.message).toContain(`${fills}: line 4, column order: 7 is not an order of the proposal`);
+        writeFileSync(
+          fills,
+          ["order,quantity,price,trade_date", "0,1,5,2025-06-02", "", "7,1,5,", "0,1,0,"].join("\n"),
+        );
+      }
+    } finally {
+      await handle.close();
+    }
+    expect(await snapshot([account])).toBe(snap);
   });
 });
 

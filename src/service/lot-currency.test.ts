@@ -227,7 +227,7 @@ describe("a lot in another currency than its listing's is refused at write time"
       "execution_id,side,symbol,trade_date,quantity,price,currency,fx_rate\nc1,buy,AAA,2025-06-30,1,110,USD,\nc2,buy,DDD,2025-06-30,2,30,USD,\n";
     const err = await refusal(importTrades(ctx, org, a, csv, { file_name: "confirms.csv" }));
     expect(err.code).toBe("invalid_trades_file");
-    expect(err.issues.map((i) => i.path)).toEqual(["confirms.csv: line 3, column currency"]);
+    expect(err.issues.map((i) => i.path)).toEqual(['confirms.csv: line 3, column "currency"']);
     expectMismatch(err.issues[0]!.message);
     expect(await snapshot(a)).toEqual(before);
     // Over HTTP (a text/csv upload): 400 with the same line and column.
@@ -238,7 +238,7 @@ describe("a lot in another currency than its listing's is refused at write time"
     expect(res.status).toBe(400);
     const { error } = (await res.json()) as { error: { code: string; details: { path: string }[] } };
     expect(error.code).toBe("invalid_trades_file");
-    expect(error.details.map((d) => d.path)).toEqual(["confirms.csv: line 3, column currency"]);
+    expect(error.details.map((d) => d.path)).toEqual(['confirms.csv: line 3, column "currency"']);
     expect(await snapshot(a)).toEqual(before);
   });
 

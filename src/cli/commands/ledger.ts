@@ -9,6 +9,7 @@ import { basename, resolve } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import type {
+  ExecutionList,
   ExecutionResult,
   ProposalExecutionRequest,
   RealizedLedger,
@@ -18,6 +19,7 @@ import type {
 import { BASIS_REPORTING, TRADE_CSV_FIELDS } from "../../contract/index.js";
 import { CURRENCIES } from "../../core/data/types.js";
 import { type FieldIssue, ValidationError } from "../../core/errors.js";
+import { TaxDecimal } from "../../core/tax/index.js";
 import type { CommandContext } from "../context.js";
 import { usageError } from "../errors.js";
 import { OUT_OPTION_HELP, writeListOut } from "../list-out.js";
@@ -29,16 +31,25 @@ const collect = (v: string, acc: string[] = []) => [...acc, v];
 
 /** Fills from a CSV: order, quantity, price, and optional fees, fx_rate, trade_date columns. */
 export async function readFillsFile(path: string): Promise<NonNullable<ProposalExecutionRequest["fills"]>> {
+  return (await readFillsFileLines(path)).fills;
+}
+
+/** {@link readFillsFile}, with the file line of each fill (`lines[i]` is the line of `fills[i]`). */
+export async function readFillsFileLines(
+  path: string,
+): Promise<{ fills: NonNullable<ProposalExecutionRequest["fills"]>; lines: number[] }> {
   const text = await readFile(path, "utf8");
-  const rows = parse(text, {
+  const records = parse(text, {
     columns: (h: string[]) => h.map((x) => x.trim().toLowerCase().replace(/\s+/g, "_")),
     skip_empty_lines: true,
     bom: true,
     trim: true,
-  }) as Record<string, string>[];
+    info: true,
+  }) as unknown as { record: Record<string, string>; info: { lines: number } }[];
   const issues: FieldIssue[] = [];
-  const fills = rows.map((r, i) => {
-    const line = i + 2;
+  const lines = records.map((x) => x.info.lines);
+  const fills = records.map(({ record: r }, i) => {
+    const line = lines[i]!;
     const order = Number(r.order ?? r.order_index ?? "");
     if (!Number.isInteger(order) || order < 0)
       issues.push({
@@ -57,7 +68,54 @@ export async function readFillsFile(path: string): Promise<NonNullable<ProposalE
     };
   });
   if (issues.length > 0) throw new ValidationError(`${path}: ${issues.length} problem(s).`, issues);
-  return fills;
+  return { fills, lines };
+}
+
+/**
+ * The service's refusal of a fills file in the file's terms: `fills[2].price` becomes `fills.csv: line 4, column
+ * price` in the issues and the message (the service, local or remote, only knows the request's fill indexes).
+ */
+export function fillIssuesInFile(err: unknown, file: string, lines: readonly number[]): unknown {
+  if (!(err instanceof ValidationError)) return err;
+  const rename = (text: string) =>
+    text.replace(/fills\[(\d+)\](?:\.(\w+))?/g, (m, i: string, field: string | undefined) => {
+      const line = lines[Number(i)];
+      if (line === undefined) return m;
+      return `${file}: line ${line}${field ? `, column ${field}` : ""}`;
+    });
+  return new ValidationError(
+    rename(err.message),
+    err.issues.map((x) => ({ ...x, path: rename(x.path) })),
+    err.code,
+  );
+}
+
+/** A price or fee as executed: grouped, at least cents, every further digit kept (`44.449`, `1,250.00`). */
+function executedAmount(v: string): string {
+  const n = Number(v);
+  if (!Number.isFinite(n)) return v;
+  return n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 10 });
+}
+
+/**
+ * An account's executions for the terminal. Price and fees are in the trade's currency, which the price names (a
+ * CAD fill of 135.36 is not a USD one); they keep every digit the broker gave.
+ */
+export function renderExecutionList(list: ExecutionList): string {
+  return renderTable(
+    list.executions,
+    [
+      { header: "Date", value: (e) => e.trade_date },
+      { header: "Id", value: (e) => e.execution_id },
+      { header: "Side", value: (e) => e.side },
+      { header: "Ticker", value: (e) => e.ticker },
+      { header: "Quantity", value: (e) => quantity(e.quantity), align: "right" },
+      { header: "Price", value: (e) => `${executedAmount(e.price)} ${e.currency}`, align: "right" },
+      { header: "Fees", value: (e) => executedAmount(e.fees), align: "right" },
+      { header: "Source", value: (e) => e.source },
+    ],
+    `${list.executions.length} execution(s)`,
+  );
 }
 
 /** What an application wrote, for the terminal. */
@@ -81,10 +139,27 @@ export function renderExecutionResult(r: ExecutionResult): string {
   return r.realized.length === 0 ? head : `${head}\n\n${realizedTable(r.realized, "Realized")}`;
 }
 
-function realizedTable(rows: RealizedLedger["rows"], title: string): string {
+/**
+ * The realized rows. With `accounts` (a household: the rows of several accounts), an Account column first, naming
+ * each row's account by `accounts.get(uuid)`, else by its uuid.
+ */
+function realizedTable(
+  rows: RealizedLedger["rows"],
+  title: string,
+  accounts?: ReadonlyMap<string, string>,
+): string {
   return renderTable(
     rows,
     [
+      ...(accounts === undefined
+        ? []
+        : [
+            {
+              header: "Account",
+              value: (x: RealizedLedger["rows"][number]) =>
+                x.account_uuid === null ? "" : (accounts.get(x.account_uuid) ?? x.account_uuid),
+            },
+          ]),
       { header: "Description", value: (x) => x.description },
       { header: "Acquired", value: (x) => x.date_acquired },
       { header: "Sold", value: (x) => x.date_sold },
@@ -99,8 +174,14 @@ function realizedTable(rows: RealizedLedger["rows"], title: string): string {
   );
 }
 
-/** The realized-gains ledger for the terminal: rows, totals per term, Schedule D. */
-export function renderRealizedLedger(l: RealizedLedger): string {
+/**
+ * The realized-gains ledger for the terminal: rows, totals per term, Schedule D. A client's (household) rows say
+ * which account sold: by the name in `accountNames` when it names one account only, else by the account's uuid.
+ */
+export function renderRealizedLedger(
+  l: RealizedLedger,
+  accountNames: ReadonlyMap<string, string | null> = new Map(),
+): string {
   const t = l.totals;
   const totals = renderTable(
     [
@@ -134,10 +215,17 @@ export function renderRealizedLedger(l: RealizedLedger): string {
     "Schedule D",
   );
   const who = l.scope === "client" ? `client ${l.client_uuid}` : `account ${l.account_uuid}`;
+  let accounts: Map<string, string> | undefined;
+  if (l.scope === "client") {
+    const uses = new Map<string, number>();
+    for (const name of accountNames.values()) if (name) uses.set(name, (uses.get(name) ?? 0) + 1);
+    accounts = new Map();
+    for (const [uuid, name] of accountNames) if (name && uses.get(name) === 1) accounts.set(uuid, name);
+  }
   const rows =
     l.rows.length === 0
       ? `No realized gains in ${l.year} for ${who}.`
-      : realizedTable(l.rows, `Realized ${l.year}, ${who}`);
+      : realizedTable(l.rows, `Realized ${l.year}, ${who}`, accounts);
   return `${rows}\n\n${totals}\n\n${sd}`;
 }
 
@@ -169,13 +257,19 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
         action(
           hooks,
           async (ctx, uuid: string, opts: { account: string; fills?: string; tradeDate?: string }) => {
+            const file = opts.fills ? await readFillsFileLines(opts.fills) : undefined;
             const body: ProposalExecutionRequest = {
               ...(opts.tradeDate ? { trade_date: opts.tradeDate } : {}),
-              ...(opts.fills ? { fills: await readFillsFile(opts.fills) } : {}),
+              ...(file ? { fills: file.fills } : {}),
             };
             const backend = await ctx.backend();
             const found = await backend.findAccount(opts.account);
-            const r = await backend.executeProposal(found.client_uuid, opts.account, uuid, body);
+            let r: ExecutionResult;
+            try {
+              r = await backend.executeProposal(found.client_uuid, opts.account, uuid, body);
+            } catch (err) {
+              throw opts.fills && file ? fillIssuesInFile(err, opts.fills, file.lines) : err;
+            }
             if (ctx.out.json) ctx.out.printJson(r);
             else ctx.out.line(renderExecutionResult(r));
           },
@@ -285,23 +379,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
               list,
             );
           else if (ctx.out.json) ctx.out.printJson(list);
-          else
-            ctx.out.line(
-              renderTable(
-                list.executions,
-                [
-                  { header: "Date", value: (e) => e.trade_date },
-                  { header: "Id", value: (e) => e.execution_id },
-                  { header: "Side", value: (e) => e.side },
-                  { header: "Ticker", value: (e) => e.ticker },
-                  { header: "Quantity", value: (e) => quantity(e.quantity), align: "right" },
-                  { header: "Price", value: (e) => e.price, align: "right" },
-                  { header: "Fees", value: (e) => e.fees, align: "right" },
-                  { header: "Source", value: (e) => e.source },
-                ],
-                `${list.executions.length} execution(s)`,
-              ),
-            );
+          else ctx.out.line(renderExecutionList(list));
         }),
       ),
     "lotwise trades list --account 91aad834-... --from 2025-01-01",
@@ -339,7 +417,14 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
           async (ctx, opts: { account?: string; client?: string; year: string; reporting?: string }) => {
             const l = await read(ctx, opts);
             if (ctx.out.json) ctx.out.printJson(l);
-            else ctx.out.line(renderRealizedLedger(l));
+            else {
+              // A household's rows come from several accounts: name them as the advisor named them.
+              const names = new Map<string, string | null>();
+              if (l.scope === "client" && l.rows.length > 0)
+                for (const a of (await (await ctx.backend()).getClient(l.client_uuid)).accounts)
+                  names.set(a.uuid, a.name ?? null);
+              ctx.out.line(renderRealizedLedger(l, names));
+            }
           },
         ),
       ),
@@ -372,10 +457,14 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
             const path = resolve(opts.out);
             await writeFile(path, l.form_8949_csv);
             const lines = l.form_8949_csv.split("\n").filter((x) => x.startsWith("line,")).length;
-            if (ctx.out.json) ctx.out.printJson({ written: path, format: "csv", lines, net: l.totals.net });
+            // The net the file says: Schedule D line 16, the sum of its lines in cents (the exact total, with up to
+            // 64 digits after an FX division, can differ from it by a cent per line).
+            const net =
+              l.schedule_d.find((x) => x.line === "16")?.gain ?? new TaxDecimal(l.totals.net).toFixed(2);
+            if (ctx.out.json) ctx.out.printJson({ written: path, format: "csv", lines, net });
             else
               ctx.out.line(
-                `Wrote ${lines} Form 8949 line(s) of ${l.year} to ${path} (CSV; net ${money(l.totals.net)}).`,
+                `Wrote ${lines} Form 8949 line(s) of ${l.year} to ${path} (CSV; net ${money(net)}).`,
               );
           },
         ),
