@@ -810,7 +810,7 @@ describe("the realized-gains ledger", () => {
     const csvLines = l.form_8949_csv
       .trim()
       .split("\n")
-      .filter((x) => x.startsWith("line,"));
+      .filter((x) => x.startsWith("line,") || x.startsWith("summary,"));
     expect(csvLines).toHaveLength(3);
     const linesSum = csvLines.reduce((s, x) => s.plus(x.split(",")[10]!), new TaxDecimal(0));
     expect(linesSum.toFixed(2)).toBe(l.schedule_d.find((x) => x.line === "16")!.gain);
@@ -1039,13 +1039,15 @@ describe("HTTP and the CLI", () => {
     ];
     const json = await cli(args);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ lines: 1, net: line16 });
+    expect(JSON.parse(json.stdout)).toMatchObject({ lines: 0, summarized: 1, net: line16 });
     expect(readFileSync(out, "utf8")).toContain(
       `schedule_d,,16,Net capital gain or (loss): line 7 + line 15,,,`,
     );
     expect(readFileSync(out, "utf8")).toMatch(new RegExp(`,${line16.replace(".", "\\.")},,\n$`));
     const text = await cli(args, false);
-    expect(text.stdout).toBe(`Wrote 1 Form 8949 line(s) of 2025 to ${out} (CSV; net ${line16}).`);
+    expect(text.stdout).toBe(
+      `Wrote 1 sale of 2025 to ${out} (CSV: 0 Form 8949 lines, 1 in summary on Schedule D lines 1a/8a; net ${line16}).`,
+    );
   });
 
   it("names the line and column of a fills file the service refuses, locally and with --url", async () => {

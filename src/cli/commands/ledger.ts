@@ -456,16 +456,20 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
             }
             const path = resolve(opts.out);
             await writeFile(path, l.form_8949_csv);
-            const lines = l.form_8949_csv.split("\n").filter((x) => x.startsWith("line,")).length;
+            const records = l.form_8949_csv.split("\n");
+            const lines = records.filter((x) => x.startsWith("line,")).length;
+            const summarized = records.filter((x) => x.startsWith("summary,")).length;
             // The net the file says: Schedule D line 16, the sum of its lines in cents (the exact total, with up to
             // 64 digits after an FX division, can differ from it by a cent per line).
             const net =
               l.schedule_d.find((x) => x.line === "16")?.gain ?? new TaxDecimal(l.totals.net).toFixed(2);
-            if (ctx.out.json) ctx.out.printJson({ written: path, format: "csv", lines, net });
-            else
+            if (ctx.out.json) ctx.out.printJson({ written: path, format: "csv", lines, summarized, net });
+            else {
+              const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
               ctx.out.line(
-                `Wrote ${lines} Form 8949 line(s) of ${l.year} to ${path} (CSV; net ${money(net)}).`,
+                `Wrote ${n(lines + summarized, "sale", "sales")} of ${l.year} to ${path} (CSV: ${n(lines, "Form 8949 line", "Form 8949 lines")}, ${summarized} in summary on Schedule D lines 1a/8a; net ${money(net)}).`,
               );
+            }
           },
         ),
       ),

@@ -163,13 +163,14 @@ describe("Form 8949 and Schedule D", () => {
     const csv = form8949Csv(handLedger(), 2025);
     const lines = csv.split("\n");
     expect(lines[0]).toBe(FORM_8949_CSV_COLUMNS.join(","));
+    // On the form: the washed line (W). In summary on Schedule D lines 1a/8a: the lines without an adjustment.
     expect(lines.slice(1, 7)).toEqual([
       "line,I,A,20 XYZ,2024-11-01,2025-02-03,1000.00,1200.00,W,50.00,-150.00,A,L2",
-      "line,I,A,10 ABC,2025-04-01,2025-04-01,200.00,225.00,,,-25.00,A,so",
-      "line,I,A,10 XYZ,2025-01-02,2025-06-02,333.32,300.00,,,33.32,A,L3",
-      "total,I,A,Totals Part I,,,1533.32,1725.00,,50.00,-141.68,,",
-      "line,II,D,30 XYZ,2023-01-10,2025-02-03,1666.65,1200.00,,,466.65,A,L1",
-      "total,II,D,Totals Part II,,,1666.65,1200.00,,0.00,466.65,,",
+      "total,I,A,Totals Part I,,,1000.00,1200.00,,50.00,-150.00,,",
+      "summary,I,A,10 ABC,2025-04-01,2025-04-01,200.00,225.00,,,-25.00,A,so",
+      "summary,I,A,10 XYZ,2025-01-02,2025-06-02,333.32,300.00,,,33.32,A,L3",
+      "total,II,D,Totals Part II,,,0.00,0.00,,0.00,0.00,,",
+      "summary,II,D,30 XYZ,2023-01-10,2025-02-03,1666.65,1200.00,,,466.65,A,L1",
     ]);
     expect(lines[7]).toBe(
       'schedule_d,,1a,"Short-term totals, basis reported, no adjustments (not on Form 8949)",,,533.32,525.00,,0.00,8.32,,',
@@ -178,6 +179,37 @@ describe("Form 8949 and Schedule D", () => {
       "schedule_d,,16,Net capital gain or (loss): line 7 + line 15,,,3199.97,2925.00,,50.00,324.97,,",
     );
     expect(csv.endsWith("\n")).toBe(true);
+  });
+
+  it("counts every transaction once: the form's totals are Schedule D lines 1b/8b, its summaries lines 1a/8a", () => {
+    // Three boxes' worth: the hand ledger (box A/D) and the same rows without a 1099-B (box C/F: all on the form).
+    for (const reporting of ["basis_reported", "no_1099b"] as const) {
+      const records = form8949Csv(handLedger(), 2025, reporting)
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((x) => x.split(","));
+      const sd = Object.fromEntries(
+        scheduleD(handLedger(), 2025, reporting).map((l) => [l.line, l.gain.toFixed(2)]),
+      );
+      const sum = (kind: string, part: string) =>
+        records
+          .filter((r) => r[0] === kind && r[1] === part)
+          .reduce((acc, r) => acc.plus(r[10]!), new TaxDecimal(0))
+          .toFixed(2);
+      const total = (part: string) => records.find((r) => r[0] === "total" && r[1] === part)![10];
+      const [formST, formLT] = reporting === "basis_reported" ? ["1b", "8b"] : ["3", "10"];
+      expect([total("I"), sum("line", "I")]).toEqual([sd[formST], sd[formST]]);
+      expect([total("II"), sum("line", "II")]).toEqual([sd[formLT], sd[formLT]]);
+      expect([sum("summary", "I"), sum("summary", "II")]).toEqual([sd["1a"], sd["8a"]]);
+      // Each of the four transactions once, as a line or a summary.
+      expect(
+        records
+          .filter((r) => r[0] === "line" || r[0] === "summary")
+          .map((r) => r[12])
+          .sort(),
+      ).toEqual(["L1", "L2", "L3", "so"]);
+    }
   });
 
   it("keeps rounded 8949 lines consistent: each line's gain is its rounded columns, totals their sums", () => {

@@ -385,10 +385,13 @@ function csvField(v: string): string {
 }
 
 /**
- * The year's Form 8949 and Schedule D as CSV (layout in docs/ledger.md): a header, one `line` record per 8949
- * line (Part I then Part II), one `total` record per part, then one `schedule_d` record per Schedule D line
- * (its number in `box`, its label in `description`). Amounts in dollars and cents, dates YYYY-MM-DD; lines end
- * with "\n".
+ * The year's Form 8949 and Schedule D as CSV (layout in docs/ledger.md): a header; per part (I, then II) one
+ * `line` record per transaction filed on Form 8949, one `summary` record per transaction reported in summary on
+ * Schedule D line 1a (8a) instead (box A/D without an adjustment: Exception 1 of the 8949 instructions), and one
+ * `total` record of the part's `line` records (the form's line 2, what Schedule D line 1b/2/3 or 8b/9/10 carries);
+ * then one `schedule_d` record per Schedule D line (its number in `box`, its label in `description`). Every
+ * transaction is thus listed once, and no amount is counted on two lines. Amounts in dollars and cents, dates
+ * YYYY-MM-DD; lines end with "\n".
  */
 export function form8949Csv(
   rows: readonly RealizedRow[],
@@ -398,28 +401,37 @@ export function form8949Csv(
   const f = form8949(rows, year, reporting);
   const out: string[] = [FORM_8949_CSV_COLUMNS.join(",")];
   const money = (d: Decimal) => d.toFixed(2);
+  const record = (kind: string, part: Form8949Part, l: Form8949Line) =>
+    [
+      kind,
+      part.part,
+      part.box,
+      l.description,
+      l.dateAcquired,
+      l.dateSold,
+      money(l.proceeds),
+      money(l.costBasis),
+      l.adjustmentCode,
+      l.adjustmentCode === "" ? "" : money(l.adjustment),
+      money(l.gain),
+      l.accountId ?? "",
+      l.lotId,
+    ]
+      .map(csvField)
+      .join(",");
   for (const part of [f.partI, f.partII]) {
-    for (const l of part.lines)
-      out.push(
-        [
-          "line",
-          part.part,
-          part.box,
-          l.description,
-          l.dateAcquired,
-          l.dateSold,
-          money(l.proceeds),
-          money(l.costBasis),
-          l.adjustmentCode,
-          l.adjustmentCode === "" ? "" : money(l.adjustment),
-          money(l.gain),
-          l.accountId ?? "",
-          l.lotId,
-        ]
-          .map(csvField)
-          .join(","),
-      );
-    const t = part.totals;
+    // Box A/D lines without an adjustment go to Schedule D line 1a/8a (scheduleD), not on the form.
+    const summaryBox = part.box === "A" || part.box === "D";
+    const onForm = part.lines.filter((l) => !summaryBox || l.adjustmentCode !== "");
+    const inSummary = part.lines.filter((l) => summaryBox && l.adjustmentCode === "");
+    const t = { proceeds: ZERO, costBasis: ZERO, adjustment: ZERO, gain: ZERO };
+    for (const l of onForm) {
+      out.push(record("line", part, l));
+      t.proceeds = t.proceeds.plus(l.proceeds);
+      t.costBasis = t.costBasis.plus(l.costBasis);
+      t.adjustment = t.adjustment.plus(l.adjustment);
+      t.gain = t.gain.plus(l.gain);
+    }
     out.push(
       [
         "total",
@@ -439,6 +451,7 @@ export function form8949Csv(
         .map(csvField)
         .join(","),
     );
+    for (const l of inSummary) out.push(record("summary", part, l));
   }
   for (const l of scheduleD(rows, year, reporting))
     out.push(
