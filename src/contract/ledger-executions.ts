@@ -22,6 +22,14 @@ export const proposalFillSchema = named(
     fees: nonNegative("commissions and fees of the fill (default 0)").optional(),
     fx_rate: positive("units of the listing currency per USD (default: the market's rate)").optional(),
     trade_date: describe(isoDate(), "trade date of the fill (default: the request's trade_date)").optional(),
+    fill_id: describe(
+      z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[A-Za-z0-9._-]+$/, { error: "fill_id holds letters, digits, '.', '_' and '-' only" }),
+      "extension: the broker's id of the fill, unique within its order; the execution id is <proposal>:<order>:<fill_id> (default: the fill's number within its order), so that recording the same fill twice is refused. Needed to record more fills of a proposal that already has some",
+    ).optional(),
   }),
   "ProposalFill",
   "One broker fill of one order of a stored proposal.",

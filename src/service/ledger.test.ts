@@ -183,10 +183,9 @@ describe("a stored proposal applied as executed", () => {
     const again = await caught(executeProposal(ctx, org, client, account, p.proposal_uuid));
     expect(again).toBeInstanceOf(ConflictError);
     expect((again as ConflictError).code).toBe("execution_already_applied");
-    // In the proposal's terms (its orders), not its internal execution ids.
-    const orderList = p.orders.map((_, i) => i).join(", ");
+    // In the proposal's terms, not its internal execution ids.
     expect(again.message).toBe(
-      `Proposal ${p.proposal_uuid} was already applied to account ${account} (order${p.orders.length === 1 ? "" : "s"} ${orderList}); nothing was applied. Its executions are listed by \`lotwise trades list\` (GET .../executions/).`,
+      `Proposal ${p.proposal_uuid} was already executed in full in account ${account} (${p.orders.length} fills); nothing was applied. Its executions are listed by \`lotwise trades list\` (GET .../executions/).`,
     );
     expect(again.message).not.toContain(`${p.proposal_uuid}:`);
     expect(await snapshot([account])).toBe(snap);
@@ -240,6 +239,73 @@ describe("a stored proposal applied as executed", () => {
     ]);
     // proceeds 15 x 111 - 1 + 10 x 109 = 2,754.
     expect(r.cash_delta_usd).toBe("2754");
+
+    // The rest of the order, another day: the same fills again (no ids) are refused, pointing to fill_id.
+    const twice = await caught(
+      executeProposal(ctx, org, client, account, p.proposal_uuid, {
+        fills: [{ order: i, quantity: "5", price: "108" }],
+      }),
+    );
+    expect([twice.constructor, (twice as ConflictError).code]).toEqual([
+      ConflictError,
+      "execution_already_applied",
+    ]);
+    expect(twice.message).toContain("give each a fill_id");
+    // With the broker's fill ids: at most the 5 shares left, from the lot after the ones already relieved.
+    const over = await caught(
+      executeProposal(ctx, org, client, account, p.proposal_uuid, {
+        fills: [{ order: i, quantity: "6", price: "108", fill_id: "B-77" }],
+      }),
+    );
+    expect((over as ValidationError).issues.map((x) => [x.path, x.message])).toEqual([
+      ["fills[0].quantity", "6 shares is above the 5 left of order 0 (AAA:XNYS)"],
+    ]);
+    const rest = await executeProposal(ctx, org, client, account, p.proposal_uuid, {
+      trade_date: "2025-07-01",
+      fills: [{ order: i, quantity: "5", price: "108", fill_id: "B-77" }],
+    });
+    expect(rest.execution_ids).toEqual([`${p.proposal_uuid}:${i}:B-77`]);
+    expect(rest.realized.map((x) => [x.lot_id, x.quantity])).toEqual([[order.tax_lots![1]!.lot_id, "5"]]);
+    expect((await bookOf(account)).lots.map((l) => l.quantity.toString())).toEqual(["10"]);
+    // The same broker fill again (nothing is left of the order), or the whole proposal: refused, nothing changes.
+    const done = await snapshot([account]);
+    const again = await caught(
+      executeProposal(ctx, org, client, account, p.proposal_uuid, {
+        fills: [{ order: i, quantity: "5", price: "108", fill_id: "B-77" }],
+      }),
+    );
+    expect((again as ValidationError).issues.map((x) => x.message)).toEqual([
+      "5 shares is above the 0 left of order 0 (AAA:XNYS)",
+    ]);
+    const all = await caught(executeProposal(ctx, org, client, account, p.proposal_uuid));
+    expect([all.constructor, (all as ConflictError).code]).toEqual([
+      ConflictError,
+      "execution_already_applied",
+    ]);
+    expect(await snapshot([account])).toBe(done);
+  });
+
+  it("applies the rest of a partly filled proposal at its prices when no fills are given", async () => {
+    const client = await newClient();
+    const account = await newAccount(
+      client,
+      [{ theme_asset_id: "AAA:XNYS", quantity: "40", cost_basis: "90", trade_date: "2024-01-02" }],
+      "0",
+    );
+    const p = await createProposal(ctx, org, client, account, {
+      optimized_weights: [{ ticker: "AAA:XNYS", weight: "0.25" }],
+    } as never);
+    const i = p.orders.findIndex((o) => o.ticker === "AAA:XNYS");
+    expect(p.orders[i]!.amount).toBe("-30");
+    await executeProposal(ctx, org, client, account, p.proposal_uuid, {
+      fills: [{ order: i, quantity: "12", price: "111" }],
+    });
+    const rest = await executeProposal(ctx, org, client, account, p.proposal_uuid);
+    // 18 shares left, at the proposal's close (110): the fill after the first is number 2.
+    expect(rest.execution_ids).toEqual([`${p.proposal_uuid}:${i}:2`]);
+    expect(rest.realized.map((x) => x.quantity)).toEqual(["18"]);
+    expect(rest.cash_delta_usd).toBe("1980");
+    expect((await bookOf(account)).lots.map((l) => l.quantity.toString())).toEqual(["10"]);
   });
 });
 

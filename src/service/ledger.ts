@@ -222,7 +222,7 @@ function alreadyApplied(
         ? ""
         : ` (order${orders.length === 1 ? "" : "s"} ${orders.slice(0, 10).join(", ")}${orders.length > 10 ? ` and ${orders.length - 10} more` : ""})`;
     return new ConflictError(
-      `Proposal ${origin.proposalUuid} ${which} to account ${accountUuid}${list}; nothing was applied. Its executions are listed by \`lotwise trades list\` (GET .../executions/).`,
+      `Proposal ${origin.proposalUuid} ${which} to account ${accountUuid}${list}; nothing was applied. Its executions are listed by \`lotwise trades list\` (GET .../executions/). To record further fills of its orders, give each a fill_id (the broker's id of the fill).`,
       code,
     );
   }
@@ -557,12 +557,17 @@ export async function executeProposal(
     }
     const orders = proposalOrders(p, prices, fx);
     const tradeDate = body.trade_date ?? asOf;
+    // Fills of this proposal recorded by earlier calls: they count against their orders and lots.
+    const previous = (await tx.ledger.executions(accountUuid))
+      .filter((e) => e.proposalUuid === proposalUuid && e.orderIndex !== null)
+      .map((e) => ({ order: e.orderIndex!, quantity: e.quantity }));
     let executions: Execution[];
     try {
       executions = executionsFromProposal({
         proposalId: proposalUuid,
         orders,
         tradeDate,
+        previous,
         prices: Object.fromEntries([...prices].map(([k, v]) => [k, String(v)])),
         fxRates: Object.fromEntries(fx) as Partial<Record<Currency, Decimal>>,
         ...(body.fills === undefined
@@ -576,6 +581,7 @@ export async function executeProposal(
                   ...(f.fees === undefined ? {} : { fees: f.fees }),
                   ...(f.fx_rate === undefined ? {} : { fxRate: f.fx_rate }),
                   ...(f.trade_date === undefined ? {} : { tradeDate: f.trade_date }),
+                  ...(f.fill_id === undefined ? {} : { fillId: f.fill_id }),
                 }),
               ),
             }),
@@ -593,6 +599,11 @@ export async function executeProposal(
       }
       throw err;
     }
+    if (executions.length === 0)
+      throw new ConflictError(
+        `Proposal ${proposalUuid} was already executed in full in account ${accountUuid} (${previous.length} fill${previous.length === 1 ? "" : "s"}); nothing was applied. Its executions are listed by \`lotwise trades list\` (GET .../executions/).`,
+        "execution_already_applied",
+      );
     const orderOf = (e: Execution) => Number(e.id.slice(proposalUuid.length + 1).split(":")[0]);
     // executions[i] -> the fill (or order) it came from, in the request's terms.
     const fillIndex = new Map<number, string>();

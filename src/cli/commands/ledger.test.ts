@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ExecutionList, RealizedLedger } from "../../contract/index.js";
-import { renderExecutionList, renderRealizedLedger } from "./ledger.js";
+import { readFillsFileLines, renderExecutionList, renderRealizedLedger } from "./ledger.js";
 
 const execution = (
   over: Partial<ExecutionList["executions"][number]>,
@@ -147,5 +150,24 @@ describe("lotwise ledger show --client", () => {
       account_uuid: A,
     });
     expect(text).toMatch(/│ Description +│ Acquired/);
+  });
+});
+
+describe("lotwise trades apply-proposal --fills", () => {
+  it("reads the broker's fill ids with each fill's line, and leaves them out where the cell is empty", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lotwise-fills-"));
+    try {
+      const file = join(dir, "fills.csv");
+      writeFileSync(file, "Order,Quantity,Price,Fill ID\n0,5,108,B-77\n\n1,2,40.5,\n");
+      expect(await readFillsFileLines(file)).toEqual({
+        fills: [
+          { order: 0, quantity: "5", price: "108", fill_id: "B-77" },
+          { order: 1, quantity: "2", price: "40.5" },
+        ],
+        lines: [2, 4],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

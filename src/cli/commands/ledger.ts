@@ -29,7 +29,7 @@ import { money, quantity } from "../render.js";
 
 const collect = (v: string, acc: string[] = []) => [...acc, v];
 
-/** Fills from a CSV: order, quantity, price, and optional fees, fx_rate, trade_date columns. */
+/** Fills from a CSV: order, quantity, price, and optional fees, fx_rate, trade_date, fill_id columns. */
 export async function readFillsFile(path: string): Promise<NonNullable<ProposalExecutionRequest["fills"]>> {
   return (await readFillsFileLines(path)).fills;
 }
@@ -65,6 +65,7 @@ export async function readFillsFileLines(
       ...(r.fees ? { fees: r.fees } : {}),
       ...(r.fx_rate ? { fx_rate: r.fx_rate } : {}),
       ...(r.trade_date ? { trade_date: r.trade_date } : {}),
+      ...(r.fill_id ? { fill_id: r.fill_id } : {}),
     };
   });
   if (issues.length > 0) throw new ValidationError(`${path}: ${issues.length} problem(s).`, issues);
@@ -248,7 +249,7 @@ export function registerLedger(program: Command, hooks: ProgramHooks): void {
     trades
       .command("apply-proposal <proposal>")
       .description(
-        "Apply a stored proposal as executed: every order at the proposal's prices (the closes of its as_of_date), or the fills of --fills FILE.csv (columns order, quantity, price, and optional fees, fx_rate, trade_date; partial fills allowed). Sells relieve exactly the lots the proposal named; wash sales apply across the client's accounts. Applying a proposal twice is refused. All or nothing.",
+        "Apply a stored proposal as executed: every order at the proposal's prices (the closes of its as_of_date), or the fills of --fills FILE.csv (columns order, quantity, price, and optional fees, fx_rate, trade_date, fill_id; partial fills allowed). Sells relieve exactly the lots the proposal named; wash sales apply across the client's accounts. Applying a proposal twice is refused; to record more fills of a partly filled proposal, give them a fill_id (the broker's id), or run it without --fills to record the rest at the proposal's prices. All or nothing.",
       )
       .requiredOption("--account <uuid>", "the account the proposal was made for")
       .option("--fills <file>", "the broker's fills (CSV)")

@@ -36,6 +36,11 @@ export interface OrderFill {
   fxRate?: Decimal.Value;
   /** @default the input's tradeDate */
   tradeDate?: string;
+  /**
+   * The broker's id of the fill, unique within its order: the execution id ends with it instead of the fill's number,
+   * so that a fill recorded again is refused as already applied. @default the fill's number within its order
+   */
+  fillId?: string;
 }
 
 /** Input of {@link executionsFromProposal}. */
@@ -49,8 +54,15 @@ export interface ProposalExecutionInput {
   prices?: Readonly<Record<string, Decimal.Value>>;
   /** Units of each non-USD currency per USD on the trade date. */
   fxRates?: Readonly<Partial<Record<Currency, Decimal.Value>>>;
-  /** The fills; absent = every order filled in full at `prices`. */
+  /** The fills; absent = every order filled in full at `prices` (what is left of it after `previous`). */
   fills?: readonly OrderFill[];
+  /**
+   * Fills of the proposal applied before (by earlier calls): they count against their orders' quantities, and the
+   * next fills relieve the lots after theirs. Fills without a `fillId` are numbered from 1 in each call, so a call
+   * that repeats an earlier one makes the same execution ids (refused as already applied); without `fills`, the
+   * rest of each order gets the number after its earlier fills.
+   */
+  previous?: readonly { order: number; quantity: Decimal.Value }[];
 }
 
 function kindOf(o: ProposalOrderLike): ExecutionKind | null {
@@ -97,23 +109,34 @@ export function executionsFromProposal(input: ProposalExecutionInput): Execution
     if (k === null) issues.push({ path: `orders[${i}]`, message: "side and category do not make an order" });
   });
   const orderQty = orders.map((o, i) => positive(o.quantity, `orders[${i}].quantity`, issues));
-  const fills: OrderFill[] =
-    input.fills !== undefined
-      ? [...input.fills]
-      : orders.map((o, i) => ({
-          order: i,
-          quantity: o.quantity,
-          price: input.prices?.[o.themeAssetId] as Decimal.Value,
-        }));
-  const pricePath = (i: number, order: number) =>
-    input.fills !== undefined ? `fills[${i}].price` : `prices.${orders[order]?.themeAssetId}`;
   if (issues.length > 0) throw invalid(issues);
 
   // Shares left per order, and the position in its lot list (lots are relieved in the proposal's order).
   const left = orderQty.map((q) => q!);
   const lotCursor = orders.map(() => ({ index: 0, usedOfCurrent: new TaxDecimal(0) }));
   const fillNumber = orders.map(() => 0);
+  for (const p of input.previous ?? []) {
+    const o = orders[p.order];
+    if (o === undefined) continue;
+    const q = new TaxDecimal(p.quantity);
+    left[p.order] = TaxDecimal.max(left[p.order]!.minus(q), 0);
+    // Without fills (the rest of every order) the numbers go on after the earlier fills; given fills are numbered
+    // from 1 within this batch, so that the same fills sent twice collide (a later batch gives fill ids).
+    if (input.fills === undefined) fillNumber[p.order]! += 1;
+    if (o.taxLots) relieve(o.taxLots, lotCursor[p.order]!, q);
+  }
+  const fills: OrderFill[] =
+    input.fills !== undefined
+      ? [...input.fills]
+      : orders.flatMap((o, i) =>
+          left[i]!.gt(0)
+            ? [{ order: i, quantity: left[i]!, price: input.prices?.[o.themeAssetId] as Decimal.Value }]
+            : [],
+        );
+  const pricePath = (i: number, order: number) =>
+    input.fills !== undefined ? `fills[${i}].price` : `prices.${orders[order]?.themeAssetId}`;
   const out: Execution[] = [];
+  const fillIds = orders.map(() => new Set<string>());
   fills.forEach((f, i) => {
     const at = `fills[${i}]`;
     const before = issues.length;
@@ -139,10 +162,15 @@ export function executionsFromProposal(input: ProposalExecutionInput): Execution
         path: `${at}.quantity`,
         message: `${quantity.toString()} shares is above the ${left[f.order]!.toString()} left of order ${f.order} (${o.themeAssetId})`,
       });
+    if (f.fillId !== undefined) {
+      if (fillIds[f.order]!.has(f.fillId))
+        issues.push({ path: `${at}.fillId`, message: `${f.fillId} is given twice for order ${f.order}` });
+      fillIds[f.order]!.add(f.fillId);
+    }
     if (issues.length > before) return;
     left[f.order] = left[f.order]!.minus(quantity!);
     fillNumber[f.order]! += 1;
-    const id = `${input.proposalId}:${f.order}:${fillNumber[f.order]}`;
+    const id = `${input.proposalId}:${f.order}:${f.fillId ?? fillNumber[f.order]}`;
     const kind = kinds[f.order]!;
     const execution: Execution = {
       id,
@@ -157,20 +185,7 @@ export function executionsFromProposal(input: ProposalExecutionInput): Execution
     };
     if ((kind === "sell" || kind === "short_cover") && o.taxLots) {
       // This fill's share of the order's lots, continuing where the previous fill stopped.
-      const cursor = lotCursor[f.order]!;
-      const lots: { lotId: string; quantity: string }[] = [];
-      let need = quantity!;
-      while (need.gt(0) && cursor.index < o.taxLots.length) {
-        const line = o.taxLots[cursor.index]!;
-        const avail = new TaxDecimal(line.quantity).minus(cursor.usedOfCurrent);
-        const q = avail.lte(need) ? avail : need;
-        if (q.gt(0)) lots.push({ lotId: line.lotId, quantity: q.toString() });
-        need = need.minus(q);
-        if (q.eq(avail)) {
-          cursor.index += 1;
-          cursor.usedOfCurrent = new TaxDecimal(0);
-        } else cursor.usedOfCurrent = cursor.usedOfCurrent.plus(q);
-      }
+      const { lots, need } = relieve(o.taxLots, lotCursor[f.order]!, quantity!);
       if (need.gt(0))
         issues.push({
           path: `${at}.quantity`,
@@ -182,6 +197,31 @@ export function executionsFromProposal(input: ProposalExecutionInput): Execution
   });
   if (issues.length > 0) throw invalid(issues);
   return out;
+}
+
+/**
+ * Takes `quantity` shares from an order's lots, from where `cursor` stands (advanced): the lots taken, and the
+ * shares the lots could not cover.
+ */
+function relieve(
+  taxLots: readonly { lotId: string; quantity: Decimal.Value }[],
+  cursor: { index: number; usedOfCurrent: Decimal },
+  quantity: Decimal,
+): { lots: { lotId: string; quantity: string }[]; need: Decimal } {
+  const lots: { lotId: string; quantity: string }[] = [];
+  let need = quantity;
+  while (need.gt(0) && cursor.index < taxLots.length) {
+    const line = taxLots[cursor.index]!;
+    const avail = new TaxDecimal(line.quantity).minus(cursor.usedOfCurrent);
+    const q = avail.lte(need) ? avail : need;
+    if (q.gt(0)) lots.push({ lotId: line.lotId, quantity: q.toString() });
+    need = need.minus(q);
+    if (q.eq(avail)) {
+      cursor.index += 1;
+      cursor.usedOfCurrent = new TaxDecimal(0);
+    } else cursor.usedOfCurrent = cursor.usedOfCurrent.plus(q);
+  }
+  return { lots, need };
 }
 
 function invalid(issues: FieldIssue[]): ValidationError {
