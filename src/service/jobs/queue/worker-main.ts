@@ -30,6 +30,8 @@ export interface RunQueueWorkerOptions
 /** A running worker process body. */
 export interface RunningQueueWorker {
   readonly worker: QueueWorker;
+  /** False when a signal (or {@link stop}) came before the worker took jobs (Redis never answered): it is stopping. */
+  readonly started: boolean;
   /** Stop as on SIGTERM (idempotent); resolves when every job is finished or handed back. */
   stop(graceMs?: number): Promise<void>;
   /** Resolves once the worker has stopped (after a signal or {@link stop}). */
@@ -80,13 +82,14 @@ export async function runQueueWorker(options: RunQueueWorkerOptions): Promise<Ru
   }
 
   for (const s of signals) process.on(s, onSignal);
+  let started: boolean;
   try {
-    await worker.start();
+    started = await worker.start();
   } catch (err) {
     for (const s of signals) process.off(s, onSignal);
     await worker.close({ graceMs: 0 }).catch(() => {});
     throw err;
   }
-  log(`worker ready: concurrency ${options.concurrency ?? 1}`);
-  return { worker, stop, done };
+  if (started) log(`worker ready: concurrency ${options.concurrency ?? 1}`);
+  return { worker, started, stop, done };
 }
