@@ -80,6 +80,15 @@ describe("lotwise worker and lotwise store (SQLite)", () => {
     const help = await run(["worker", "--help"]);
     for (const flag of ["--queue <url>", "--concurrency <n>", "--grace <seconds>"])
       expect(help.stdout).toContain(flag);
+    // serve's help names what an operator sets on every instance of a cluster, not only worker's.
+    const serve = await run(["serve", "--help"]);
+    for (const text of [
+      "redis://[user:password@]host:6379[/db]",
+      "LOTWISE_QUEUE_PREFIX",
+      "LOTWISE_STORE",
+      "/readyz",
+    ])
+      expect(serve.stdout).toContain(text);
   });
 
   it("store migrate creates a new store, then reports it is already current", async () => {
