@@ -81,6 +81,18 @@ export async function runQueueWorker(options: RunQueueWorkerOptions): Promise<Ru
     void stop();
   }
 
+  // One line when a job starts and when it ends: which worker ran a job, and for how long, is in its log.
+  const since = new Map<string, number>();
+  worker.onEvent((e) => {
+    if (e.type === "started") {
+      since.set(e.jobId, performance.now());
+      log(`job ${e.jobId}: started (attempt ${e.attempts})`);
+    } else if (e.type === "finished" && since.has(e.jobId)) {
+      const seconds = (performance.now() - since.get(e.jobId)!) / 1000;
+      since.delete(e.jobId);
+      log(`job ${e.jobId}: ${e.status} after ${seconds.toFixed(1)} s`);
+    } else if (e.type === "handed-back") since.delete(e.jobId);
+  });
   for (const s of signals) process.on(s, onSignal);
   let started: boolean;
   try {
