@@ -42,6 +42,27 @@ describe("lotwise worker and lotwise store (SQLite)", () => {
     expect(r.stderr).not.toContain("secret");
   });
 
+  it("refuses a queue that is not a redis:// URL (exit 2), before connecting anywhere, without its password", async () => {
+    const store = "postgres://nobody:secret@127.0.0.1:1/none";
+    for (const [queue, shown] of [
+      ["127.0.0.1:6379", "got 127.0.0.1:6379."],
+      ["http://user:q-secret@127.0.0.1:6379", "got http://***@127.0.0.1:6379."],
+    ] as const) {
+      for (const args of [["worker"], ["serve", "--port", "0"]]) {
+        const r = await run([...args, "--store", store, "--queue", queue]);
+        expect(r.code, `${args[0]} ${queue}`).toBe(2);
+        expect(r.stderr).toContain(
+          "The job queue (--queue or LOTWISE_QUEUE) must be a redis:// or rediss:// URL, redis://[user:password@]host:6379[/db];",
+        );
+        expect(r.stderr).toContain(shown);
+        expect(r.stderr).not.toContain("secret");
+      }
+    }
+    const local = await run(["clients", "list", "--store", store], { LOTWISE_QUEUE: "127.0.0.1:6379" });
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain("must be a redis:// or rediss:// URL");
+  });
+
   it("names an unreachable PostgreSQL store without its password, in every command", async () => {
     const url = "postgres://lotwise:s3cret-pw@127.0.0.1:1/none";
     for (const args of [["clients", "list"], ["store", "migrate"], ["init"]]) {
@@ -59,6 +80,15 @@ describe("lotwise worker and lotwise store (SQLite)", () => {
     const help = await run(["worker", "--help"]);
     for (const flag of ["--queue <url>", "--concurrency <n>", "--grace <seconds>"])
       expect(help.stdout).toContain(flag);
+    // serve's help names what an operator sets on every instance of a cluster, not only worker's.
+    const serve = await run(["serve", "--help"]);
+    for (const text of [
+      "redis://[user:password@]host:6379[/db]",
+      "LOTWISE_QUEUE_PREFIX",
+      "LOTWISE_STORE",
+      "/readyz",
+    ])
+      expect(serve.stdout).toContain(text);
   });
 
   it("store migrate creates a new store, then reports it is already current", async () => {

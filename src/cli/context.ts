@@ -12,6 +12,7 @@ import { NotFoundError, ValidationError } from "../core/errors.js";
 import type { Backend, ServiceContext } from "../service/index.js";
 import type { JobQueue } from "../service/jobs/queue/types.js";
 import { isPostgresLocation, type LotwiseStore, openStore } from "../store/index.js";
+import { usageError } from "./errors.js";
 import { limitsFromEnv } from "./limits.js";
 import { type Output, processOutput } from "./output.js";
 
@@ -27,6 +28,14 @@ export interface GlobalOptions {
 }
 
 export const DEFAULT_STORE = "lotwise.db";
+
+/** A location for a message: whatever precedes an `@` (user and password) is masked. */
+function withoutCredentials(location: string): string {
+  const at = location.lastIndexOf("@");
+  if (at < 0) return location;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(location)?.[0] ?? "";
+  return `${scheme}***${location.slice(at)}`;
+}
 
 /** Where a command runs; `close()` releases the store. */
 export interface CommandContext {
@@ -113,9 +122,15 @@ export function createCommandContext(
       return store;
     },
     queueUrl() {
-      return !remote && options.queue !== undefined && isPostgresLocation(storePath())
-        ? options.queue
-        : undefined;
+      if (remote || options.queue === undefined || !isPostgresLocation(storePath())) return undefined;
+      // Checked before anything connects: ioredis takes "host:6379" or "http://host:6379" for a socket path and
+      // retries it forever ("connect ENOENT //host:6379").
+      if (!/^rediss?:\/\/[^/]/i.test(options.queue))
+        throw usageError(
+          `The job queue (--queue or LOTWISE_QUEUE) must be a redis:// or rediss:// URL, redis://[user:password@]host:6379[/db]; got ${withoutCredentials(options.queue)}.`,
+          "queue",
+        );
+      return options.queue;
     },
     async jobQueue() {
       const url = ctx.queueUrl();

@@ -34,7 +34,7 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
     .option("--port <port>", "port to bind (0 picks a free one)", String(DEFAULT_PORT))
     .option(
       "--queue <url>",
-      "job queue redis://[user:password@]host:6379 (env LOTWISE_QUEUE). With a PostgreSQL store, jobs are enqueued there and `lotwise worker` processes run them (this process runs none); needed for several serve instances on one database. Ignored with a SQLite store",
+      "job queue redis://[user:password@]host:6379[/db] (rediss:// for TLS; env LOTWISE_QUEUE). With a PostgreSQL store, jobs are enqueued there and `lotwise worker` processes run them (this process runs none, and --workers and --sweep-interval do not apply); needed for several serve instances on one database. Ignored with a SQLite store",
     )
     .option(
       "--workers <n>",
@@ -212,6 +212,22 @@ export function registerServe(program: Command, hooks: ProgramHooks): void {
         });
       }),
     );
+  cmd.addHelpText(
+    "after",
+    `
+Health (no API key): GET /healthz answers 200 while the process runs; GET /readyz answers 200 when the store (and
+the job queue, if any) answer within 2 s, else 503 naming the failed check. SIGTERM: /readyz answers 503, new
+connections are refused, in-flight requests get 5 s, then the process exits 0.
+
+Environment:
+  LOTWISE_STORE                the store: a SQLite file or postgres://user:password@host:5432/db (same as --store)
+  LOTWISE_QUEUE                the Redis URL of the job queue (same as --queue)
+  LOTWISE_QUEUE_PREFIX         Redis key prefix, the same on every serve and worker of a deployment (default lotwise)
+  LOTWISE_MAX_QUEUED_JOBS, LOTWISE_MAX_RUNNING_PER_ORG, LOTWISE_RATE_LIMIT, LOTWISE_RATE_BURST,
+  LOTWISE_KEEP_PROPOSALS, LOTWISE_PROPOSAL_MAX_AGE_DAYS, LOTWISE_SCAN_JOB_THRESHOLD: as their options above
+See docs/deploy.md for several instances on PostgreSQL.
+`,
+  );
   examples(
     cmd,
     "lotwise serve --store demo.db --port 8000",

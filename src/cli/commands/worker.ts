@@ -93,9 +93,10 @@ export function registerWorker(program: Command, hooks: ProgramHooks): void {
             log,
             ...(env.LOTWISE_QUEUE_PREFIX ? { prefix: env.LOTWISE_QUEUE_PREFIX } : {}),
           });
-          if (ctx.out.json)
+          // Not started: a signal came while Redis had not answered yet; the worker is stopping.
+          if (running.started && ctx.out.json)
             ctx.out.printJson({ store: store.location, concurrency, grace_seconds: grace, status: "ready" });
-          else
+          else if (running.started)
             ctx.out.line(
               `lotwise worker on ${store.location}: ${concurrency} job(s) at a time. Stop with SIGTERM or Ctrl-C.`,
             );

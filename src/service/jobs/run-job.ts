@@ -13,7 +13,8 @@
  * cannot wait for the store there. On SQLite they run synchronously on the store's connection (`SqliteStore.engine`)
  * when no transaction holds it (a worker thread's own connection: always); otherwise (another task's transaction, or
  * a store without a synchronous face) they are started and their answer is applied when it arrives, at the latest
- * when the run ends (the runner's shared-memory cancel signal still stops the run at once).
+ * when the run ends (the runner's shared-memory cancel signal still stops the run at once); heartbeats then go one at
+ * a time, the latest progress replacing any not yet sent.
  */
 import * as z from "zod";
 import {
@@ -171,6 +172,31 @@ export async function runClaimedJob(options: RunClaimedJobOptions): Promise<JobO
   let lost: string | undefined;
   let lastCheck = Number.NEGATIVE_INFINITY;
 
+  // Heartbeats through an asynchronous store: one write in flight at a time, the latest progress next. A synchronous
+  // engine loop reports every period before any write can leave, so one write per heartbeat would start them all at
+  // once when the loop yields (on PostgreSQL: as many pooled connections, up to the pool's size, per job thread).
+  let writing = false;
+  let latest: BacktestProgress | undefined;
+  const writeLater = (data: BacktestProgress, takenOver: string) => {
+    latest = data;
+    if (writing) return;
+    writing = true;
+    pending.push(
+      (async () => {
+        while (latest !== undefined && lost === undefined) {
+          const write = latest;
+          latest = undefined;
+          try {
+            if (!(await jobs.progress(job.id, owner, write))) lost ??= takenOver;
+          } catch (err) {
+            if (!isStoreBusyError(err)) lost ??= `its heartbeat could not be written (${String(err)})`;
+          }
+        }
+        writing = false;
+      })(),
+    );
+  };
+
   const onProgress = (p: BacktestPeriodProgress) => {
     if (lost !== undefined) throw new LeaseLostSignal(lost);
     const next = backtestProgressSchema.safeParse({
@@ -190,16 +216,7 @@ export async function runClaimedJob(options: RunClaimedJobOptions): Promise<JobO
       if (r.done) recorded = r.value;
       else {
         recorded = true;
-        pending.push(
-          jobs.progress(job.id, owner, next.data).then(
-            (ok) => {
-              if (!ok) lost ??= takenOver;
-            },
-            (err: unknown) => {
-              if (!isStoreBusyError(err)) lost ??= `its heartbeat could not be written (${String(err)})`;
-            },
-          ),
-        );
+        writeLater(next.data, takenOver);
       }
     } catch (err) {
       // Another process holds the write lock: skip this heartbeat, the run goes on (the next period writes one).

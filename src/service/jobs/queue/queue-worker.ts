@@ -83,6 +83,21 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** Error codes of a Redis connection that could not be made or was lost (the client retries on its own). */
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+]);
+
+/** An identical connection error is logged again at most this often (ms); ioredis retries every few hundred ms. */
+const REPEAT_LOG_MS = 60_000;
+
 function messageOf(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.length > 300 ? `${text.slice(0, 300)}...` : text;
@@ -108,6 +123,13 @@ export class QueueWorker {
   private idleWaiters: (() => void)[] = [];
   private closed: Promise<void> | undefined;
   private runs = 0;
+  /** Resolves when {@link close} is called: a start still waiting for Redis gives up. */
+  private stopRequested!: () => void;
+  private readonly stopSignal = new Promise<void>((resolve) => {
+    this.stopRequested = resolve;
+  });
+  /** The last Redis error logged, when, and how many identical ones were not logged since. */
+  private lastRedisError = { text: "", at: 0, repeats: 0 };
 
   constructor(options: QueueWorkerOptions) {
     this.options = options;
@@ -116,7 +138,7 @@ export class QueueWorker {
     const { prefix, queueName } = queueNames(options);
     const connection = bullConnection(options.connection);
     this.queue = new Queue<QueueEntryData, unknown, JobKind>(queueName, { connection, prefix });
-    this.queue.on("error", (err) => this.log(`queue connection: ${messageOf(err)}`));
+    this.queue.on("error", (err) => this.logRedisError(err));
     this.worker = new Worker<QueueEntryData, unknown, JobKind>(
       queueName,
       (job, token, signal) => this.process(job, token, signal),
@@ -131,7 +153,7 @@ export class QueueWorker {
         maxStalledCount: options.maxStalledCount ?? 1,
       },
     );
-    this.worker.on("error", (err) => this.log(`worker: ${messageOf(err)}`));
+    this.worker.on("error", (err) => this.logRedisError(err));
     this.worker.on("failed", (job, err) => {
       if (job && (err.message === STALLED_LIMIT_REASON || job.failedReason === STALLED_LIMIT_REASON))
         this.track(this.failStalled(job));
@@ -143,9 +165,27 @@ export class QueueWorker {
     this.listeners.push(listener);
   }
 
-  /** Start taking jobs (after a first {@link reconcile}). */
-  async start(): Promise<void> {
+  /**
+   * Start taking jobs, once Redis answers (it may be down or not up yet: the wait is logged, see
+   * {@link logRedisError}) and after a first {@link reconcile}. Resolves true when the worker takes jobs, false when
+   * {@link close} was called first (a BullMQ worker that never reached Redis would otherwise never close).
+   */
+  async start(): Promise<boolean> {
+    const reached = await Promise.race([
+      // A rejection (the queue closed meanwhile) counts as not reached.
+      this.queue.waitUntilReady().then(
+        () => true,
+        () => false,
+      ),
+      this.stopSignal.then(() => false),
+    ]);
+    if (!reached || this.stopping) return false;
+    if (this.lastRedisError.text !== "") {
+      this.log("the job queue (Redis) answers now");
+      this.lastRedisError = { text: "", at: 0, repeats: 0 };
+    }
     await this.reconcileQuietly();
+    if (this.stopping) return false;
     void this.worker.run().catch((err) => this.log(`worker stopped: ${messageOf(err)}`));
     await this.worker.waitUntilReady();
     const every = this.options.reconcileIntervalMs ?? 60_000;
@@ -153,6 +193,7 @@ export class QueueWorker {
       this.reconcileTimer = setInterval(() => this.track(this.reconcileQuietly()), every);
       this.reconcileTimer.unref();
     }
+    return true;
   }
 
   /** Jobs this worker is running now. */
@@ -184,6 +225,7 @@ export class QueueWorker {
 
   private async shutdown(graceMs: number): Promise<void> {
     this.stopping = true;
+    this.stopRequested();
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     const closing = this.worker.close();
     let timer: NodeJS.Timeout | undefined;
@@ -264,6 +306,29 @@ export class QueueWorker {
 
   private log(line: string): void {
     this.options.log?.(line);
+  }
+
+  /**
+   * An error event of the queue's or the worker's Redis connections. The client reconnects on its own, every few
+   * hundred ms and on each connection, so one outage would write a line per retry: an identical message is logged
+   * again only after {@link REPEAT_LOG_MS}, with the number of repeats in between.
+   */
+  private logRedisError(err: unknown): void {
+    const code = (err as { code?: unknown } | null)?.code;
+    const text =
+      typeof code === "string" && CONNECTION_CODES.has(code)
+        ? `the job queue (Redis) is not reachable: ${messageOf(err)}; retrying`
+        : `the job queue (Redis) failed: ${messageOf(err)}`;
+    const now = Date.now();
+    const last = this.lastRedisError;
+    if (text === last.text && now - last.at < REPEAT_LOG_MS) {
+      last.repeats++;
+      return;
+    }
+    const repeated =
+      text === last.text && last.repeats > 0 ? ` (${last.repeats} more time(s) in the last minute)` : "";
+    this.lastRedisError = { text, at: now, repeats: 0 };
+    this.log(`${text}${repeated}`);
   }
 
   /** BullMQ failed a job that stalled too often: write FAILURE with a clear message to the row. */

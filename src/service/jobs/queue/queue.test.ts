@@ -12,6 +12,7 @@ import {
 import { BullJobQueue } from "./bull-queue.js";
 import { QUEUE_OWNER_PREFIX, QueueWorker, type QueueWorkerOptions } from "./queue-worker.js";
 import type { QueueJobHandler } from "./types.js";
+import { runQueueWorker } from "./worker-main.js";
 
 const available = await redisAvailable();
 if (!available) console.warn(`queue tests skipped: needs Redis at ${REDIS_URL} (set LOTWISE_TEST_REDIS)`);
@@ -77,6 +78,35 @@ describe.skipIf(!available)("BullMQ job queue (needs Redis)", () => {
     expect(done!.leaseOwner).toBeNull();
     await new Promise((r) => setTimeout(r, 200));
     expect(runs).toHaveLength(1);
+  });
+
+  it("runQueueWorker logs when a job starts and how it ended (`lotwise worker`'s log)", async () => {
+    const lines: string[] = [];
+    const running = await runQueueWorker({
+      store: s.store,
+      queueUrl: REDIS_URL,
+      prefix,
+      handler: simulatedHandler({ store: s.store, periods: 2, periodMs: 20 }),
+      log: (line) => lines.push(line),
+      signals: [],
+      ...fast,
+    });
+    try {
+      const id = await s.createJob();
+      await queue.enqueue(id, "backtest");
+      await waitFor(
+        () => status(id),
+        (st) => st === "SUCCESS",
+      );
+      await waitFor(
+        async () => lines,
+        (l) => l.some((line) => line.startsWith(`job ${id}: SUCCESS`)),
+      );
+      expect(lines).toContain(`job ${id}: started (attempt 1)`);
+      expect(lines.find((line) => line.startsWith(`job ${id}: SUCCESS`))).toMatch(/ after \d+\.\d s$/);
+    } finally {
+      await running.stop(0);
+    }
   });
 
   it("runs a job enqueued twice (and again after it finished) only once", async () => {

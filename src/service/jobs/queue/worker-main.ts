@@ -30,6 +30,8 @@ export interface RunQueueWorkerOptions
 /** A running worker process body. */
 export interface RunningQueueWorker {
   readonly worker: QueueWorker;
+  /** False when a signal (or {@link stop}) came before the worker took jobs (Redis never answered): it is stopping. */
+  readonly started: boolean;
   /** Stop as on SIGTERM (idempotent); resolves when every job is finished or handed back. */
   stop(graceMs?: number): Promise<void>;
   /** Resolves once the worker has stopped (after a signal or {@link stop}). */
@@ -79,14 +81,27 @@ export async function runQueueWorker(options: RunQueueWorkerOptions): Promise<Ru
     void stop();
   }
 
+  // One line when a job starts and when it ends: which worker ran a job, and for how long, is in its log.
+  const since = new Map<string, number>();
+  worker.onEvent((e) => {
+    if (e.type === "started") {
+      since.set(e.jobId, performance.now());
+      log(`job ${e.jobId}: started (attempt ${e.attempts})`);
+    } else if (e.type === "finished" && since.has(e.jobId)) {
+      const seconds = (performance.now() - since.get(e.jobId)!) / 1000;
+      since.delete(e.jobId);
+      log(`job ${e.jobId}: ${e.status} after ${seconds.toFixed(1)} s`);
+    } else if (e.type === "handed-back") since.delete(e.jobId);
+  });
   for (const s of signals) process.on(s, onSignal);
+  let started: boolean;
   try {
-    await worker.start();
+    started = await worker.start();
   } catch (err) {
     for (const s of signals) process.off(s, onSignal);
     await worker.close({ graceMs: 0 }).catch(() => {});
     throw err;
   }
-  log(`worker ready: concurrency ${options.concurrency ?? 1}`);
-  return { worker, stop, done };
+  if (started) log(`worker ready: concurrency ${options.concurrency ?? 1}`);
+  return { worker, started, stop, done };
 }
