@@ -240,7 +240,7 @@ export function registerBacktest(program: Command, hooks: ProgramHooks): void {
       backtest
         .command("start")
         .description(
-          "Start a backtest of an account and wait for it with a progress bar. Locally the job runs in this process (worker threads); with --no-wait it stays PENDING for a `lotwise serve` on the same store (or `lotwise backtest wait ID`). Remotely it runs on the server. Exit code 1 when the job fails.",
+          "Start a backtest of an account and wait for it with a progress bar. Locally the job runs in this process (worker threads), or on a `lotwise worker` when the store is PostgreSQL with a job queue (--queue or LOTWISE_QUEUE); with --no-wait it stays PENDING for a `lotwise serve` on the same store (or `lotwise backtest wait ID`). Remotely it runs on the server. Exit code 1 when the job fails.",
         )
         .requiredOption("--account <uuid>", "the account to backtest"),
     )
