@@ -216,6 +216,10 @@ export const executionResultSchema = named(
     cash_value_usd: z.string(),
     lots: describe(z.int(), "long lots of the account after the batch"),
     short_lots: z.int(),
+    warnings: describe(
+      z.array(z.string()),
+      "extension: what was recorded as executed but deserves a look (a short sale in an account whose configuration does not allow shorts); absent when none",
+    ).optional(),
   }),
   "ExecutionResult",
   "What one application of executions wrote.",

@@ -28,6 +28,7 @@ import {
   createAccount,
   createClient,
   createOrganization,
+  createPortfolioConfig,
   createProposal,
   type ServiceContext,
 } from "./index.js";
@@ -652,6 +653,47 @@ describe("trades", () => {
     expect(paths.some((p) => p.startsWith("trades[3]"))).toBe(true); // oversell
     expect((err as ValidationError).message).toContain("nothing was applied");
     expect(await snapshot([account])).toBe(snap);
+  });
+});
+
+describe("a short sale recorded in an account not meant for shorts", () => {
+  const short = (id: string) => ({
+    execution_id: id,
+    side: "short_order" as const,
+    ticker: "AAA:XNYS",
+    trade_date: "2025-06-30",
+    quantity: "3",
+    price: "110",
+  });
+
+  it("is recorded as executed, with a warning naming the asset and the configuration to change", async () => {
+    const client = await newClient();
+    const account = await newAccount(client, [], "1000");
+    const r = await recordTrades(ctx, org, client, account, { trades: [short("s1")] });
+    expect(r.short_lots).toBe(1);
+    expect(r.warnings).toEqual([
+      `Short sale of AAA:XNYS recorded, but account ${account} has no configuration (so LONG_ONLY): short lots belong in a LONG_SHORT or LONG_BIASED account (lotwise configs update <config> --set optimization_mode=LONG_SHORT).`,
+    ]);
+    // A buy warns of nothing; a LONG_SHORT account's short sale neither.
+    const buy = await recordTrades(ctx, org, client, account, {
+      trades: [{ ...short("b1"), side: "buy", ticker: "BBB:XNYS" }],
+    });
+    expect(buy.warnings).toBeUndefined();
+    const config = await createPortfolioConfig(ctx, org, {
+      name: "Long-short",
+      optimization_mode: "LONG_SHORT",
+      long_weight_sum: "1.3",
+      short_weight_sum: "-0.3",
+    } as never);
+    const ls = (
+      await createAccount(ctx, org, client, {
+        cash_value_usd: "1000",
+        portfolio_config_uuid: config.uuid,
+        holdings: { tax_lots: [] },
+      })
+    ).uuid;
+    const ok = await recordTrades(ctx, org, client, ls, { trades: [short("s2")] });
+    expect([ok.short_lots, ok.warnings]).toEqual([1, undefined]);
   });
 });
 

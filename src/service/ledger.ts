@@ -175,6 +175,7 @@ export async function applyAccountExecutions(
     const rows = result.rows.map((r, i) => rowToWire(r, accountUuid, batch.realized[i]));
     let total = ZERO;
     for (const r of result.rows) total = total.plus(r.gain);
+    const warnings = await shortSaleWarnings(tx, account, executions);
     return {
       account_uuid: accountUuid,
       execution_ids: executions.map((e) => e.id),
@@ -192,8 +193,37 @@ export async function applyAccountExecutions(
       cash_value_usd: cashText(written.cashValueUsd, "cash_value_usd"),
       lots: result.book.lots.length,
       short_lots: (result.book.shortLots ?? []).length,
+      ...(warnings.length > 0 ? { warnings } : {}),
     };
   });
+}
+
+/**
+ * A short sale is recorded as the broker executed it, but an account whose configuration is LONG_ONLY (or that has
+ * none: the default) is not meant to hold short lots; the result says so rather than refusing what happened.
+ */
+async function shortSaleWarnings(
+  tx: LotwiseStore,
+  account: AccountRecord,
+  executions: readonly Execution[],
+): Promise<string[]> {
+  const shorted = [...new Set(executions.filter((e) => e.kind === "short_order").map((e) => e.themeAssetId))];
+  if (shorted.length === 0) return [];
+  const config =
+    account.portfolioConfigUuid === null
+      ? undefined
+      : await tx.portfolioConfigs
+          .get(account.organizationUuid, account.portfolioConfigUuid)
+          .catch(() => undefined);
+  const mode = (config?.document.optimization_mode as string | undefined) ?? "LONG_ONLY";
+  if (mode !== "LONG_ONLY") return [];
+  const whose =
+    config === undefined
+      ? `account ${account.uuid} has no configuration (so LONG_ONLY)`
+      : `account ${account.uuid}'s configuration ${config.name} is LONG_ONLY`;
+  return [
+    `Short sale of ${shorted.join(", ")} recorded, but ${whose}: short lots belong in a LONG_SHORT or LONG_BIASED account (lotwise configs update <config> --set optimization_mode=LONG_SHORT).`,
+  ];
 }
 
 /**

@@ -137,7 +137,8 @@ export function renderExecutionResult(r: ExecutionResult): string {
     "Trades applied",
   );
   // Tables are separated by a blank line, as in every other command's output.
-  return r.realized.length === 0 ? head : `${head}\n\n${realizedTable(r.realized, "Realized")}`;
+  const warnings = (r.warnings ?? []).map((w) => `\nWarning: ${w}`).join("");
+  return `${r.realized.length === 0 ? head : `${head}\n\n${realizedTable(r.realized, "Realized")}`}${warnings}`;
 }
 
 /**
