@@ -588,9 +588,10 @@ export async function executeProposal(
     const orders = proposalOrders(p, prices, fx);
     const tradeDate = body.trade_date ?? asOf;
     // Fills of this proposal recorded by earlier calls: they count against their orders and lots.
-    const previous = (await tx.ledger.executions(accountUuid))
-      .filter((e) => e.proposalUuid === proposalUuid && e.orderIndex !== null)
-      .map((e) => ({ order: e.orderIndex!, quantity: e.quantity }));
+    const previous = (await tx.ledger.proposalFills(accountUuid, proposalUuid)).map((e) => ({
+      order: e.orderIndex,
+      quantity: e.quantity,
+    }));
     let executions: Execution[];
     try {
       executions = executionsFromProposal({

@@ -1680,6 +1680,36 @@ for (const engine of engines) {
       expect(await ledgerSnapshot(store, org, [a])).toEqual(before);
     });
 
+    it("lists a proposal's fills (order and quantity, in the order applied) and no other execution", async () => {
+      const { store, org, a } = await setup();
+      const P = "0d4f3a51-7c2e-4b8a-9f10-5e6d7c8b9a0f";
+      const Q = "0d4f3a51-7c2e-4b8a-9f10-5e6d7c8b9a10"; // sorts right after P
+      const executions = [
+        buy("e1", "2025-01-09", "1", "50"),
+        buy(`${P}:1:1`, "2025-01-10", "5", "50"),
+        buy(`${P}:0:1`, "2025-01-10", "2", "50"),
+        buy(`${Q}:0:1`, "2025-01-10", "4", "50"),
+        buy(`${P}:1:B-7`, "2025-01-11", "3", "51"),
+      ];
+      const before = await bookOf(store, org, a);
+      const result = applyExecutions(before, executions);
+      const batch = batchOf(before, executions, result);
+      batch.executions = executions.map((e) => {
+        const [proposal, order] = e.id.split(":");
+        return order === undefined
+          ? executionInput(e, { source: "api" })
+          : executionInput(e, { source: "proposal", proposalUuid: proposal!, orderIndex: Number(order) });
+      });
+      await store.ledger.applyBatch(a, batch);
+      expect(await store.ledger.proposalFills(a, P)).toEqual([
+        { orderIndex: 1, quantity: "5" },
+        { orderIndex: 0, quantity: "2" },
+        { orderIndex: 1, quantity: "3" },
+      ]);
+      expect(await store.ledger.proposalFills(a, Q)).toEqual([{ orderIndex: 0, quantity: "4" }]);
+      expect(await store.ledger.proposalFills(a, "e1")).toEqual([]);
+    });
+
     it("refuses an execution or action already applied, naming it, and leaves every read unchanged", async () => {
       const { store, org, a } = await setup();
       const { batch } = await trade(store, org, a, [buy("e1", "2025-01-10", "100", "50")]);

@@ -551,6 +551,22 @@ export class LedgerRepository {
   }
 
   /**
+   * The fills of a stored proposal applied to the account: order index and quantity of each, in the order applied.
+   * A range of the primary key (their ids start with `<proposal>:`), not the account's whole history.
+   */
+  proposalFills(accountUuid: string, proposalUuid: string): { orderIndex: number; quantity: string }[] {
+    return this.cached(
+      `SELECT order_index AS orderIndex, quantity FROM executions
+       WHERE account_uuid = ? AND execution_id >= ? AND execution_id < ? AND proposal_uuid = ?
+         AND order_index IS NOT NULL
+       ORDER BY seq`,
+    ).all(accountUuid, `${proposalUuid}:`, `${proposalUuid};`, proposalUuid) as {
+      orderIndex: number;
+      quantity: string;
+    }[];
+  }
+
+  /**
    * The account's executions by trade date, then in the order applied (same-date executions replay in that order),
    * optionally within [from, to] (trade dates, inclusive).
    */

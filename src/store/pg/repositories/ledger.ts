@@ -309,6 +309,20 @@ export class PgLedgerRepository implements Promised<LedgerRepository> {
     );
   }
 
+  async proposalFills(
+    accountUuid: string,
+    proposalUuid: string,
+  ): Promise<{ orderIndex: number; quantity: string }[]> {
+    const rows = await this.db.rows<{ orderIndex: number | string; quantity: string }>(
+      `SELECT order_index AS "orderIndex", quantity::text AS quantity FROM executions
+       WHERE account_uuid = $1 AND execution_id >= $2 AND execution_id < $3 AND proposal_uuid = $4
+         AND order_index IS NOT NULL
+       ORDER BY seq`,
+      [accountUuid, `${proposalUuid}:`, `${proposalUuid};`, proposalUuid],
+    );
+    return rows.map((r) => ({ orderIndex: Number(r.orderIndex), quantity: r.quantity }));
+  }
+
   async executions(
     accountUuid: string,
     window: { from?: string; to?: string } = {},
