@@ -87,7 +87,9 @@ describe("in-process CLI runs", () => {
     const before = okJson(await run(["configs", "list", "--json", "--store", store]));
     const r = await run(["configs", "create", "--file", file, "--store", store]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${file} repeats the key "max_weight" in one object (line 4); give each key once.`);
+    expect(r.stderr).toContain(
+      `${file} repeats the key "max_weight" in one object (line 4); give each key once.`,
+    );
     expect(okJson(await run(["configs", "list", "--json", "--store", store]))).toEqual(before);
   });
 
