@@ -246,6 +246,11 @@ function partOf(part: "I" | "II", box: string, rows: readonly RealizedRow[]): Fo
       a.lotId.localeCompare(b.lotId),
   );
   const lines = sorted.map(lineOf);
+  return { part, box, lines, totals: sumColumns(lines) };
+}
+
+/** Sums of columns (d), (e), (g), (h) of Form 8949 lines or Schedule D lines. */
+function sumColumns(lines: readonly Form8949Part["totals"][]): Form8949Part["totals"] {
   const totals = { proceeds: ZERO, costBasis: ZERO, adjustment: ZERO, gain: ZERO };
   for (const l of lines) {
     totals.proceeds = totals.proceeds.plus(l.proceeds);
@@ -253,7 +258,19 @@ function partOf(part: "I" | "II", box: string, rows: readonly RealizedRow[]): Fo
     totals.adjustment = totals.adjustment.plus(l.adjustment);
     totals.gain = totals.gain.plus(l.gain);
   }
-  return { part, box, lines, totals };
+  return totals;
+}
+
+/**
+ * A part's lines as filed: `summary` the box A (D) lines without an adjustment, which Schedule D line 1a (8a) takes
+ * instead of Form 8949 (Exception 1 of the 8949 instructions); `onForm` the others.
+ */
+function filing(part: Form8949Part): { summary: Form8949Line[]; onForm: Form8949Line[] } {
+  const summaryBox = part.box === "A" || part.box === "D";
+  return {
+    summary: part.lines.filter((l) => summaryBox && l.adjustmentCode === ""),
+    onForm: part.lines.filter((l) => !summaryBox || l.adjustmentCode !== ""),
+  };
 }
 
 /**
@@ -319,48 +336,21 @@ export function scheduleD(
   reporting: BasisReporting = "basis_reported",
 ): ScheduleDLine[] {
   const f = form8949(rows, year, reporting);
-  const line = (id: string, lines: readonly Form8949Line[]): ScheduleDLine => {
-    const out: ScheduleDLine = {
-      line: id,
-      label: LINE_LABELS[id]!,
-      proceeds: ZERO,
-      costBasis: ZERO,
-      adjustment: ZERO,
-      gain: ZERO,
-    };
-    for (const l of lines) {
-      out.proceeds = out.proceeds.plus(l.proceeds);
-      out.costBasis = out.costBasis.plus(l.costBasis);
-      out.adjustment = out.adjustment.plus(l.adjustment);
-      out.gain = out.gain.plus(l.gain);
-    }
-    return out;
-  };
-  const sum = (id: string, parts: readonly ScheduleDLine[]): ScheduleDLine => {
-    const out = line(id, []);
-    for (const p of parts) {
-      out.proceeds = out.proceeds.plus(p.proceeds);
-      out.costBasis = out.costBasis.plus(p.costBasis);
-      out.adjustment = out.adjustment.plus(p.adjustment);
-      out.gain = out.gain.plus(p.gain);
-    }
-    return out;
-  };
+  const line = (id: string, lines: readonly Form8949Part["totals"][]): ScheduleDLine => ({
+    line: id,
+    label: LINE_LABELS[id]!,
+    ...sumColumns(lines),
+  });
   const split = (part: Form8949Part, summaryId: string, formIds: readonly [string, string, string]) => {
     const boxIndex = { A: 0, D: 0, B: 1, E: 1, C: 2, F: 2 }[part.box as "A"]!;
-    const summary = boxIndex === 0 ? part.lines.filter((l) => l.adjustmentCode === "") : [];
-    const onForm = boxIndex === 0 ? part.lines.filter((l) => l.adjustmentCode !== "") : part.lines;
-    const lines = [line(summaryId, summary)];
-    formIds.forEach((id, k) => {
-      lines.push(line(id, k === boxIndex ? onForm : []));
-    });
-    return lines;
+    const { summary, onForm } = filing(part);
+    return [line(summaryId, summary), ...formIds.map((id, k) => line(id, k === boxIndex ? onForm : []))];
   };
   const st = split(f.partI, "1a", ["1b", "2", "3"]);
   const lt = split(f.partII, "8a", ["8b", "9", "10"]);
-  const l7 = sum("7", st);
-  const l15 = sum("15", lt);
-  return [...st, l7, ...lt, l15, sum("16", [l7, l15])];
+  const l7 = line("7", st);
+  const l15 = line("15", lt);
+  return [...st, l7, ...lt, l15, line("16", [l7, l15])];
 }
 
 /** The columns of {@link form8949Csv}, in order. */
@@ -420,18 +410,9 @@ export function form8949Csv(
       .map(csvField)
       .join(",");
   for (const part of [f.partI, f.partII]) {
-    // Box A/D lines without an adjustment go to Schedule D line 1a/8a (scheduleD), not on the form.
-    const summaryBox = part.box === "A" || part.box === "D";
-    const onForm = part.lines.filter((l) => !summaryBox || l.adjustmentCode !== "");
-    const inSummary = part.lines.filter((l) => summaryBox && l.adjustmentCode === "");
-    const t = { proceeds: ZERO, costBasis: ZERO, adjustment: ZERO, gain: ZERO };
-    for (const l of onForm) {
-      out.push(record("line", part, l));
-      t.proceeds = t.proceeds.plus(l.proceeds);
-      t.costBasis = t.costBasis.plus(l.costBasis);
-      t.adjustment = t.adjustment.plus(l.adjustment);
-      t.gain = t.gain.plus(l.gain);
-    }
+    const { summary: inSummary, onForm } = filing(part);
+    for (const l of onForm) out.push(record("line", part, l));
+    const t = sumColumns(onForm);
     out.push(
       [
         "total",
